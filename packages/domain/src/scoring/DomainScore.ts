@@ -1,0 +1,62 @@
+/**
+ * Level 1 of score composition (spec part 1 rules 1-3): the weighted score of
+ * each domain from its answers. A hot path: one pass, no Effect per answer.
+ */
+import { Result } from "effect"
+import { InvalidAnswer } from "./ScoringError.ts"
+
+export type Confidence = "high" | "medium" | "low" | "not_applicable"
+
+/** The parts of an answer that scoring reads (the Answer schema satisfies it). */
+export interface ScorableAnswer {
+  readonly domain: string | null
+  readonly score: number | null
+  readonly max_score: number
+  readonly weight: number
+  readonly confidence?: Confidence | null | undefined
+}
+
+/** Domain -> fraction in [0, 1]. Domains that do not fire are absent. */
+export type DomainScoreMap = { readonly [domain: string]: number }
+
+/**
+ * Rule 1: domain_score = sum(w_i * s_i / max_i) / sum(w_i) over the domain's scored questions.
+ * Rule 2: a null score is excluded and the remaining weights renormalise (it adds to neither sum).
+ * Rule 3: a null score with confidence not_applicable is excluded the same way; a domain none of
+ * whose questions is scored does not fire and is absent from the result.
+ * An answer with no domain belongs to no domain and is not scored.
+ */
+export const domainScores = (answers: ReadonlyArray<ScorableAnswer>): Result.Result<DomainScoreMap, InvalidAnswer> => {
+  const sums = new Map<string, [number, number]>()
+  for (let i = 0; i < answers.length; i++) {
+    const a = answers[i]!
+    const score = a.score
+    const weight = a.weight
+    const max = a.max_score
+    if (!(weight > 0) || weight === Infinity) return Result.fail(invalid(i, "weight must be a finite number above 0"))
+    if (!(max > 0) || max === Infinity) return Result.fail(invalid(i, "max_score must be a finite number above 0"))
+    if (score === null) continue
+    if (a.confidence === "not_applicable") {
+      return Result.fail(invalid(i, "an answer with confidence not_applicable must have a null score"))
+    }
+    if (!(score >= 0 && score <= max)) return Result.fail(invalid(i, `score ${score} is outside 0..${max}`))
+    const domain = a.domain
+    if (domain === null) continue
+    const acc = sums.get(domain)
+    if (acc === undefined) sums.set(domain, [(weight * score) / max, weight])
+    else {
+      acc[0] += (weight * score) / max
+      acc[1] += weight
+    }
+  }
+  const out: Record<string, number> = {}
+  for (const [domain, [num, den]] of sums) {
+    const s = num / den
+    // Floating error can push a perfect domain a hair above 1; rule 1 makes it a fraction in [0, 1].
+    out[domain] = s > 1 ? 1 : s
+  }
+  return Result.succeed(out)
+}
+
+const invalid = (index: number, reason: string) =>
+  new InvalidAnswer({ index, message: `answer ${index}: ${reason}` })

@@ -1,0 +1,110 @@
+/**
+ * The whole of spec part 1 "Score composition" for one scorecard: answers ->
+ * domain scores -> the entity's active domain weights -> intrinsic composite ->
+ * dependency drag -> headline composite, each pair graded on the ladder.
+ * Pure and total: every bad input is a typed failure, never a throw.
+ */
+import { Result } from "effect"
+import type { EntityType } from "../model/EntityType.ts"
+import { bridgeDomainWeights } from "./BridgeRubric.ts"
+import { checkDomainWeights, composite, type DomainWeightMap } from "./Composite.ts"
+import { type Dependency, applyDrag } from "./DependencyDrag.ts"
+import { type DomainScoreMap, type ScorableAnswer, domainScores } from "./DomainScore.ts"
+import { type Grade, gradeOf, roundHalfUp1 } from "./GradeLadder.ts"
+import { typeDomainWeights } from "./Methodology.ts"
+import { renormalise } from "./Renormalise.ts"
+import { NothingScored, type ScoringError, UnweightedDomain } from "./ScoringError.ts"
+
+export interface ScoreInput {
+  readonly entity_type: EntityType
+  readonly categories: ReadonlyArray<string>
+  readonly answers: ReadonlyArray<ScorableAnswer>
+  /** The entity's own weights (rule 5); the methodology default for its type and categories when absent. */
+  readonly domain_weights?: DomainWeightMap | undefined
+  readonly dependencies?: ReadonlyArray<Dependency> | undefined
+}
+
+export interface ScoreResult {
+  /** Domain -> fraction in [0, 1], rounded to 4 decimals; only domains that fired. */
+  readonly domain_scores: DomainScoreMap
+  /** The domains this entity was actually scored on, renormalised to 100 (rules 3, 5, 6). */
+  readonly domain_weights: DomainWeightMap
+  readonly intrinsic_composite_score: number
+  readonly intrinsic_letter_grade: Grade
+  readonly composite_score: number
+  readonly grade: Grade
+  readonly letter_grade: Grade
+  readonly largest_drag_hint: string | null
+  readonly has_unrated_dependencies: boolean
+}
+
+/** Rules 5-7: the default weights of an entity of this type and these categories. */
+export const defaultDomainWeights = (type: EntityType, categories: ReadonlyArray<string>): DomainWeightMap =>
+  type === "bridge" ? bridgeDomainWeights(categories) : typeDomainWeights(type, categories)
+
+/**
+ * Keeps the weighted domains that fired. When some did not (every question null
+ * or not_applicable), the rest renormalise to 100: rule 3 treats a ruled-out
+ * question like a domain that does not fire.
+ */
+export const activeDomainWeights = (
+  weights: DomainWeightMap,
+  scores: DomainScoreMap
+): Result.Result<DomainWeightMap, UnweightedDomain> => {
+  for (const domain in scores) {
+    if (weights[domain] === undefined) {
+      return Result.fail(
+        new UnweightedDomain({ domain, message: `answers score domain ${domain}, which this entity is not weighted on` })
+      )
+    }
+  }
+  let all = true
+  for (const domain in weights) {
+    if (scores[domain] === undefined) {
+      all = false
+      break
+    }
+  }
+  if (all) return Result.succeed(weights)
+  const active: Record<string, number> = {}
+  for (const domain in weights) if (scores[domain] !== undefined) active[domain] = weights[domain]!
+  return Result.succeed(renormalise(active))
+}
+
+const round4 = (x: number): number => Math.round(x * 10_000) / 10_000
+
+export const scoreEntity = (input: ScoreInput): Result.Result<ScoreResult, ScoringError> => {
+  const weights = input.domain_weights ?? defaultDomainWeights(input.entity_type, input.categories)
+  const checked = checkDomainWeights(weights)
+  if (Result.isFailure(checked)) return Result.fail(checked.failure)
+  const scored = domainScores(input.answers)
+  if (Result.isFailure(scored)) return Result.fail(scored.failure)
+  const scores = scored.success
+  const active = activeDomainWeights(weights, scores)
+  if (Result.isFailure(active)) return Result.fail(active.failure)
+  const activeWeights = active.success
+  let weighted = 0
+  for (const domain in activeWeights) weighted += activeWeights[domain]!
+  if (weighted <= 0) {
+    return Result.fail(new NothingScored({ message: "no weighted domain has a scored answer" }))
+  }
+  const intrinsic = composite(scores, activeWeights)
+  if (Result.isFailure(intrinsic)) return Result.fail(intrinsic.failure)
+  const drag = applyDrag(intrinsic.success, input.dependencies ?? [])
+  const intrinsicScore = roundHalfUp1(intrinsic.success)
+  const headlineScore = roundHalfUp1(drag.composite_score)
+  const headlineGrade = gradeOf(headlineScore)
+  const published: Record<string, number> = {}
+  for (const domain in scores) published[domain] = round4(scores[domain]!)
+  return Result.succeed({
+    domain_scores: published,
+    domain_weights: activeWeights,
+    intrinsic_composite_score: intrinsicScore,
+    intrinsic_letter_grade: gradeOf(intrinsicScore),
+    composite_score: headlineScore,
+    grade: headlineGrade,
+    letter_grade: headlineGrade,
+    largest_drag_hint: drag.largest_drag_hint,
+    has_unrated_dependencies: drag.has_unrated_dependencies
+  })
+}
