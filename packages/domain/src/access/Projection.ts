@@ -1,0 +1,106 @@
+/**
+ * What each caller sees (spec part 2 "Visibility", part 4 scorecard list rule,
+ * part 5 rule 4). Pure functions over plain records: the HTTP and SQL adapters
+ * call them, so the rules are written once.
+ */
+import type { Caller } from "../model/Caller.ts"
+import type { EntityType } from "../model/EntityType.ts"
+
+export type EntityStatus = "draft" | "scoring" | "approved" | "published"
+export type ScorecardStatus = "draft" | "published" | "superseded"
+
+export interface VisibleRecord {
+  readonly is_active: boolean
+  readonly is_private: boolean
+  readonly status: EntityStatus
+  /** Vaults only: a framework-tier vault, listed only through the admin bypass. */
+  readonly is_framework?: boolean | undefined
+}
+
+export interface ScorecardLike {
+  readonly status: ScorecardStatus
+  readonly scorecard_version: number
+  readonly domain_scores: unknown
+  readonly mvc_gates: unknown
+}
+
+export interface ListFlags {
+  readonly include_inactive: boolean
+  readonly include_frameworks: boolean
+}
+
+export const isAdmin = (caller: Caller): boolean => caller._tag === "Admin"
+
+/**
+ * Part 5 rule 4: include_inactive (and, for vaults, include_frameworks) count only
+ * with an admin JWT; for anyone else they are silently ignored.
+ */
+export const effectiveListFlags = (
+  caller: Caller,
+  requested: { readonly include_inactive?: boolean | undefined; readonly include_frameworks?: boolean | undefined }
+): ListFlags =>
+  isAdmin(caller)
+    ? {
+        include_inactive: requested.include_inactive === true,
+        include_frameworks: requested.include_frameworks === true
+      }
+    : { include_inactive: false, include_frameworks: false }
+
+/**
+ * Part 2 "Visibility": lists hide private and inactive records. The admin bypass
+ * shows inactive records (the spec's words); private records stay out of lists.
+ */
+export const isListed = (record: VisibleRecord, flags: ListFlags): boolean =>
+  !record.is_private &&
+  (record.is_active || flags.include_inactive) &&
+  (record.is_framework !== true || flags.include_frameworks)
+
+/** Detail lookups 404 for private or inactive records, unless the admin bypass applies. */
+export const isDetailVisible = (record: VisibleRecord, flags: Pick<ListFlags, "include_inactive">): boolean =>
+  !record.is_private && (record.is_active || flags.include_inactive)
+
+/**
+ * Scorecard routes and per-entity data: a non-published entity resolves to 404
+ * for non-admin callers, exactly like an unknown slug, so nothing reveals that a
+ * draft exists (part 3, part 5 rule 4). Hidden records 404 as on detail.
+ */
+export const areScorecardsVisible = (caller: Caller, record: VisibleRecord): boolean =>
+  isAdmin(caller) || (record.status === "published" && !record.is_private && record.is_active)
+
+/** Whether scorecards of this type carry mvc_gates at all (part 2 Scorecard rule 3: chains only). */
+export const hasMvcGates = (type: EntityType): boolean => type === "chain"
+
+const byVersionDesc = <S extends ScorecardLike>(a: S, b: S) => b.scorecard_version - a.scorecard_version
+
+/**
+ * The scorecard list route (part 4): anonymous and Free callers get the latest
+ * published scorecard only, with domain_scores and mvc_gates null; Pro and
+ * Enterprise get the full published version history, newest first; admins also
+ * see drafts. mvc_gates is null for every type but chains.
+ */
+export const projectScorecardList = <S extends ScorecardLike>(
+  caller: Caller,
+  type: EntityType,
+  scorecards: ReadonlyArray<S>
+): Array<S> => {
+  const gates = hasMvcGates(type)
+  const strip = (s: S): S => (gates ? s : s.mvc_gates === null ? s : { ...s, mvc_gates: null })
+  const admin = isAdmin(caller)
+  const published = scorecards
+    .filter((s) => admin || s.status === "published" || s.status === "superseded")
+    .sort(byVersionDesc)
+  if (caller._tag === "Anonymous" || (caller._tag === "ApiKey" && caller.tier === "free")) {
+    const latest = published.find((s) => s.status === "published")
+    return latest === undefined ? [] : [{ ...latest, domain_scores: null, mvc_gates: null }]
+  }
+  return published.map(strip)
+}
+
+/** The latest published scorecard, the one exports, compare and domains read. */
+export const latestPublished = <S extends ScorecardLike>(scorecards: ReadonlyArray<S>): S | undefined => {
+  let best: S | undefined
+  for (const s of scorecards) {
+    if (s.status === "published" && (best === undefined || s.scorecard_version > best.scorecard_version)) best = s
+  }
+  return best
+}

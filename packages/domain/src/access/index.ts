@@ -1,0 +1,2 @@
+export * from "./Capabilities.ts"
+export * from "./Projection.ts"

@@ -1,0 +1,60 @@
+/**
+ * The domain package is embeddable: it imports `effect` and nothing else at
+ * runtime (issue 2; architecture "packages/domain"). These tests fail the
+ * moment a dependency, a node: import or a bare import of anything else lands.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+
+const root = join(import.meta.dirname, "..")
+
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith(".ts") ? [path] : []
+  })
+
+const specifiers = (text: string): string[] => {
+  const found: string[] = []
+  const re = /(?:^|\s)(?:import|export)\s[^"';]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm
+  for (const m of text.matchAll(re)) found.push((m[1] ?? m[2] ?? m[3])!)
+  return found
+}
+
+describe("packages/domain purity", () => {
+  it("package.json declares effect as its only runtime dependency", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+    assert.deepStrictEqual(Object.keys(pkg.dependencies ?? {}), ["effect"])
+    assert.deepStrictEqual(Object.keys(pkg.peerDependencies ?? {}), [])
+    assert.deepStrictEqual(Object.keys(pkg.optionalDependencies ?? {}), [])
+  })
+
+  it("source files import only effect and relative modules", () => {
+    const files = sourceFiles(join(root, "src"))
+    assert.isAbove(files.length, 10)
+    const offenders: string[] = []
+    for (const file of files) {
+      for (const spec of specifiers(readFileSync(file, "utf8"))) {
+        const ok = spec.startsWith("./") || spec.startsWith("../") || spec === "effect" || spec.startsWith("effect/")
+        const platform = /^effect\/(http|http-api|sql|unstable)/.test(spec)
+        if (!ok || platform) offenders.push(`${file.slice(root.length + 1)} imports ${spec}`)
+      }
+    }
+    assert.deepStrictEqual(offenders, [])
+  })
+
+  it("the import scanner sees the forms it must refuse", () => {
+    assert.deepStrictEqual(
+      specifiers(`import { a } from "node:fs"\nexport * from "pg"\nconst x = await import("undici")\nimport "side-effect"`),
+      ["node:fs", "pg", "undici", "side-effect"]
+    )
+  })
+
+  it("source files use no Node globals", () => {
+    const offenders = sourceFiles(join(root, "src")).filter((f) =>
+      /\b(process\.|Buffer\.|require\(|__dirname)/.test(readFileSync(f, "utf8"))
+    )
+    assert.deepStrictEqual(offenders, [])
+  })
+})

@@ -1,0 +1,121 @@
+import { assert, describe, it } from "@effect/vitest"
+import {
+  areScorecardsVisible,
+  effectiveListFlags,
+  isDetailVisible,
+  isListed,
+  latestPublished,
+  projectScorecardList,
+  type ScorecardStatus
+} from "../../src/access/Projection.ts"
+import { Caller } from "../../src/model/Caller.ts"
+
+const anonymous = Caller.anonymous("203.0.113.7")
+const free = Caller.apiKey("free", "a", "k")
+const pro = Caller.apiKey("pro", "a", "k")
+const enterprise = Caller.apiKey("enterprise", "a", "k")
+const admin = Caller.admin("u", "super_admin")
+
+const record = (over: Partial<{ is_active: boolean; is_private: boolean; status: "draft" | "published"; is_framework: boolean }> = {}) => ({
+  is_active: true,
+  is_private: false,
+  status: "published" as const,
+  ...over
+})
+
+const card = (v: number, status: ScorecardStatus) => ({
+  id: `sc-${v}`,
+  scorecard_version: v,
+  status,
+  domain_scores: { security: 0.5 },
+  mvc_gates: { finality: true }
+})
+const history = [card(1, "superseded"), card(3, "draft"), card(2, "published")]
+
+describe("Visibility (spec part 2)", () => {
+  it("lists hide records where is_private is true or is_active is false", () => {
+    const flags = { include_inactive: false, include_frameworks: false }
+    assert.isTrue(isListed(record(), flags))
+    assert.isFalse(isListed(record({ is_private: true }), flags))
+    assert.isFalse(isListed(record({ is_active: false }), flags))
+  })
+
+  it("detail lookups return 404 for private or inactive records", () => {
+    assert.isFalse(isDetailVisible(record({ is_private: true }), { include_inactive: false }))
+    assert.isFalse(isDetailVisible(record({ is_active: false }), { include_inactive: false }))
+  })
+
+  it("admin bypass: include_inactive=true with an admin JWT shows inactive records", () => {
+    const flags = effectiveListFlags(admin, { include_inactive: true })
+    assert.isTrue(isListed(record({ is_active: false }), flags))
+    assert.isTrue(isDetailVisible(record({ is_active: false }), flags))
+  })
+
+  it("for anyone else include_inactive is silently ignored", () => {
+    for (const c of [anonymous, free, pro, enterprise]) {
+      const flags = effectiveListFlags(c, { include_inactive: true, include_frameworks: true })
+      assert.deepStrictEqual(flags, { include_inactive: false, include_frameworks: false })
+      assert.isFalse(isListed(record({ is_active: false }), flags))
+    }
+  })
+
+  it("include_frameworks: the admin bypass surfaces framework-tier vaults alongside instances", () => {
+    const framework = record({ is_framework: true })
+    assert.isFalse(isListed(framework, effectiveListFlags(pro, { include_frameworks: true })))
+    assert.isTrue(isListed(framework, effectiveListFlags(admin, { include_frameworks: true })))
+    assert.isTrue(isListed(record({ is_framework: false }), effectiveListFlags(anonymous, {})))
+  })
+
+  it("non-published entities resolve to 404 on scorecard routes for non-admin callers", () => {
+    const draft = record({ status: "draft" })
+    for (const c of [anonymous, free, pro, enterprise]) assert.isFalse(areScorecardsVisible(c, draft))
+    assert.isTrue(areScorecardsVisible(admin, draft))
+    assert.isTrue(areScorecardsVisible(anonymous, record()))
+  })
+})
+
+describe("Scorecard list projection (spec part 4)", () => {
+  it("anonymous and Free get the latest published only, with domain_scores and mvc_gates null", () => {
+    for (const c of [anonymous, free]) {
+      const items = projectScorecardList(c, "chain", history)
+      assert.strictEqual(items.length, 1)
+      assert.strictEqual(items[0]!.scorecard_version, 2)
+      assert.isNull(items[0]!.domain_scores)
+      assert.isNull(items[0]!.mvc_gates)
+    }
+  })
+
+  it("an unrated entity gives an empty list", () => {
+    assert.deepStrictEqual(projectScorecardList(anonymous, "protocol", [card(1, "draft")]), [])
+  })
+
+  it("Pro and Enterprise get the full version history, newest first, never drafts", () => {
+    for (const c of [pro, enterprise]) {
+      const items = projectScorecardList(c, "chain", history)
+      assert.deepStrictEqual(
+        items.map((s) => s.scorecard_version),
+        [2, 1]
+      )
+      assert.deepStrictEqual(items[0]!.domain_scores, { security: 0.5 })
+    }
+  })
+
+  it("mvc_gates is populated for chains only; other entity types return null", () => {
+    assert.deepStrictEqual(projectScorecardList(pro, "chain", history)[0]!.mvc_gates, { finality: true })
+    for (const t of ["protocol", "token", "oracle", "vault", "organisation", "bridge"] as const) {
+      assert.isNull(projectScorecardList(pro, t, history)[0]!.mvc_gates)
+    }
+  })
+
+  it("admins also see drafts", () => {
+    assert.deepStrictEqual(
+      projectScorecardList(admin, "protocol", history).map((s) => s.scorecard_version),
+      [3, 2, 1]
+    )
+  })
+
+  it("latest published is the highest published version", () => {
+    assert.strictEqual(latestPublished(history)?.scorecard_version, 2)
+    assert.isUndefined(latestPublished([card(1, "draft")]))
+  })
+})
