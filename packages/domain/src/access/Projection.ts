@@ -12,7 +12,7 @@ export type ScorecardStatus = "draft" | "published" | "superseded"
 export interface VisibleRecord {
   readonly is_active: boolean
   readonly is_private: boolean
-  readonly status: EntityStatus
+  readonly status: EntityStatus | (string & {})
   /** Vaults only: a framework-tier vault, listed only through the admin bypass. */
   readonly is_framework?: boolean | undefined
 }

@@ -1,2 +1,3 @@
 export * from "./Capabilities.ts"
 export * from "./Projection.ts"
+export * from "./ListFilter.ts"

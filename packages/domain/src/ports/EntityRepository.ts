@@ -1,0 +1,56 @@
+/**
+ * Port: the rated entities of the seven types. Lists filter, order and page in
+ * the store (the rules are `access/ListFilter.ts`); lookups return hidden records
+ * too, because the caller's visibility is decided by the use case.
+ */
+import { Context, Effect, Layer, Option, Ref } from "effect"
+import { type EntityListQuery, runListQuery } from "../access/ListFilter.ts"
+import type { EntityRecord } from "../model/Entity.ts"
+import type { EntityType } from "../model/EntityType.ts"
+import type { Page, StoreError } from "./StoreError.ts"
+
+export interface StoredEntity {
+  readonly entity_type: EntityType
+  readonly record: EntityRecord
+  /** The entity's own domain weights when it is not scored on its type's defaults (rule 5). */
+  readonly domain_weights?: { readonly [domain: string]: number } | undefined
+}
+
+export class EntityRepository extends Context.Service<
+  EntityRepository,
+  {
+    readonly list: (query: EntityListQuery) => Effect.Effect<Page<EntityRecord>, StoreError>
+    readonly findById: (type: EntityType, id: string) => Effect.Effect<Option.Option<EntityRecord>, StoreError>
+    readonly findBySlug: (type: EntityType, slug: string) => Effect.Effect<Option.Option<EntityRecord>, StoreError>
+    /** Every entity of a type whatever its status or visibility (matching, directories). */
+    readonly all: (type: EntityType) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
+    readonly upsert: (entities: ReadonlyArray<StoredEntity>) => Effect.Effect<void, StoreError>
+  }
+>()("@ratings/domain/ports/EntityRepository") {
+  static readonly layerMemory = (seed: ReadonlyArray<StoredEntity> = []) =>
+    Layer.effect(
+      EntityRepository,
+      Effect.gen(function* () {
+        const key = (type: EntityType, id: string) => `${type}:${id.toLowerCase()}`
+        const store = yield* Ref.make(new Map<string, StoredEntity>(seed.map((e) => [key(e.entity_type, e.record.id), e])))
+        const ofType = (type: EntityType) =>
+          Ref.get(store).pipe(
+            Effect.map((m) => [...m.values()].filter((e) => e.entity_type === type).map((e) => e.record))
+          )
+        return EntityRepository.of({
+          list: (query) => Effect.map(ofType(query.entity_type), (records) => runListQuery(records, query)),
+          findById: (type, id) =>
+            Effect.map(Ref.get(store), (m) => Option.fromNullishOr(m.get(key(type, id))?.record)),
+          findBySlug: (type, slug) =>
+            Effect.map(ofType(type), (records) => Option.fromNullishOr(records.find((r) => r.slug === slug))),
+          all: ofType,
+          upsert: (entities) =>
+            Ref.update(store, (m) => {
+              const next = new Map(m)
+              for (const e of entities) next.set(key(e.entity_type, e.record.id), e)
+              return next
+            })
+        })
+      })
+    )
+}

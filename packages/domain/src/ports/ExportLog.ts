@@ -1,0 +1,56 @@
+/**
+ * Port: the export log. Every export is recorded with its watermark
+ * (`__export_id`), who made it and what it held, so a leaked file can be traced;
+ * the same log is the durable, shared counter of the bulk export quota.
+ */
+import { Context, Effect, Layer, Option, Ref } from "effect"
+import type { EntityType } from "../model/EntityType.ts"
+import type { StoreError } from "./StoreError.ts"
+
+export interface ExportRecord {
+  readonly export_id: string
+  readonly account_id: string
+  readonly entity_type: EntityType
+  readonly format: "csv" | "json"
+  readonly fields: ReadonlyArray<string>
+  readonly row_count: number
+  readonly created_at: string
+}
+
+export type QuotaOutcome = { readonly recorded: true } | { readonly recorded: false; readonly oldest: string }
+
+export class ExportLog extends Context.Service<
+  ExportLog,
+  {
+    /**
+     * Records the export if the account made fewer than `quota` exports since
+     * `windowStart`, atomically (check and insert in one step, shared by every
+     * server process). Returns the oldest export inside the window when the quota
+     * is used up, so the caller can compute Retry-After.
+     */
+    readonly recordWithinQuota: (
+      record: ExportRecord,
+      windowStart: string,
+      quota: number
+    ) => Effect.Effect<QuotaOutcome, StoreError>
+    readonly find: (exportId: string) => Effect.Effect<Option.Option<ExportRecord>, StoreError>
+  }
+>()("@ratings/domain/ports/ExportLog") {
+  static readonly layerMemory = Layer.effect(
+    ExportLog,
+    Effect.gen(function* () {
+      const log = yield* Ref.make<ReadonlyArray<ExportRecord>>([])
+      return ExportLog.of({
+        recordWithinQuota: (record, windowStart, quota) =>
+          Ref.modify(log, (all): readonly [QuotaOutcome, ReadonlyArray<ExportRecord>] => {
+            const inWindow = all
+              .filter((r) => r.account_id === record.account_id && Date.parse(r.created_at) > Date.parse(windowStart))
+              .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at))
+            if (inWindow.length >= quota) return [{ recorded: false, oldest: inWindow[0]!.created_at }, all]
+            return [{ recorded: true }, [...all, record]]
+          }),
+        find: (id) => Effect.map(Ref.get(log), (all) => Option.fromNullishOr(all.find((r) => r.export_id === id)))
+      })
+    })
+  )
+}

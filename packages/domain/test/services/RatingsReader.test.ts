@@ -1,0 +1,217 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Caller } from "../../src/model/Caller.ts"
+import { EntityRepository } from "../../src/ports/EntityRepository.ts"
+import { RubricRepository } from "../../src/ports/RubricRepository.ts"
+import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
+import { GradeLadder } from "../../src/scoring/GradeLadder.ts"
+import { RatingsReader } from "../../src/services/RatingsReader.ts"
+import { entity, scorecard, T0 } from "./fixtures.ts"
+
+const anonymous = Caller.anonymous("198.51.100.1")
+const free = Caller.apiKey("free", "a", "k")
+const pro = Caller.apiKey("pro", "a", "k")
+const enterprise = Caller.apiKey("enterprise", "a", "k")
+const admin = Caller.admin("ops", "admin")
+
+const aave = entity("protocol", "aave-v3", { categories: ["lending"] })
+const hidden = entity("protocol", "hidden-protocol", { is_private: true })
+const retired = entity("protocol", "retired-protocol", { is_active: false })
+const draft = entity("protocol", "draft-protocol", { status: "draft" })
+const eth = entity("chain", "ethereum")
+const bridge = entity("bridge", "new-bridge", { categories: ["messaging"] })
+
+const aaveCards = [scorecard(aave, 1, "superseded"), scorecard(aave, 2, "published"), scorecard(aave, 3, "draft")]
+const ethCards = [scorecard(eth, 1, "published")]
+const draftCards = [scorecard(draft, 1, "published")]
+
+const layer = RatingsReader.layer.pipe(
+  Layer.provide(
+    Layer.mergeAll(
+      EntityRepository.layerMemory([aave, hidden, retired, draft, eth, bridge]),
+      ScorecardRepository.layerMemory({
+        scorecards: [...aaveCards, ...ethCards, ...draftCards],
+        history: [
+          {
+            entity_id: aave.record.id,
+            scorecard_id: aaveCards[1]!.id,
+            scorecard_version: 2,
+            grade: "A",
+            letter_grade: "A",
+            composite_score: 80,
+            intrinsic_composite_score: 80,
+            intrinsic_letter_grade: "A",
+            published_at: T0,
+            reasoning: "re-rated after the v3.1 audit"
+          }
+        ]
+      }),
+      RubricRepository.layerMemory([
+        {
+          id: "Q-1",
+          entity_type: "protocol",
+          domain: "security",
+          text: "Audited?",
+          weight: 1,
+          max_score: 5,
+          criteria: [{ score: 5, description: "two audits" }],
+          position: 1
+        }
+      ])
+    )
+  )
+)
+
+const list = (caller: Caller, extra: { include_inactive?: boolean } = {}) =>
+  Effect.gen(function* () {
+    const r = yield* RatingsReader
+    return yield* r.list(caller, { entity_type: "protocol", categories: [], skip: 0, limit: 50, ...extra })
+  })
+
+describe("RatingsReader", () => {
+  it.effect("lists hide records where is_private is true or is_active is false", () =>
+    Effect.gen(function* () {
+      const page = yield* list(anonymous)
+      assert.deepStrictEqual(
+        page.items.map((r) => r.slug),
+        ["aave-v3", "draft-protocol"]
+      )
+      assert.strictEqual(page.total, 2)
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("include_inactive shows inactive records to an admin and is silently ignored for anyone else", () =>
+    Effect.gen(function* () {
+      assert.include((yield* list(admin, { include_inactive: true })).items.map((r) => r.slug), "retired-protocol")
+      assert.notInclude((yield* list(enterprise, { include_inactive: true })).items.map((r) => r.slug), "retired-protocol")
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("detail accepts the UUID id or the slug, and 404s private or inactive records", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      assert.strictEqual((yield* r.detail(anonymous, "protocol", aave.record.id, false)).slug, "aave-v3")
+      assert.strictEqual((yield* r.detail(anonymous, "protocol", "aave-v3", false)).id, aave.record.id)
+      for (const slug of ["hidden-protocol", "retired-protocol", "no-such-protocol"]) {
+        const e = yield* Effect.flip(r.detail(anonymous, "protocol", slug, false))
+        assert.strictEqual(e._tag, "NotFound")
+      }
+      assert.strictEqual((yield* r.detail(admin, "protocol", "retired-protocol", true)).slug, "retired-protocol")
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("scorecard list: anonymous and Free get the latest published only, with domain_scores and mvc_gates null", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      for (const c of [anonymous, free]) {
+        const page = yield* r.scorecards(c, "chain", "ethereum")
+        assert.strictEqual(page.total, 1)
+        assert.isNull(page.items[0]!.domain_scores)
+        assert.isNull(page.items[0]!.mvc_gates)
+      }
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("scorecard list: Pro and Enterprise get the full version history, by id or slug", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      for (const id of [aave.record.id, "aave-v3"]) {
+        const page = yield* r.scorecards(pro, "protocol", id)
+        assert.deepStrictEqual(
+          page.items.map((s) => s.scorecard_version),
+          [2, 1]
+        )
+      }
+      const chain = yield* r.scorecards(enterprise, "chain", "ethereum")
+      assert.deepStrictEqual(chain.items[0]!.mvc_gates, { finality: true })
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("non-published entities resolve to 404 on scorecard routes for non-admin callers, like an unknown slug", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      for (const c of [anonymous, free, pro, enterprise]) {
+        const e = yield* Effect.flip(r.scorecards(c, "protocol", "draft-protocol"))
+        const unknown = yield* Effect.flip(r.scorecards(c, "protocol", "no-such-slug"))
+        assert.deepStrictEqual(e, unknown)
+        const q = yield* Effect.flip(r.questions(enterprise, "protocol", "draft-protocol"))
+        assert.strictEqual(q._tag, "NotFound")
+      }
+      assert.strictEqual((yield* r.scorecards(admin, "protocol", "draft-protocol")).total, 1)
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("domains and history are Pro: no key is missing_key, Free is insufficient", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      assert.strictEqual((yield* Effect.flip(r.domains(anonymous, "protocol", "aave-v3")))._tag, "MissingKey")
+      assert.strictEqual((yield* Effect.flip(r.history(free, "protocol", "aave-v3")))._tag, "InsufficientTier")
+      const d = yield* r.domains(pro, "protocol", "aave-v3")
+      assert.deepStrictEqual(d.entity, { slug: "aave-v3", name: "Aave V3" })
+      assert.deepStrictEqual(d.domain_scores, { security: 0.8 })
+      const h = yield* r.history(pro, "protocol", "aave-v3")
+      assert.strictEqual(h.items[0]!.reasoning, "re-rated after the v3.1 audit")
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("the tier is checked before the entity is looked up, so a gated route reveals nothing", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      assert.strictEqual((yield* Effect.flip(r.questions(pro, "protocol", "no-such-slug")))._tag, "InsufficientTier")
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("questions carry per-question weight, domain_weights, scorecard_version and scorecard_published_at", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      const q = yield* r.questions(enterprise, "protocol", "aave-v3")
+      assert.strictEqual(q.scorecard_version, 2)
+      assert.strictEqual(q.scorecard_published_at, T0)
+      assert.deepStrictEqual(q.domain_weights, { security: 100 })
+      assert.strictEqual(q.items[0]!.weight, 2)
+      assert.strictEqual(q.items[0]!.rationale, "two audits")
+      const rb = yield* r.rubric(enterprise, "protocol", "aave-v3")
+      assert.deepStrictEqual(rb.items[0]!.criteria, [{ score: 5, description: "two audits" }])
+      const ev = yield* r.evidence(enterprise, "protocol", "aave-v3")
+      assert.strictEqual(ev.items[0]!.reasoning, "audited")
+      assert.strictEqual(ev.items[0]!.weight, 2)
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("bridge domains and history are empty until bridge scorecards exist; questions return all 62 with null scores", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      const d = yield* r.domains(pro, "bridge", "new-bridge")
+      assert.deepStrictEqual(d.domain_scores, {})
+      assert.isNull(d.composite_score)
+      assert.strictEqual((yield* r.history(pro, "bridge", "new-bridge")).total, 0)
+      const q = yield* r.questions(enterprise, "bridge", "new-bridge")
+      assert.strictEqual(q.items.length, 62)
+      assert.isTrue(q.items.every((i) => i.score === null))
+      assert.isNull(q.scorecard_version)
+      assert.strictEqual(Object.values(q.domain_weights).reduce((a, b) => a + b, 0), 100)
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("scorecard by id is Enterprise, carries the full per-answer array, and never shows a draft to non-admins", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      const published = yield* r.scorecardById(enterprise, "protocol", aaveCards[1]!.id)
+      assert.strictEqual(published.answers.length, 1)
+      assert.isFalse("evidence" in published)
+      assert.strictEqual((yield* Effect.flip(r.scorecardById(enterprise, "protocol", aaveCards[2]!.id)))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(r.scorecardById(enterprise, "chain", aaveCards[1]!.id)))._tag, "NotFound")
+      assert.strictEqual((yield* r.scorecardById(admin, "protocol", aaveCards[2]!.id)).status, "draft")
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("methodology serves the grade ladder from the same table the core uses, and question counts", () =>
+    Effect.gen(function* () {
+      const m = yield* (yield* RatingsReader).methodology()
+      assert.deepStrictEqual(m.grade_scale, GradeLadder.map((b) => ({ ...b })))
+      assert.strictEqual(m.entity_types.length, 7)
+      assert.strictEqual(m.entity_types.find((t) => t.type === "bridge")!.questions, 62)
+      assert.strictEqual(m.total_questions, 63)
+    }).pipe(Effect.provide(layer))
+  )
+})
