@@ -4,7 +4,7 @@
  * too, because the caller's visibility is decided by the use case.
  */
 import { Context, Effect, Layer, Option, Ref } from "effect"
-import { type EntityListQuery, runListQuery } from "../access/ListFilter.ts"
+import { compareListOrder, type EntityListQuery, runListQuery } from "../access/ListFilter.ts"
 import type { EntityRecord } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import type { Page, StoreError } from "./StoreError.ts"
@@ -16,12 +16,19 @@ export interface StoredEntity {
   readonly domain_weights?: { readonly [domain: string]: number } | undefined
 }
 
+const isFramework = (r: EntityRecord): boolean => "is_framework" in r && r.is_framework === true
+
 export class EntityRepository extends Context.Service<
   EntityRepository,
   {
     readonly list: (query: EntityListQuery) => Effect.Effect<Page<EntityRecord>, StoreError>
     readonly findById: (type: EntityType, id: string) => Effect.Effect<Option.Option<EntityRecord>, StoreError>
     readonly findBySlug: (type: EntityType, slug: string) => Effect.Effect<Option.Option<EntityRecord>, StoreError>
+    /**
+     * Published, public, active entities of a type in list order (slug, id), at most
+     * `limit`: what exports and compare may show (spec part 3: only published entities).
+     */
+    readonly published: (type: EntityType, limit: number) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
     /** Every entity of a type whatever its status or visibility (matching, directories). */
     readonly all: (type: EntityType) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
     readonly upsert: (entities: ReadonlyArray<StoredEntity>) => Effect.Effect<void, StoreError>
@@ -43,6 +50,13 @@ export class EntityRepository extends Context.Service<
             Effect.map(Ref.get(store), (m) => Option.fromNullishOr(m.get(key(type, id))?.record)),
           findBySlug: (type, slug) =>
             Effect.map(ofType(type), (records) => Option.fromNullishOr(records.find((r) => r.slug === slug))),
+          published: (type, limit) =>
+            Effect.map(ofType(type), (records) =>
+              records
+                .filter((r) => r.status === "published" && !r.is_private && r.is_active && !isFramework(r))
+                .sort(compareListOrder)
+                .slice(0, limit)
+            ),
           all: ofType,
           upsert: (entities) =>
             Ref.update(store, (m) => {

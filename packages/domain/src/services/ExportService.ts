@@ -1,0 +1,121 @@
+/**
+ * Use case: bulk export (spec part 4 "Pro and Enterprise utilities", part 8
+ * limits). Published entities only, figures from each one's latest published
+ * scorecard, every export watermarked with its own `__export_id` and recorded,
+ * and at most 5 exports per account in any rolling 24 hours, whatever the tier.
+ */
+import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
+import { type AccessDenied, authorize } from "../access/Capabilities.ts"
+import type { Caller } from "../model/Caller.ts"
+import type { EntityType } from "../model/EntityType.ts"
+import { type ExportField, ExportQuota } from "../model/ExportFields.ts"
+import type { Scorecard } from "../model/Scorecard.ts"
+import { EntityRepository } from "../ports/EntityRepository.ts"
+import { ExportLog } from "../ports/ExportLog.ts"
+import { IdGenerator } from "../ports/IdGenerator.ts"
+import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
+import type { StoreError } from "../ports/StoreError.ts"
+
+export class ExportQuotaExceeded extends Schema.TaggedError<ExportQuotaExceeded>()("ExportQuotaExceeded", {
+  retry_after_seconds: Schema.Number,
+  quota: Schema.Number
+}) {}
+
+export interface ExportRequest {
+  readonly entity_type: EntityType
+  readonly fields: ReadonlyArray<ExportField>
+  readonly limit: number
+  readonly format: "csv" | "json"
+}
+
+export type ExportRow = { readonly [K in ExportField]?: unknown } & { readonly __export_id: string }
+
+export interface ExportResult {
+  readonly export_id: string
+  readonly fields: ReadonlyArray<ExportField>
+  readonly rows: ReadonlyArray<ExportRow>
+}
+
+/** The account an export counts against: the key's account, or the admin's subject. */
+export const accountOf = (caller: Caller): string | undefined =>
+  caller._tag === "ApiKey" ? caller.account_id : caller._tag === "Admin" ? `admin:${caller.subject}` : undefined
+
+export const rowOf = (
+  record: { readonly slug: string; readonly name: string },
+  card: Scorecard | undefined,
+  fields: ReadonlyArray<ExportField>,
+  exportId: string
+): ExportRow => {
+  const row: Record<string, unknown> = {}
+  for (const f of fields) {
+    row[f] =
+      f === "slug"
+        ? record.slug
+        : f === "name"
+          ? record.name
+          : f === "domain_scores"
+            ? (card?.domain_scores ?? null)
+            : (card?.[f] ?? null)
+  }
+  row.__export_id = exportId
+  return row as ExportRow
+}
+
+export class ExportService extends Context.Service<
+  ExportService,
+  {
+    readonly export: (
+      caller: Caller,
+      request: ExportRequest
+    ) => Effect.Effect<ExportResult, AccessDenied | ExportQuotaExceeded | StoreError>
+  }
+>()("@ratings/domain/services/ExportService") {
+  static readonly layer = Layer.effect(
+    ExportService,
+    Effect.gen(function* () {
+      const entities = yield* EntityRepository
+      const scorecards = yield* ScorecardRepository
+      const log = yield* ExportLog
+      const ids = yield* IdGenerator
+      return ExportService.of({
+        export: Effect.fn("ExportService.export")(function* (caller, request) {
+          const allowed = authorize(caller, "export")
+          if (Result.isFailure(allowed)) return yield* allowed.failure
+          const account = accountOf(caller)!
+          const now = yield* Clock.currentTimeMillis
+          const exportId = yield* ids.uuid
+          const records = yield* entities.published(request.entity_type, request.limit)
+          const outcome = yield* log.recordWithinQuota(
+            {
+              export_id: exportId,
+              account_id: account,
+              entity_type: request.entity_type,
+              format: request.format,
+              fields: request.fields,
+              row_count: records.length,
+              created_at: new Date(now).toISOString()
+            },
+            new Date(now - ExportQuota.windowMs).toISOString(),
+            ExportQuota.exports
+          )
+          if (!outcome.recorded) {
+            const freeAt = Date.parse(outcome.oldest) + ExportQuota.windowMs
+            return yield* new ExportQuotaExceeded({
+              retry_after_seconds: Math.max(1, Math.ceil((freeAt - now) / 1000)),
+              quota: ExportQuota.exports
+            })
+          }
+          const cards = yield* scorecards.latestPublishedOf(
+            request.entity_type,
+            records.map((r) => r.id)
+          )
+          return {
+            export_id: exportId,
+            fields: request.fields,
+            rows: records.map((r) => rowOf(r, cards.get(r.id), request.fields, exportId))
+          }
+        })
+      })
+    })
+  )
+}
