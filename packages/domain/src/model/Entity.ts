@@ -12,7 +12,8 @@ import { IsoDateTime, NonNegativeInt, PositiveInt, Slug, Uuid } from "./Primitiv
 
 export const EntityStatuses = ["draft", "scoring", "approved", "published"] as const
 export const EntityStatus = Schema.Literals(EntityStatuses).annotate({
-  description: "Lifecycle status: draft, scoring, approved or published. Only published entities are exported."
+  description:
+    "Lifecycle status: draft, scoring, approved or published. Only published entities are exported."
 })
 export type EntityStatus = typeof EntityStatus.Type
 
@@ -43,8 +44,12 @@ export const EntityFields = {
   urls: Urls,
   external_ids: ExternalIds,
   description: Schema.NullOr(Schema.String),
-  is_active: Schema.Boolean.annotate({ description: "Inactive records are hidden from lists and 404 on detail" }),
-  is_private: Schema.Boolean.annotate({ description: "Private records are hidden from lists and 404 on detail" }),
+  is_active: Schema.Boolean.annotate({
+    description: "Inactive records are hidden from lists and 404 on detail"
+  }),
+  is_private: Schema.Boolean.annotate({
+    description: "Private records are hidden from lists and 404 on detail"
+  }),
   created_at: IsoDateTime,
   updated_at: IsoDateTime
 }
@@ -128,7 +133,8 @@ const signerRule = Schema.makeFilter<{
 export const Bridge = Schema.Struct({
   ...EntityFields,
   signer_count: Schema.NullOr(PositiveInt).annotate({
-    description: "Size of the signing set. Null is a design fact (the bridge has no fixed signing set), not missing data."
+    description:
+      "Size of the signing set. Null is a design fact (the bridge has no fixed signing set), not missing data."
   }),
   signing_threshold: Schema.NullOr(PositiveInt).annotate({
     description:
@@ -147,21 +153,26 @@ export const Bridge = Schema.Struct({
   })
 })
   .annotate({
-    identifier: "Bridge",
     description: "A rated bridge with its public security fields"
   })
   .check(signerRule)
+  .annotate({ identifier: "Bridge" })
 export type Bridge = typeof Bridge.Type
 
-const curatorRule = Schema.makeFilter<{ readonly curator_id: string | null; readonly curator: EntityRef | null }>(
-  (v) => {
-    if (v.curator === null) return undefined
-    if (v.curator_id === null) return { path: ["curator_id"], issue: "curator_id must be set when curator is embedded" }
-    return v.curator.id.toLowerCase() === v.curator_id.toLowerCase()
-      ? undefined
-      : { path: ["curator", "id"], issue: `curator.id (${v.curator.id}) must equal curator_id (${v.curator_id})` }
-  }
-)
+const curatorRule = Schema.makeFilter<{
+  readonly curator_id: string | null
+  readonly curator: EntityRef | null
+}>((v) => {
+  if (v.curator === null) return undefined
+  if (v.curator_id === null)
+    return { path: ["curator_id"], issue: "curator_id must be set when curator is embedded" }
+  return v.curator.id.toLowerCase() === v.curator_id.toLowerCase()
+    ? undefined
+    : {
+        path: ["curator", "id"],
+        issue: `curator.id (${v.curator.id}) must equal curator_id (${v.curator_id})`
+      }
+})
 
 export const Vault = Schema.Struct({
   ...EntityFields,
@@ -178,10 +189,10 @@ export const Vault = Schema.Struct({
   })
 })
   .annotate({
-    identifier: "Vault",
     description: "A rated vault instance or framework. LST/LRT vaults carry an extra scoring domain."
   })
   .check(curatorRule)
+  .annotate({ identifier: "Vault" })
 export type Vault = typeof Vault.Type
 
 /** The record schema of each entity type, for routes and stores that are generic over the type. */

@@ -34,13 +34,13 @@ const noteRule = Schema.makeFilter<{ readonly [key: string]: string }>(
 
 export const ExternalIds = Schema.Record(Schema.String, Schema.String)
   .annotate({
-    identifier: "ExternalIds",
     description:
       "Map from provider key to the provider's id for this entity. An absent key means not mapped yet; " +
       "<provider>_note (with the provider key absent) means a counterpart was checked and none exists. " +
       "Unrecognised keys are free-form metadata. Stable across renames."
   })
   .check(noteRule)
+  .annotate({ identifier: "ExternalIds" })
 export type ExternalIds = typeof ExternalIds.Type
 
 export type ExternalIdStatus =
@@ -52,7 +52,10 @@ export type ExternalIdStatus =
  * Where a provider stands for one entity. An id wins over a note, so the helper
  * stays total on maps that never went through the schema.
  */
-export const externalIdStatus = (ids: { readonly [key: string]: string }, provider: string): ExternalIdStatus => {
+export const externalIdStatus = (
+  ids: { readonly [key: string]: string },
+  provider: string
+): ExternalIdStatus => {
   if (Object.hasOwn(ids, provider)) return { _tag: "Mapped", id: ids[provider]! }
   const noteKey = noteKeyOf(provider)
   if (Object.hasOwn(ids, noteKey)) return { _tag: "CheckedNone", note: ids[noteKey]! }

@@ -1,0 +1,69 @@
+/**
+ * Error bodies, FastAPI-style (api-facts): clients branch on the status code
+ * and read `detail`. 404 carries a plain string; auth, tier and rate-limit
+ * failures an object with an `error` code; 422 the list of validation errors.
+ */
+import { Schema } from "effect"
+import { Tier } from "./Caller.ts"
+import { NonNegativeInt } from "./Primitives.ts"
+
+export const NotFoundBody = Schema.Struct({ detail: Schema.Literal("not found") }).annotate({
+  identifier: "NotFoundBody",
+  description: "404: no such record, or one the caller may not see"
+})
+export type NotFoundBody = typeof NotFoundBody.Type
+
+export const MissingKeyBody = Schema.Struct({
+  detail: Schema.Struct({ error: Schema.Literal("missing_key") })
+}).annotate({
+  identifier: "MissingKeyBody",
+  description: "401: the route needs an API key and none was sent"
+})
+export type MissingKeyBody = typeof MissingKeyBody.Type
+
+export const InvalidKeyBody = Schema.Struct({
+  detail: Schema.Struct({ error: Schema.Literal("invalid_key") })
+}).annotate({ identifier: "InvalidKeyBody", description: "401: the API key sent is unknown or revoked" })
+export type InvalidKeyBody = typeof InvalidKeyBody.Type
+
+export const UnauthorizedBody = Schema.Union([MissingKeyBody, InvalidKeyBody]).annotate({
+  description: "401: missing or invalid API key"
+})
+export type UnauthorizedBody = typeof UnauthorizedBody.Type
+
+export const InsufficientTierBody = Schema.Struct({
+  detail: Schema.Struct({
+    error: Schema.Literal("insufficient_tier"),
+    required_tier: Tier.annotate({ description: "Lowest tier the route needs" }),
+    tier: Tier.annotate({ description: "The caller's tier" })
+  })
+}).annotate({
+  identifier: "InsufficientTierBody",
+  description: "403: the caller's tier is below the route's"
+})
+export type InsufficientTierBody = typeof InsufficientTierBody.Type
+
+export const RateLimitedBody = Schema.Struct({
+  detail: Schema.Struct({
+    error: Schema.Literal("rate_limited"),
+    retry_after: NonNegativeInt.annotate({ description: "Seconds to wait before retrying" })
+  })
+}).annotate({ identifier: "RateLimitedBody", description: "429: request rate limit exceeded" })
+export type RateLimitedBody = typeof RateLimitedBody.Type
+
+export const ValidationIssue = Schema.Struct({
+  type: Schema.String.annotate({ description: "Error type (for example less_than_equal, missing)" }),
+  loc: Schema.Array(Schema.Union([Schema.String, Schema.Int])).annotate({
+    description: 'Where the bad value is, for example ["query", "limit"]'
+  }),
+  msg: Schema.String,
+  input: Schema.Unknown.annotate({ description: "The rejected value (null when it was missing)" }),
+  ctx: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+}).annotate({ identifier: "ValidationIssue", description: "One validation failure" })
+export type ValidationIssue = typeof ValidationIssue.Type
+
+export const ValidationErrorBody = Schema.Struct({ detail: Schema.Array(ValidationIssue) }).annotate({
+  identifier: "ValidationErrorBody",
+  description: "422: a parameter, path segment or body failed validation"
+})
+export type ValidationErrorBody = typeof ValidationErrorBody.Type
