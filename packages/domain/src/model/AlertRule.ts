@@ -1,0 +1,148 @@
+/**
+ * Alert rules (spec part 4, /alert-rules; part 6, "Configuration"): what a
+ * rule watches, the wire shapes of its routes, and the pure test of whether
+ * an event concerns a rule.
+ *
+ * A rule watches the conjunction of three filters, each of which means "all"
+ * when empty:
+ * - `entity_types`: the entity types it covers;
+ * - `slugs`: the entity slugs it covers. Slugs change on rename (spec part 2),
+ *   so a rule naming a slug stops matching after a rename until it is
+ *   recreated; events carry `data.entity_id` for receivers that need more;
+ * - `events`: the event kinds it wants (rating.changed,
+ *   rating.grade_transition, rating.new).
+ * It delivers to `channels.webhook_url`. `name` is a free label.
+ *
+ * The signing key is generated at creation, stored with the rule, and served
+ * exactly once: only `AlertRuleCreated` (the 201 body) has
+ * `webhook_signing_key`. The account that owns a rule is not served either.
+ */
+import { Schema } from "effect"
+import { EntityType } from "./EntityType.ts"
+import { IsoDateTime, Slug, Uuid } from "./Primitives.ts"
+import { AlertEventKind } from "./WebhookEvent.ts"
+
+const urlPattern = /^https?:\/\/[^\s/?#@:]+(?::\d{1,5})?(?:[/?#]\S*)?$/u
+
+/**
+ * An absolute http(s) URL. Which hosts may be called (no private or
+ * link-local targets unless configured) is the transport's decision, taken at
+ * send time when DNS is resolved; checking it here would be bypassed by DNS.
+ */
+export const WebhookUrl = Schema.String.annotate({
+  description: "Absolute http or https URL that receives the webhook POSTs"
+}).check(
+  Schema.isPattern(urlPattern, { expected: "an absolute http or https URL" }),
+  Schema.isMaxLength(2048)
+)
+
+export const AlertChannels = Schema.Struct({ webhook_url: WebhookUrl })
+export type AlertChannels = typeof AlertChannels.Type
+
+const RuleName = Schema.NullOr(
+  Schema.String.annotate({ description: "A free label" }).check(Schema.isMaxLength(200))
+)
+
+/** POST /alert-rules body. Omitted filters mean "all". */
+export const AlertRuleCreate = Schema.Struct({
+  name: Schema.optionalKey(RuleName),
+  entity_types: Schema.optionalKey(
+    Schema.Array(EntityType).annotate({ description: "Entity types watched; empty or omitted means all" })
+  ),
+  slugs: Schema.optionalKey(
+    Schema.Array(Slug).annotate({ description: "Entity slugs watched; empty or omitted means all" })
+  ),
+  events: Schema.optionalKey(
+    Schema.Array(AlertEventKind).annotate({ description: "Event kinds watched; empty or omitted means all" })
+  ),
+  channels: AlertChannels
+})
+export type AlertRuleCreate = typeof AlertRuleCreate.Type
+
+const ruleFields = {
+  id: Uuid,
+  name: RuleName,
+  entity_types: Schema.Array(EntityType),
+  slugs: Schema.Array(Slug),
+  events: Schema.Array(AlertEventKind),
+  channels: AlertChannels,
+  created_at: IsoDateTime
+}
+
+/** A rule as GET /alert-rules lists it: no signing key, no account. */
+export const AlertRule = Schema.Struct(ruleFields)
+export type AlertRule = typeof AlertRule.Type
+
+/** The 201 body of POST /alert-rules: the one place the signing key is served. */
+export const AlertRuleCreated = Schema.Struct({
+  ...ruleFields,
+  webhook_signing_key: Schema.String.annotate({
+    description:
+      "Signing key (whsec_ followed by base64 of 32 bytes). Shown once: store it. X-Service-Signature is the " +
+      "lowercase hex HMAC-SHA256 of the raw body keyed with this whole string; webhook-signature follows " +
+      "Standard Webhooks with this secret."
+  })
+})
+export type AlertRuleCreated = typeof AlertRuleCreated.Type
+
+export const AlertRuleList = Schema.Struct({ items: Schema.Array(AlertRule), total: Schema.Int })
+export type AlertRuleList = typeof AlertRuleList.Type
+
+/** A stored rule: what repositories hold and never serve as such. */
+export interface AlertRuleRecord extends AlertRule {
+  readonly account_id: string
+  readonly signing_key: string
+}
+
+export class AlertRuleNotFound extends Schema.TaggedError<AlertRuleNotFound>()("AlertRuleNotFound", {
+  rule_id: Schema.String
+}) {}
+
+/** The filters of a create request with omitted ones as "all" and duplicates dropped. */
+export const normalizeFilters = (
+  request: AlertRuleCreate
+): Pick<AlertRule, "name" | "entity_types" | "slugs" | "events" | "channels"> => ({
+  name: request.name ?? null,
+  entity_types: [...new Set(request.entity_types ?? [])],
+  slugs: [...new Set(request.slugs ?? [])],
+  events: [...new Set(request.events ?? [])],
+  channels: { webhook_url: request.channels.webhook_url }
+})
+
+/** The rule as served, from what is stored. */
+export const toAlertRule = (record: AlertRuleRecord): AlertRule => ({
+  id: record.id,
+  name: record.name,
+  entity_types: record.entity_types,
+  slugs: record.slugs,
+  events: record.events,
+  channels: record.channels,
+  created_at: record.created_at
+})
+
+/** The 201 body, from what was just stored. */
+export const toAlertRuleCreated = (record: AlertRuleRecord): AlertRuleCreated => ({
+  ...toAlertRule(record),
+  webhook_signing_key: record.signing_key
+})
+
+/** What `matches` reads of an event: its kind and the entity it concerns. */
+export interface MatchableEvent {
+  readonly event: string
+  readonly data: { readonly entity_type: EntityType; readonly entity_slug: string }
+}
+
+/**
+ * Whether a rule wants an event: every non-empty filter must admit it.
+ * `webhook.test` never matches: it is sent to one rule on request.
+ */
+export const matches = (
+  rule: Pick<AlertRule, "entity_types" | "slugs" | "events">,
+  event: MatchableEvent
+): boolean => {
+  if (event.event === "webhook.test") return false
+  if (rule.events.length > 0 && !(rule.events as ReadonlyArray<string>).includes(event.event)) return false
+  if (rule.entity_types.length > 0 && !rule.entity_types.includes(event.data.entity_type)) return false
+  if (rule.slugs.length > 0 && !rule.slugs.includes(event.data.entity_slug)) return false
+  return true
+}

@@ -1,0 +1,78 @@
+/**
+ * Port: storage of alert rules (spec part 4, /alert-rules).
+ *
+ * Rules belong to an account; every read and delete a caller can trigger is
+ * scoped to the caller's account, and another account's rule is "not found"
+ * (not "forbidden"), so rule ids do not leak across accounts. The signing key
+ * is stored with the rule and read back only by the dispatcher
+ * (`signingKey`), never through `list` or `get`.
+ *
+ * Production: adapters-sql. `layerMemory` keeps rules in a Ref, listed in
+ * creation order.
+ */
+import { Context, Effect, Layer, Ref } from "effect"
+import {
+  type AlertRule,
+  AlertRuleNotFound,
+  type AlertRuleRecord,
+  type MatchableEvent,
+  matches,
+  toAlertRule
+} from "../model/AlertRule.ts"
+
+export class AlertRuleRepository extends Context.Service<
+  AlertRuleRepository,
+  {
+    /** The account's rules, oldest first. */
+    readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<AlertRule>>
+    /** One of the account's rules. */
+    readonly get: (accountId: string, ruleId: string) => Effect.Effect<AlertRule, AlertRuleNotFound>
+    /** Stores a new rule with its signing key; the id is the caller's (a fresh UUID). */
+    readonly create: (record: AlertRuleRecord) => Effect.Effect<AlertRule>
+    /** Deletes one of the account's rules; another account's rule is not found. */
+    readonly delete: (accountId: string, ruleId: string) => Effect.Effect<void, AlertRuleNotFound>
+    /** Every rule, of any account, whose filters admit the event. */
+    readonly matching: (event: MatchableEvent) => Effect.Effect<ReadonlyArray<AlertRule>>
+    /** The signing key of a rule, for signing its deliveries. */
+    readonly signingKey: (ruleId: string) => Effect.Effect<string, AlertRuleNotFound>
+  }
+>()("@ratings/domain/ports/AlertRuleRepository") {
+  static readonly layerMemory: Layer.Layer<AlertRuleRepository> = Layer.effect(
+    AlertRuleRepository,
+    Effect.gen(function* () {
+      const rules = yield* Ref.make<ReadonlyArray<AlertRuleRecord>>([])
+      const find = (ruleId: string, accountId?: string) =>
+        Effect.flatMap(Ref.get(rules), (all) => {
+          const found = all.find(
+            (r) => r.id === ruleId && (accountId === undefined || r.account_id === accountId)
+          )
+          return found === undefined
+            ? Effect.fail(new AlertRuleNotFound({ rule_id: ruleId }))
+            : Effect.succeed(found)
+        })
+      return AlertRuleRepository.of({
+        list: (accountId) =>
+          Effect.map(Ref.get(rules), (all) => all.filter((r) => r.account_id === accountId).map(toAlertRule)),
+        get: (accountId, ruleId) => Effect.map(find(ruleId, accountId), toAlertRule),
+        create: (record) =>
+          Effect.flatMap(
+            Ref.modify(rules, (all) =>
+              all.some((r) => r.id === record.id) ? [false, all] : ([true, [...all, record]] as const)
+            ),
+            // A duplicate id is a bug in the caller (ids are fresh UUIDs), hence a defect.
+            (stored) =>
+              stored
+                ? Effect.succeed(toAlertRule(record))
+                : Effect.die(new Error(`alert rule ${record.id} exists`))
+          ),
+        delete: (accountId, ruleId) =>
+          Effect.flatMap(find(ruleId, accountId), () =>
+            Ref.update(rules, (all) => all.filter((r) => r.id !== ruleId))
+          ),
+        matching: (event) =>
+          Effect.map(Ref.get(rules), (all) => all.filter((r) => matches(r, event)).map(toAlertRule)),
+        signingKey: (ruleId) => Effect.map(find(ruleId), (r) => r.signing_key)
+      })
+    })
+  )
+}

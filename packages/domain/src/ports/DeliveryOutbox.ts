@@ -1,0 +1,204 @@
+/**
+ * Port: the durable outbox of webhook deliveries and their attempt log.
+ *
+ * Workers `claimDue` deliveries, send them, and `recordAttempt`. A claim is
+ * a lease: while it runs no other claim returns the same delivery, so any
+ * number of workers (and server processes) can share one outbox; a worker
+ * that dies lets its lease expire and the delivery becomes claimable again.
+ * `recordAttempt` takes the delivery as claimed and is refused if the stored
+ * one has moved on since (another worker recorded that attempt after a lease
+ * expired), so an attempt is never counted twice.
+ *
+ * Every transition goes through the pure DeliveryStateMachine, in memory and
+ * in SQL alike. Production: adapters-sql (a table claimed with
+ * `FOR UPDATE SKIP LOCKED` and a lease column). `layerMemory` keeps it all in
+ * a Ref; `layerMemoryWith(policy)` runs it on a scaled retry policy.
+ */
+import { Context, Effect, Layer, Ref, Result } from "effect"
+import {
+  type Delivery,
+  type DeliveryAttempt,
+  DeliveryNotFound,
+  DeliveryTransitionRejected,
+  type DeliveryWithAttempts,
+  millisOf
+} from "../model/Delivery.ts"
+import {
+  type AttemptInput,
+  type AttemptRecorded,
+  isDue,
+  recordAttempt,
+  refire
+} from "../webhooks/DeliveryStateMachine.ts"
+import { DefaultRetryPolicy, ReceiverTimeoutMs, type RetryPolicy } from "../webhooks/RetrySchedule.ts"
+
+/** Default claim lease: long enough for a send that uses its whole timeout, with room to record it. */
+export const DefaultLeaseMs = 6 * ReceiverTimeoutMs
+
+export interface ClaimOptions {
+  /** Epoch ms: deliveries due at or before it are claimable. */
+  readonly at: number
+  readonly limit: number
+  readonly leaseMs?: number | undefined
+}
+
+export class DeliveryOutbox extends Context.Service<
+  DeliveryOutbox,
+  {
+    readonly enqueue: (deliveries: ReadonlyArray<Delivery>) => Effect.Effect<void>
+    /** Up to `limit` due, unclaimed deliveries, earliest due first, each leased to the caller. */
+    readonly claimDue: (options: ClaimOptions) => Effect.Effect<ReadonlyArray<Delivery>>
+    /** Applies an attempt to a claimed delivery and releases the claim. */
+    readonly recordAttempt: (
+      claimed: Delivery,
+      input: AttemptInput
+    ) => Effect.Effect<AttemptRecorded, DeliveryNotFound | DeliveryTransitionRejected>
+    readonly get: (deliveryId: string) => Effect.Effect<DeliveryWithAttempts, DeliveryNotFound>
+    /** A rule's deliveries with their attempts, newest first. */
+    readonly listByRule: (
+      ruleId: string,
+      options?: { readonly limit?: number | undefined }
+    ) => Effect.Effect<ReadonlyArray<DeliveryWithAttempts>>
+    /** Failed deliveries (of the given rules, or of all), newest first. */
+    readonly listFailed: (options?: {
+      readonly ruleIds?: ReadonlyArray<string> | undefined
+      readonly limit?: number | undefined
+    }) => Effect.Effect<ReadonlyArray<Delivery>>
+    /** Manual re-fire of a failed delivery: a new cycle, the same delivery_id, due at `at`. */
+    readonly refire: (
+      deliveryId: string,
+      at: number
+    ) => Effect.Effect<Delivery, DeliveryNotFound | DeliveryTransitionRejected>
+  }
+>()("@ratings/domain/ports/DeliveryOutbox") {
+  static readonly layerMemoryWith = (policy: RetryPolicy): Layer.Layer<DeliveryOutbox> =>
+    Layer.effect(DeliveryOutbox, makeMemory(policy))
+
+  static readonly layerMemory: Layer.Layer<DeliveryOutbox> =
+    DeliveryOutbox.layerMemoryWith(DefaultRetryPolicy)
+}
+
+interface Entry {
+  readonly delivery: Delivery
+  readonly attempts: ReadonlyArray<DeliveryAttempt>
+  /** Epoch ms until which the delivery is claimed, if it is. */
+  readonly leasedUntil: number | undefined
+}
+
+type Entries = ReadonlyMap<string, Entry>
+
+const withAttempts = (entry: Entry): DeliveryWithAttempts => ({
+  ...entry.delivery,
+  attempt_log: entry.attempts
+})
+
+const newestFirst = (entries: Iterable<Entry>): Array<Entry> => [...entries].reverse()
+
+function makeMemory(policy: RetryPolicy) {
+  return Effect.gen(function* () {
+    const state = yield* Ref.make<Entries>(new Map())
+
+    const update = <A, E>(
+      deliveryId: string,
+      f: (entry: Entry) => Result.Result<readonly [A, Entry], E>
+    ): Effect.Effect<A, E | DeliveryNotFound> =>
+      Effect.flatten(
+        Ref.modify(state, (entries): readonly [Effect.Effect<A, E | DeliveryNotFound>, Entries] => {
+          const entry = entries.get(deliveryId)
+          if (entry === undefined) {
+            return [Effect.fail(new DeliveryNotFound({ delivery_id: deliveryId })), entries]
+          }
+          const result = f(entry)
+          if (Result.isFailure(result)) return [Effect.fail(result.failure), entries]
+          const [value, next] = result.success
+          return [Effect.succeed(value), new Map(entries).set(deliveryId, next)]
+        })
+      )
+
+    return DeliveryOutbox.of({
+      enqueue: (deliveries) =>
+        Ref.update(state, (entries) => {
+          const next = new Map(entries)
+          for (const delivery of deliveries) {
+            if (!next.has(delivery.delivery_id)) {
+              next.set(delivery.delivery_id, { delivery, attempts: [], leasedUntil: undefined })
+            }
+          }
+          return next
+        }),
+
+      claimDue: ({ at, limit, leaseMs = DefaultLeaseMs }) =>
+        Ref.modify(state, (entries) => {
+          const claimable = [...entries.values()]
+            .filter((e) => isDue(e.delivery, at) && (e.leasedUntil === undefined || e.leasedUntil <= at))
+            .sort((a, b) => millisOf(a.delivery.next_attempt_at!) - millisOf(b.delivery.next_attempt_at!))
+            .slice(0, Math.max(0, limit))
+          const next = new Map(entries)
+          for (const e of claimable) next.set(e.delivery.delivery_id, { ...e, leasedUntil: at + leaseMs })
+          return [claimable.map((e) => e.delivery), next] as const
+        }),
+
+      recordAttempt: (claimed, input) =>
+        update(claimed.delivery_id, (entry) => {
+          const stored = entry.delivery
+          if (stored.cycle !== claimed.cycle || stored.attempts !== claimed.attempts) {
+            return Result.fail(
+              new DeliveryTransitionRejected({
+                delivery_id: stored.delivery_id,
+                status: stored.status,
+                reason: "stale claim: the delivery moved on since it was claimed"
+              })
+            )
+          }
+          return Result.map(
+            recordAttempt(stored, input, policy),
+            (recorded) =>
+              [
+                recorded,
+                {
+                  delivery: recorded.delivery,
+                  attempts: [...entry.attempts, recorded.attempt],
+                  leasedUntil: undefined
+                }
+              ] as const
+          )
+        }),
+
+      get: (deliveryId) =>
+        Effect.flatMap(Ref.get(state), (entries) => {
+          const entry = entries.get(deliveryId)
+          return entry === undefined
+            ? Effect.fail(new DeliveryNotFound({ delivery_id: deliveryId }))
+            : Effect.succeed(withAttempts(entry))
+        }),
+
+      listByRule: (ruleId, options) =>
+        Effect.map(Ref.get(state), (entries) =>
+          newestFirst(entries.values())
+            .filter((e) => e.delivery.rule_id === ruleId)
+            .slice(0, options?.limit ?? Number.POSITIVE_INFINITY)
+            .map(withAttempts)
+        ),
+
+      listFailed: (options) =>
+        Effect.map(Ref.get(state), (entries) =>
+          newestFirst(entries.values())
+            .filter(
+              (e) =>
+                e.delivery.status === "failed" &&
+                (options?.ruleIds === undefined || options.ruleIds.includes(e.delivery.rule_id))
+            )
+            .slice(0, options?.limit ?? Number.POSITIVE_INFINITY)
+            .map((e) => e.delivery)
+        ),
+
+      refire: (deliveryId, at) =>
+        update(deliveryId, (entry) =>
+          Result.map(
+            refire(entry.delivery, at),
+            (delivery) => [delivery, { ...entry, delivery, leasedUntil: undefined }] as const
+          )
+        )
+    })
+  })
+}

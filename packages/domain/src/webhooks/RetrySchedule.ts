@@ -1,0 +1,97 @@
+/**
+ * The webhook retry schedule (spec part 3 and part 6, "Retry and
+ * idempotency"; part 8, "Limits"): retry 1 at 30 s after the initial attempt,
+ * retry 2 at 5 min, retry 3 at 30 min, retry 4 at 2 h, retry 5 at 12 h
+ * (final); a receiver has 10 s to answer.
+ *
+ * The offsets count from the start of the initial attempt, not from the end
+ * of the previous one: retry 2 is due 5 min after the initial attempt however
+ * long retry 1 took. Both the pure `nextAttemptAt` (what the outbox stores)
+ * and the Effect `Schedule` (for in-process loops) follow that rule.
+ *
+ * `scale` shrinks the offsets for tests and chaos runs; `retryPolicy` is the
+ * only place it is applied. The receiver timeout is not scaled: it is a
+ * promise to receivers, not a pacing choice.
+ */
+import { Cause, Clock, Duration, Effect, Schedule } from "effect"
+
+const SECOND = 1_000
+const MINUTE = 60 * SECOND
+const HOUR = 60 * MINUTE
+
+/** Offsets of retries 1 to 5 from the start of the initial attempt, in ms. */
+export const RetryOffsetsMs: ReadonlyArray<number> = [
+  30 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  12 * HOUR
+]
+
+export const MaxRetries = RetryOffsetsMs.length
+
+/** A receiver must answer with a 2xx within this many ms; a later 2xx counts as no response. */
+export const ReceiverTimeoutMs = 10 * SECOND
+
+export interface RetryPolicy {
+  /** Offsets of retries 1..n from the start of the initial attempt, ascending. */
+  readonly offsetsMs: ReadonlyArray<number>
+  readonly receiverTimeoutMs: number
+}
+
+export interface RetryPolicyOptions {
+  /** Factor applied to the offsets (tests and chaos runs only), > 0. */
+  readonly scale?: number | undefined
+}
+
+/** The policy, with the offsets scaled. Scaled offsets are whole ms, at least 1, still ascending. */
+export const retryPolicy = (options: RetryPolicyOptions = {}): RetryPolicy => {
+  const scale = options.scale ?? 1
+  if (!Number.isFinite(scale) || scale <= 0) {
+    throw new RangeError(`retry schedule scale must be a finite number > 0, got ${scale}`)
+  }
+  return {
+    offsetsMs:
+      scale === 1 ? RetryOffsetsMs : RetryOffsetsMs.map((offset) => Math.max(1, Math.ceil(offset * scale))),
+    receiverTimeoutMs: ReceiverTimeoutMs
+  }
+}
+
+export const DefaultRetryPolicy: RetryPolicy = retryPolicy()
+
+/**
+ * When the next attempt is due, given when the initial attempt started (epoch
+ * ms) and how many attempts have been made (initial included): after the
+ * initial attempt, retry 1 at +30 s; after retry 4, retry 5 at +12 h; after
+ * retry 5, undefined: there is none.
+ */
+export const nextAttemptAt = (
+  firstAttemptAt: number,
+  attemptsMade: number,
+  policy: RetryPolicy = DefaultRetryPolicy
+): number | undefined => {
+  if (!Number.isInteger(attemptsMade) || attemptsMade < 1) return undefined
+  const offset = policy.offsetsMs[attemptsMade - 1]
+  return offset === undefined ? undefined : firstAttemptAt + offset
+}
+
+/**
+ * The same schedule as an Effect `Schedule`, for `Effect.retry` or
+ * `Effect.repeat`. It reads the clock when the loop starts, which is when the
+ * initial attempt starts, and waits until each retry's offset from that
+ * instant, so time spent inside attempts does not push retries later. It
+ * outputs the number of the retry about to run and stops after the last.
+ */
+export const retrySchedule = (policy: RetryPolicy = DefaultRetryPolicy): Schedule.Schedule<number> =>
+  Schedule.fromStep(
+    Effect.map(Clock.currentTimeMillis, (start) => {
+      let retriesScheduled = 0
+      return (now: number) => {
+        const offset = policy.offsetsMs[retriesScheduled]
+        if (offset === undefined) return Cause.done(retriesScheduled)
+        retriesScheduled++
+        const wait = Duration.millis(Math.max(0, start + offset - now))
+        return Effect.succeed([retriesScheduled, wait] as [number, Duration.Duration])
+      }
+    })
+  )

@@ -1,0 +1,126 @@
+/**
+ * How a delivery is signed: the signing key format and the headers of each
+ * attempt (spec part 6, "Signature"), plus the Standard Webhooks headers so
+ * that stock verifiers accept our deliveries.
+ *
+ * One key per rule, handed out once as `whsec_<base64 of 32 random bytes>`
+ * (the Standard Webhooks secret serialisation). It is used two ways:
+ * - `X-Service-Signature` (the spec's header): lowercase hex HMAC-SHA256 of
+ *   the raw body, keyed with the UTF-8 bytes of the whole key string as
+ *   handed out, prefix included. That is what a receiver following the spec
+ *   does with the string it was given: `hmac(key, body)`.
+ * - `webhook-signature` (Standard Webhooks v1): `v1,` + base64 of
+ *   HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed with
+ *   the 32 bytes the key encodes (prefix dropped, base64 decoded), which is
+ *   how the Standard Webhooks libraries read a `whsec_` secret.
+ * `webhook-id` is the delivery_id (stable across attempts: the idempotency
+ * key); `webhook-timestamp` is the unix time of the attempt, fresh on every
+ * attempt, so receivers can refuse stale replays while retries still pass.
+ */
+import { Result } from "effect"
+import * as Base64 from "effect/encoding/Base64"
+import type { Delivery } from "../model/Delivery.ts"
+import type { SignerShape } from "../ports/Signer.ts"
+import { constantTimeEqual, utf8Bytes } from "./Sha256.ts"
+
+export const SigningKeyPrefix = "whsec_"
+export const SigningKeyByteLength = 32
+
+/** The key as handed out, from its random bytes. */
+export const signingKeyFromBytes = (bytes: Uint8Array): string => SigningKeyPrefix + Base64.encode(bytes)
+
+const signingKeyPattern = /^whsec_[A-Za-z0-9+/]{43}=$/
+
+/** Whether a string has the form of a key we issue (32 bytes behind `whsec_`). */
+export const isSigningKey = (key: string): boolean => signingKeyPattern.test(key)
+
+/**
+ * The HMAC key bytes of the Standard Webhooks signature: the base64 payload
+ * behind `whsec_`. A string that is not of that form (never issued by us)
+ * falls back to its UTF-8 bytes, so the function is total.
+ */
+export const standardWebhooksKeyBytes = (signingKey: string): Uint8Array => {
+  if (signingKey.startsWith(SigningKeyPrefix)) {
+    const decoded = Base64.decode(signingKey.slice(SigningKeyPrefix.length))
+    if (Result.isSuccess(decoded)) return decoded.success
+  }
+  return utf8Bytes(signingKey)
+}
+
+/** The Standard Webhooks v1 signature (`v1,<base64>`) of one attempt. */
+export const standardWebhooksSignature = (
+  signer: Pick<SignerShape, "hmacSha256">,
+  signingKey: string,
+  webhookId: string,
+  timestampSeconds: number,
+  body: string
+): string =>
+  "v1," +
+  Base64.encode(
+    signer.hmacSha256(standardWebhooksKeyBytes(signingKey), `${webhookId}.${timestampSeconds}.${body}`)
+  )
+
+export const ServiceSignatureHeader = "X-Service-Signature"
+
+export interface DeliveryHeaders {
+  readonly "content-type": "application/json"
+  readonly "X-Service-Signature": string
+  readonly "webhook-id": string
+  readonly "webhook-timestamp": string
+  readonly "webhook-signature": string
+}
+
+/**
+ * The headers of one attempt of a delivery. `timestampSeconds` is the unix
+ * time of the attempt (whole seconds; fractions are dropped).
+ */
+export const deliveryHeaders = (
+  delivery: Pick<Delivery, "delivery_id" | "body">,
+  signingKey: string,
+  timestampSeconds: number,
+  signer: Pick<SignerShape, "sign" | "hmacSha256">
+): DeliveryHeaders => {
+  const timestamp = Math.floor(timestampSeconds)
+  return {
+    "content-type": "application/json",
+    "X-Service-Signature": signer.sign(signingKey, delivery.body),
+    "webhook-id": delivery.delivery_id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": standardWebhooksSignature(
+      signer,
+      signingKey,
+      delivery.delivery_id,
+      timestamp,
+      delivery.body
+    )
+  }
+}
+
+/**
+ * Receiver-side check of the Standard Webhooks header: true when one of its
+ * space-separated `v1,` signatures matches (constant-time compare). The
+ * timestamp tolerance is the receiver's policy and is not checked here.
+ */
+export const verifyStandardWebhook = (
+  signer: Pick<SignerShape, "hmacSha256">,
+  signingKey: string,
+  request: {
+    readonly webhookId: string
+    readonly timestampSeconds: number
+    readonly body: string
+    readonly signatureHeader: string
+  }
+): boolean => {
+  const expected = standardWebhooksSignature(
+    signer,
+    signingKey,
+    request.webhookId,
+    request.timestampSeconds,
+    request.body
+  )
+  let matched = false
+  for (const candidate of request.signatureHeader.split(" ")) {
+    if (constantTimeEqual(expected, candidate)) matched = true
+  }
+  return matched
+}

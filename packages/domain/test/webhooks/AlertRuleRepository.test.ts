@@ -1,0 +1,70 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import type { AlertRuleRecord } from "../../src/model/AlertRule.ts"
+import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
+
+const rule = (id: string, account_id: string, overrides: Partial<AlertRuleRecord> = {}): AlertRuleRecord => ({
+  id,
+  account_id,
+  signing_key: `whsec_key-of-${id}`,
+  name: null,
+  entity_types: [],
+  slugs: [],
+  events: [],
+  channels: { webhook_url: `https://hooks.example.com/${id}` },
+  created_at: "2026-08-01T00:00:00.000Z",
+  ...overrides
+})
+
+const A1 = "00000000-0000-4000-8000-000000000001"
+const A2 = "00000000-0000-4000-8000-000000000002"
+const B1 = "00000000-0000-4000-8000-000000000003"
+
+describe("AlertRuleRepository.layerMemory", () => {
+  it.effect("lists an account's rules without signing keys", () =>
+    Effect.gen(function* () {
+      const repo = yield* AlertRuleRepository
+      yield* repo.create(rule(A1, "alice"))
+      yield* repo.create(rule(B1, "bob"))
+      yield* repo.create(rule(A2, "alice"))
+      const listed = yield* repo.list("alice")
+      assert.deepStrictEqual(
+        listed.map((r) => r.id),
+        [A1, A2]
+      )
+      assert.isTrue(listed.every((r) => !("signing_key" in r) && !("account_id" in r)))
+      assert.strictEqual(yield* repo.signingKey(A1), `whsec_key-of-${A1}`)
+    }).pipe(Effect.provide(AlertRuleRepository.layerMemory))
+  )
+
+  it.effect("delete by id within an account: another account's rule is not found and stays", () =>
+    Effect.gen(function* () {
+      const repo = yield* AlertRuleRepository
+      yield* repo.create(rule(A1, "alice"))
+      const foreign = yield* Effect.exit(repo.delete("bob", A1))
+      assert.isTrue(Exit.isFailure(foreign))
+      assert.strictEqual((yield* Effect.flip(repo.get("bob", A1)))._tag, "AlertRuleNotFound")
+      assert.lengthOf(yield* repo.list("alice"), 1)
+      yield* repo.delete("alice", A1)
+      assert.lengthOf(yield* repo.list("alice"), 0)
+      assert.strictEqual((yield* Effect.flip(repo.delete("alice", A1)))._tag, "AlertRuleNotFound")
+    }).pipe(Effect.provide(AlertRuleRepository.layerMemory))
+  )
+
+  it.effect("finds the rules, of every account, that match an event", () =>
+    Effect.gen(function* () {
+      const repo = yield* AlertRuleRepository
+      yield* repo.create(rule(A1, "alice", { slugs: ["aave-v4"] }))
+      yield* repo.create(rule(A2, "alice", { entity_types: ["chain"] }))
+      yield* repo.create(rule(B1, "bob", { events: ["rating.changed"] }))
+      const matched = yield* repo.matching({
+        event: "rating.changed",
+        data: { entity_type: "protocol", entity_slug: "aave-v4" }
+      })
+      assert.deepStrictEqual(
+        matched.map((r) => r.id),
+        [A1, B1]
+      )
+    }).pipe(Effect.provide(AlertRuleRepository.layerMemory))
+  )
+})
