@@ -4,10 +4,10 @@
  * call them, so the rules are written once.
  */
 import type { Caller } from "../model/Caller.ts"
+import type { EntityStatus } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
+import type { ScorecardStatus } from "../model/Scorecard.ts"
 
-export type EntityStatus = "draft" | "scoring" | "approved" | "published"
-export type ScorecardStatus = "draft" | "published" | "superseded"
 
 export interface VisibleRecord {
   readonly is_active: boolean

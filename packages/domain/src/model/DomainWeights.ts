@@ -7,7 +7,7 @@
 import { Schema } from "effect"
 import { NonNegativeNumber } from "./Primitives.ts"
 
-/** Weights are decimals; 1e-6 points is far below any published figure. Same tolerance as the scoring core. */
+/** Weights are decimals; 1e-6 points is far below any published figure. The scoring core uses this same tolerance. */
 export const WeightSumTolerance = 1e-6
 
 export const sumOfWeights = (weights: { readonly [domain: string]: number }): number => {

@@ -3,6 +3,7 @@
  * domain scores and the entity's own domain weights.
  */
 import { Result } from "effect"
+import { WeightSumTolerance } from "../model/DomainWeights.ts"
 import type { DomainScoreMap } from "./DomainScore.ts"
 import {
   DomainWeightsSumError,
@@ -18,8 +19,6 @@ export type DomainWeightMap = { readonly [domain: string]: number }
 /** Domain scores may be carried as 0-1 fractions or as 0-100 percentages (rule 4). */
 export type DomainScoreScale = "fraction" | "percent"
 
-/** Tolerance on the sum of weights: they are decimals, and 1e-6 points is far below any published figure. */
-export const WeightSumTolerance = 1e-6
 
 /** Rule 5: weights are finite, non-negative and sum to 100. */
 export const checkDomainWeights = (

@@ -3,9 +3,9 @@
  * each domain from its answers. A hot path: one pass, no Effect per answer.
  */
 import { Result } from "effect"
+import type { Confidence } from "../model/Answer.ts"
 import { InvalidAnswer } from "./ScoringError.ts"
 
-export type Confidence = "high" | "medium" | "low" | "not_applicable"
 
 /** The parts of an answer that scoring reads (the Answer schema satisfies it). */
 export interface ScorableAnswer {

@@ -5,9 +5,9 @@ import {
   isDetailVisible,
   isListed,
   latestPublished,
-  projectScorecardList,
-  type ScorecardStatus
+  projectScorecardList
 } from "../../src/access/Projection.ts"
+import type { ScorecardStatus } from "../../src/model/Scorecard.ts"
 import { Caller } from "../../src/model/Caller.ts"
 
 const anonymous = Caller.anonymous("203.0.113.7")

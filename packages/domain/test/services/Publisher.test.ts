@@ -1,0 +1,183 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
+import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
+import { EntityRepository } from "../../src/ports/EntityRepository.ts"
+import { IdGenerator } from "../../src/ports/IdGenerator.ts"
+import { RubricRepository } from "../../src/ports/RubricRepository.ts"
+import { ScorecardRepository, type StoredScorecard } from "../../src/ports/ScorecardRepository.ts"
+import { Transaction } from "../../src/ports/Transaction.ts"
+import { Scoring } from "../../src/scoring/Scoring.ts"
+import { Publisher } from "../../src/services/Publisher.ts"
+import { entity, scorecard, T0, uuid } from "./fixtures.ts"
+
+const lending = entity("protocol", "lend-protocol", { categories: ["lending"] })
+const oracle = entity("oracle", "thin-oracle")
+const chain = entity("chain", "gate-chain")
+
+const answer = (question_id: string, domain: string, score: number | null, weight = 1) => ({
+  id: uuid(),
+  question_id,
+  domain,
+  score,
+  max_score: 4,
+  weight,
+  confidence: score === null ? ("not_applicable" as const) : ("high" as const),
+  response: null,
+  rationale: null
+})
+
+/** A draft with no stored figures (null figures are not claims). */
+const draft = (e: typeof lending, version: number, answers: StoredScorecard["answers"], over: Partial<StoredScorecard> = {}) =>
+  scorecard(e, version, "draft", {
+    grade: null,
+    letter_grade: null,
+    composite_score: null,
+    intrinsic_composite_score: null,
+    intrinsic_letter_grade: null,
+    domain_scores: null,
+    mvc_gates: null,
+    domain_weights: { security: 50, governance: 50 },
+    answers,
+    ...over
+  })
+
+const v1 = scorecard(lending, 1, "published", {
+  composite_score: 80,
+  grade: "A",
+  letter_grade: "A",
+  domain_scores: { security: 0.8, governance: 0.8 },
+  domain_weights: { security: 50, governance: 50 }
+})
+const v2 = draft(lending, 2, [answer("S1", "security", 4), answer("G1", "governance", 1)], {
+  dependencies: [{ entity_type: "oracle", slug: "thin-oracle", exposure: 0.5 }]
+})
+const oracleCard = scorecard(oracle, 1, "published", { composite_score: 50 })
+const chainDraft = draft(chain, 1, [answer("C1", "security", 1), answer("C2", "security", 4)], {
+  domain_weights: { security: 100 }
+})
+const badDraft = draft(entity("protocol", "bad-figures"), 1, [answer("S1", "security", 2)], {
+  domain_weights: { security: 100 },
+  composite_score: 90
+})
+const badEntity = { ...entity("protocol", "bad-figures"), record: { ...entity("protocol", "bad-figures").record, id: badDraft.entity_id } }
+
+const ports = Layer.mergeAll(
+  EntityRepository.layerMemory([lending, oracle, chain, badEntity]),
+  ScorecardRepository.layerMemory({ scorecards: [v1, v2, oracleCard, chainDraft, badDraft] }),
+  RubricRepository.layerMemory([
+    { id: "C1", entity_type: "chain", domain: "security", text: "Finality?", weight: 1, max_score: 4, criteria: [], position: 1, gate: "finality" },
+    { id: "C2", entity_type: "chain", domain: "security", text: "Liveness?", weight: 1, max_score: 4, criteria: [], position: 2, gate: "liveness" }
+  ]),
+  AlertRuleRepository.layerMemory,
+  DeliveryOutbox.layerMemory,
+  IdGenerator.layerMemory,
+  Transaction.layerMemory,
+  Scoring.layer
+)
+const layer = Publisher.layer.pipe(Layer.provideMerge(ports))
+
+const watch = (slugs: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const rules = yield* AlertRuleRepository
+    const id = uuid()
+    yield* rules.create({
+      id,
+      account_id: "acct",
+      signing_key: "whsec_dGVzdA==",
+      name: null,
+      entity_types: [],
+      slugs,
+      events: [],
+      channels: { webhook_url: "https://hooks.example/r" },
+      created_at: T0
+    })
+    return id
+  })
+
+describe("Publisher", () => {
+  it.effect("publishing computes the figures with the scoring core from the draft's answers", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.parse("2026-09-01T12:00:00Z"))
+      const r = yield* (yield* Publisher).publish({ entity_type: "protocol", slug: "lend-protocol", reasoning: "governance weakened", actor: "analyst@ratings" })
+      // security 1.0, governance 0.25 -> intrinsic 62.5 (B); oracle at 50 with exposure 0.5 drags to 56.3 (B)
+      assert.strictEqual(r.scorecard.intrinsic_composite_score, 62.5)
+      assert.strictEqual(r.scorecard.composite_score, 56.3)
+      assert.strictEqual(r.scorecard.grade, "B")
+      assert.strictEqual(r.scorecard.largest_drag_hint, "oracle: thin-oracle")
+      assert.strictEqual(r.scorecard.scorecard_published_at, "2026-09-01T12:00:00.000Z")
+      assert.isNull(r.scorecard.mvc_gates)
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("publishing appends to the history and supersedes the previous published version", () =>
+    Effect.gen(function* () {
+      yield* (yield* Publisher).publish({ entity_type: "protocol", slug: "lend-protocol", reasoning: "governance weakened", actor: "analyst" })
+      const repo = yield* ScorecardRepository
+      const history = yield* repo.history("protocol", lending.record.id)
+      assert.strictEqual(history[0]!.scorecard_version, 2)
+      assert.strictEqual(history[0]!.reasoning, "governance weakened")
+      assert.strictEqual(history[0]!.changed_by, "analyst")
+      const versions = yield* repo.listForEntity("protocol", lending.record.id)
+      assert.deepStrictEqual(
+        versions.map((s) => [s.scorecard_version, s.status]),
+        [
+          [2, "published"],
+          [1, "superseded"]
+        ]
+      )
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("publishing emits rating.changed and a grade transition to every matching rule, in the outbox", () =>
+    Effect.gen(function* () {
+      const watching = yield* watch(["lend-protocol"])
+      const other = yield* watch(["someone-else"])
+      const r = yield* (yield* Publisher).publish({ entity_type: "protocol", slug: "lend-protocol", reasoning: "x", actor: "a" })
+      assert.strictEqual(r.deliveries, 2)
+      const outbox = yield* DeliveryOutbox
+      const sent = yield* outbox.listByRule(watching)
+      assert.deepStrictEqual(sent.map((d) => d.event).sort(), ["rating.changed", "rating.grade_transition"])
+      const body = JSON.parse(sent.find((d) => d.event === "rating.changed")!.body)
+      assert.strictEqual(body.watchlist_id, watching)
+      assert.deepStrictEqual(body.data.previous, { composite_score: 80, letter_grade: "A" })
+      assert.deepStrictEqual(body.data.current, { composite_score: 56.3, letter_grade: "B" })
+      assert.strictEqual((yield* outbox.listByRule(other)).length, 0)
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("a first publication emits a new-rating event", () =>
+    Effect.gen(function* () {
+      const watching = yield* watch([])
+      yield* (yield* Publisher).publish({ entity_type: "chain", slug: "gate-chain", reasoning: "first rating", actor: "a" })
+      const sent = yield* (yield* DeliveryOutbox).listByRule(watching)
+      assert.deepStrictEqual(sent.map((d) => d.event), ["rating.new"])
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("chains get mvc_gates computed from their gate questions", () =>
+    Effect.gen(function* () {
+      const r = yield* (yield* Publisher).publish({ entity_type: "chain", slug: "gate-chain", reasoning: "x", actor: "a" })
+      assert.deepStrictEqual(r.scorecard.mvc_gates, { finality: false, liveness: true })
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("a draft carrying a figure that disagrees with the computed one is refused and nothing is written", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip((yield* Publisher).publish({ entity_type: "protocol", slug: "bad-figures", reasoning: "x", actor: "a" }))
+      assert.strictEqual(e._tag, "FiguresDisagree")
+      if (e._tag === "FiguresDisagree") assert.include(e.message, "composite_score")
+      const still = yield* (yield* ScorecardRepository).latest("protocol", badDraft.entity_id, "published")
+      assert.isTrue(Option.isNone(still))
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("no draft, or no such entity, is a clear error", () =>
+    Effect.gen(function* () {
+      const p = yield* Publisher
+      assert.strictEqual((yield* Effect.flip(p.publish({ entity_type: "oracle", slug: "thin-oracle", reasoning: "x", actor: "a" })))._tag, "NoDraftScorecard")
+      assert.strictEqual((yield* Effect.flip(p.publish({ entity_type: "oracle", slug: "nope", reasoning: "x", actor: "a" })))._tag, "EntityNotFound")
+    }).pipe(Effect.provide(layer))
+  )
+})
