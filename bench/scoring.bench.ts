@@ -20,7 +20,12 @@ const totalAnswers = CARDS * ANSWERS
 let sink = 0
 const runCore = () => {
   for (const card of cards) {
-    const r = scoreEntity({ entity_type: "protocol", categories: [], answers: card.answers, domain_weights: card.domain_weights })
+    const r = scoreEntity({
+      entity_type: "protocol",
+      categories: [],
+      answers: card.answers,
+      domain_weights: card.domain_weights
+    })
     if (Result.isSuccess(r)) sink += r.success.composite_score
   }
 }
@@ -55,7 +60,9 @@ const coreRate = totalAnswers / median(core)
 const baseRate = totalAnswers / median(base)
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
 
-console.log(`scoring benchmark: ${fmt(CARDS)} scorecards x ${ANSWERS} answers, median of ${ROUNDS} rounds, node ${process.version}`)
+console.log(
+  `scoring benchmark: ${fmt(CARDS)} scorecards x ${ANSWERS} answers, median of ${ROUNDS} rounds, node ${process.version}`
+)
 console.log(`  core (scoreEntity)        ${fmt(coreRate).padStart(14)} answers/s`)
 console.log(`  baseline (hand loop)      ${fmt(baseRate).padStart(14)} answers/s`)
 console.log(`  ratio core/baseline       ${(coreRate / baseRate).toFixed(2)}  (target >= 0.80)`)

@@ -8,7 +8,12 @@ describe("scoring benchmark", () => {
   it("the baseline loop computes the same figures as the core, so the comparison is fair", () => {
     for (const card of makeCards(200, 300, 7)) {
       const core = Result.getOrThrow(
-        scoreEntity({ entity_type: "protocol", categories: [], answers: card.answers, domain_weights: card.domain_weights })
+        scoreEntity({
+          entity_type: "protocol",
+          categories: [],
+          answers: card.answers,
+          domain_weights: card.domain_weights
+        })
       )
       const base = baselineScore(card)
       assert.strictEqual(core.composite_score, base.composite)

@@ -17,7 +17,8 @@ const sourceFiles = (dir: string): string[] =>
 
 const specifiers = (text: string): string[] => {
   const found: string[] = []
-  const re = /(?:^|\s)(?:import|export)\s[^"';]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm
+  const re =
+    /(?:^|\s)(?:import|export)\s[^"';]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm
   for (const m of text.matchAll(re)) found.push((m[1] ?? m[2] ?? m[3])!)
   return found
 }
@@ -36,7 +37,8 @@ describe("packages/domain purity", () => {
     const offenders: string[] = []
     for (const file of files) {
       for (const spec of specifiers(readFileSync(file, "utf8"))) {
-        const ok = spec.startsWith("./") || spec.startsWith("../") || spec === "effect" || spec.startsWith("effect/")
+        const ok =
+          spec.startsWith("./") || spec.startsWith("../") || spec === "effect" || spec.startsWith("effect/")
         const platform = /^effect\/(http|http-api|sql|unstable)/.test(spec)
         if (!ok || platform) offenders.push(`${file.slice(root.length + 1)} imports ${spec}`)
       }
@@ -46,7 +48,9 @@ describe("packages/domain purity", () => {
 
   it("the import scanner sees the forms it must refuse", () => {
     assert.deepStrictEqual(
-      specifiers(`import { a } from "node:fs"\nexport * from "pg"\nconst x = await import("undici")\nimport "side-effect"`),
+      specifiers(
+        `import { a } from "node:fs"\nexport * from "pg"\nconst x = await import("undici")\nimport "side-effect"`
+      ),
       ["node:fs", "pg", "undici", "side-effect"]
     )
   })

@@ -13,7 +13,9 @@ const repo = join(import.meta.dirname, "..", "..", "..")
 describe("README example", () => {
   it("another tool imports the domain package and scores a scorecard in a few lines", () => {
     const readme = readFileSync(join(repo, "README.md"), "utf8")
-    const block = /<!-- readme-example:begin -->\s*```ts\n([\s\S]*?)```\s*<!-- readme-example:end -->/.exec(readme)
+    const block = /<!-- readme-example:begin -->\s*```ts\n([\s\S]*?)```\s*<!-- readme-example:end -->/.exec(
+      readme
+    )
     assert.isNotNull(block, "the README keeps its example between the readme-example markers")
     const dir = join(repo, ".tmp", "readme-example")
     mkdirSync(dir, { recursive: true })

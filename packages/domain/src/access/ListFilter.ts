@@ -36,7 +36,11 @@ export interface ListableRecord {
 }
 
 /** Which parameters each type takes (spec table "Applies to"); others are not part of that type's query. */
-export const ListParameters: { readonly [T in EntityType]: ReadonlyArray<"status" | "search" | "chain" | "curator_id" | "include_frameworks"> } = {
+export const ListParameters: {
+  readonly [T in EntityType]: ReadonlyArray<
+    "status" | "search" | "chain" | "curator_id" | "include_frameworks"
+  >
+} = {
   protocol: ["status", "search", "chain"],
   chain: ["status", "search"],
   token: ["status", "search", "chain"],
@@ -77,7 +81,7 @@ export const matchesSearch = (r: ListableRecord, search: string): boolean => {
   return (
     r.name.toLowerCase().includes(needle) ||
     r.slug.includes(needle) ||
-    (r.symbol !== undefined && r.symbol.toLowerCase().includes(needle))
+    r.symbol?.toLowerCase().includes(needle) === true
   )
 }
 

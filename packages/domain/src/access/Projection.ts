@@ -8,7 +8,6 @@ import type { EntityStatus } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import type { ScorecardStatus } from "../model/Scorecard.ts"
 
-
 export interface VisibleRecord {
   readonly is_active: boolean
   readonly is_private: boolean
@@ -37,7 +36,10 @@ export const isAdmin = (caller: Caller): boolean => caller._tag === "Admin"
  */
 export const effectiveListFlags = (
   caller: Caller,
-  requested: { readonly include_inactive?: boolean | undefined; readonly include_frameworks?: boolean | undefined }
+  requested: {
+    readonly include_inactive?: boolean | undefined
+    readonly include_frameworks?: boolean | undefined
+  }
 ): ListFlags =>
   isAdmin(caller)
     ? {
@@ -100,7 +102,8 @@ export const projectScorecardList = <S extends ScorecardLike>(
 export const latestPublished = <S extends ScorecardLike>(scorecards: ReadonlyArray<S>): S | undefined => {
   let best: S | undefined
   for (const s of scorecards) {
-    if (s.status === "published" && (best === undefined || s.scorecard_version > best.scorecard_version)) best = s
+    if (s.status === "published" && (best === undefined || s.scorecard_version > best.scorecard_version))
+      best = s
   }
   return best
 }

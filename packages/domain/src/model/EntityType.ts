@@ -4,7 +4,15 @@
  */
 import { Schema } from "effect"
 
-export const EntityTypes = ["protocol", "chain", "token", "oracle", "vault", "organisation", "bridge"] as const
+export const EntityTypes = [
+  "protocol",
+  "chain",
+  "token",
+  "oracle",
+  "vault",
+  "organisation",
+  "bridge"
+] as const
 export type EntityType = (typeof EntityTypes)[number]
 export const EntityType = Schema.Literals(EntityTypes).annotate({
   description: "Entity type: protocol, chain, token, oracle, vault, organisation or bridge"

@@ -31,7 +31,8 @@ export const parseFields = (raw: string): Result.Result<ReadonlyArray<ExportFiel
     .split(",")
     .map((p) => p.trim())
     .filter((p) => p !== "")
-  if (parts.length === 0) return Result.fail(`fields must name at least one of: ${ExportFieldNames.join(", ")}`)
+  if (parts.length === 0)
+    return Result.fail(`fields must name at least one of: ${ExportFieldNames.join(", ")}`)
   const unknown = parts.filter((p) => !(ExportFieldNames as ReadonlyArray<string>).includes(p))
   if (unknown.length > 0) {
     return Result.fail(`unknown field(s) ${unknown.join(", ")}; allowed: ${ExportFieldNames.join(", ")}`)

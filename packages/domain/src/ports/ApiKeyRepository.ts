@@ -42,7 +42,10 @@ export class ApiKeyRepository extends Context.Service<
             created_at: k.created_at,
             revoked_at: null
           }
-          return Effect.as(Ref.update(store, (m) => new Map(m).set(k.id, { info, hash: k.hash })), info)
+          return Effect.as(
+            Ref.update(store, (m) => new Map(m).set(k.id, { info, hash: k.hash })),
+            info
+          )
         },
         findActiveByHash: (hash) =>
           Effect.map(Ref.get(store), (m) =>

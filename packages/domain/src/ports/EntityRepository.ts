@@ -22,13 +22,22 @@ export class EntityRepository extends Context.Service<
   EntityRepository,
   {
     readonly list: (query: EntityListQuery) => Effect.Effect<Page<EntityRecord>, StoreError>
-    readonly findById: (type: EntityType, id: string) => Effect.Effect<Option.Option<EntityRecord>, StoreError>
-    readonly findBySlug: (type: EntityType, slug: string) => Effect.Effect<Option.Option<EntityRecord>, StoreError>
+    readonly findById: (
+      type: EntityType,
+      id: string
+    ) => Effect.Effect<Option.Option<EntityRecord>, StoreError>
+    readonly findBySlug: (
+      type: EntityType,
+      slug: string
+    ) => Effect.Effect<Option.Option<EntityRecord>, StoreError>
     /**
      * Published, public, active entities of a type in list order (slug, id), at most
      * `limit`: what exports and compare may show (spec part 3: only published entities).
      */
-    readonly published: (type: EntityType, limit: number) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
+    readonly published: (
+      type: EntityType,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
     /** Every entity of a type whatever its status or visibility (matching, directories). */
     readonly all: (type: EntityType) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
     readonly upsert: (entities: ReadonlyArray<StoredEntity>) => Effect.Effect<void, StoreError>
@@ -39,7 +48,9 @@ export class EntityRepository extends Context.Service<
       EntityRepository,
       Effect.gen(function* () {
         const key = (type: EntityType, id: string) => `${type}:${id.toLowerCase()}`
-        const store = yield* Ref.make(new Map<string, StoredEntity>(seed.map((e) => [key(e.entity_type, e.record.id), e])))
+        const store = yield* Ref.make(
+          new Map<string, StoredEntity>(seed.map((e) => [key(e.entity_type, e.record.id), e]))
+        )
         const ofType = (type: EntityType) =>
           Ref.get(store).pipe(
             Effect.map((m) => [...m.values()].filter((e) => e.entity_type === type).map((e) => e.record))

@@ -44,12 +44,16 @@ export class ExportLog extends Context.Service<
         recordWithinQuota: (record, windowStart, quota) =>
           Ref.modify(log, (all): readonly [QuotaOutcome, ReadonlyArray<ExportRecord>] => {
             const inWindow = all
-              .filter((r) => r.account_id === record.account_id && Date.parse(r.created_at) > Date.parse(windowStart))
+              .filter(
+                (r) =>
+                  r.account_id === record.account_id && Date.parse(r.created_at) > Date.parse(windowStart)
+              )
               .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at))
             if (inWindow.length >= quota) return [{ recorded: false, oldest: inWindow[0]!.created_at }, all]
             return [{ recorded: true }, [...all, record]]
           }),
-        find: (id) => Effect.map(Ref.get(log), (all) => Option.fromNullishOr(all.find((r) => r.export_id === id)))
+        find: (id) =>
+          Effect.map(Ref.get(log), (all) => Option.fromNullishOr(all.find((r) => r.export_id === id)))
       })
     })
   )

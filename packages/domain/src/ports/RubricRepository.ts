@@ -11,7 +11,10 @@ export class RubricRepository extends Context.Service<
   RubricRepository,
   {
     readonly questions: (type: EntityType) => Effect.Effect<ReadonlyArray<Question>, StoreError>
-    readonly replace: (type: EntityType, questions: ReadonlyArray<Question>) => Effect.Effect<void, StoreError>
+    readonly replace: (
+      type: EntityType,
+      questions: ReadonlyArray<Question>
+    ) => Effect.Effect<void, StoreError>
   }
 >()("@ratings/domain/ports/RubricRepository") {
   static readonly layerMemory = (seed: ReadonlyArray<Question> = []) =>

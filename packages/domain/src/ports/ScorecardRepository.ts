@@ -60,8 +60,14 @@ export class ScorecardRepository extends Context.Service<
   ScorecardRepository,
   {
     /** Every version of an entity's scorecard (drafts included), list fields only, newest first. */
-    readonly listForEntity: (type: EntityType, entityId: string) => Effect.Effect<ReadonlyArray<Scorecard>, StoreError>
-    readonly findById: (type: EntityType, scorecardId: string) => Effect.Effect<Option.Option<StoredScorecard>, StoreError>
+    readonly listForEntity: (
+      type: EntityType,
+      entityId: string
+    ) => Effect.Effect<ReadonlyArray<Scorecard>, StoreError>
+    readonly findById: (
+      type: EntityType,
+      scorecardId: string
+    ) => Effect.Effect<Option.Option<StoredScorecard>, StoreError>
     /** The highest-version scorecard of an entity with this status. */
     readonly latest: (
       type: EntityType,
@@ -74,7 +80,10 @@ export class ScorecardRepository extends Context.Service<
       entityIds: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, Scorecard>, StoreError>
     /** Rating history, newest first. */
-    readonly history: (type: EntityType, entityId: string) => Effect.Effect<ReadonlyArray<HistoryEntryRecord>, StoreError>
+    readonly history: (
+      type: EntityType,
+      entityId: string
+    ) => Effect.Effect<ReadonlyArray<HistoryEntryRecord>, StoreError>
     readonly saveDraft: (scorecard: StoredScorecard) => Effect.Effect<void, StoreError>
     /**
      * Marks the draft published with the computed figures, the previous published
@@ -84,13 +93,20 @@ export class ScorecardRepository extends Context.Service<
   }
 >()("@ratings/domain/ports/ScorecardRepository") {
   static readonly layerMemory = (
-    seed: { readonly scorecards?: ReadonlyArray<StoredScorecard>; readonly history?: ReadonlyArray<HistoryEntryRecord & { readonly entity_id: string }> } = {}
+    seed: {
+      readonly scorecards?: ReadonlyArray<StoredScorecard>
+      readonly history?: ReadonlyArray<HistoryEntryRecord & { readonly entity_id: string }>
+    } = {}
   ) =>
     Layer.effect(
       ScorecardRepository,
       Effect.gen(function* () {
-        const cards = yield* Ref.make(new Map<string, StoredScorecard>((seed.scorecards ?? []).map((s) => [s.id, s])))
-        const hist = yield* Ref.make<ReadonlyArray<HistoryEntryRecord & { readonly entity_id: string }>>(seed.history ?? [])
+        const cards = yield* Ref.make(
+          new Map<string, StoredScorecard>((seed.scorecards ?? []).map((s) => [s.id, s]))
+        )
+        const hist = yield* Ref.make<ReadonlyArray<HistoryEntryRecord & { readonly entity_id: string }>>(
+          seed.history ?? []
+        )
         const ofEntity = (type: EntityType, entityId: string) =>
           Effect.map(Ref.get(cards), (m) =>
             [...m.values()]
@@ -98,14 +114,17 @@ export class ScorecardRepository extends Context.Service<
               .sort((a, b) => b.scorecard_version - a.scorecard_version)
           )
         return ScorecardRepository.of({
-          listForEntity: (type, entityId) => Effect.map(ofEntity(type, entityId), (xs) => xs.map(toListFields)),
+          listForEntity: (type, entityId) =>
+            Effect.map(ofEntity(type, entityId), (xs) => xs.map(toListFields)),
           findById: (type, id) =>
             Effect.map(Ref.get(cards), (m) => {
               const s = m.get(id)
               return s !== undefined && s.entity_type === type ? Option.some(s) : Option.none()
             }),
           latest: (type, entityId, status) =>
-            Effect.map(ofEntity(type, entityId), (xs) => Option.fromNullishOr(xs.find((s) => s.status === status))),
+            Effect.map(ofEntity(type, entityId), (xs) =>
+              Option.fromNullishOr(xs.find((s) => s.status === status))
+            ),
           latestPublishedOf: (type, entityIds) =>
             Effect.map(Ref.get(cards), (m) => {
               const wanted = new Set(entityIds)
@@ -113,7 +132,8 @@ export class ScorecardRepository extends Context.Service<
               for (const s of m.values()) {
                 if (s.entity_type !== type || s.status !== "published" || !wanted.has(s.entity_id)) continue
                 const prev = out.get(s.entity_id)
-                if (prev === undefined || s.scorecard_version > prev.scorecard_version) out.set(s.entity_id, toListFields(s))
+                if (prev === undefined || s.scorecard_version > prev.scorecard_version)
+                  out.set(s.entity_id, toListFields(s))
               }
               return out
             }),
@@ -130,7 +150,11 @@ export class ScorecardRepository extends Context.Service<
               yield* Ref.update(cards, (m) => {
                 const next = new Map(m)
                 for (const s of m.values()) {
-                  if (s.entity_type === r.entity_type && s.entity_id === r.entity_id && s.status === "published") {
+                  if (
+                    s.entity_type === r.entity_type &&
+                    s.entity_id === r.entity_id &&
+                    s.status === "published"
+                  ) {
                     next.set(s.id, { ...s, status: "superseded" })
                   }
                 }

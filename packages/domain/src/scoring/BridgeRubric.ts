@@ -44,11 +44,19 @@ export interface BridgeQuestion {
 }
 
 const q = (prefix: string, domain: string, texts: ReadonlyArray<readonly [string, number]>) =>
-  texts.map(([text, weight], i) => ({ id: `${prefix}-${String(i + 1).padStart(2, "0")}`, domain, text, weight }))
+  texts.map(([text, weight], i) => ({
+    id: `${prefix}-${String(i + 1).padStart(2, "0")}`,
+    domain,
+    text,
+    weight
+  }))
 
 const catalogue = [
   ...q("BRG-SEC", "security", [
-    ["Have the bridge contracts been audited by at least two independent firms within the last 12 months?", 3],
+    [
+      "Have the bridge contracts been audited by at least two independent firms within the last 12 months?",
+      3
+    ],
     ["Were all critical and high audit findings fixed and the fixes re-reviewed?", 3],
     ["Is a public bug bounty live with a maximum payout proportionate to value secured?", 2],
     ["Are upgrades to bridge contracts gated by a timelock of at least 48 hours?", 3],
@@ -140,7 +148,9 @@ export const BridgeQuestionCount = 62
 /** Why a bridge question list is not the catalogue, or success. The list must be the 62 ids in canonical order. */
 export const checkBridgeQuestionList = (ids: ReadonlyArray<string>): Result.Result<void, string> => {
   if (ids.length !== BridgeQuestionCount) {
-    return Result.fail(`a bridge question list has ${BridgeQuestionCount} questions, this one has ${ids.length}`)
+    return Result.fail(
+      `a bridge question list has ${BridgeQuestionCount} questions, this one has ${ids.length}`
+    )
   }
   for (let i = 0; i < ids.length; i++) {
     const expected = BridgeQuestionCatalogue[i]!.id

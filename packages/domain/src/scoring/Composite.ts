@@ -19,7 +19,6 @@ export type DomainWeightMap = { readonly [domain: string]: number }
 /** Domain scores may be carried as 0-1 fractions or as 0-100 percentages (rule 4). */
 export type DomainScoreScale = "fraction" | "percent"
 
-
 /** Rule 5: weights are finite, non-negative and sum to 100. */
 export const checkDomainWeights = (
   weights: DomainWeightMap
@@ -29,7 +28,11 @@ export const checkDomainWeights = (
     const w = weights[domain]!
     if (!(w >= 0) || w === Infinity) {
       return Result.fail(
-        new InvalidDomainWeight({ domain, weight: w, message: `domain weight of ${domain} must be a number >= 0` })
+        new InvalidDomainWeight({
+          domain,
+          weight: w,
+          message: `domain weight of ${domain} must be a number >= 0`
+        })
       )
     }
     sum += w
@@ -73,7 +76,11 @@ export const composite = (
     }
     if (!(s >= 0 && s <= top)) {
       return Result.fail(
-        new InvalidDomainScore({ domain, score: s, message: `domain score of ${domain} must be within 0..${top}` })
+        new InvalidDomainScore({
+          domain,
+          score: s,
+          message: `domain score of ${domain} must be within 0..${top}`
+        })
       )
     }
     total += s * weights[domain]!
@@ -81,10 +88,13 @@ export const composite = (
   for (const domain in scores) {
     if (weights[domain] === undefined) {
       return Result.fail(
-        new UnweightedDomain({ domain, message: `domain ${domain} has a score but no weight in domain_weights` })
+        new UnweightedDomain({
+          domain,
+          message: `domain ${domain} has a score but no weight in domain_weights`
+        })
       )
     }
   }
   const value = scale === "percent" ? total / 100 : total
-  return Result.succeed(value < 0 ? 0 : value > 100 ? 100 : value)
+  return Result.succeed(value < 0 ? 0 : Math.min(value, 100))
 }

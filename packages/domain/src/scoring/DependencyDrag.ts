@@ -40,7 +40,7 @@ export const applyDrag = (intrinsic: number, dependencies: ReadonlyArray<Depende
       unrated = true
       continue
     }
-    const exposure = d.exposure > 1 ? 1 : d.exposure > 0 ? d.exposure : 0
+    const exposure = d.exposure > 1 ? 1 : Math.max(d.exposure, 0)
     const gap = intrinsic - d.composite_score
     const drag = gap > 0 ? exposure * gap : 0
     if (drag > largest) {
@@ -50,7 +50,7 @@ export const applyDrag = (intrinsic: number, dependencies: ReadonlyArray<Depende
   }
   const headline = intrinsic - largest
   return {
-    composite_score: headline < 0 ? 0 : headline,
+    composite_score: Math.max(headline, 0),
     largest_drag: largest,
     largest_drag_hint: hint,
     has_unrated_dependencies: unrated

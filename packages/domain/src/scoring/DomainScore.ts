@@ -6,7 +6,6 @@ import { Result } from "effect"
 import type { Confidence } from "../model/Answer.ts"
 import { InvalidAnswer } from "./ScoringError.ts"
 
-
 /** The parts of an answer that scoring reads (the Answer schema satisfies it). */
 export interface ScorableAnswer {
   readonly domain: string | null
@@ -26,15 +25,19 @@ export type DomainScoreMap = { readonly [domain: string]: number }
  * whose questions is scored does not fire and is absent from the result.
  * An answer with no domain belongs to no domain and is not scored.
  */
-export const domainScores = (answers: ReadonlyArray<ScorableAnswer>): Result.Result<DomainScoreMap, InvalidAnswer> => {
+export const domainScores = (
+  answers: ReadonlyArray<ScorableAnswer>
+): Result.Result<DomainScoreMap, InvalidAnswer> => {
   const sums = new Map<string, [number, number]>()
   for (let i = 0; i < answers.length; i++) {
     const a = answers[i]!
     const score = a.score
     const weight = a.weight
     const max = a.max_score
-    if (!(weight > 0) || weight === Infinity) return Result.fail(invalid(i, "weight must be a finite number above 0"))
-    if (!(max > 0) || max === Infinity) return Result.fail(invalid(i, "max_score must be a finite number above 0"))
+    if (!(weight > 0) || weight === Infinity)
+      return Result.fail(invalid(i, "weight must be a finite number above 0"))
+    if (!(max > 0) || max === Infinity)
+      return Result.fail(invalid(i, "max_score must be a finite number above 0"))
     if (score === null) continue
     if (a.confidence === "not_applicable") {
       return Result.fail(invalid(i, "an answer with confidence not_applicable must have a null score"))
@@ -53,7 +56,7 @@ export const domainScores = (answers: ReadonlyArray<ScorableAnswer>): Result.Res
   for (const [domain, [num, den]] of sums) {
     const s = num / den
     // Floating error can push a perfect domain a hair above 1; rule 1 makes it a fraction in [0, 1].
-    out[domain] = s > 1 ? 1 : s
+    out[domain] = Math.min(s, 1)
   }
   return Result.succeed(out)
 }

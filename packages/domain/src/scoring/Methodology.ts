@@ -91,7 +91,10 @@ const hasAny = (categories: ReadonlyArray<string>, wanted: ReadonlyArray<string>
 }
 
 /** Whether rule 7's extra domain applies to an entity of this type with these categories. */
-export const extraDomainFor = (type: EntityType, categories: ReadonlyArray<string>): ExtraDomain | undefined => {
+export const extraDomainFor = (
+  type: EntityType,
+  categories: ReadonlyArray<string>
+): ExtraDomain | undefined => {
   const extra = ExtraDomains[type]
   return extra !== undefined && hasAny(categories, extra.categories) ? extra : undefined
 }
@@ -112,7 +115,10 @@ export const typeDomainWeights = (type: EntityType, categories: ReadonlyArray<st
 }
 
 /** Every domain a type can be scored on, in canonical order (for the methodology endpoint). */
-export const domainsOfType = (type: EntityType, extraCategoryDomains: ReadonlyArray<string> = []): string[] => {
+export const domainsOfType = (
+  type: EntityType,
+  extraCategoryDomains: ReadonlyArray<string> = []
+): string[] => {
   const list = Object.keys(BaseDomainWeights[type])
   const extra = ExtraDomains[type]
   if (extra !== undefined) list.push(extra.domain)

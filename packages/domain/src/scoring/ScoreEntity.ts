@@ -54,7 +54,10 @@ export const activeDomainWeights = (
   for (const domain in scores) {
     if (weights[domain] === undefined) {
       return Result.fail(
-        new UnweightedDomain({ domain, message: `answers score domain ${domain}, which this entity is not weighted on` })
+        new UnweightedDomain({
+          domain,
+          message: `answers score domain ${domain}, which this entity is not weighted on`
+        })
       )
     }
   }

@@ -4,10 +4,13 @@
  */
 import { Schema } from "effect"
 
-export class DomainWeightsSumError extends Schema.TaggedError<DomainWeightsSumError>()("DomainWeightsSumError", {
-  sum: Schema.Number,
-  message: Schema.String
-}) {}
+export class DomainWeightsSumError extends Schema.TaggedError<DomainWeightsSumError>()(
+  "DomainWeightsSumError",
+  {
+    sum: Schema.Number,
+    message: Schema.String
+  }
+) {}
 
 export class InvalidDomainWeight extends Schema.TaggedError<InvalidDomainWeight>()("InvalidDomainWeight", {
   domain: Schema.String,

@@ -37,7 +37,10 @@ export class CompareService extends Context.Service<
     readonly compare: (
       caller: Caller,
       request: CompareRequest
-    ) => Effect.Effect<{ readonly items: ReadonlyArray<CompareItem> }, AccessDenied | CompareNotFound | StoreError>
+    ) => Effect.Effect<
+      { readonly items: ReadonlyArray<CompareItem> },
+      AccessDenied | CompareNotFound | StoreError
+    >
   }
 >()("@ratings/domain/services/CompareService") {
   static readonly layer = Layer.effect(
@@ -55,7 +58,8 @@ export class CompareService extends Context.Service<
             const r = yield* isUuid(identifier)
               ? entities.findById(request.entity_type, identifier)
               : entities.findBySlug(request.entity_type, identifier)
-            const ok = Option.isSome(r) && r.value.status === "published" && !r.value.is_private && r.value.is_active
+            const ok =
+              Option.isSome(r) && r.value.status === "published" && !r.value.is_private && r.value.is_active
             if (ok) found.push(r.value)
             else missing.push(identifier)
           }

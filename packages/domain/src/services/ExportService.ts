@@ -38,7 +38,11 @@ export interface ExportResult {
 
 /** The account an export counts against: the key's account, or the admin's subject. */
 export const accountOf = (caller: Caller): string | undefined =>
-  caller._tag === "ApiKey" ? caller.account_id : caller._tag === "Admin" ? `admin:${caller.subject}` : undefined
+  caller._tag === "ApiKey"
+    ? caller.account_id
+    : caller._tag === "Admin"
+      ? `admin:${caller.subject}`
+      : undefined
 
 export const rowOf = (
   record: { readonly slug: string; readonly name: string },

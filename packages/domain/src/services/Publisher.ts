@@ -15,7 +15,12 @@ import { Scoring } from "../scoring/Scoring.ts"
 import type { ScoreResult } from "../scoring/ScoreEntity.ts"
 import type { ScoringError } from "../scoring/ScoringError.ts"
 import { newDelivery } from "../webhooks/DeliveryStateMachine.ts"
-import { addressEvent, eventsForPublish, type PublishedFigures, serializeEvent } from "../webhooks/EventPayloads.ts"
+import {
+  addressEvent,
+  eventsForPublish,
+  type PublishedFigures,
+  serializeEvent
+} from "../webhooks/EventPayloads.ts"
 import { AlertRuleRepository } from "../ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../ports/DeliveryOutbox.ts"
 import { EntityRepository } from "../ports/EntityRepository.ts"
@@ -87,7 +92,11 @@ export const disagreement = (draft: StoredScorecard, computed: ScoreResult): Fig
 const figuresOf = (s: StoredScorecard): PublishedFigures | undefined =>
   s.composite_score === null || s.letter_grade === null
     ? undefined
-    : { composite_score: s.composite_score, letter_grade: s.letter_grade, domain_scores: s.domain_scores ?? {} }
+    : {
+        composite_score: s.composite_score,
+        letter_grade: s.letter_grade,
+        domain_scores: s.domain_scores ?? {}
+      }
 
 export class Publisher extends Context.Service<
   Publisher,
@@ -122,7 +131,11 @@ export class Publisher extends Context.Service<
           const { entity_type: type, slug } = request
           const found = yield* entities.findBySlug(type, slug)
           if (Option.isNone(found)) {
-            return yield* new EntityNotFound({ entity_type: type, slug, message: `no ${type} with slug ${slug}` })
+            return yield* new EntityNotFound({
+              entity_type: type,
+              slug,
+              message: `no ${type} with slug ${slug}`
+            })
           }
           const entity = found.value
           const draftOpt = yield* scorecards.latest(type, entity.id, "draft")

@@ -65,11 +65,27 @@ export class RatingsReader extends Context.Service<
       type: EntityType,
       idOrSlug: string
     ) => Effect.Effect<Page<Scorecard>, NotFound | StoreError>
-    readonly domains: (caller: Caller, type: EntityType, slug: string) => Effect.Effect<DomainsBody, ReadError>
-    readonly history: (caller: Caller, type: EntityType, slug: string) => Effect.Effect<HistoryBody, ReadError>
-    readonly questions: (caller: Caller, type: EntityType, slug: string) => Effect.Effect<QuestionsBody, ReadError>
+    readonly domains: (
+      caller: Caller,
+      type: EntityType,
+      slug: string
+    ) => Effect.Effect<DomainsBody, ReadError>
+    readonly history: (
+      caller: Caller,
+      type: EntityType,
+      slug: string
+    ) => Effect.Effect<HistoryBody, ReadError>
+    readonly questions: (
+      caller: Caller,
+      type: EntityType,
+      slug: string
+    ) => Effect.Effect<QuestionsBody, ReadError>
     readonly rubric: (caller: Caller, type: EntityType, slug: string) => Effect.Effect<RubricBody, ReadError>
-    readonly evidence: (caller: Caller, type: EntityType, slug: string) => Effect.Effect<EvidenceBody, ReadError>
+    readonly evidence: (
+      caller: Caller,
+      type: EntityType,
+      slug: string
+    ) => Effect.Effect<EvidenceBody, ReadError>
     readonly scorecardById: (
       caller: Caller,
       type: EntityType,
@@ -110,19 +126,21 @@ export class RatingsReader extends Context.Service<
         card?.domain_weights ?? defaultDomainWeights(type, record.categories ?? [])
 
       const questionsOf = (type: EntityType) =>
-        Effect.map(rubric.questions(type), (qs): ReadonlyArray<Question> =>
-          qs.length === 0 && type === "bridge"
-            ? BridgeQuestionCatalogue.map((q) => ({
-                id: q.id,
-                entity_type: "bridge",
-                domain: q.domain,
-                text: q.text,
-                weight: q.weight,
-                max_score: 4,
-                criteria: [],
-                position: q.position
-              }))
-            : qs
+        Effect.map(
+          rubric.questions(type),
+          (qs): ReadonlyArray<Question> =>
+            qs.length === 0 && type === "bridge"
+              ? BridgeQuestionCatalogue.map((q) => ({
+                  id: q.id,
+                  entity_type: "bridge",
+                  domain: q.domain,
+                  text: q.text,
+                  weight: q.weight,
+                  max_score: 4,
+                  criteria: [],
+                  position: q.position
+                }))
+              : qs
         )
 
       const brief = (r: EntityRecord) => ({ slug: r.slug, name: r.name })
@@ -130,7 +148,10 @@ export class RatingsReader extends Context.Service<
       return RatingsReader.of({
         list: (caller, request) => {
           const { include_inactive, include_frameworks, ...rest } = request
-          return entities.list({ ...rest, flags: effectiveListFlags(caller, { include_inactive, include_frameworks }) })
+          return entities.list({
+            ...rest,
+            flags: effectiveListFlags(caller, { include_inactive, include_frameworks })
+          })
         },
 
         detail: (caller, type, identifier, includeInactive) =>
@@ -280,7 +301,11 @@ export class RatingsReader extends Context.Service<
               version: MethodologyVersion,
               total_questions: entity_types.reduce((n, t) => n + t.questions, 0),
               entity_types,
-              grade_scale: GradeLadder.map((b) => ({ grade: b.grade, min_score: b.min_score, description: b.description })),
+              grade_scale: GradeLadder.map((b) => ({
+                grade: b.grade,
+                min_score: b.min_score,
+                description: b.description
+              })),
               grade_rounding: GradeRounding,
               attribution: Attribution,
               methodology_url: MethodologyUrl

@@ -13,7 +13,14 @@ const allowed = (c: Caller, cap: Capability) => Result.isSuccess(authorize(c, ca
 
 describe("Capabilities (spec part 5 rule 3)", () => {
   it("public endpoints need no credentials", () => {
-    for (const cap of ["list", "detail", "scorecards", "methodology", "incidents", "quantum_readiness"] as const) {
+    for (const cap of [
+      "list",
+      "detail",
+      "scorecards",
+      "methodology",
+      "incidents",
+      "quantum_readiness"
+    ] as const) {
       assert.isTrue(allowed(anonymous, cap), cap)
     }
   })

@@ -1,5 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type EntityListQuery, type ListableRecord, matchesCategories, runListQuery } from "../../src/access/ListFilter.ts"
+import {
+  type EntityListQuery,
+  type ListableRecord,
+  matchesCategories,
+  runListQuery
+} from "../../src/access/ListFilter.ts"
 import type { EntityType } from "../../src/model/EntityType.ts"
 
 const rec = (slug: string, over: Partial<ListableRecord> = {}): ListableRecord => ({
@@ -23,7 +28,8 @@ const query = (entity_type: EntityType, over: Partial<EntityListQuery> = {}): En
   ...over
 })
 
-const slugs = (records: ReadonlyArray<ListableRecord>, q: EntityListQuery) => runListQuery(records, q).items.map((r) => r.slug)
+const slugs = (records: ReadonlyArray<ListableRecord>, q: EntityListQuery) =>
+  runListQuery(records, q).items.map((r) => r.slug)
 
 describe("ListFilter (spec part 4 list query parameters)", () => {
   it("category: for chains, tokens and bridges multiple values combine with AND semantics", () => {
@@ -56,7 +62,11 @@ describe("ListFilter (spec part 4 list query parameters)", () => {
   })
 
   it("curator_id applies to vaults only: vaults curated by that organisation", () => {
-    const records = [rec("v1", { curator_id: "ORG-1" }), rec("v2", { curator_id: "org-2" }), rec("v3", { curator_id: null })]
+    const records = [
+      rec("v1", { curator_id: "ORG-1" }),
+      rec("v2", { curator_id: "org-2" }),
+      rec("v3", { curator_id: null })
+    ]
     assert.deepStrictEqual(slugs(records, query("vault", { curator_id: "org-1" })), ["v1"])
     assert.deepStrictEqual(slugs(records, query("protocol", { curator_id: "org-1" })), ["v1", "v2", "v3"])
   })

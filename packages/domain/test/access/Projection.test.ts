@@ -16,7 +16,14 @@ const pro = Caller.apiKey("pro", "a", "k")
 const enterprise = Caller.apiKey("enterprise", "a", "k")
 const admin = Caller.admin("u", "super_admin")
 
-const record = (over: Partial<{ is_active: boolean; is_private: boolean; status: "draft" | "published"; is_framework: boolean }> = {}) => ({
+const record = (
+  over: Partial<{
+    is_active: boolean
+    is_private: boolean
+    status: "draft" | "published"
+    is_framework: boolean
+  }> = {}
+) => ({
   is_active: true,
   is_private: false,
   status: "published" as const,

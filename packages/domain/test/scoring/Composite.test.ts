@@ -4,7 +4,9 @@ import { checkDomainWeights, composite } from "../../src/scoring/Composite.ts"
 
 describe("Composite (spec part 1, level 2)", () => {
   it("rule 4: composite = sum over domains of domain_score x domain_weight (percentage points)", () => {
-    const c = Result.getOrThrow(composite({ security: 0.8, technology: 0.5 }, { security: 60, technology: 40 }))
+    const c = Result.getOrThrow(
+      composite({ security: 0.8, technology: 0.5 }, { security: 60, technology: 40 })
+    )
     assert.closeTo(c, 0.8 * 60 + 0.5 * 40, 1e-12)
   })
 

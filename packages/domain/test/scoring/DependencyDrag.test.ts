@@ -27,7 +27,9 @@ describe("DependencyDrag (spec part 1 rule 8)", () => {
   })
 
   it("an unrated dependency does not drag but is flagged with has_unrated_dependencies", () => {
-    const r = applyDrag(70, [{ entity_type: "bridge", slug: "new-bridge", composite_score: null, exposure: 1 }])
+    const r = applyDrag(70, [
+      { entity_type: "bridge", slug: "new-bridge", composite_score: null, exposure: 1 }
+    ])
     assert.strictEqual(r.composite_score, 70)
     assert.isTrue(r.has_unrated_dependencies)
     assert.isFalse(applyDrag(70, []).has_unrated_dependencies)

@@ -87,9 +87,15 @@ describe("ScoreEntity (spec part 1 as a whole)", () => {
   })
 
   it("without its own weights an entity is scored on its type's methodology weights", () => {
-    const answers = ["security", "technology", "governance", "economic", "operational", "transparency", "dependencies"].map(
-      (d) => ans(d, 4)
-    )
+    const answers = [
+      "security",
+      "technology",
+      "governance",
+      "economic",
+      "operational",
+      "transparency",
+      "dependencies"
+    ].map((d) => ans(d, 4))
     const r = Result.getOrThrow(scoreEntity({ entity_type: "protocol", categories: [], answers }))
     assert.strictEqual(r.composite_score, 100)
     assert.strictEqual(r.grade, "AAA")
@@ -107,7 +113,12 @@ describe("ScoreEntity (spec part 1 as a whole)", () => {
       assert.strictEqual(r.composite_score, 75)
       assert.strictEqual(r.grade, "A")
       const failure = yield* Effect.flip(
-        scoring.score({ entity_type: "oracle", categories: [], domain_weights: { security: 90 }, answers: [] })
+        scoring.score({
+          entity_type: "oracle",
+          categories: [],
+          domain_weights: { security: 90 },
+          answers: []
+        })
       )
       assert.strictEqual(failure._tag, "DomainWeightsSumError")
     }).pipe(Effect.provide(Scoring.layer))
@@ -115,7 +126,8 @@ describe("ScoreEntity (spec part 1 as a whole)", () => {
 })
 
 describe("MvcGates (spec part 2 Scorecard rule 3)", () => {
-  const gateOf = (id: string) => (id.startsWith("G1") ? "finality" : id.startsWith("G2") ? "censorship" : null)
+  const gateOf = (id: string) =>
+    id.startsWith("G1") ? "finality" : id.startsWith("G2") ? "censorship" : null
   const g = (question_id: string, score: number | null) => ({ question_id, ...ans("security", score) })
 
   it("a gate passes when every scored question of the gate reaches half its max_score", () => {

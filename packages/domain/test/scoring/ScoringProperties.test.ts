@@ -29,7 +29,8 @@ const answerArb = (domains: ReadonlyArray<string>): fc.Arbitrary<ScorableAnswer>
       max_score,
       weight,
       score: kind === "scored" ? Math.round(ratio * max_score) : null,
-      confidence: kind === "na" ? ("not_applicable" as const) : kind === "null" ? ("low" as const) : ("high" as const)
+      confidence:
+        kind === "na" ? ("not_applicable" as const) : kind === "null" ? ("low" as const) : ("high" as const)
     }))
 
 /** A scorecard: weights over some domains (sum 100) and answers on those domains, at least one scored. */
@@ -53,7 +54,9 @@ const rawComposite = (answers: ReadonlyArray<ScorableAnswer>, weights: DomainWei
 }
 
 const score = (answers: ReadonlyArray<ScorableAnswer>, weights: DomainWeightMap) =>
-  Result.getOrThrow(scoreEntity({ entity_type: "protocol", categories: [], answers, domain_weights: weights }))
+  Result.getOrThrow(
+    scoreEntity({ entity_type: "protocol", categories: [], answers, domain_weights: weights })
+  )
 
 const shuffle = <A>(xs: ReadonlyArray<A>, seed: number): A[] => {
   const out = [...xs]
@@ -123,7 +126,9 @@ describe("Scoring properties", () => {
     fc.assert(
       fc.property(cardArb, fc.nat(), ({ answers, weights }, pick) => {
         const i = pick % answers.length
-        const nulled = answers.map((a, j) => (j === i ? { ...a, score: null, confidence: "low" as const } : a))
+        const nulled = answers.map((a, j) =>
+          j === i ? { ...a, score: null, confidence: "low" as const } : a
+        )
         const removed = answers.filter((_, j) => j !== i)
         if (!removed.some((a) => a.score !== null)) return true
         assert.deepStrictEqual(score(nulled, weights), score(removed, weights))
@@ -163,21 +168,26 @@ describe("Scoring properties", () => {
 
   it("raising one score never lowers the composite", () => {
     fc.assert(
-      fc.property(cardArb, fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), ({ answers, weights }, pick, up) => {
-        const scored = answers.flatMap((a, i) => (a.score === null ? [] : [i]))
-        const i = scored[pick % scored.length]!
-        const a = answers[i]!
-        const raised = answers.map((x, j) =>
-          j === i ? { ...x, score: a.score! + Math.round(up * (a.max_score - a.score!)) } : x
-        )
-        const before = score(answers, weights)
-        const after = score(raised, weights)
-        return (
-          rawComposite(raised, weights) >= rawComposite(answers, weights) &&
-          after.composite_score >= before.composite_score &&
-          after.intrinsic_composite_score >= before.intrinsic_composite_score
-        )
-      }),
+      fc.property(
+        cardArb,
+        fc.nat(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        ({ answers, weights }, pick, up) => {
+          const scored = answers.flatMap((a, i) => (a.score === null ? [] : [i]))
+          const i = scored[pick % scored.length]!
+          const a = answers[i]!
+          const raised = answers.map((x, j) =>
+            j === i ? { ...x, score: a.score! + Math.round(up * (a.max_score - a.score!)) } : x
+          )
+          const before = score(answers, weights)
+          const after = score(raised, weights)
+          return (
+            rawComposite(raised, weights) >= rawComposite(answers, weights) &&
+            after.composite_score >= before.composite_score &&
+            after.intrinsic_composite_score >= before.intrinsic_composite_score
+          )
+        }
+      ),
       RUNS
     )
   })
@@ -206,7 +216,13 @@ describe("Scoring properties", () => {
     fc.assert(
       fc.property(cardArb, fc.array(depArb, { maxLength: 5 }), ({ answers, weights }, dependencies) => {
         const r = Result.getOrThrow(
-          scoreEntity({ entity_type: "protocol", categories: [], answers, domain_weights: weights, dependencies })
+          scoreEntity({
+            entity_type: "protocol",
+            categories: [],
+            answers,
+            domain_weights: weights,
+            dependencies
+          })
         )
         const raw = applyDrag(rawComposite(answers, weights), dependencies)
         return (
@@ -243,10 +259,14 @@ describe("Scoring properties", () => {
   it("the grade never falls as the score rises", () => {
     const rank = (g: string) => GradeLadder.findIndex((b) => b.grade === g)
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 100, noNaN: true }), fc.double({ min: 0, max: 100, noNaN: true }), (x, y) => {
-        const [lo, hi] = x <= y ? [x, y] : [y, x]
-        return rank(gradeOf(hi)) <= rank(gradeOf(lo))
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 100, noNaN: true }),
+        fc.double({ min: 0, max: 100, noNaN: true }),
+        (x, y) => {
+          const [lo, hi] = x <= y ? [x, y] : [y, x]
+          return rank(gradeOf(hi)) <= rank(gradeOf(lo))
+        }
+      ),
       { numRuns: 2000 }
     )
   })

@@ -16,7 +16,11 @@ const layer = CompareService.layer.pipe(
     Layer.mergeAll(
       EntityRepository.layerMemory([a, b, draft]),
       ScorecardRepository.layerMemory({
-        scorecards: [scorecard(a, 1, "superseded", { composite_score: 60 }), scorecard(a, 2, "published"), scorecard(b, 1, "published", { composite_score: 66, grade: "BBB", letter_grade: "BBB" })]
+        scorecards: [
+          scorecard(a, 1, "superseded", { composite_score: 60 }),
+          scorecard(a, 2, "published"),
+          scorecard(b, 1, "published", { composite_score: 66, grade: "BBB", letter_grade: "BBB" })
+        ]
       })
     )
   )
@@ -25,29 +29,35 @@ const layer = CompareService.layer.pipe(
 const fields = ["grade", "composite_score", "domain_scores", "last_rated_at"] as const
 
 describe("CompareService", () => {
-  it.effect("each entity's grade, composite_score, domain_scores and last_rated_at from its latest published scorecard", () =>
-    Effect.gen(function* () {
-      const r = yield* (yield* CompareService).compare(enterprise, {
-        entity_type: "chain",
-        ids: [a.record.id, "solana"],
-        fields
-      })
-      assert.deepStrictEqual(
-        r.items.map((i) => [i.id, i.grade, i.composite_score]),
-        [
-          [a.record.id, "A", 80],
-          [b.record.id, "BBB", 66]
-        ]
-      )
-      assert.deepStrictEqual(r.items[0]!.domain_scores, { security: 0.8 })
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "each entity's grade, composite_score, domain_scores and last_rated_at from its latest published scorecard",
+    () =>
+      Effect.gen(function* () {
+        const r = yield* (yield* CompareService).compare(enterprise, {
+          entity_type: "chain",
+          ids: [a.record.id, "solana"],
+          fields
+        })
+        assert.deepStrictEqual(
+          r.items.map((i) => [i.id, i.grade, i.composite_score]),
+          [
+            [a.record.id, "A", 80],
+            [b.record.id, "BBB", 66]
+          ]
+        )
+        assert.deepStrictEqual(r.items[0]!.domain_scores, { security: 0.8 })
+      }).pipe(Effect.provide(layer))
   )
 
   it.effect("a non-published entity fails exactly like an unknown one, revealing nothing", () =>
     Effect.gen(function* () {
       const svc = yield* CompareService
-      const e1 = yield* Effect.flip(svc.compare(enterprise, { entity_type: "chain", ids: ["ethereum", "secret-chain"], fields }))
-      const e2 = yield* Effect.flip(svc.compare(enterprise, { entity_type: "chain", ids: ["ethereum", "nope-chain"], fields }))
+      const e1 = yield* Effect.flip(
+        svc.compare(enterprise, { entity_type: "chain", ids: ["ethereum", "secret-chain"], fields })
+      )
+      const e2 = yield* Effect.flip(
+        svc.compare(enterprise, { entity_type: "chain", ids: ["ethereum", "nope-chain"], fields })
+      )
       assert.strictEqual(e1._tag, "CompareNotFound")
       assert.strictEqual(e2._tag, "CompareNotFound")
       assert.deepStrictEqual(Object.keys(e1), Object.keys(e2))
@@ -57,7 +67,11 @@ describe("CompareService", () => {
   it.effect("compare is Enterprise", () =>
     Effect.gen(function* () {
       const e = yield* Effect.flip(
-        (yield* CompareService).compare(Caller.apiKey("pro", "p", "k"), { entity_type: "chain", ids: ["ethereum"], fields })
+        (yield* CompareService).compare(Caller.apiKey("pro", "p", "k"), {
+          entity_type: "chain",
+          ids: ["ethereum"],
+          fields
+        })
       )
       assert.strictEqual(e._tag, "InsufficientTier")
     }).pipe(Effect.provide(layer))

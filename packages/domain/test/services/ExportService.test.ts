@@ -37,7 +37,12 @@ const layer = ExportService.layer.pipe(
   )
 )
 
-const request = { entity_type: "protocol" as const, fields: ["slug", "composite_score", "grade"] as const, limit: 1000, format: "csv" as const }
+const request = {
+  entity_type: "protocol" as const,
+  fields: ["slug", "composite_score", "grade"] as const,
+  limit: 1000,
+  format: "csv" as const
+}
 
 describe("ExportService", () => {
   it.effect("published entities only, with figures from each one's latest published scorecard", () =>
@@ -62,7 +67,9 @@ describe("ExportService", () => {
       assert.notStrictEqual(first.export_id, second.export_id)
       assert.isTrue(first.rows.every((row) => row.__export_id === first.export_id))
       const logged = yield* (yield* ExportLog).find(first.export_id)
-      assert.isTrue(logged._tag === "Some" && logged.value.account_id === "acct-pro" && logged.value.row_count === 3)
+      assert.isTrue(
+        logged._tag === "Some" && logged.value.account_id === "acct-pro" && logged.value.row_count === 3
+      )
     }).pipe(Effect.provide(layer))
   )
 

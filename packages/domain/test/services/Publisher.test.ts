@@ -29,7 +29,12 @@ const answer = (question_id: string, domain: string, score: number | null, weigh
 })
 
 /** A draft with no stored figures (null figures are not claims). */
-const draft = (e: typeof lending, version: number, answers: StoredScorecard["answers"], over: Partial<StoredScorecard> = {}) =>
+const draft = (
+  e: typeof lending,
+  version: number,
+  answers: StoredScorecard["answers"],
+  over: Partial<StoredScorecard> = {}
+) =>
   scorecard(e, version, "draft", {
     grade: null,
     letter_grade: null,
@@ -61,14 +66,37 @@ const badDraft = draft(entity("protocol", "bad-figures"), 1, [answer("S1", "secu
   domain_weights: { security: 100 },
   composite_score: 90
 })
-const badEntity = { ...entity("protocol", "bad-figures"), record: { ...entity("protocol", "bad-figures").record, id: badDraft.entity_id } }
+const badEntity = {
+  ...entity("protocol", "bad-figures"),
+  record: { ...entity("protocol", "bad-figures").record, id: badDraft.entity_id }
+}
 
 const ports = Layer.mergeAll(
   EntityRepository.layerMemory([lending, oracle, chain, badEntity]),
   ScorecardRepository.layerMemory({ scorecards: [v1, v2, oracleCard, chainDraft, badDraft] }),
   RubricRepository.layerMemory([
-    { id: "C1", entity_type: "chain", domain: "security", text: "Finality?", weight: 1, max_score: 4, criteria: [], position: 1, gate: "finality" },
-    { id: "C2", entity_type: "chain", domain: "security", text: "Liveness?", weight: 1, max_score: 4, criteria: [], position: 2, gate: "liveness" }
+    {
+      id: "C1",
+      entity_type: "chain",
+      domain: "security",
+      text: "Finality?",
+      weight: 1,
+      max_score: 4,
+      criteria: [],
+      position: 1,
+      gate: "finality"
+    },
+    {
+      id: "C2",
+      entity_type: "chain",
+      domain: "security",
+      text: "Liveness?",
+      weight: 1,
+      max_score: 4,
+      criteria: [],
+      position: 2,
+      gate: "liveness"
+    }
   ]),
   AlertRuleRepository.layerMemory,
   DeliveryOutbox.layerMemory,
@@ -100,7 +128,12 @@ describe("Publisher", () => {
   it.effect("publishing computes the figures with the scoring core from the draft's answers", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(Date.parse("2026-09-01T12:00:00Z"))
-      const r = yield* (yield* Publisher).publish({ entity_type: "protocol", slug: "lend-protocol", reasoning: "governance weakened", actor: "analyst@ratings" })
+      const r = yield* (yield* Publisher).publish({
+        entity_type: "protocol",
+        slug: "lend-protocol",
+        reasoning: "governance weakened",
+        actor: "analyst@ratings"
+      })
       // security 1.0, governance 0.25 -> intrinsic 62.5 (B); oracle at 50 with exposure 0.5 drags to 56.3 (B)
       assert.strictEqual(r.scorecard.intrinsic_composite_score, 62.5)
       assert.strictEqual(r.scorecard.composite_score, 56.3)
@@ -113,7 +146,12 @@ describe("Publisher", () => {
 
   it.effect("publishing appends to the history and supersedes the previous published version", () =>
     Effect.gen(function* () {
-      yield* (yield* Publisher).publish({ entity_type: "protocol", slug: "lend-protocol", reasoning: "governance weakened", actor: "analyst" })
+      yield* (yield* Publisher).publish({
+        entity_type: "protocol",
+        slug: "lend-protocol",
+        reasoning: "governance weakened",
+        actor: "analyst"
+      })
       const repo = yield* ScorecardRepository
       const history = yield* repo.history("protocol", lending.record.id)
       assert.strictEqual(history[0]!.scorecard_version, 2)
@@ -130,54 +168,92 @@ describe("Publisher", () => {
     }).pipe(Effect.provide(layer))
   )
 
-  it.effect("publishing emits rating.changed and a grade transition to every matching rule, in the outbox", () =>
-    Effect.gen(function* () {
-      const watching = yield* watch(["lend-protocol"])
-      const other = yield* watch(["someone-else"])
-      const r = yield* (yield* Publisher).publish({ entity_type: "protocol", slug: "lend-protocol", reasoning: "x", actor: "a" })
-      assert.strictEqual(r.deliveries, 2)
-      const outbox = yield* DeliveryOutbox
-      const sent = yield* outbox.listByRule(watching)
-      assert.deepStrictEqual(sent.map((d) => d.event).sort(), ["rating.changed", "rating.grade_transition"])
-      const body = JSON.parse(sent.find((d) => d.event === "rating.changed")!.body)
-      assert.strictEqual(body.watchlist_id, watching)
-      assert.deepStrictEqual(body.data.previous, { composite_score: 80, letter_grade: "A" })
-      assert.deepStrictEqual(body.data.current, { composite_score: 56.3, letter_grade: "B" })
-      assert.strictEqual((yield* outbox.listByRule(other)).length, 0)
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "publishing emits rating.changed and a grade transition to every matching rule, in the outbox",
+    () =>
+      Effect.gen(function* () {
+        const watching = yield* watch(["lend-protocol"])
+        const other = yield* watch(["someone-else"])
+        const r = yield* (yield* Publisher).publish({
+          entity_type: "protocol",
+          slug: "lend-protocol",
+          reasoning: "x",
+          actor: "a"
+        })
+        assert.strictEqual(r.deliveries, 2)
+        const outbox = yield* DeliveryOutbox
+        const sent = yield* outbox.listByRule(watching)
+        assert.deepStrictEqual(sent.map((d) => d.event).sort(), ["rating.changed", "rating.grade_transition"])
+        const body = JSON.parse(sent.find((d) => d.event === "rating.changed")!.body)
+        assert.strictEqual(body.watchlist_id, watching)
+        assert.deepStrictEqual(body.data.previous, { composite_score: 80, letter_grade: "A" })
+        assert.deepStrictEqual(body.data.current, { composite_score: 56.3, letter_grade: "B" })
+        assert.strictEqual((yield* outbox.listByRule(other)).length, 0)
+      }).pipe(Effect.provide(layer))
   )
 
   it.effect("a first publication emits a new-rating event", () =>
     Effect.gen(function* () {
       const watching = yield* watch([])
-      yield* (yield* Publisher).publish({ entity_type: "chain", slug: "gate-chain", reasoning: "first rating", actor: "a" })
+      yield* (yield* Publisher).publish({
+        entity_type: "chain",
+        slug: "gate-chain",
+        reasoning: "first rating",
+        actor: "a"
+      })
       const sent = yield* (yield* DeliveryOutbox).listByRule(watching)
-      assert.deepStrictEqual(sent.map((d) => d.event), ["rating.new"])
+      assert.deepStrictEqual(
+        sent.map((d) => d.event),
+        ["rating.new"]
+      )
     }).pipe(Effect.provide(layer))
   )
 
   it.effect("chains get mvc_gates computed from their gate questions", () =>
     Effect.gen(function* () {
-      const r = yield* (yield* Publisher).publish({ entity_type: "chain", slug: "gate-chain", reasoning: "x", actor: "a" })
+      const r = yield* (yield* Publisher).publish({
+        entity_type: "chain",
+        slug: "gate-chain",
+        reasoning: "x",
+        actor: "a"
+      })
       assert.deepStrictEqual(r.scorecard.mvc_gates, { finality: false, liveness: true })
     }).pipe(Effect.provide(layer))
   )
 
-  it.effect("a draft carrying a figure that disagrees with the computed one is refused and nothing is written", () =>
-    Effect.gen(function* () {
-      const e = yield* Effect.flip((yield* Publisher).publish({ entity_type: "protocol", slug: "bad-figures", reasoning: "x", actor: "a" }))
-      assert.strictEqual(e._tag, "FiguresDisagree")
-      if (e._tag === "FiguresDisagree") assert.include(e.message, "composite_score")
-      const still = yield* (yield* ScorecardRepository).latest("protocol", badDraft.entity_id, "published")
-      assert.isTrue(Option.isNone(still))
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "a draft carrying a figure that disagrees with the computed one is refused and nothing is written",
+    () =>
+      Effect.gen(function* () {
+        const e = yield* Effect.flip(
+          (yield* Publisher).publish({
+            entity_type: "protocol",
+            slug: "bad-figures",
+            reasoning: "x",
+            actor: "a"
+          })
+        )
+        assert.strictEqual(e._tag, "FiguresDisagree")
+        if (e._tag === "FiguresDisagree") assert.include(e.message, "composite_score")
+        const still = yield* (yield* ScorecardRepository).latest("protocol", badDraft.entity_id, "published")
+        assert.isTrue(Option.isNone(still))
+      }).pipe(Effect.provide(layer))
   )
 
   it.effect("no draft, or no such entity, is a clear error", () =>
     Effect.gen(function* () {
       const p = yield* Publisher
-      assert.strictEqual((yield* Effect.flip(p.publish({ entity_type: "oracle", slug: "thin-oracle", reasoning: "x", actor: "a" })))._tag, "NoDraftScorecard")
-      assert.strictEqual((yield* Effect.flip(p.publish({ entity_type: "oracle", slug: "nope", reasoning: "x", actor: "a" })))._tag, "EntityNotFound")
+      assert.strictEqual(
+        (yield* Effect.flip(
+          p.publish({ entity_type: "oracle", slug: "thin-oracle", reasoning: "x", actor: "a" })
+        ))._tag,
+        "NoDraftScorecard"
+      )
+      assert.strictEqual(
+        (yield* Effect.flip(p.publish({ entity_type: "oracle", slug: "nope", reasoning: "x", actor: "a" })))
+          ._tag,
+        "EntityNotFound"
+      )
     }).pipe(Effect.provide(layer))
   )
 })

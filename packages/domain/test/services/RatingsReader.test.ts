@@ -21,7 +21,11 @@ const draft = entity("protocol", "draft-protocol", { status: "draft" })
 const eth = entity("chain", "ethereum")
 const bridge = entity("bridge", "new-bridge", { categories: ["messaging"] })
 
-const aaveCards = [scorecard(aave, 1, "superseded"), scorecard(aave, 2, "published"), scorecard(aave, 3, "draft")]
+const aaveCards = [
+  scorecard(aave, 1, "superseded"),
+  scorecard(aave, 2, "published"),
+  scorecard(aave, 3, "draft")
+]
 const ethCards = [scorecard(eth, 1, "published")]
 const draftCards = [scorecard(draft, 1, "published")]
 
@@ -80,11 +84,19 @@ describe("RatingsReader", () => {
     }).pipe(Effect.provide(layer))
   )
 
-  it.effect("include_inactive shows inactive records to an admin and is silently ignored for anyone else", () =>
-    Effect.gen(function* () {
-      assert.include((yield* list(admin, { include_inactive: true })).items.map((r) => r.slug), "retired-protocol")
-      assert.notInclude((yield* list(enterprise, { include_inactive: true })).items.map((r) => r.slug), "retired-protocol")
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "include_inactive shows inactive records to an admin and is silently ignored for anyone else",
+    () =>
+      Effect.gen(function* () {
+        assert.include(
+          (yield* list(admin, { include_inactive: true })).items.map((r) => r.slug),
+          "retired-protocol"
+        )
+        assert.notInclude(
+          (yield* list(enterprise, { include_inactive: true })).items.map((r) => r.slug),
+          "retired-protocol"
+        )
+      }).pipe(Effect.provide(layer))
   )
 
   it.effect("detail accepts the UUID id or the slug, and 404s private or inactive records", () =>
@@ -96,20 +108,25 @@ describe("RatingsReader", () => {
         const e = yield* Effect.flip(r.detail(anonymous, "protocol", slug, false))
         assert.strictEqual(e._tag, "NotFound")
       }
-      assert.strictEqual((yield* r.detail(admin, "protocol", "retired-protocol", true)).slug, "retired-protocol")
+      assert.strictEqual(
+        (yield* r.detail(admin, "protocol", "retired-protocol", true)).slug,
+        "retired-protocol"
+      )
     }).pipe(Effect.provide(layer))
   )
 
-  it.effect("scorecard list: anonymous and Free get the latest published only, with domain_scores and mvc_gates null", () =>
-    Effect.gen(function* () {
-      const r = yield* RatingsReader
-      for (const c of [anonymous, free]) {
-        const page = yield* r.scorecards(c, "chain", "ethereum")
-        assert.strictEqual(page.total, 1)
-        assert.isNull(page.items[0]!.domain_scores)
-        assert.isNull(page.items[0]!.mvc_gates)
-      }
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "scorecard list: anonymous and Free get the latest published only, with domain_scores and mvc_gates null",
+    () =>
+      Effect.gen(function* () {
+        const r = yield* RatingsReader
+        for (const c of [anonymous, free]) {
+          const page = yield* r.scorecards(c, "chain", "ethereum")
+          assert.strictEqual(page.total, 1)
+          assert.isNull(page.items[0]!.domain_scores)
+          assert.isNull(page.items[0]!.mvc_gates)
+        }
+      }).pipe(Effect.provide(layer))
   )
 
   it.effect("scorecard list: Pro and Enterprise get the full version history, by id or slug", () =>
@@ -127,25 +144,30 @@ describe("RatingsReader", () => {
     }).pipe(Effect.provide(layer))
   )
 
-  it.effect("non-published entities resolve to 404 on scorecard routes for non-admin callers, like an unknown slug", () =>
-    Effect.gen(function* () {
-      const r = yield* RatingsReader
-      for (const c of [anonymous, free, pro, enterprise]) {
-        const e = yield* Effect.flip(r.scorecards(c, "protocol", "draft-protocol"))
-        const unknown = yield* Effect.flip(r.scorecards(c, "protocol", "no-such-slug"))
-        assert.deepStrictEqual(e, unknown)
-        const q = yield* Effect.flip(r.questions(enterprise, "protocol", "draft-protocol"))
-        assert.strictEqual(q._tag, "NotFound")
-      }
-      assert.strictEqual((yield* r.scorecards(admin, "protocol", "draft-protocol")).total, 1)
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "non-published entities resolve to 404 on scorecard routes for non-admin callers, like an unknown slug",
+    () =>
+      Effect.gen(function* () {
+        const r = yield* RatingsReader
+        for (const c of [anonymous, free, pro, enterprise]) {
+          const e = yield* Effect.flip(r.scorecards(c, "protocol", "draft-protocol"))
+          const unknown = yield* Effect.flip(r.scorecards(c, "protocol", "no-such-slug"))
+          assert.deepStrictEqual(e, unknown)
+          const q = yield* Effect.flip(r.questions(enterprise, "protocol", "draft-protocol"))
+          assert.strictEqual(q._tag, "NotFound")
+        }
+        assert.strictEqual((yield* r.scorecards(admin, "protocol", "draft-protocol")).total, 1)
+      }).pipe(Effect.provide(layer))
   )
 
   it.effect("domains and history are Pro: no key is missing_key, Free is insufficient", () =>
     Effect.gen(function* () {
       const r = yield* RatingsReader
       assert.strictEqual((yield* Effect.flip(r.domains(anonymous, "protocol", "aave-v3")))._tag, "MissingKey")
-      assert.strictEqual((yield* Effect.flip(r.history(free, "protocol", "aave-v3")))._tag, "InsufficientTier")
+      assert.strictEqual(
+        (yield* Effect.flip(r.history(free, "protocol", "aave-v3")))._tag,
+        "InsufficientTier"
+      )
       const d = yield* r.domains(pro, "protocol", "aave-v3")
       assert.deepStrictEqual(d.entity, { slug: "aave-v3", name: "Aave V3" })
       assert.deepStrictEqual(d.domain_scores, { security: 0.8 })
@@ -157,61 +179,84 @@ describe("RatingsReader", () => {
   it.effect("the tier is checked before the entity is looked up, so a gated route reveals nothing", () =>
     Effect.gen(function* () {
       const r = yield* RatingsReader
-      assert.strictEqual((yield* Effect.flip(r.questions(pro, "protocol", "no-such-slug")))._tag, "InsufficientTier")
+      assert.strictEqual(
+        (yield* Effect.flip(r.questions(pro, "protocol", "no-such-slug")))._tag,
+        "InsufficientTier"
+      )
     }).pipe(Effect.provide(layer))
   )
 
-  it.effect("questions carry per-question weight, domain_weights, scorecard_version and scorecard_published_at", () =>
-    Effect.gen(function* () {
-      const r = yield* RatingsReader
-      const q = yield* r.questions(enterprise, "protocol", "aave-v3")
-      assert.strictEqual(q.scorecard_version, 2)
-      assert.strictEqual(q.scorecard_published_at, T0)
-      assert.deepStrictEqual(q.domain_weights, { security: 100 })
-      assert.strictEqual(q.items[0]!.weight, 2)
-      assert.strictEqual(q.items[0]!.rationale, "two audits")
-      const rb = yield* r.rubric(enterprise, "protocol", "aave-v3")
-      assert.deepStrictEqual(rb.items[0]!.criteria, [{ score: 5, description: "two audits" }])
-      const ev = yield* r.evidence(enterprise, "protocol", "aave-v3")
-      assert.strictEqual(ev.items[0]!.reasoning, "audited")
-      assert.strictEqual(ev.items[0]!.weight, 2)
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "questions carry per-question weight, domain_weights, scorecard_version and scorecard_published_at",
+    () =>
+      Effect.gen(function* () {
+        const r = yield* RatingsReader
+        const q = yield* r.questions(enterprise, "protocol", "aave-v3")
+        assert.strictEqual(q.scorecard_version, 2)
+        assert.strictEqual(q.scorecard_published_at, T0)
+        assert.deepStrictEqual(q.domain_weights, { security: 100 })
+        assert.strictEqual(q.items[0]!.weight, 2)
+        assert.strictEqual(q.items[0]!.rationale, "two audits")
+        const rb = yield* r.rubric(enterprise, "protocol", "aave-v3")
+        assert.deepStrictEqual(rb.items[0]!.criteria, [{ score: 5, description: "two audits" }])
+        const ev = yield* r.evidence(enterprise, "protocol", "aave-v3")
+        assert.strictEqual(ev.items[0]!.reasoning, "audited")
+        assert.strictEqual(ev.items[0]!.weight, 2)
+      }).pipe(Effect.provide(layer))
   )
 
-  it.effect("bridge domains and history are empty until bridge scorecards exist; questions return all 62 with null scores", () =>
-    Effect.gen(function* () {
-      const r = yield* RatingsReader
-      const d = yield* r.domains(pro, "bridge", "new-bridge")
-      assert.deepStrictEqual(d.domain_scores, {})
-      assert.isNull(d.composite_score)
-      assert.strictEqual((yield* r.history(pro, "bridge", "new-bridge")).total, 0)
-      const q = yield* r.questions(enterprise, "bridge", "new-bridge")
-      assert.strictEqual(q.items.length, 62)
-      assert.isTrue(q.items.every((i) => i.score === null))
-      assert.isNull(q.scorecard_version)
-      assert.strictEqual(Object.values(q.domain_weights).reduce((a, b) => a + b, 0), 100)
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "bridge domains and history are empty until bridge scorecards exist; questions return all 62 with null scores",
+    () =>
+      Effect.gen(function* () {
+        const r = yield* RatingsReader
+        const d = yield* r.domains(pro, "bridge", "new-bridge")
+        assert.deepStrictEqual(d.domain_scores, {})
+        assert.isNull(d.composite_score)
+        assert.strictEqual((yield* r.history(pro, "bridge", "new-bridge")).total, 0)
+        const q = yield* r.questions(enterprise, "bridge", "new-bridge")
+        assert.strictEqual(q.items.length, 62)
+        assert.isTrue(q.items.every((i) => i.score === null))
+        assert.isNull(q.scorecard_version)
+        assert.strictEqual(
+          Object.values(q.domain_weights).reduce((a, b) => a + b, 0),
+          100
+        )
+      }).pipe(Effect.provide(layer))
   )
 
-  it.effect("scorecard by id is Enterprise, carries the full per-answer array, and never shows a draft to non-admins", () =>
-    Effect.gen(function* () {
-      const r = yield* RatingsReader
-      const published = yield* r.scorecardById(enterprise, "protocol", aaveCards[1]!.id)
-      assert.strictEqual(published.answers.length, 1)
-      assert.isFalse("evidence" in published)
-      assert.strictEqual((yield* Effect.flip(r.scorecardById(enterprise, "protocol", aaveCards[2]!.id)))._tag, "NotFound")
-      assert.strictEqual((yield* Effect.flip(r.scorecardById(enterprise, "chain", aaveCards[1]!.id)))._tag, "NotFound")
-      assert.strictEqual((yield* r.scorecardById(admin, "protocol", aaveCards[2]!.id)).status, "draft")
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "scorecard by id is Enterprise, carries the full per-answer array, and never shows a draft to non-admins",
+    () =>
+      Effect.gen(function* () {
+        const r = yield* RatingsReader
+        const published = yield* r.scorecardById(enterprise, "protocol", aaveCards[1]!.id)
+        assert.strictEqual(published.answers.length, 1)
+        assert.isFalse("evidence" in published)
+        assert.strictEqual(
+          (yield* Effect.flip(r.scorecardById(enterprise, "protocol", aaveCards[2]!.id)))._tag,
+          "NotFound"
+        )
+        assert.strictEqual(
+          (yield* Effect.flip(r.scorecardById(enterprise, "chain", aaveCards[1]!.id)))._tag,
+          "NotFound"
+        )
+        assert.strictEqual((yield* r.scorecardById(admin, "protocol", aaveCards[2]!.id)).status, "draft")
+      }).pipe(Effect.provide(layer))
   )
 
-  it.effect("methodology serves the grade ladder from the same table the core uses, and question counts", () =>
-    Effect.gen(function* () {
-      const m = yield* (yield* RatingsReader).methodology()
-      assert.deepStrictEqual(m.grade_scale, GradeLadder.map((b) => ({ ...b })))
-      assert.strictEqual(m.entity_types.length, 7)
-      assert.strictEqual(m.entity_types.find((t) => t.type === "bridge")!.questions, 62)
-      assert.strictEqual(m.total_questions, 63)
-    }).pipe(Effect.provide(layer))
+  it.effect(
+    "methodology serves the grade ladder from the same table the core uses, and question counts",
+    () =>
+      Effect.gen(function* () {
+        const m = yield* (yield* RatingsReader).methodology()
+        assert.deepStrictEqual(
+          m.grade_scale,
+          GradeLadder.map((b) => ({ ...b }))
+        )
+        assert.strictEqual(m.entity_types.length, 7)
+        assert.strictEqual(m.entity_types.find((t) => t.type === "bridge")!.questions, 62)
+        assert.strictEqual(m.total_questions, 63)
+      }).pipe(Effect.provide(layer))
   )
 })

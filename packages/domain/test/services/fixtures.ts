@@ -88,6 +88,12 @@ export const scorecard = (
     }
   ],
   dependencies: [],
-  evidence: [{ question_id: "Q-1", evidence: [{ kind: "audit", url: null, excerpt: "ok", collected_at: T0 }], reasoning: "audited" }],
+  evidence: [
+    {
+      question_id: "Q-1",
+      evidence: [{ kind: "audit", url: null, excerpt: "ok", collected_at: T0 }],
+      reasoning: "audited"
+    }
+  ],
   ...over
 })

@@ -1,0 +1,6 @@
+export * from "./CompareService.ts"
+export * from "./ExportService.ts"
+export * from "./IncidentService.ts"
+export * from "./Publisher.ts"
+export * from "./QuantumService.ts"
+export * from "./RatingsReader.ts"
