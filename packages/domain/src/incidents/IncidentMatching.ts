@@ -26,7 +26,10 @@ export const Unmatched: ProtocolMatch = { slug: null, matched_protocol: false }
  * are kept, so a name written outside Latin script still has a key.
  */
 export const normaliseName = (raw: string): string =>
-  raw.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "")
+  raw
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "")
 
 /**
  * Builds a matcher over the rated protocols. A slug equality wins over a name
@@ -52,5 +55,7 @@ export const makeMatcher = (rated: ReadonlyArray<RatedProtocol>): ProtocolMatche
 }
 
 /** One-off match; build a matcher with `makeMatcher` when matching many names. */
-export const matchRatedProtocol = (rated: ReadonlyArray<RatedProtocol>, protocolName: string): ProtocolMatch =>
-  makeMatcher(rated)(protocolName)
+export const matchRatedProtocol = (
+  rated: ReadonlyArray<RatedProtocol>,
+  protocolName: string
+): ProtocolMatch => makeMatcher(rated)(protocolName)

@@ -1,0 +1,132 @@
+/**
+ * Use cases for hack incidents: ingest one source's report, and serve the
+ * feed. Ingest only ever writes incident records; it has no port through which
+ * it could touch a rating, because an incident is a signal to look, not an
+ * applied downgrade (spec part 1, rule 4).
+ */
+import { Clock, Context, Effect, Layer, Option, Ref, Result, Schema, Semaphore } from "effect"
+import { toFeedFilter } from "../incidents/IncidentFeed.ts"
+import { applyReport, type IngestOutcome, toServed } from "../incidents/IncidentLifecycle.ts"
+import { makeMatcher, type RatedProtocol } from "../incidents/IncidentMatching.ts"
+import type { IncidentTier } from "../incidents/IncidentTier.ts"
+import {
+  type Incident,
+  type IncidentFeedPage,
+  type IncidentFeedQuery,
+  IncidentReport
+} from "../model/Incident.ts"
+import { IdGenerator } from "../ports/IdGenerator.ts"
+import { IncidentRepository } from "../ports/IncidentRepository.ts"
+import type { StoreError } from "../ports/StoreError.ts"
+
+export class InvalidIncidentReport extends Schema.TaggedError<InvalidIncidentReport>()(
+  "InvalidIncidentReport",
+  {
+    message: Schema.String
+  }
+) {}
+
+export class InvalidIncidentFeedQuery extends Schema.TaggedError<InvalidIncidentFeedQuery>()(
+  "InvalidIncidentFeedQuery",
+  { message: Schema.String }
+) {}
+
+/** The list behind `RatedProtocols.layerMemory`; tests set it to rate a protocol. */
+export class RatedProtocolsMemory extends Context.Service<
+  RatedProtocolsMemory,
+  Ref.Ref<ReadonlyArray<RatedProtocol>>
+>()("@ratings/domain/services/RatedProtocolsMemory") {}
+
+/**
+ * The protocols that count as rated for matching: those with a published
+ * scorecard, and only those. Implemented over the protocol store in the app.
+ */
+export class RatedProtocols extends Context.Service<
+  RatedProtocols,
+  { readonly published: Effect.Effect<ReadonlyArray<RatedProtocol>, StoreError> }
+>()("@ratings/domain/services/RatedProtocols") {
+  static readonly layerMemory = Layer.effect(
+    RatedProtocols,
+    Effect.gen(function* () {
+      const ref = yield* RatedProtocolsMemory
+      return RatedProtocols.of({ published: Ref.get(ref) })
+    })
+  ).pipe(Layer.provideMerge(Layer.effect(RatedProtocolsMemory, Ref.make<ReadonlyArray<RatedProtocol>>([]))))
+}
+
+/** What ingest reports back; carries no nonce and no victim address. */
+export interface IngestResult {
+  readonly outcome: IngestOutcome
+  readonly incident_id: string
+  /** Null while the incident is not servable (fewer than two independent sources). */
+  readonly status: IncidentTier | null
+  readonly served: Incident | undefined
+}
+
+export class IncidentService extends Context.Service<
+  IncidentService,
+  {
+    ingest(input: unknown): Effect.Effect<IngestResult, InvalidIncidentReport | StoreError>
+    feed(query: IncidentFeedQuery): Effect.Effect<IncidentFeedPage, InvalidIncidentFeedQuery | StoreError>
+  }
+>()("@ratings/domain/services/IncidentService") {
+  static readonly layer = Layer.effect(
+    IncidentService,
+    Effect.gen(function* () {
+      const repository = yield* IncidentRepository
+      const rated = yield* RatedProtocols
+      const ids = yield* IdGenerator
+      // Ingest reads, decides and writes one record; within a process these
+      // steps must not interleave or two reports could each miss the other.
+      const ingestLock = yield* Semaphore.make(1)
+
+      const decode = Schema.decodeUnknownEffect(IncidentReport)
+
+      const ingest = Effect.fn("IncidentService.ingest")(
+        function* (input: unknown): Effect.fn.Return<IngestResult, InvalidIncidentReport | StoreError> {
+          const report = yield* decode(input).pipe(
+            Effect.mapError((error) => new InvalidIncidentReport({ message: error.message }))
+          )
+          const seen = yield* repository.findByNonce(report.nonce)
+          if (Option.isSome(seen)) {
+            const state = seen.value
+            return {
+              outcome: "duplicate" as const,
+              incident_id: state.incident_id,
+              status: state.status,
+              served: toServed(state)
+            }
+          }
+          const existing = Option.getOrUndefined(yield* repository.findFor(report))
+          const protocols = yield* rated.published
+          const now = yield* Clock.currentTimeMillis
+          const incidentId = existing === undefined ? yield* ids.uuid : existing.incident_id
+          const applied = applyReport(existing, report, { now, incidentId, matcher: makeMatcher(protocols) })
+          if (applied.outcome !== "duplicate") yield* repository.upsert(applied.state)
+          return {
+            outcome: applied.outcome,
+            incident_id: applied.state.incident_id,
+            status: applied.state.status,
+            served: toServed(applied.state)
+          }
+        },
+        (effect) => ingestLock.withPermit(effect)
+      )
+
+      const feed = Effect.fn("IncidentService.feed")(function* (query: IncidentFeedQuery) {
+        const filter = toFeedFilter(query)
+        if (Result.isFailure(filter)) return yield* new InvalidIncidentFeedQuery({ message: filter.failure })
+        return yield* repository.feed(filter.success)
+      })
+
+      return IncidentService.of({ ingest, feed })
+    })
+  )
+
+  /** The service over in-memory ports, with the ports exposed so tests can arrange and inspect them. */
+  static readonly layerTest = IncidentService.layer.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(IncidentRepository.layerMemory, RatedProtocols.layerMemory, IdGenerator.layerMemory)
+    )
+  )
+}
