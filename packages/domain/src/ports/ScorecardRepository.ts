@@ -84,7 +84,16 @@ export class ScorecardRepository extends Context.Service<
       type: EntityType,
       entityId: string
     ) => Effect.Effect<ReadonlyArray<HistoryEntryRecord>, StoreError>
+    /** Inserts or replaces a draft (keyed by its id); importing the same draft twice changes nothing. */
     readonly saveDraft: (scorecard: StoredScorecard) => Effect.Effect<void, StoreError>
+    /**
+     * Imports rating history entries (for example ratings that predate the service),
+     * keyed by entity and scorecard_version: an entry already present is left as is.
+     */
+    readonly importHistory: (
+      entityId: string,
+      entries: ReadonlyArray<HistoryEntryRecord>
+    ) => Effect.Effect<void, StoreError>
     /**
      * Marks the draft published with the computed figures, the previous published
      * version superseded, and appends the history entry.
@@ -145,6 +154,14 @@ export class ScorecardRepository extends Context.Service<
                 .map(({ entity_id: _, ...entry }) => entry)
             ),
           saveDraft: (s) => Ref.update(cards, (m) => new Map(m).set(s.id, s)),
+          importHistory: (entityId, entries) =>
+            Ref.update(hist, (h) => {
+              const have = new Set(h.filter((e) => e.entity_id === entityId).map((e) => e.scorecard_version))
+              return [
+                ...h,
+                ...entries.filter((e) => !have.has(e.scorecard_version)).map((e) => ({ ...e, entity_id: entityId }))
+              ]
+            }),
           publish: (r) =>
             Effect.gen(function* () {
               yield* Ref.update(cards, (m) => {
