@@ -1,0 +1,3 @@
+export * from "./Api.ts"
+export * from "./MethodologyApi.ts"
+export * from "./SystemApi.ts"

@@ -1,0 +1,3 @@
+export * from "./api/index.ts"
+export * from "./server/Handlers.ts"
+export * from "./server/HttpServerLive.ts"

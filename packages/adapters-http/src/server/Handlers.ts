@@ -1,0 +1,23 @@
+/**
+ * Handlers of the ratings API: each decodes nothing itself (the contract did),
+ * calls a use case of the domain, and returns its value.
+ */
+import { RatingsReader } from "@ratings/domain/services/RatingsReader"
+import { Effect, Layer } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { RatingsApi } from "../api/Api.ts"
+
+export const SystemHandlers = HttpApiBuilder.group(RatingsApi, "system", (handlers) =>
+  Effect.succeed(handlers.handle("health", () => Effect.succeed({ status: "ok" as const })))
+)
+
+export const MethodologyHandlers = HttpApiBuilder.group(
+  RatingsApi,
+  "methodology",
+  Effect.fnUntraced(function* (handlers) {
+    const reader = yield* RatingsReader
+    return handlers.handle("methodology", () => Effect.orDie(reader.methodology()))
+  })
+)
+
+export const Handlers = Layer.mergeAll(SystemHandlers, MethodologyHandlers)
