@@ -37,6 +37,10 @@ export interface EmbeddedServer {
 const USER = "postgres"
 const PASSWORD = "embedded"
 
+/** Connection URL of a database on an embedded server listening on `port`. */
+export const embeddedUrl = (port: number, database: string): string =>
+  `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`
+
 export const freePort: Effect.Effect<number, EmbeddedPostgresError> = Effect.callback<number, EmbeddedPostgresError>(
   (resume) => {
     const server = createServer()
@@ -96,6 +100,5 @@ export const start = (
       },
       catch: fail("could not create the embedded database")
     })
-    const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`
-    return { url: `${base}/${database}`, adminUrl: `${base}/postgres`, port }
+    return { url: embeddedUrl(port, database), adminUrl: embeddedUrl(port, "postgres"), port }
   })
