@@ -7,7 +7,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { ApiPrefix, RatingsApi } from "../api/Api.ts"
+import { RatingsApi } from "../api/Api.ts"
 import { Handlers } from "./Handlers.ts"
 
 export const ApiRoutes = HttpApiBuilder.layer(RatingsApi, { openapiPath: "/openapi.json" }).pipe(
