@@ -4,6 +4,7 @@
  * Every module is also reachable by path: `@ratings/domain/scoring/ScoreEntity`.
  */
 export * from "./access/index.ts"
+export * from "./import/index.ts"
 export * from "./incidents/index.ts"
 export * from "./model/AlertRule.ts"
 export * from "./model/Caller.ts"

@@ -159,7 +159,9 @@ export class ScorecardRepository extends Context.Service<
               const have = new Set(h.filter((e) => e.entity_id === entityId).map((e) => e.scorecard_version))
               return [
                 ...h,
-                ...entries.filter((e) => !have.has(e.scorecard_version)).map((e) => ({ ...e, entity_id: entityId }))
+                ...entries
+                  .filter((e) => !have.has(e.scorecard_version))
+                  .map((e) => ({ ...e, entity_id: entityId }))
               ]
             }),
           publish: (r) =>

@@ -1,0 +1,114 @@
+/**
+ * The question catalogues of an import: each entity type present in it gets
+ * its catalogue replaced, so the questions of one type (across all files) must
+ * form a catalogue on their own: unique ids, unique positions, and for bridges
+ * the 62-question catalogue in canonical order. Scorecards are checked against
+ * the catalogue `catalogueOf` gives: the import's for a type it carries, else
+ * the stored one.
+ */
+import { Result } from "effect"
+import type { EntityType } from "../model/EntityType.ts"
+import type { Question } from "../model/Question.ts"
+import { BridgeQuestionCatalogue, checkBridgeQuestionList } from "../scoring/BridgeRubric.ts"
+import type { ImportContent, Located } from "./ImportDecode.ts"
+import type { ImportIssue } from "./ImportIssue.ts"
+import { type Change, countChanges, type PlannedCatalogue } from "./ImportPlan.ts"
+import type { Report } from "./ImportReplay.ts"
+import { sameContent, type StoreView } from "./ImportStoreView.ts"
+
+const where = (item: Located<unknown>) => `${item.source} ${item.path}`
+
+const isBroken = (set: ReadonlySet<string>, key: string) => set.has("*") || set.has(key)
+
+export interface Catalogue {
+  readonly questions: ReadonlyMap<string, Question>
+  readonly position: ReadonlyMap<string, number>
+  readonly origin: "this import" | "the database"
+  /** A question of this type failed decoding: lookups against it prove nothing. */
+  readonly incomplete: boolean
+}
+
+export const checkQuestions = (
+  content: ImportContent,
+  view: StoreView,
+  report: (issue: ImportIssue) => void,
+  at: Report
+): { planned: Array<PlannedCatalogue>; catalogueOf: (type: EntityType) => Catalogue } => {
+  const byType = new Map<EntityType, Array<Located<Question>>>()
+  for (const item of content.questions) {
+    const list = byType.get(item.value.entity_type)
+    if (list === undefined) byType.set(item.value.entity_type, [item])
+    else list.push(item)
+  }
+  const broken = content.broken.questionTypes
+  const planned: Array<PlannedCatalogue> = []
+  for (const [type, items] of byType) {
+    const ids = new Map<string, Located<unknown>>()
+    const positions = new Map<number, Located<Question>>()
+    for (const item of items) {
+      const q = item.value
+      const twice = ids.get(q.id)
+      if (twice !== undefined)
+        at(item, ".id", `duplicate question id ${q.id} in the ${type} catalogue: ${where(twice)} has it too`)
+      else ids.set(q.id, item)
+      const holder = positions.get(q.position)
+      if (holder !== undefined)
+        at(
+          item,
+          ".position",
+          `position ${q.position} is also held by ${holder.value.id} (${where(holder)}); positions give the canonical order`
+        )
+      else positions.set(q.position, item)
+    }
+    const ordered = [...items].sort((a, b) => a.value.position - b.value.position)
+    if (type === "bridge" && !isBroken(broken, "bridge")) {
+      const checked = checkBridgeQuestionList(ordered.map((i) => i.value.id))
+      if (Result.isFailure(checked)) {
+        report({
+          source: items[0]!.source,
+          path: "$.questions",
+          message: `the bridge questions are not the 62-question catalogue in canonical order: ${checked.failure}`
+        })
+      } else {
+        ordered.forEach((item, i) => {
+          const expected = BridgeQuestionCatalogue[i]!.domain
+          if (item.value.domain !== expected)
+            at(
+              item,
+              ".domain",
+              `bridge question ${item.value.id} belongs to domain ${expected} in the catalogue`
+            )
+        })
+      }
+    }
+    const stored = new Map(view.catalogues[type].map((q) => [q.id, q]))
+    const changes = ordered.map((i): Change => {
+      const s = stored.get(i.value.id)
+      return s === undefined ? "created" : sameContent(s, i.value) ? "unchanged" : "updated"
+    })
+    const removed = [...stored.keys()].filter((id) => !ids.has(id)).length
+    const counts = { ...countChanges(changes), removed }
+    planned.push({
+      entity_type: type,
+      questions: ordered.map((i) => i.value),
+      counts,
+      replace: counts.created + counts.updated + removed > 0
+    })
+  }
+  const catalogues = new Map<EntityType, Catalogue>()
+  const catalogueOf = (type: EntityType): Catalogue => {
+    const known = catalogues.get(type)
+    if (known !== undefined) return known
+    const fromImport = byType.get(type)
+    const questions = fromImport === undefined ? view.catalogues[type] : fromImport.map((i) => i.value)
+    const made: Catalogue = {
+      questions: new Map(questions.map((q) => [q.id, q])),
+      position: new Map(questions.map((q) => [q.id, q.position])),
+      origin: fromImport === undefined ? "the database" : "this import",
+      incomplete: isBroken(broken, type)
+    }
+    catalogues.set(type, made)
+    return made
+  }
+  return { planned, catalogueOf }
+}

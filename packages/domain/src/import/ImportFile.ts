@@ -1,0 +1,173 @@
+/**
+ * The import format: the JSON an operator writes to load ratings data (entities
+ * of all seven types, question catalogues, draft scorecards, rating history,
+ * incident reports, a quantum snapshot, and publish acts to replay). One file,
+ * or a folder of files read in name order, is validated as a whole before
+ * anything is written. Its JSON Schema (docs/import-format.schema.json) is
+ * generated from these schemas, and docs/import-format.md describes the rules
+ * that a schema cannot express.
+ *
+ * Files are decoded with unknown keys refused (`ImportDecodeOptions`): a
+ * misspelt optional key would otherwise be dropped without a word, and an
+ * entity would silently be scored on default weights.
+ */
+import { Schema } from "effect"
+import { Answer } from "../model/Answer.ts"
+import { DomainWeights } from "../model/DomainWeights.ts"
+import { Bridge, Chain, Oracle, Organisation, Protocol, Token, Vault } from "../model/Entity.ts"
+import { EntityType, EntityTypes } from "../model/EntityType.ts"
+import { IncidentReport } from "../model/Incident.ts"
+import { IsoDateTime, Percent, PositiveInt, Slug, Uuid } from "../model/Primitives.ts"
+import { Question, QuestionId } from "../model/Question.ts"
+import { EvidenceItem, HistoryEntry } from "../model/Responses.ts"
+
+export const ImportFormatVersion = "ratings-import/v1"
+
+/** Decode options of every import file: all errors at once, unknown keys refused. */
+export const ImportDecodeOptions = { errors: "all", onExcessProperty: "error" } as const
+
+const tagged = <T extends string, S extends Schema.Top>(type: T, record: S) =>
+  Schema.Struct({
+    entity_type: Schema.Literal(type),
+    record,
+    domain_weights: Schema.optionalKey(DomainWeights)
+  })
+
+/** One entity: its type, its public record, and optionally the domain weights it is scored on. */
+export const ImportEntity = Schema.Union([
+  tagged("protocol", Protocol),
+  tagged("chain", Chain),
+  tagged("token", Token),
+  tagged("oracle", Oracle),
+  tagged("vault", Vault),
+  tagged("organisation", Organisation),
+  tagged("bridge", Bridge)
+]).annotate({
+  identifier: "ImportEntity",
+  description: "An entity record of one of the seven types, keyed by its UUID id (upserted)",
+  message: `an entity is an object with entity_type (one of ${EntityTypes.join(", ")}) and the record of that type`
+})
+export type ImportEntity = typeof ImportEntity.Type
+
+/** Which entity a scorecard, history entry or publication concerns: by slug (as in the file or database). */
+export const ImportEntityRef = Schema.Struct({ entity_type: EntityType, slug: Slug })
+
+export const ImportDependency = Schema.Struct({
+  entity_type: EntityType,
+  slug: Slug,
+  exposure: Schema.Finite.annotate({
+    description: "Share of the entity exposed to this dependency, above 0 and at most 1"
+  }).check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(1))
+}).annotate({
+  identifier: "ImportDependency",
+  description: "An entity this one depends on; its published composite drags the headline when lower"
+})
+export type ImportDependency = typeof ImportDependency.Type
+
+export const ImportEvidence = Schema.Struct({
+  question_id: QuestionId,
+  evidence: Schema.Array(EvidenceItem),
+  reasoning: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "ImportEvidence", description: "Evidence and reasoning behind one answer" })
+export type ImportEvidence = typeof ImportEvidence.Type
+
+/**
+ * A draft scorecard. Figures are not imported: the scoring core computes them
+ * when the draft is published (a claimed composite_score, when given, must agree).
+ */
+export const ImportScorecard = Schema.Struct({
+  id: Uuid,
+  ...ImportEntityRef.fields,
+  scorecard_version: PositiveInt,
+  domain_weights: Schema.optionalKey(DomainWeights),
+  answers: Schema.Array(Answer),
+  evidence: Schema.optionalKey(Schema.Array(ImportEvidence)),
+  dependencies: Schema.optionalKey(Schema.Array(ImportDependency)),
+  composite_score: Schema.optionalKey(
+    Schema.NullOr(Percent).annotate({
+      description:
+        "Optional claim of the headline composite; publishing refuses a draft whose claim the core does not reproduce"
+    })
+  )
+}).annotate({
+  identifier: "ImportScorecard",
+  description:
+    "A draft scorecard, keyed by its UUID id; a stored published or superseded one is left as it is"
+})
+export type ImportScorecard = typeof ImportScorecard.Type
+
+export const ImportHistory = Schema.Struct({
+  ...ImportEntityRef.fields,
+  entries: Schema.Array(HistoryEntry)
+}).annotate({
+  identifier: "ImportHistory",
+  description: "Rating history entries of one entity (ratings that predate the service), keyed by version"
+})
+export type ImportHistory = typeof ImportHistory.Type
+
+export const ImportQuantumSnapshot = Schema.Struct({
+  as_of: IsoDateTime,
+  sample: Schema.Boolean.annotate({ description: "True when the rows are sample data, not a real reading" }),
+  rows: Schema.Array(Schema.Unknown).annotate({
+    description:
+      "Rows as the source publishes them; malformed rows are skipped and counted, as on a live refresh"
+  })
+}).annotate({
+  identifier: "ImportQuantumSnapshot",
+  description: "A quantum-readiness snapshot; skipped when the latest stored snapshot has the same as_of"
+})
+export type ImportQuantumSnapshot = typeof ImportQuantumSnapshot.Type
+
+/** A publish act to replay after the import (demo data uses it to build version history). */
+export const ImportPublication = Schema.Struct({
+  ...ImportEntityRef.fields,
+  scorecard_version: PositiveInt,
+  published_at: IsoDateTime,
+  reasoning: Schema.String,
+  actor: Schema.String
+}).annotate({
+  identifier: "ImportPublication",
+  description:
+    "Publishes that version as of published_at, in file order; skipped when it is already published"
+})
+export type ImportPublication = typeof ImportPublication.Type
+
+export const ImportFile = Schema.Struct({
+  $schema: Schema.optionalKey(
+    Schema.String.annotate({ description: "Optional: where editors find this schema (ignored)" })
+  ),
+  format: Schema.Literal(ImportFormatVersion),
+  description: Schema.optionalKey(Schema.String),
+  entities: Schema.optionalKey(Schema.Array(ImportEntity)),
+  questions: Schema.optionalKey(
+    Schema.Array(Question).annotate({
+      description: "Question catalogues; each entity type present here has its stored catalogue replaced"
+    })
+  ),
+  scorecards: Schema.optionalKey(Schema.Array(ImportScorecard)),
+  history: Schema.optionalKey(Schema.Array(ImportHistory)),
+  incidents: Schema.optionalKey(
+    Schema.Array(IncidentReport).annotate({
+      description: "Incident reports, ingested in order; a nonce already ingested is ignored"
+    })
+  ),
+  quantum_snapshot: Schema.optionalKey(ImportQuantumSnapshot),
+  publications: Schema.optionalKey(Schema.Array(ImportPublication))
+}).annotate({
+  identifier: "ImportFile",
+  message: `an import file is a JSON object with "format": "${ImportFormatVersion}"`,
+  title: "Ratings service import file",
+  description: `An import file of the ratings service (format ${ImportFormatVersion})`
+})
+export type ImportFile = typeof ImportFile.Type
+
+/** The array sections of a file, each with the schema of one item. */
+export const ImportSections = {
+  entities: ImportEntity,
+  questions: Question,
+  scorecards: ImportScorecard,
+  history: ImportHistory,
+  incidents: IncidentReport,
+  publications: ImportPublication
+} as const
+export type ImportSectionName = keyof typeof ImportSections

@@ -1,0 +1,220 @@
+/**
+ * What an import needs to know of the store before it can be judged: the
+ * entities already there, the stored catalogues, the scorecards and history of
+ * the stored entities it touches, and the published composites of the
+ * dependencies its publications will read. The `Importer` reads exactly this
+ * through the ports (a bounded number of queries per touched entity, none per
+ * new entity), and the rules in `ImportValidation` are pure functions over it.
+ */
+import type { DomainWeights } from "../model/DomainWeights.ts"
+import type { EntityRecord } from "../model/Entity.ts"
+import { type EntityType, EntityTypes } from "../model/EntityType.ts"
+import { isIsoDateTime } from "../model/Primitives.ts"
+import type { Question } from "../model/Question.ts"
+import type { Scorecard } from "../model/Scorecard.ts"
+import type { HistoryEntryRecord, StoredScorecard } from "../ports/ScorecardRepository.ts"
+import type { ImportContent } from "./ImportDecode.ts"
+
+export interface StoreView {
+  /** Every stored entity of each type. */
+  readonly entities: { readonly [T in EntityType]: ReadonlyArray<EntityRecord> }
+  /** The stored catalogue of each type, in canonical order. */
+  readonly catalogues: { readonly [T in EntityType]: ReadonlyArray<Question> }
+  /** Every scorecard version (list fields) of the stored entities the import touches, by entity id. */
+  readonly scorecards: ReadonlyMap<string, ReadonlyArray<Scorecard>>
+  /** Stored drafts in full that the import re-saves or publishes, by scorecard id. */
+  readonly drafts: ReadonlyMap<string, StoredScorecard>
+  /** Stored history of the stored entities the import adds history to, by entity id. */
+  readonly history: ReadonlyMap<string, ReadonlyArray<HistoryEntryRecord>>
+  /** Headline composite of the latest published scorecard of stored dependencies, by `type:id`. */
+  readonly publishedComposites: ReadonlyMap<string, number | null>
+  /** as_of of the latest stored quantum snapshot. */
+  readonly quantumAsOf: string | undefined
+}
+
+export const emptyStoreView = (): StoreView => ({
+  entities: Object.fromEntries(EntityTypes.map((t) => [t, []])) as unknown as StoreView["entities"],
+  catalogues: Object.fromEntries(EntityTypes.map((t) => [t, []])) as unknown as StoreView["catalogues"],
+  scorecards: new Map(),
+  drafts: new Map(),
+  history: new Map(),
+  publishedComposites: new Map(),
+  quantumAsOf: undefined
+})
+
+export interface ResolvedEntity {
+  readonly entity_type: EntityType
+  readonly id: string
+  readonly slug: string
+  readonly categories: ReadonlyArray<string>
+  /** The entity's own weights as this import gives them (the store does not expose them). */
+  readonly domain_weights: DomainWeights | undefined
+  /** Whether an entity with this id is already stored (so it may have scorecards and history). */
+  readonly stored: boolean
+}
+
+export const slugKey = (type: string, slug: string): string => `${type}:${slug}`
+export const idKey = (id: string): string => id.toLowerCase()
+
+/**
+ * Resolves `(entity_type, slug)` as the store will after the import: an entity
+ * of the import wins, and a stored entity that the import renames no longer
+ * answers to its old slug.
+ */
+export interface EntityIndex {
+  readonly resolve: (type: EntityType, slug: string) => ResolvedEntity | undefined
+  /** Stored entities by lower-cased id, whatever their type. */
+  readonly storedById: ReadonlyMap<
+    string,
+    { readonly entity_type: EntityType; readonly record: EntityRecord }
+  >
+}
+
+export const indexEntities = (content: ImportContent, view: StoreView): EntityIndex => {
+  const storedById = new Map<string, { entity_type: EntityType; record: EntityRecord }>()
+  for (const type of EntityTypes)
+    for (const record of view.entities[type]) storedById.set(idKey(record.id), { entity_type: type, record })
+  const imported = new Map<string, ResolvedEntity>()
+  const importedIds = new Set<string>()
+  for (const { value } of content.entities) {
+    const key = slugKey(value.entity_type, value.record.slug)
+    importedIds.add(idKey(value.record.id))
+    if (imported.has(key)) continue
+    imported.set(key, {
+      entity_type: value.entity_type,
+      id: value.record.id,
+      slug: value.record.slug,
+      categories: value.record.categories ?? [],
+      domain_weights: value.domain_weights,
+      stored: storedById.has(idKey(value.record.id))
+    })
+  }
+  const storedBySlug = new Map<string, ResolvedEntity>()
+  for (const [id, { entity_type, record }] of storedById) {
+    if (importedIds.has(id)) continue
+    storedBySlug.set(slugKey(entity_type, record.slug), {
+      entity_type,
+      id: record.id,
+      slug: record.slug,
+      categories: record.categories ?? [],
+      domain_weights: undefined,
+      stored: true
+    })
+  }
+  return {
+    resolve: (type, slug) => imported.get(slugKey(type, slug)) ?? storedBySlug.get(slugKey(type, slug)),
+    storedById
+  }
+}
+
+export interface EntityAddress {
+  readonly entity_type: EntityType
+  readonly entity_id: string
+}
+
+/** Second read: scorecard lists and history of the stored entities the import touches. */
+export const storeNeeds = (
+  content: ImportContent,
+  index: EntityIndex
+): {
+  readonly scorecardsOf: ReadonlyArray<EntityAddress>
+  readonly historyOf: ReadonlyArray<EntityAddress>
+} => {
+  const scorecardsOf = new Map<string, EntityAddress>()
+  const historyOf = new Map<string, EntityAddress>()
+  const touch = (into: Map<string, EntityAddress>, type: EntityType, slug: string) => {
+    const e = index.resolve(type, slug)
+    if (e?.stored === true) into.set(idKey(e.id), { entity_type: type, entity_id: e.id })
+  }
+  for (const { value } of content.scorecards) touch(scorecardsOf, value.entity_type, value.slug)
+  for (const { value } of content.publications) touch(scorecardsOf, value.entity_type, value.slug)
+  for (const { value } of content.history) {
+    touch(scorecardsOf, value.entity_type, value.slug)
+    touch(historyOf, value.entity_type, value.slug)
+  }
+  return { scorecardsOf: [...scorecardsOf.values()], historyOf: [...historyOf.values()] }
+}
+
+/**
+ * Third read: stored drafts in full (those the import re-saves, to compare,
+ * and those it publishes, to score), and the published composites of stored
+ * dependencies (to score publications as the Publisher will).
+ */
+export const draftNeeds = (
+  content: ImportContent,
+  index: EntityIndex,
+  scorecards: ReadonlyMap<string, ReadonlyArray<Scorecard>>
+): {
+  readonly drafts: ReadonlyArray<{ readonly entity_type: EntityType; readonly id: string }>
+  readonly dependencies: ReadonlyMap<EntityType, ReadonlyArray<string>>
+} => {
+  const importIds = new Set(content.scorecards.map((s) => idKey(s.value.id)))
+  const published = new Set<string>()
+  for (const { value } of content.publications) {
+    const e = index.resolve(value.entity_type, value.slug)
+    if (e !== undefined) published.add(`${idKey(e.id)}:${value.scorecard_version}`)
+  }
+  const drafts: Array<{ entity_type: EntityType; id: string }> = []
+  for (const list of scorecards.values())
+    for (const s of list)
+      if (
+        s.status === "draft" &&
+        (importIds.has(idKey(s.id)) || published.has(`${idKey(s.entity_id)}:${s.scorecard_version}`))
+      )
+        drafts.push({ entity_type: s.entity_type, id: s.id })
+  const dependencies = new Map<EntityType, Set<string>>()
+  for (const { value } of content.scorecards)
+    for (const dep of value.dependencies ?? []) {
+      const e = index.resolve(dep.entity_type, dep.slug)
+      if (e?.stored !== true) continue
+      const ids = dependencies.get(dep.entity_type) ?? new Set<string>()
+      dependencies.set(dep.entity_type, ids.add(e.id))
+    }
+  return {
+    drafts,
+    dependencies: new Map([...dependencies].map(([type, ids]) => [type, [...ids]]))
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Comparing with what is stored
+
+/**
+ * Stores give date-times back in their own spelling (`...T00:00:00.000Z` for
+ * `...T00:00:00+00:00`) and keys in their own order; neither is a change.
+ */
+const canonical = (value: unknown): unknown => {
+  if (typeof value === "string")
+    return isIsoDateTime(value) ? new Date(Date.parse(value)).toISOString() : value
+  if (Array.isArray(value)) return value.map(canonical)
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {}
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key]
+      if (v !== undefined) out[key] = canonical(v)
+    }
+    return out
+  }
+  return value
+}
+
+export const sameContent = (a: unknown, b: unknown): boolean =>
+  JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
+
+const byKey =
+  <A>(key: (a: A) => string) =>
+  (xs: ReadonlyArray<A>): Array<A> =>
+    [...xs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+
+/** Two drafts hold the same content whatever order a store lists answers, evidence and dependencies in. */
+export const sameDraft = (a: StoredScorecard, b: StoredScorecard): boolean => {
+  const norm = (s: StoredScorecard) => ({
+    ...s,
+    answers: byKey((x: StoredScorecard["answers"][number]) => x.question_id)(s.answers),
+    evidence: byKey((x: StoredScorecard["evidence"][number]) => x.question_id)(s.evidence),
+    dependencies: byKey((x: StoredScorecard["dependencies"][number]) => `${x.entity_type}:${x.slug}`)(
+      s.dependencies
+    )
+  })
+  return sameContent(norm(a), norm(b))
+}

@@ -1,0 +1,403 @@
+/**
+ * The rules an import must pass before anything is written, as one pure
+ * function over the decoded files and a view of the store. Every rule runs
+ * and every failure is collected, so the operator fixes a file in one round;
+ * on success the result is the `ImportPlan` that `Importer.apply` writes.
+ *
+ * The schema has already checked each value on its own (including domain
+ * weights summing to 100); the rules here are the ones that look across
+ * values, files and the store: duplicate ids and slugs, references to
+ * entities, question ids against the catalogue (`ImportCatalogue`), the
+ * publish acts (`ImportReplay`), and whether the scoring core can score each
+ * draft.
+ */
+import { Result } from "effect"
+import type { EntityType } from "../model/EntityType.ts"
+import type { HistoryEntryRecord, StoredScorecard } from "../ports/ScorecardRepository.ts"
+import { readRows } from "../quantum/QuantumRows.ts"
+import { defaultDomainWeights, scoreEntity } from "../scoring/ScoreEntity.ts"
+import type { ScoringError } from "../scoring/ScoringError.ts"
+import { type Catalogue, checkQuestions } from "./ImportCatalogue.ts"
+import type { Decoded, ImportContent, Located } from "./ImportDecode.ts"
+import type { ImportScorecard } from "./ImportFile.ts"
+import type { ImportIssue } from "./ImportIssue.ts"
+import { jsonPath } from "./ImportIssue.ts"
+import type {
+  Change,
+  ImportPlan,
+  PlannedDraft,
+  PlannedEntity,
+  PlannedHistory,
+  PlannedQuantum
+} from "./ImportPlan.ts"
+import { countChanges } from "./ImportPlan.ts"
+import { type ImportedDraft, type Report, replayPublications, versionKey } from "./ImportReplay.ts"
+import {
+  type EntityIndex,
+  idKey,
+  indexEntities,
+  sameContent,
+  sameDraft,
+  slugKey,
+  type StoreView
+} from "./ImportStoreView.ts"
+
+const where = (item: Located<unknown>) => `${item.source} ${item.path}`
+const sub = (...segments: ReadonlyArray<PropertyKey>) => jsonPath(segments, "")
+
+const isBroken = (set: ReadonlySet<string>, key: string) => set.has("*") || set.has(key)
+
+// ---------------------------------------------------------------------------
+// Entities
+
+const checkEntities = (
+  content: ImportContent,
+  view: StoreView,
+  index: EntityIndex,
+  report: Report
+): Array<PlannedEntity> => {
+  const byId = new Map<string, Located<unknown>>()
+  const bySlug = new Map<string, Located<unknown>>()
+  const storedBySlug = new Map<string, string>()
+  for (const [type, records] of Object.entries(view.entities))
+    for (const r of records) storedBySlug.set(slugKey(type, r.slug), r.id)
+  return content.entities.map((item) => {
+    const { entity_type: type, record, domain_weights } = item.value
+    const id = idKey(record.id)
+    const sameId = byId.get(id)
+    if (sameId !== undefined)
+      report(item, ".record.id", `duplicate entity id ${record.id}: ${where(sameId)} has it too`)
+    else byId.set(id, item)
+    const key = slugKey(type, record.slug)
+    const sameSlug = bySlug.get(key)
+    if (sameSlug !== undefined)
+      report(
+        item,
+        ".record.slug",
+        `duplicate slug: ${where(sameSlug)} is also the ${type} ${record.slug}; slugs are unique within a type`
+      )
+    else bySlug.set(key, item)
+    const stored = index.storedById.get(id)
+    if (stored !== undefined && stored.entity_type !== type)
+      report(
+        item,
+        ".record.id",
+        `id ${record.id} is already stored as a ${stored.entity_type}; an entity cannot change type`
+      )
+    const holder = storedBySlug.get(key)
+    if (holder !== undefined && idKey(holder) !== id)
+      report(
+        item,
+        ".record.slug",
+        `slug ${record.slug} already belongs to another ${type} in the database (id ${holder}); slugs are unique within a type`
+      )
+    const change: Change =
+      stored === undefined ? "created" : sameContent(stored.record, record) ? "unchanged" : "updated"
+    return {
+      entity: { entity_type: type, record, ...(domain_weights === undefined ? {} : { domain_weights }) },
+      change,
+      write: change !== "unchanged" || domain_weights !== undefined
+    }
+  })
+}
+
+// ---------------------------------------------------------------------------
+// Draft scorecards
+
+const scoringPath = (error: ScoringError, sc: ImportScorecard): string => {
+  switch (error._tag) {
+    case "InvalidAnswer":
+      return sub("answers", error.index)
+    case "UnweightedDomain":
+    case "DomainWeightsSumError":
+    case "InvalidDomainWeight":
+      return sc.domain_weights === undefined ? ".answers" : ".domain_weights"
+    case "NothingScored":
+      return ".answers"
+    default:
+      return ""
+  }
+}
+
+const checkScorecards = (
+  content: ImportContent,
+  view: StoreView,
+  index: EntityIndex,
+  catalogueOf: (type: EntityType) => Catalogue,
+  at: Report
+): Map<string, ImportedDraft & { change: Change }> => {
+  const drafts = new Map<string, ImportedDraft & { change: Change }>()
+  const ids = new Map<string, Located<unknown>>()
+  // Scorecards of 60-odd answers each, 100,000 of them: the map holds the scorecard, not a path per answer.
+  const answerIds = new Map<string, Located<unknown>>()
+  for (const item of content.scorecards) {
+    const sc = item.value
+    const type = sc.entity_type
+    const entity = index.resolve(type, sc.slug)
+    if (entity === undefined) {
+      if (!isBroken(content.broken.entities, slugKey(type, sc.slug)))
+        at(item, ".slug", `no ${type} with slug ${sc.slug} in this import or in the database`)
+      continue
+    }
+    const twice = ids.get(idKey(sc.id))
+    if (twice !== undefined) at(item, ".id", `duplicate scorecard id ${sc.id}: ${where(twice)} has it too`)
+    else ids.set(idKey(sc.id), item)
+    const key = versionKey(entity.id, sc.scorecard_version)
+    const sameVersion = drafts.get(key)
+    if (sameVersion !== undefined)
+      at(
+        item,
+        ".scorecard_version",
+        `version ${sc.scorecard_version} of ${type} ${sc.slug} is also at ${where(sameVersion.item)}`
+      )
+    const list = view.scorecards.get(entity.id) ?? []
+    const same = list.find((s) => idKey(s.id) === idKey(sc.id))
+    if (same !== undefined && same.scorecard_version !== sc.scorecard_version)
+      at(
+        item,
+        ".scorecard_version",
+        `scorecard ${sc.id} is stored as version ${same.scorecard_version}; a stored scorecard keeps its version`
+      )
+    const other = list.find(
+      (s) => s.scorecard_version === sc.scorecard_version && idKey(s.id) !== idKey(sc.id)
+    )
+    if (other !== undefined)
+      at(
+        item,
+        ".scorecard_version",
+        `version ${sc.scorecard_version} of ${type} ${sc.slug} is already stored as scorecard ${other.id}`
+      )
+
+    const catalogue = catalogueOf(type)
+    if (catalogue.questions.size === 0) {
+      if (!catalogue.incomplete && sc.answers.length > 0)
+        at(
+          item,
+          ".answers",
+          `no question catalogue for ${type}: include the ${type} questions in this import or import them first`
+        )
+    } else {
+      const answered = new Set<string>()
+      sc.answers.forEach((a, j) => {
+        const q = catalogue.questions.get(a.question_id)
+        if (q === undefined) {
+          if (!catalogue.incomplete)
+            at(
+              item,
+              sub("answers", j, "question_id"),
+              `unknown question id ${a.question_id}: not in the ${type} catalogue of ${catalogue.origin}`
+            )
+        } else if (a.domain !== null && a.domain !== q.domain) {
+          at(
+            item,
+            sub("answers", j, "domain"),
+            `question ${a.question_id} belongs to domain ${q.domain}, not ${a.domain}`
+          )
+        }
+        if (answered.has(a.question_id))
+          at(
+            item,
+            sub("answers", j, "question_id"),
+            `question ${a.question_id} is answered twice in this scorecard`
+          )
+        answered.add(a.question_id)
+        const sameAnswer = answerIds.get(a.id)
+        if (sameAnswer !== undefined)
+          at(
+            item,
+            sub("answers", j, "id"),
+            `duplicate answer id ${a.id}: the scorecard at ${where(sameAnswer)} has it too`
+          )
+        else answerIds.set(a.id, item)
+      })
+      sc.evidence?.forEach((e, k) => {
+        if (!catalogue.incomplete && !catalogue.questions.has(e.question_id))
+          at(
+            item,
+            sub("evidence", k, "question_id"),
+            `unknown question id ${e.question_id}: not in the ${type} catalogue of ${catalogue.origin}`
+          )
+      })
+    }
+    sc.dependencies?.forEach((d, k) => {
+      if (
+        index.resolve(d.entity_type, d.slug) === undefined &&
+        !isBroken(content.broken.entities, slugKey(d.entity_type, d.slug))
+      )
+        at(
+          item,
+          sub("dependencies", k),
+          `dependency ${d.entity_type} ${d.slug} names no entity in this import or in the database`
+        )
+    })
+
+    const domain_weights =
+      sc.domain_weights ?? entity.domain_weights ?? defaultDomainWeights(type, entity.categories)
+    const scored = scoreEntity({
+      entity_type: type,
+      categories: entity.categories,
+      answers: sc.answers,
+      domain_weights
+    })
+    if (Result.isFailure(scored))
+      at(
+        item,
+        scoringPath(scored.failure, sc),
+        `the scoring core cannot score this draft: ${scored.failure.message}`
+      )
+
+    const order = (id: string) => catalogue.position.get(id) ?? Number.MAX_SAFE_INTEGER
+    const draft: StoredScorecard = {
+      id: sc.id,
+      entity_id: entity.id,
+      entity_type: type,
+      status: "draft",
+      scorecard_version: sc.scorecard_version,
+      grade: null,
+      letter_grade: null,
+      composite_score: sc.composite_score ?? null,
+      intrinsic_composite_score: null,
+      intrinsic_letter_grade: null,
+      largest_drag_hint: null,
+      has_unrated_dependencies: false,
+      domain_scores: null,
+      mvc_gates: null,
+      last_rated_at: null,
+      scorecard_published_at: null,
+      domain_weights,
+      answers: [...sc.answers].sort((a, b) => order(a.question_id) - order(b.question_id)),
+      dependencies: sc.dependencies ?? [],
+      evidence: sc.evidence ?? []
+    }
+    const storedDraft = same === undefined ? undefined : view.drafts.get(same.id)
+    const change: Change =
+      same === undefined
+        ? "created"
+        : same.status !== "draft" || (storedDraft !== undefined && sameDraft(storedDraft, draft))
+          ? "unchanged"
+          : "updated"
+    if (sameVersion === undefined) drafts.set(key, { item, draft, change })
+  }
+  return drafts
+}
+
+// ---------------------------------------------------------------------------
+// History
+
+const checkHistory = (
+  content: ImportContent,
+  view: StoreView,
+  index: EntityIndex,
+  drafts: ReadonlyMap<string, ImportedDraft>,
+  published: ReadonlySet<string>,
+  at: Report
+): Array<PlannedHistory> => {
+  const seen = new Map<string, Located<unknown>>()
+  const planned: Array<PlannedHistory> = []
+  for (const item of content.history) {
+    const h = item.value
+    const entity = index.resolve(h.entity_type, h.slug)
+    if (entity === undefined) {
+      if (!isBroken(content.broken.entities, slugKey(h.entity_type, h.slug)))
+        at(item, ".slug", `no ${h.entity_type} with slug ${h.slug} in this import or in the database`)
+      continue
+    }
+    const stored = view.history.get(entity.id) ?? []
+    const storedDrafts = new Set(
+      (view.scorecards.get(entity.id) ?? [])
+        .filter((s) => s.status === "draft")
+        .map((s) => s.scorecard_version)
+    )
+    const entries: Array<HistoryEntryRecord> = []
+    const changes: Array<Change> = []
+    for (const [j, e] of h.entries.entries()) {
+      const key = versionKey(entity.id, e.scorecard_version)
+      const path = sub("entries", j, "scorecard_version")
+      const name = `version ${e.scorecard_version} of ${h.entity_type} ${h.slug}`
+      const twice = seen.get(key)
+      if (twice !== undefined) {
+        at(item, path, `${name} has another history entry at ${where(twice)}`)
+        continue
+      }
+      seen.set(key, { source: item.source, path: item.path + sub("entries", j), value: e })
+      const storedEntry = stored.find((s) => s.scorecard_version === e.scorecard_version)
+      if (published.has(key)) {
+        at(item, path, `${name} is published by this import, and publishing writes its history entry`)
+      } else if (drafts.has(key) || storedDrafts.has(e.scorecard_version)) {
+        at(item, path, `${name} is a draft scorecard; its history entry is written when it is published`)
+      } else if (storedEntry === undefined) {
+        entries.push(e)
+        changes.push("created")
+      } else if (sameContent(storedEntry, e)) {
+        changes.push("unchanged")
+      } else {
+        at(
+          item,
+          sub("entries", j),
+          `the stored history entry of ${name} differs from this one; history is append-only`
+        )
+      }
+    }
+    planned.push({ entity_type: h.entity_type, entity_id: entity.id, entries, counts: countChanges(changes) })
+  }
+  return planned
+}
+
+// ---------------------------------------------------------------------------
+// Quantum snapshot
+
+const checkQuantum = (content: ImportContent, view: StoreView, at: Report): PlannedQuantum | undefined => {
+  const [first, ...more] = content.quantum
+  for (const item of more)
+    at(item, "", `only one quantum_snapshot per import; ${where(first!)} has one already`)
+  if (first === undefined) return undefined
+  const q = first.value
+  const read = readRows(q.rows)
+  if (read.rows.length === 0)
+    at(
+      first,
+      ".rows",
+      `no row of the snapshot is readable (${read.rows_skipped} skipped); it would replace the table with an empty one`
+    )
+  const stored = view.quantumAsOf
+  const change: Change =
+    stored === undefined ? "created" : Date.parse(stored) === Date.parse(q.as_of) ? "unchanged" : "updated"
+  return { as_of: q.as_of, sample: q.sample, rows: q.rows, change }
+}
+
+// ---------------------------------------------------------------------------
+
+/** Every rule over the decoded sources; the plan, or every issue found (schema issues first). */
+export const validateImport = (
+  decoded: Decoded,
+  view: StoreView,
+  sources: ReadonlyArray<string>
+): Result.Result<ImportPlan, ReadonlyArray<ImportIssue>> => {
+  const { content } = decoded
+  const issues: Array<ImportIssue> = [...decoded.issues]
+  const at: Report = (item, subPath, message) =>
+    issues.push({ source: item.source, path: item.path + subPath, message })
+  const index = indexEntities(content, view)
+  const entities = checkEntities(content, view, index, at)
+  const { planned: catalogues, catalogueOf } = checkQuestions(content, view, (i) => issues.push(i), at)
+  const drafts = checkScorecards(content, view, index, catalogueOf, at)
+  const replay = replayPublications(content, view, index, drafts, at)
+  const history = checkHistory(content, view, index, drafts, replay.published, at)
+  const quantum = checkQuantum(content, view, at)
+  if (issues.length > 0) return Result.fail(issues)
+  const plannedDrafts: Array<PlannedDraft> = [...drafts.values()].map(({ draft, change }) => ({
+    scorecard: draft,
+    change,
+    stage: replay.stages.get(idKey(draft.id)) ?? "early"
+  }))
+  return Result.succeed({
+    sources,
+    entities,
+    catalogues,
+    drafts: plannedDrafts,
+    history,
+    publications: replay.publications,
+    incidents: content.incidents.map((i) => i.value),
+    quantum
+  })
+}

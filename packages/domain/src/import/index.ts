@@ -1,0 +1,15 @@
+/**
+ * The import format and its rules: schemas of the files, decoding, the
+ * validation that runs before anything is written, the plan that `Importer`
+ * applies, and the JSON Schema of the format.
+ */
+export * from "./ImportCatalogue.ts"
+export * from "./ImportDecode.ts"
+export * from "./ImportFile.ts"
+export * from "./ImportIssue.ts"
+export * from "./ImportJsonSchema.ts"
+export * from "./ImportJsonText.ts"
+export * from "./ImportPlan.ts"
+export * from "./ImportReplay.ts"
+export * from "./ImportStoreView.ts"
+export * from "./ImportValidation.ts"

@@ -1,0 +1,323 @@
+/**
+ * Use case: loading an import (docs/import-format.md). `validate` decodes
+ * every file, reads what it needs of the store and runs every rule, returning
+ * the plan or every error at once; `apply` writes the plan in ONE transaction,
+ * so an import lands whole or not at all, and reports what changed. Both only
+ * use the ports, so the in-memory stores and the Postgres ones behave alike.
+ *
+ * Publications are replayed through the Publisher, the one way a draft becomes
+ * a rating, with the clock set to each publication's `published_at`: history
+ * gets the times the file gives, and the scoring core computes every figure.
+ */
+import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema } from "effect"
+import { decodeSources } from "../import/ImportDecode.ts"
+import { type ImportInvalid, importInvalid } from "../import/ImportIssue.ts"
+import type { ImportSource } from "../import/ImportJsonText.ts"
+import {
+  addCounts,
+  countChanges,
+  type Counts,
+  type ImportPhase,
+  type ImportPlan,
+  type ImportProgressOptions,
+  type ImportReport,
+  type PlannedDraft,
+  planSteps,
+  zeroCounts
+} from "../import/ImportPlan.ts"
+import {
+  draftNeeds,
+  emptyStoreView,
+  idKey,
+  indexEntities,
+  type StoreView,
+  storeNeeds
+} from "../import/ImportStoreView.ts"
+import { validateImport } from "../import/ImportValidation.ts"
+import type { EntityRecord } from "../model/Entity.ts"
+import { type EntityType, EntityTypes } from "../model/EntityType.ts"
+import type { Question } from "../model/Question.ts"
+import { AlertRuleRepository } from "../ports/AlertRuleRepository.ts"
+import { DeliveryOutbox } from "../ports/DeliveryOutbox.ts"
+import { EntityRepository } from "../ports/EntityRepository.ts"
+import { IdGenerator } from "../ports/IdGenerator.ts"
+import { IncidentRepository } from "../ports/IncidentRepository.ts"
+import { QuantumSnapshotStore } from "../ports/QuantumSnapshotStore.ts"
+import { RubricRepository } from "../ports/RubricRepository.ts"
+import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
+import type { StoreError } from "../ports/StoreError.ts"
+import { Transaction } from "../ports/Transaction.ts"
+import { matchRows, readRows } from "../quantum/QuantumRows.ts"
+import { DefaultSnapshotTtl, makeSnapshot } from "../quantum/QuantumSnapshot.ts"
+import { Scoring } from "../scoring/Scoring.ts"
+import { IncidentService, RatedProtocols } from "./IncidentService.ts"
+import { Publisher } from "./Publisher.ts"
+
+/** A write the plan promised failed on the way (the store changed since validation); the transaction is rolled back. */
+export class ImportApplyFailed extends Schema.TaggedError<ImportApplyFailed>()("ImportApplyFailed", {
+  phase: Schema.String,
+  message: Schema.String
+}) {}
+
+/** Entities are upserted in batches of this size, which is also the grain of progress reports. */
+const EntityBatch = 1000
+/** Reads of the store during validation that may run side by side. */
+const ReadConcurrency = 8
+
+/**
+ * A clock that reads `millis` as the wall time, while monotonic time and sleep
+ * stay the real ones, so timeouts and spans inside the replayed act still work.
+ */
+const wallClockAt = (base: Clock.Clock, millis: number): Clock.Clock => ({
+  currentTimeMillisUnsafe: () => millis,
+  currentTimeMillis: Effect.succeed(millis),
+  currentTimeNanosUnsafe: () => BigInt(millis) * 1_000_000n,
+  currentTimeNanos: Effect.sync(() => BigInt(millis) * 1_000_000n),
+  monotonicTimeNanosUnsafe: () => base.monotonicTimeNanosUnsafe(),
+  monotonicTimeNanos: base.monotonicTimeNanos,
+  sleep: (duration) => base.sleep(duration)
+})
+
+/** Runs an effect as if the wall clock read `millis`. */
+export const atInstant =
+  (millis: number) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Clock.clockWith((clock) => Effect.provideService(effect, Clock.Clock, wallClockAt(clock, millis)))
+
+const failed =
+  (phase: ImportPhase) =>
+  <E extends { readonly _tag: string; readonly message: string }>(error: E): StoreError | ImportApplyFailed =>
+    error._tag === "StoreError"
+      ? (error as unknown as StoreError)
+      : new ImportApplyFailed({ phase, message: `${error._tag}: ${error.message}` })
+
+export class Importer extends Context.Service<
+  Importer,
+  {
+    /** Decodes and checks every source against the store; the plan, or every error found. */
+    readonly validate: (
+      sources: ReadonlyArray<ImportSource>,
+      options?: ImportProgressOptions
+    ) => Effect.Effect<ImportPlan, ImportInvalid | StoreError>
+    /** Writes a plan in one transaction and reports what changed. */
+    readonly apply: (
+      plan: ImportPlan,
+      options?: ImportProgressOptions
+    ) => Effect.Effect<ImportReport, ImportApplyFailed | StoreError>
+  }
+>()("@ratings/domain/services/Importer") {
+  static readonly layer = Layer.effect(
+    Importer,
+    Effect.gen(function* () {
+      const entities = yield* EntityRepository
+      const rubric = yield* RubricRepository
+      const scorecards = yield* ScorecardRepository
+      const quantumStore = yield* QuantumSnapshotStore
+      const tx = yield* Transaction
+      const publisher = yield* Publisher
+      const incidents = yield* IncidentService
+
+      const readStore = Effect.fnUntraced(function* (decoded: ReturnType<typeof decodeSources>) {
+        const stored = yield* Effect.forEach(EntityTypes, (t) => entities.all(t), {
+          concurrency: ReadConcurrency
+        })
+        const questions = yield* Effect.forEach(EntityTypes, (t) => rubric.questions(t), {
+          concurrency: ReadConcurrency
+        })
+        const latest = yield* quantumStore.latest
+        const byType = <A>(xs: ReadonlyArray<ReadonlyArray<A>>) =>
+          Object.fromEntries(EntityTypes.map((t, i) => [t, xs[i]!])) as {
+            readonly [T in EntityType]: ReadonlyArray<A>
+          }
+        const base: StoreView = {
+          ...emptyStoreView(),
+          entities: byType<EntityRecord>(stored),
+          catalogues: byType<Question>(questions),
+          quantumAsOf: Option.isSome(latest) ? latest.value.as_of : undefined
+        }
+        const index = indexEntities(decoded.content, base)
+        const needs = storeNeeds(decoded.content, index)
+        const lists = yield* Effect.forEach(
+          needs.scorecardsOf,
+          (e) =>
+            Effect.map(
+              scorecards.listForEntity(e.entity_type, e.entity_id),
+              (l) => [e.entity_id, l] as const
+            ),
+          { concurrency: ReadConcurrency }
+        )
+        const history = yield* Effect.forEach(
+          needs.historyOf,
+          (e) => Effect.map(scorecards.history(e.entity_type, e.entity_id), (h) => [e.entity_id, h] as const),
+          { concurrency: ReadConcurrency }
+        )
+        const scorecardMap = new Map(lists)
+        const more = draftNeeds(decoded.content, index, scorecardMap)
+        const drafts = yield* Effect.forEach(more.drafts, (d) => scorecards.findById(d.entity_type, d.id), {
+          concurrency: ReadConcurrency
+        })
+        const composites = yield* Effect.forEach(
+          [...more.dependencies],
+          ([type, ids]) =>
+            Effect.map(scorecards.latestPublishedOf(type, ids), (m) =>
+              [...m].map(([id, s]) => [`${type}:${idKey(id)}`, s.composite_score] as const)
+            ),
+          { concurrency: ReadConcurrency }
+        )
+        return {
+          ...base,
+          scorecards: scorecardMap,
+          history: new Map(history),
+          drafts: new Map(drafts.flatMap((o) => (Option.isSome(o) ? [[o.value.id, o.value] as const] : []))),
+          publishedComposites: new Map(composites.flat())
+        } satisfies StoreView
+      })
+
+      const validate = Effect.fn("Importer.validate")(function* (
+        sources: ReadonlyArray<ImportSource>,
+        options?: ImportProgressOptions
+      ) {
+        options?.onProgress?.(0, 1, "validation")
+        const decoded = decodeSources(sources)
+        const view = yield* readStore(decoded)
+        const result = validateImport(
+          decoded,
+          view,
+          sources.map((s) => s.name)
+        )
+        options?.onProgress?.(1, 1, "validation")
+        if (Result.isFailure(result)) return yield* importInvalid(result.failure)
+        return result.success
+      })
+
+      const apply = Effect.fn("Importer.apply")(function* (
+        plan: ImportPlan,
+        options?: ImportProgressOptions
+      ) {
+        const total = planSteps(plan)
+        let done = 0
+        const step = (phase: ImportPhase, n = 1) =>
+          Effect.sync(() => {
+            done += n
+            options?.onProgress?.(done, total, phase)
+          })
+        const save = (d: PlannedDraft) =>
+          Effect.andThen(
+            d.change === "unchanged" ? Effect.void : scorecards.saveDraft(d.scorecard),
+            step("scorecards")
+          )
+        const before = new Map<number, Array<PlannedDraft>>()
+        for (const d of plan.drafts) {
+          if (typeof d.stage !== "object") continue
+          const list = before.get(d.stage.beforePublication)
+          if (list === undefined) before.set(d.stage.beforePublication, [d])
+          else list.push(d)
+        }
+
+        return yield* tx.run(
+          Effect.gen(function* () {
+            for (let i = 0; i < plan.entities.length; i += EntityBatch) {
+              const batch = plan.entities.slice(i, i + EntityBatch)
+              const writes = batch.filter((e) => e.write).map((e) => e.entity)
+              if (writes.length > 0) yield* entities.upsert(writes)
+              yield* step("entities", batch.length)
+            }
+            for (const c of plan.catalogues) {
+              if (c.replace) yield* rubric.replace(c.entity_type, c.questions)
+              yield* step("questions")
+            }
+            for (const d of plan.drafts) if (d.stage === "early") yield* save(d)
+            for (const h of plan.history) {
+              if (h.entries.length > 0) yield* scorecards.importHistory(h.entity_id, h.entries)
+              yield* step("history")
+            }
+            for (const [i, p] of plan.publications.entries()) {
+              for (const d of before.get(i) ?? []) yield* save(d)
+              if (!p.skip)
+                yield* publisher
+                  .publish(p.request)
+                  .pipe(atInstant(p.published_at), Effect.mapError(failed("publications")))
+              yield* step("publications")
+            }
+            for (const d of plan.drafts) if (d.stage === "late") yield* save(d)
+
+            // After the publications, so that matching sees the protocols this import rates.
+            let incidentCounts: Counts = zeroCounts
+            for (const report of plan.incidents) {
+              const ingested = yield* incidents.ingest(report).pipe(Effect.mapError(failed("incidents")))
+              const outcome = ingested.outcome
+              incidentCounts = addCounts(
+                incidentCounts,
+                countChanges([
+                  outcome === "created" ? "created" : outcome === "duplicate" ? "unchanged" : "updated"
+                ])
+              )
+              yield* step("incidents")
+            }
+
+            const q = plan.quantum
+            if (q !== undefined) {
+              if (q.change !== "unchanged") {
+                const chains = yield* entities.all("chain")
+                const read = readRows(q.rows)
+                yield* quantumStore.save(
+                  makeSnapshot(
+                    {
+                      rows: matchRows(
+                        read.rows,
+                        chains.map((c) => ({ slug: c.slug, name: c.name, status: c.status }))
+                      ),
+                      rows_skipped: read.rows_skipped
+                    },
+                    {
+                      now: Date.parse(q.as_of),
+                      ttlMillis: Duration.toMillis(DefaultSnapshotTtl),
+                      sample: q.sample
+                    }
+                  )
+                )
+              }
+              yield* step("quantum_snapshot")
+            }
+
+            const questionCounts = plan.catalogues.reduce(
+              (acc, c) => ({ ...addCounts(acc, c.counts), removed: acc.removed + c.counts.removed }),
+              { ...zeroCounts, removed: 0 }
+            )
+            return {
+              entities: countChanges(plan.entities.map((e) => e.change)),
+              questions: questionCounts,
+              scorecards: countChanges(plan.drafts.map((d) => d.change)),
+              history: plan.history.reduce((acc, h) => addCounts(acc, h.counts), zeroCounts),
+              publications: countChanges(plan.publications.map((p) => (p.skip ? "unchanged" : "created"))),
+              incidents: incidentCounts,
+              quantum_snapshot: q === undefined ? zeroCounts : countChanges([q.change])
+            } satisfies ImportReport
+          })
+        )
+      })
+
+      return Importer.of({ validate, apply })
+    })
+  )
+
+  /** The importer over in-memory ports, with every port exposed so tests can arrange and inspect them. */
+  static readonly layerTest = Importer.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Publisher.layer, IncidentService.layer)),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        EntityRepository.layerMemory(),
+        RubricRepository.layerMemory(),
+        ScorecardRepository.layerMemory(),
+        QuantumSnapshotStore.layerMemory,
+        Transaction.layerMemory,
+        AlertRuleRepository.layerMemory,
+        DeliveryOutbox.layerMemory,
+        IdGenerator.layerMemory,
+        IncidentRepository.layerMemory,
+        RatedProtocols.layerMemory,
+        Scoring.layer
+      )
+    )
+  )
+}
