@@ -1,3 +1,5 @@
 export * from "./api/index.ts"
+export * from "./server/EntityHandlers.ts"
+export * from "./server/ErrorMapping.ts"
 export * from "./server/Handlers.ts"
 export * from "./server/HttpServerLive.ts"

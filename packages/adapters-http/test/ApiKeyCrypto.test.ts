@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey, sameDigest } from "../src/server/ApiKeyCrypto.ts"
+import {
+  displayPrefix,
+  generateApiKey,
+  hashApiKey,
+  looksLikeApiKey,
+  sameDigest
+} from "../src/server/ApiKeyCrypto.ts"
 
 describe("ApiKeyCrypto", () => {
   it("keys are rk_ plus 32 random bytes in base64url, different every time", () => {

@@ -6,4 +6,6 @@
 import type { Caller } from "@ratings/domain/model/Caller"
 import { Context } from "effect"
 
-export class CurrentCaller extends Context.Service<CurrentCaller, Caller>()("@ratings/adapters-http/CurrentCaller") {}
+export class CurrentCaller extends Context.Service<CurrentCaller, Caller>()(
+  "@ratings/adapters-http/CurrentCaller"
+) {}

@@ -1,4 +1,7 @@
 export * from "./Api.ts"
+export * from "./EntitiesApi.ts"
+export * from "./Errors.ts"
 export * from "./MethodologyApi.ts"
+export * from "./Parameters.ts"
 export * from "./SystemApi.ts"
 export * from "./CurrentCaller.ts"

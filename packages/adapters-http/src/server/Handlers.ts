@@ -1,11 +1,15 @@
 /**
  * Handlers of the ratings API: each decodes nothing itself (the contract did),
- * calls a use case of the domain, and returns its value.
+ * calls a use case of the domain, and returns its value. The server side of
+ * the ValidationErrors middleware (422 on any decode failure) is provided here,
+ * so every group of the contract gets it.
  */
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
+import { EntityHandlers } from "./EntityHandlers.ts"
+import { ValidationErrorsLive } from "./ErrorMapping.ts"
 
 export const SystemHandlers = HttpApiBuilder.group(RatingsApi, "system", (handlers) =>
   Effect.succeed(handlers.handle("health", () => Effect.succeed({ status: "ok" as const })))
@@ -20,4 +24,6 @@ export const MethodologyHandlers = HttpApiBuilder.group(
   })
 )
 
-export const Handlers = Layer.mergeAll(SystemHandlers, MethodologyHandlers)
+export const Handlers = Layer.mergeAll(SystemHandlers, MethodologyHandlers, EntityHandlers).pipe(
+  Layer.provide(ValidationErrorsLive)
+)

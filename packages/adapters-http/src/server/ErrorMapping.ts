@@ -1,0 +1,217 @@
+/**
+ * How failures become responses, in one place: the domain's read errors map to
+ * the contract's error classes (404, 401, 403, 503), and every decode failure
+ * of a parameter, path segment, header or body becomes one 422 with a
+ * FastAPI-style body through the ValidationErrors middleware. Decode failures
+ * would otherwise be an empty 400; bad input is never a 500.
+ */
+import type { InsufficientTier, MissingKey } from "@ratings/domain/access/Capabilities"
+import type { ValidationIssue } from "@ratings/domain/model/ErrorBodies"
+import type { StoreError } from "@ratings/domain/ports/StoreError"
+import type { NotFound } from "@ratings/domain/services/RatingsReader"
+import { Effect, type SchemaIssue } from "effect"
+import { HttpRouter, HttpServerRequest } from "effect/http"
+import { HttpApiMiddleware } from "effect/http-api"
+import {
+  InsufficientTierError,
+  MissingKeyError,
+  NotFoundError,
+  ServiceUnavailableError,
+  ValidationError,
+  ValidationErrors
+} from "../api/Errors.ts"
+import { type ValidationRule, validationRuleOf } from "../api/Parameters.ts"
+
+export type ReadError = NotFound | MissingKey | InsufficientTier | StoreError
+export type ReadHttpError = NotFoundError | MissingKeyError | InsufficientTierError | ServiceUnavailableError
+
+/**
+ * A domain read error as the contract's error. A store failure is logged with
+ * its message here and answered 503 with a body that says nothing of it.
+ */
+export const toHttpError = (error: ReadError): Effect.Effect<never, ReadHttpError> => {
+  switch (error._tag) {
+    case "NotFound":
+      return Effect.fail(NotFoundError.instance)
+    case "MissingKey":
+      return Effect.fail(MissingKeyError.instance)
+    case "InsufficientTier":
+      return Effect.fail(
+        new InsufficientTierError({
+          detail: { error: "insufficient_tier", required_tier: error.required_tier, tier: error.tier }
+        })
+      )
+    case "StoreError":
+      return Effect.logError("Store failure answered 503", error.message).pipe(
+        Effect.andThen(Effect.fail(ServiceUnavailableError.instance))
+      )
+  }
+}
+
+/** The contract error each domain read error becomes; other errors stay as they are. */
+export type HttpErrorOf<E> = E extends NotFound
+  ? NotFoundError
+  : E extends MissingKey
+    ? MissingKeyError
+    : E extends InsufficientTier
+      ? InsufficientTierError
+      : E extends StoreError
+        ? ServiceUnavailableError
+        : E
+
+/** Maps the read errors of a use case, so a route declares exactly the errors its use case can give. */
+export const mapReadErrors = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, HttpErrorOf<E>, R> =>
+  Effect.catchIf(
+    effect as Effect.Effect<A, unknown, R>,
+    isReadError,
+    (e) => toHttpError(e),
+    (e) => Effect.fail(e)
+  ) as Effect.Effect<A, HttpErrorOf<E>, R>
+
+const readErrorTags = new Set(["NotFound", "MissingKey", "InsufficientTier", "StoreError"])
+
+const isReadError = (e: unknown): e is ReadError =>
+  typeof e === "object" && e !== null && readErrorTags.has((e as { readonly _tag?: unknown })._tag as string)
+
+/** FastAPI's name for each request slot, the first element of `loc`. */
+const SlotOf = {
+  Params: "path",
+  Query: "query",
+  Headers: "header",
+  Payload: "body"
+} as const
+
+type Slot = (typeof SlotOf)[keyof typeof SlotOf]
+
+interface Found {
+  readonly rule: ValidationRule
+  readonly msg: string
+}
+
+const messageOf = (annotations: unknown): string | undefined => {
+  const message = (annotations as { readonly message?: unknown } | undefined)?.message
+  return typeof message === "string" ? message : undefined
+}
+
+const ruleOf = (annotations: unknown): Found | undefined => {
+  const rule = validationRuleOf(annotations)
+  return rule === undefined ? undefined : { rule, msg: messageOf(annotations) ?? rule.type }
+}
+
+interface Located {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly type: string
+  readonly msg: string
+  readonly ctx?: { readonly [key: string]: unknown } | undefined
+}
+
+/**
+ * Walks an issue tree to one entry per failure, innermost location first. Our
+ * parameter rules carry their FastAPI type; anything else (a schema written
+ * elsewhere) still gets a clear message from the issue itself.
+ */
+export const locateIssues = (issue: SchemaIssue.Issue): Array<Located> => {
+  const out: Array<Located> = []
+  const walk = (
+    node: SchemaIssue.Issue,
+    path: ReadonlyArray<PropertyKey>,
+    found: Found | undefined
+  ): void => {
+    switch (node._tag) {
+      case "Pointer":
+        walk(node.issue, [...path, ...node.path], found)
+        return
+      case "Encoding":
+        walk(node.issue, path, found)
+        return
+      case "Filter":
+        walk(node.issue, path, ruleOf(node.filter.annotations) ?? found)
+        return
+      case "Composite":
+        for (const inner of node.issues) walk(inner, path, found)
+        return
+      case "AnyOf":
+        if (node.issues.length > 0) {
+          for (const inner of node.issues) walk(inner, path, found)
+          return
+        }
+        out.push({ path, type: "union_tag_invalid", msg: "Input does not match any allowed shape" })
+        return
+      case "MissingKey":
+        out.push({ path, type: "missing", msg: "Field required" })
+        return
+      case "InvalidValue": {
+        const own = ruleOf(node.annotations) ?? found
+        if (own !== undefined) {
+          out.push({ path, type: own.rule.type, msg: own.msg, ctx: own.rule.ctx })
+          return
+        }
+        out.push({
+          path,
+          type: "value_error",
+          msg: messageOf(node.annotations) ?? "Input is not a valid value"
+        })
+        return
+      }
+      case "InvalidType":
+        out.push(
+          found === undefined
+            ? { path, type: "type_error", msg: "Input should be a single value of the documented type" }
+            : { path, type: found.rule.type, msg: found.msg, ctx: found.rule.ctx }
+        )
+        return
+      case "UnexpectedKey":
+        out.push({ path, type: "extra_forbidden", msg: "Extra inputs are not permitted" })
+        return
+      case "Forbidden":
+      case "OneOf":
+        out.push({ path, type: "value_error", msg: "Input is not a valid value" })
+        return
+    }
+  }
+  walk(issue, [], undefined)
+  return out
+}
+
+/** The value the client sent at a location, as FastAPI echoes it (null when it was missing). */
+const rawAt = (source: { readonly [key: string]: unknown }, path: ReadonlyArray<PropertyKey>): unknown => {
+  let value: unknown = source
+  for (const key of path) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return null
+    value = (value as { readonly [key: PropertyKey]: unknown })[key]
+  }
+  return value ?? null
+}
+
+/** The FastAPI-style entries of one failed slot. */
+export const toValidationIssues = (
+  slot: Slot,
+  issue: SchemaIssue.Issue,
+  sent: { readonly [key: string]: unknown }
+): Array<ValidationIssue> =>
+  locateIssues(issue).map((located) => {
+    const loc = [slot, ...located.path.map((k) => (typeof k === "number" ? k : String(k)))]
+    const entry = { type: located.type, loc, msg: located.msg, input: rawAt(sent, located.path) }
+    return located.ctx === undefined ? entry : { ...entry, ctx: located.ctx }
+  })
+
+/**
+ * The server side of the ValidationErrors middleware. Request decode failures
+ * become a 422; a response that fails to encode is a bug of ours, so it stays
+ * the builder's 500 (and is reported).
+ */
+export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ValidationErrors, (error) => {
+  if (error.kind === "Body" || error.kind === "ResponseHeaders") return Effect.fail(error)
+  const slot = SlotOf[error.kind]
+  return Effect.gen(function* () {
+    const sent: { readonly [key: string]: unknown } =
+      slot === "query"
+        ? yield* HttpServerRequest.ParsedSearchParams
+        : slot === "path"
+          ? (yield* HttpRouter.RouteContext).params
+          : slot === "header"
+            ? (yield* HttpServerRequest.HttpServerRequest).headers
+            : {}
+    return yield* new ValidationError({ detail: toValidationIssues(slot, error.cause.issue, sent) })
+  })
+})
