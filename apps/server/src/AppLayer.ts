@@ -1,0 +1,26 @@
+/**
+ * The application for one process: configuration, the database (DATABASE_URL or
+ * the embedded default), the server key, and every use case over Postgres.
+ */
+import { Context, Effect, Layer } from "effect"
+import { ServerConfig } from "./Config.ts"
+import { type DatabaseTarget, resolveDatabase } from "./Database.ts"
+import { application, database } from "./Layers.ts"
+import { resolveServerKey } from "./ServerKey.ts"
+
+export class AppInfo extends Context.Service<
+  AppInfo,
+  { readonly config: ServerConfig; readonly database: DatabaseTarget }
+>()("@ratings/server/AppInfo") {}
+
+export const AppLayer = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    const target = yield* resolveDatabase(config)
+    const key = yield* resolveServerKey(config)
+    return application(key).pipe(
+      Layer.provideMerge(database(target.url)),
+      Layer.provideMerge(Layer.succeed(AppInfo, AppInfo.of({ config, database: target })))
+    )
+  })
+)

@@ -1,0 +1,74 @@
+/**
+ * Importing a file or a folder of import files (read in name order): JSON is
+ * parsed here, everything else is the domain's Importer. Nothing is written
+ * unless the whole input is valid.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { basename, join } from "node:path"
+import { formatImportIssue, type ImportIssue } from "@ratings/domain/import/ImportIssue"
+import { parseJsonText, type ImportSource } from "@ratings/domain/import/ImportJsonText"
+import type { ImportReport } from "@ratings/domain/import/ImportPlan"
+import { Importer } from "@ratings/domain/services/Importer"
+import { Effect, Result } from "effect"
+import type { ProgressReporter } from "./Progress.ts"
+
+export type ImportOutcome =
+  | { readonly _tag: "Imported"; readonly report: ImportReport }
+  | { readonly _tag: "Rejected"; readonly issues: ReadonlyArray<ImportIssue> }
+
+/** The JSON files of a path: the file itself, or a folder's `*.json` files in name order. */
+export const importFilesOf = (path: string): ReadonlyArray<string> =>
+  statSync(path).isDirectory()
+    ? readdirSync(path)
+        .filter((name) => name.endsWith(".json"))
+        .sort()
+        .map((name) => join(path, name))
+    : [path]
+
+export const readSources = (
+  path: string
+): Effect.Effect<{
+  readonly sources: ReadonlyArray<ImportSource>
+  readonly issues: ReadonlyArray<ImportIssue>
+}> =>
+  Effect.sync(() => {
+    const sources: Array<ImportSource> = []
+    const issues: Array<ImportIssue> = []
+    let files: ReadonlyArray<string>
+    try {
+      files = importFilesOf(path)
+    } catch (e) {
+      return {
+        sources,
+        issues: [{ source: path, path: "$", message: `cannot read: ${(e as Error).message}` }]
+      }
+    }
+    if (files.length === 0) issues.push({ source: path, path: "$", message: "no .json files to import" })
+    for (const file of files) {
+      const parsed = parseJsonText(basename(file), readFileSync(file, "utf8"))
+      if (Result.isSuccess(parsed)) sources.push(parsed.success)
+      else issues.push(parsed.failure)
+    }
+    return { sources, issues }
+  })
+
+export const importPath = (path: string, progress?: ProgressReporter) =>
+  Effect.gen(function* () {
+    const { sources, issues } = yield* readSources(path)
+    if (issues.length > 0) return { _tag: "Rejected", issues } satisfies ImportOutcome as ImportOutcome
+    const importer = yield* Importer
+    const options = progress === undefined ? {} : { onProgress: progress }
+    const plan = yield* importer.validate(sources, options).pipe(
+      Effect.map((plan) => ({ _tag: "Valid" as const, plan })),
+      Effect.catchTag("ImportInvalid", (e) => Effect.succeed({ _tag: "Invalid" as const, issues: e.issues }))
+    )
+    if (plan._tag === "Invalid")
+      return { _tag: "Rejected", issues: plan.issues } satisfies ImportOutcome as ImportOutcome
+    const report = yield* importer.apply(plan.plan, options)
+    return { _tag: "Imported", report } satisfies ImportOutcome as ImportOutcome
+  })
+
+export const formatIssues = (issues: ReadonlyArray<ImportIssue>): string =>
+  [`import rejected: ${issues.length} error(s), nothing was written`, ...issues.map(formatImportIssue)].join(
+    "\n"
+  )

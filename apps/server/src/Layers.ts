@@ -1,0 +1,60 @@
+/**
+ * The one place where layers are composed: the Postgres stores behind every
+ * port of the domain, the domain's use cases over them, and the importer.
+ */
+import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
+import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
+import * as PgDatabase from "@ratings/adapters-sql/PgDatabase"
+import * as PgDeliveryOutbox from "@ratings/adapters-sql/PgDeliveryOutbox"
+import * as PgEntityRepository from "@ratings/adapters-sql/PgEntityRepository"
+import * as PgExportLog from "@ratings/adapters-sql/PgExportLog"
+import * as PgIncidentRepository from "@ratings/adapters-sql/PgIncidentRepository"
+import * as PgQuantumSnapshotStore from "@ratings/adapters-sql/PgQuantumSnapshotStore"
+import * as PgRubricRepository from "@ratings/adapters-sql/PgRubricRepository"
+import * as PgScorecardRepository from "@ratings/adapters-sql/PgScorecardRepository"
+import * as PgTransaction from "@ratings/adapters-sql/PgTransaction"
+import { SecretBox } from "@ratings/adapters-sql/SecretBox"
+import { Scoring } from "@ratings/domain/scoring/Scoring"
+import { CompareService } from "@ratings/domain/services/CompareService"
+import { ExportService } from "@ratings/domain/services/ExportService"
+import { Importer } from "@ratings/domain/services/Importer"
+import { IncidentService } from "@ratings/domain/services/IncidentService"
+import { Publisher } from "@ratings/domain/services/Publisher"
+import { RatingsReader } from "@ratings/domain/services/RatingsReader"
+import { Layer, type Redacted } from "effect"
+import { NodeIdGenerator } from "./NodeIdGenerator.ts"
+
+/** Every port of the domain on Postgres. Needs the PgClient of `database`. */
+export const stores = (serverKey: Redacted.Redacted<string>) =>
+  Layer.mergeAll(
+    PgEntityRepository.layer,
+    PgScorecardRepository.layer,
+    PgRubricRepository.layer,
+    PgApiKeyRepository.layer,
+    PgExportLog.layer,
+    PgTransaction.layer,
+    PgIncidentRepository.layer,
+    PgIncidentRepository.layerRatedProtocols,
+    PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey))),
+    PgDeliveryOutbox.layer,
+    PgQuantumSnapshotStore.layer,
+    NodeIdGenerator,
+    Scoring.layer
+  )
+
+/** The domain's use cases over the stores. */
+export const services = (serverKey: Redacted.Redacted<string>) =>
+  Layer.mergeAll(
+    RatingsReader.layer,
+    Publisher.layer,
+    ExportService.layer,
+    CompareService.layer,
+    PgIncidentRepository.serialisedIngest(IncidentService.layer)
+  ).pipe(Layer.provideMerge(stores(serverKey)))
+
+/** Use cases plus the importer, which replays publications through the Publisher. */
+export const application = (serverKey: Redacted.Redacted<string>) =>
+  Importer.layer.pipe(Layer.provideMerge(services(serverKey)))
+
+/** The migrated database of a URL. */
+export const database = (url: string) => PgDatabase.layer({ url })

@@ -1,0 +1,28 @@
+/**
+ * `ratings import <file|dir>`: validate the whole input, report every error
+ * with its JSON path, and write all or nothing in one transaction.
+ */
+import { formatImportReport } from "@ratings/domain/import/ImportPlan"
+import { Console, Effect } from "effect"
+import { Argument, Command } from "effect/cli"
+import { AppLayer } from "../AppLayer.ts"
+import { formatIssues, importPath } from "../ImportFiles.ts"
+import { terminalProgress } from "../Progress.ts"
+
+export const ImportCommand = Command.make(
+  "import",
+  {
+    path: Argument.String("path").pipe(
+      Argument.withDescription("An import file, or a folder of them (read in name order)")
+    )
+  },
+  Effect.fnUntraced(function* ({ path }) {
+    const outcome = yield* importPath(path, terminalProgress("import"))
+    if (outcome._tag === "Rejected") {
+      yield* Console.error(formatIssues(outcome.issues))
+      process.exitCode = 1
+      return
+    }
+    yield* Console.log(formatImportReport(outcome.report))
+  }, Effect.provide(AppLayer))
+).pipe(Command.withDescription("Import entities, catalogues, drafts, history, incidents and quantum data"))

@@ -1,0 +1,57 @@
+/**
+ * `ratings serve` (what `npm start` runs): the HTTP API on PORT. On the first
+ * start of the embedded default the demo dataset is loaded, unless --no-demo
+ * or RATINGS_LOAD_DEMO=false.
+ */
+import { fileURLToPath } from "node:url"
+import { serve } from "@ratings/adapters-http/server/HttpServerLive"
+import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
+import { EntityTypes } from "@ratings/domain/model/EntityType"
+import { Console, Effect, Layer } from "effect"
+import { Command, Flag } from "effect/cli"
+import { AppInfo, AppLayer } from "../AppLayer.ts"
+import { formatIssues, importPath } from "../ImportFiles.ts"
+import { terminalProgress } from "../Progress.ts"
+
+export const DemoDataDir = fileURLToPath(new URL("../../data/demo", import.meta.url))
+
+const isEmpty = Effect.gen(function* () {
+  const entities = yield* EntityRepository
+  for (const entity_type of EntityTypes) {
+    const page = yield* entities.list({
+      entity_type,
+      categories: [],
+      skip: 0,
+      limit: 1,
+      flags: { include_inactive: true, include_frameworks: true }
+    })
+    if (page.total > 0) return false
+  }
+  return true
+})
+
+const loadDemo = Effect.gen(function* () {
+  yield* Console.log(`first start of the embedded database: loading the demo dataset from ${DemoDataDir}`)
+  const outcome = yield* importPath(DemoDataDir, terminalProgress("demo"))
+  if (outcome._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(outcome.issues)))
+  yield* Console.log("demo dataset loaded")
+})
+
+export const ServeCommand = Command.make(
+  "serve",
+  {
+    noDemo: Flag.Boolean("no-demo").pipe(
+      Flag.withDescription("Do not load the demo dataset on the first start of the embedded database"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fnUntraced(function* ({ noDemo }) {
+    const { config, database } = yield* AppInfo
+    if (database.embedded && config.loadDemo && !noDemo && (yield* isEmpty)) yield* loadDemo
+    yield* Console.log(
+      `ratings service listening on http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}` +
+        ` (${database.embedded ? "embedded Postgres" : "DATABASE_URL"})`
+    )
+    return yield* Layer.launch(serve({ port: config.port, host: config.host }))
+  }, Effect.provide(AppLayer))
+).pipe(Command.withDescription("Serve the HTTP API"))

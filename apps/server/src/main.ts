@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+/**
+ * `ratings`: the service's command line. `ratings serve` runs the HTTP API (what
+ * `npm start` does); the other commands load and publish data and manage keys.
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Effect } from "effect"
+import { Command } from "effect/cli"
+import { DemoCommand } from "./cli/DemoCommand.ts"
+import { ImportCommand } from "./cli/ImportCommand.ts"
+import { KeysCommand } from "./cli/KeysCommand.ts"
+import { PublishCommand } from "./cli/PublishCommand.ts"
+import { ServeCommand } from "./cli/ServeCommand.ts"
+
+export const Ratings = Command.make("ratings").pipe(
+  Command.withDescription("DeFi risk-ratings service"),
+  Command.withSubcommands([ServeCommand, ImportCommand, PublishCommand, KeysCommand, DemoCommand])
+)
+
+Ratings.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

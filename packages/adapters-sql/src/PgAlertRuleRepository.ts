@@ -1,0 +1,143 @@
+/**
+ * The AlertRuleRepository port on Postgres. Every read or delete a caller can
+ * trigger carries the account in its WHERE clause, so another account's rule
+ * is "not found" by construction, not by a check after the fact. The signing
+ * key is sealed with the server key (SecretBox) before it reaches the table,
+ * bound to the rule id, and only `signingKey` ever selects that column.
+ *
+ * The port has no error channel for store failures; a database failure is a
+ * defect carrying a StoreError with the reason, never a bare SqlError.
+ */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import {
+  type AlertRule,
+  AlertRuleNotFound,
+  type AlertRuleRecord,
+  type MatchableEvent
+} from "@ratings/domain/model/AlertRule"
+import type { EntityType } from "@ratings/domain/model/EntityType"
+import type { AlertEventKind } from "@ratings/domain/model/WebhookEvent"
+import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
+import { StoreError } from "@ratings/domain/ports/StoreError"
+import { SecretBox } from "./SecretBox.ts"
+
+const orDie =
+  (operation: string) =>
+  <A, R>(effect: Effect.Effect<A, { readonly message: string }, R>): Effect.Effect<A, never, R> =>
+    Effect.catch(effect, (error) =>
+      Effect.die(new StoreError({ message: `alert rules, ${operation}: ${error.message}` }))
+    )
+
+/** The sealed key is bound to its rule (in Postgres's lowercase spelling), so it cannot be moved to another row. */
+const keyContext = (ruleId: string) => `alert_rule:${ruleId.toLowerCase()}`
+
+/** Only a UUID can name a stored rule; checked first so a bad id is "not found", not a database error. */
+const UuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const isUuid = (value: string) => UuidPattern.test(value)
+
+interface RuleRow {
+  readonly id: string
+  readonly name: string | null
+  readonly entity_types: ReadonlyArray<EntityType>
+  readonly slugs: ReadonlyArray<string>
+  readonly events: ReadonlyArray<AlertEventKind>
+  readonly webhook_url: string
+  readonly created_at: Date
+}
+
+const toRule = (row: RuleRow): AlertRule => ({
+  id: row.id,
+  name: row.name,
+  entity_types: row.entity_types,
+  slugs: row.slugs,
+  events: row.events,
+  channels: { webhook_url: row.webhook_url },
+  created_at: row.created_at.toISOString()
+})
+
+export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient | SecretBox> = Layer.effect(
+  AlertRuleRepository,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const box = yield* SecretBox
+
+    // The column list of a served rule; the sealed key is deliberately not in it.
+    const ruleColumns = sql.literal("id, name, entity_types, slugs, events, webhook_url, created_at")
+
+    const list = (accountId: string) =>
+      sql<RuleRow>`
+        SELECT ${ruleColumns} FROM alert_rules WHERE account_id = ${accountId} ORDER BY seq
+      `.pipe(
+        Effect.map((rows) => rows.map(toRule)),
+        orDie("list"),
+        Effect.withSpan("PgAlertRuleRepository.list")
+      )
+
+    const get = (accountId: string, ruleId: string) =>
+      Effect.gen(function* () {
+        if (!isUuid(ruleId)) return yield* new AlertRuleNotFound({ rule_id: ruleId })
+        const [row] = yield* sql<RuleRow>`
+          SELECT ${ruleColumns} FROM alert_rules WHERE id = ${ruleId} AND account_id = ${accountId}
+        `.pipe(orDie("get"))
+        if (row === undefined) return yield* new AlertRuleNotFound({ rule_id: ruleId })
+        return toRule(row)
+      }).pipe(Effect.withSpan("PgAlertRuleRepository.get"))
+
+    const create = (record: AlertRuleRecord) =>
+      Effect.gen(function* () {
+        const sealed = yield* box.seal(record.signing_key, keyContext(record.id))
+        const [row] = yield* sql<RuleRow>`
+          INSERT INTO alert_rules
+            (id, account_id, name, entity_types, slugs, events, webhook_url, signing_key_sealed, created_at)
+          VALUES (
+            ${record.id}, ${record.account_id}, ${record.name},
+            ${[...record.entity_types]}::text[], ${[...record.slugs]}::text[], ${[...record.events]}::text[],
+            ${record.channels.webhook_url}, ${sealed}, ${record.created_at}::timestamptz
+          )
+          ON CONFLICT (id) DO NOTHING
+          RETURNING ${ruleColumns}
+        `.pipe(orDie("create"))
+        // A duplicate id is a bug in the caller (ids are fresh UUIDs), as in memory.
+        if (row === undefined) return yield* Effect.die(new Error(`alert rule ${record.id} exists`))
+        return toRule(row)
+      }).pipe(Effect.withSpan("PgAlertRuleRepository.create"))
+
+    const del = (accountId: string, ruleId: string) =>
+      Effect.gen(function* () {
+        if (!isUuid(ruleId)) return yield* new AlertRuleNotFound({ rule_id: ruleId })
+        const deleted = yield* sql<{ readonly id: string }>`
+          DELETE FROM alert_rules WHERE id = ${ruleId} AND account_id = ${accountId} RETURNING id
+        `.pipe(orDie("delete"))
+        if (deleted.length === 0) return yield* new AlertRuleNotFound({ rule_id: ruleId })
+      }).pipe(Effect.withSpan("PgAlertRuleRepository.delete"))
+
+    // The SQL form of the domain's `matches`: an empty filter admits everything,
+    // and webhook.test is addressed to one rule, never matched.
+    const matching = (event: MatchableEvent) =>
+      sql<RuleRow>`
+        SELECT ${ruleColumns} FROM alert_rules
+        WHERE ${event.event} <> 'webhook.test'
+          AND (cardinality(events) = 0 OR ${event.event} = ANY (events))
+          AND (cardinality(entity_types) = 0 OR ${event.data.entity_type} = ANY (entity_types))
+          AND (cardinality(slugs) = 0 OR ${event.data.entity_slug} = ANY (slugs))
+        ORDER BY seq
+      `.pipe(
+        Effect.map((rows) => rows.map(toRule)),
+        orDie("matching"),
+        Effect.withSpan("PgAlertRuleRepository.matching")
+      )
+
+    const signingKey = (ruleId: string) =>
+      Effect.gen(function* () {
+        if (!isUuid(ruleId)) return yield* new AlertRuleNotFound({ rule_id: ruleId })
+        const [row] = yield* sql<{ readonly signing_key_sealed: string }>`
+          SELECT signing_key_sealed FROM alert_rules WHERE id = ${ruleId}
+        `.pipe(orDie("signingKey"))
+        if (row === undefined) return yield* new AlertRuleNotFound({ rule_id: ruleId })
+        return yield* box.open(row.signing_key_sealed, keyContext(ruleId)).pipe(orDie("signingKey"))
+      }).pipe(Effect.withSpan("PgAlertRuleRepository.signingKey"))
+
+    return AlertRuleRepository.of({ list, get, create, delete: del, matching, signingKey })
+  })
+)

@@ -1,0 +1,74 @@
+/**
+ * The ApiKeyRepository port on Postgres. The table holds the SHA-256 digest of
+ * each key and a short display prefix, never the key: the schema refuses
+ * anything in `hash` that is not a hex digest, and prefixes longer than 12
+ * characters, so a key handed over by mistake cannot be stored in clear.
+ * Lookups go through the unique index on `hash`.
+ */
+import { PgClient } from "@effect/sql-pg"
+import type { ApiKeyInfo, KeyTier } from "@ratings/domain/model/Caller"
+import { ApiKeyRepository, type NewApiKey } from "@ratings/domain/ports/ApiKeyRepository"
+import { Effect, Layer, Option } from "effect"
+import { isoOf, isoOrNull, orStoreError } from "./PgTransaction.ts"
+
+interface KeyRow {
+  readonly id: string
+  readonly name: string
+  readonly tier: KeyTier
+  readonly account_id: string
+  readonly prefix: string
+  readonly created_at: Date
+  readonly revoked_at: Date | null
+}
+
+const InfoColumns = "id, name, tier, account_id, prefix, created_at, revoked_at"
+
+const toInfo = (row: KeyRow): ApiKeyInfo => ({
+  id: row.id,
+  name: row.name,
+  tier: row.tier,
+  account_id: row.account_id,
+  prefix: row.prefix,
+  created_at: isoOf(row.created_at),
+  revoked_at: isoOrNull(row.revoked_at)
+})
+
+export const make = Effect.gen(function* () {
+  const sql = yield* PgClient.PgClient
+
+  const create = (k: NewApiKey) =>
+    sql<KeyRow>`INSERT INTO api_keys (id, name, tier, account_id, prefix, hash, created_at)
+      VALUES (${k.id}::text, ${k.name}::text, ${k.tier}::text, ${k.account_id}::text, ${k.prefix}::text,
+        ${k.hash}::text, ${k.created_at}::timestamptz)
+      RETURNING ${sql.literal(InfoColumns)}`.pipe(
+      Effect.map((rows) => toInfo(rows[0]!)),
+      orStoreError(`create API key ${k.id}`)
+    )
+
+  const findActiveByHash = (hash: string) =>
+    sql<KeyRow>`SELECT ${sql.literal(InfoColumns)} FROM api_keys
+      WHERE hash = ${hash}::text AND revoked_at IS NULL`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toInfo)),
+      orStoreError("find API key")
+    )
+
+  const list = () =>
+    sql<KeyRow>`SELECT ${sql.literal(InfoColumns)} FROM api_keys ORDER BY created_at, id`.pipe(
+      Effect.map((rows) => rows.map(toInfo)),
+      orStoreError("list API keys")
+    )
+
+  const revoke = (id: string, at: string) =>
+    sql`UPDATE api_keys SET revoked_at = ${at}::timestamptz WHERE id = ${id}::text AND revoked_at IS NULL
+      RETURNING id`.pipe(
+      Effect.map((rows) => rows.length > 0),
+      orStoreError(`revoke API key ${id}`)
+    )
+
+  return ApiKeyRepository.of({ create, findActiveByHash, list, revoke })
+})
+
+export const layer: Layer.Layer<ApiKeyRepository, never, PgClient.PgClient> = Layer.effect(
+  ApiKeyRepository,
+  make
+)

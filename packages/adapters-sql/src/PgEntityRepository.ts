@@ -1,0 +1,349 @@
+/**
+ * The EntityRepository port on Postgres: the seven entity types in one
+ * `entities` table. Shared fields are columns; each type's own fields live in
+ * `details` (jsonb), except a vault's curator_id and is_framework, which lists
+ * filter on. Lists apply the rules of `access/ListFilter.ts` in SQL, page in the
+ * database (ORDER BY slug COLLATE "C", id) and count under the same WHERE.
+ *
+ * Round trip: a record reads back as it was written, except where a column
+ * normalises it: timestamps come back in UTC with milliseconds (`toISOString`),
+ * ids and curator_id in lowercase (uuid), and a token's optional shared fields
+ * that were absent come back present and empty (categories [], chains [],
+ * urls {}, external_ids {}, description null), which suits clients that read
+ * chains and categories on every type. Fields kept in `details` keep their
+ * absence.
+ *
+ * Search compares against `name_lower` and `symbol_lower`, lowercased here with
+ * JavaScript's rules (as the domain does), not the server locale's.
+ *
+ * Upsert writes a row only when some column differs (`IS DISTINCT FROM`), so
+ * importing the same input twice rewrites nothing: updated_at is the record's
+ * own field, stored as given, never touched by the store.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { categoryMode, type EntityListQuery, ListParameters } from "@ratings/domain/access/ListFilter"
+import type { EntityRecord } from "@ratings/domain/model/Entity"
+import type { EntityType } from "@ratings/domain/model/EntityType"
+import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
+import { StoreError } from "@ratings/domain/ports/StoreError"
+import { Effect, Layer, Option } from "effect"
+import type { SqlError, Statement } from "effect/sql"
+import { AllOfType, type EntityChange, notifyChanges } from "./PgCacheInvalidation.ts"
+import { catchSqlError, isoOf, isUuid, orStoreError } from "./PgTransaction.ts"
+
+interface EntityRow {
+  readonly id: string
+  readonly entity_type: EntityType
+  readonly slug: string
+  readonly name: string
+  readonly status: string
+  readonly categories: ReadonlyArray<string>
+  readonly chains: ReadonlyArray<unknown>
+  readonly urls: { readonly [key: string]: string }
+  readonly external_ids: { readonly [key: string]: string }
+  readonly description: string | null
+  readonly is_active: boolean
+  readonly is_private: boolean
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly curator_id: string | null
+  readonly is_framework: boolean
+  readonly details: { readonly [key: string]: unknown }
+}
+
+const ColumnNames = [
+  "id",
+  "entity_type",
+  "slug",
+  "name",
+  "status",
+  "categories",
+  "chains",
+  "urls",
+  "external_ids",
+  "description",
+  "is_active",
+  "is_private",
+  "created_at",
+  "updated_at",
+  "curator_id",
+  "is_framework",
+  "details"
+]
+const Columns = ColumnNames.join(", ")
+const ColumnsOf = (alias: string) => ColumnNames.map((c) => `${alias}.${c}`).join(", ")
+
+/** The record keys stored as shared columns; everything else goes to `details`. */
+const SharedKeys = new Set([
+  "id",
+  "name",
+  "slug",
+  "status",
+  "categories",
+  "chains",
+  "urls",
+  "external_ids",
+  "description",
+  "is_active",
+  "is_private",
+  "created_at",
+  "updated_at"
+])
+const VaultColumns = new Set(["curator_id", "is_framework"])
+
+export const toRecord = (row: EntityRow): EntityRecord => {
+  const record: Record<string, unknown> = {
+    ...row.details,
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    status: row.status,
+    categories: row.categories,
+    chains: row.chains,
+    urls: row.urls,
+    external_ids: row.external_ids,
+    description: row.description,
+    is_active: row.is_active,
+    is_private: row.is_private,
+    created_at: isoOf(row.created_at),
+    updated_at: isoOf(row.updated_at)
+  }
+  if (row.entity_type === "vault") {
+    record.curator_id = row.curator_id
+    record.is_framework = row.is_framework
+  }
+  return record as unknown as EntityRecord
+}
+
+/** The columns of one entity, with the derived search and chain keys computed here (JavaScript lowercase rules). */
+export const toRow = (entity: StoredEntity) => {
+  const r = entity.record as unknown as { readonly [key: string]: unknown } & {
+    readonly id: string
+    readonly name: string
+    readonly chains?: ReadonlyArray<{ readonly slug: string }>
+    readonly chain?: { readonly slug: string }
+  }
+  const vault = entity.entity_type === "vault"
+  const details: Record<string, unknown> = {}
+  for (const key of Object.keys(r)) {
+    if (!SharedKeys.has(key) && !(vault && VaultColumns.has(key))) details[key] = r[key]
+  }
+  const chains = r.chains ?? []
+  const chainSlugs = new Set(chains.map((c) => c.slug))
+  if (r.chain !== undefined) chainSlugs.add(r.chain.slug)
+  return {
+    id: r.id,
+    entity_type: entity.entity_type,
+    slug: r.slug,
+    name: r.name,
+    status: r.status,
+    categories: r.categories ?? [],
+    chains,
+    chain_slugs: [...chainSlugs],
+    urls: r.urls ?? {},
+    external_ids: r.external_ids ?? {},
+    description: r.description ?? null,
+    is_active: r.is_active,
+    is_private: r.is_private,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    domain_weights: entity.domain_weights ?? null,
+    curator_id: vault ? (r.curator_id ?? null) : null,
+    is_framework: vault ? r.is_framework === true : false,
+    details,
+    name_lower: r.name.toLowerCase(),
+    symbol_lower: typeof r.symbol === "string" ? r.symbol.toLowerCase() : null
+  }
+}
+
+/** Rows per INSERT: one jsonb parameter each, so the batch size is bounded by memory, not by parameters. */
+const Chunk = 1000
+/** Above this many changed rows in one upsert, listeners are told "the whole type" instead of each id. */
+const NotifyEachUpTo = 100
+
+/** The WHERE of a list query: the rules of `access/ListFilter.ts`, one clause per rule. */
+const whereOf = (sql: PgClient.PgClient, q: EntityListQuery): Statement.Fragment => {
+  const takes = ListParameters[q.entity_type]
+  const clauses: Array<Statement.Fragment> = [sql`entity_type = ${q.entity_type}::text`, sql`NOT is_private`]
+  if (!q.flags.include_inactive) clauses.push(sql`is_active`)
+  if (q.entity_type === "vault" && !q.flags.include_frameworks) clauses.push(sql`NOT is_framework`)
+  if (q.status !== undefined && takes.includes("status")) clauses.push(sql`status = ${q.status}::text`)
+  if (q.search !== undefined && q.search !== "" && takes.includes("search")) {
+    // A substring as LIKE '%needle%' (wildcards escaped), so that entities_search can serve it.
+    const pattern = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    clauses.push(
+      sql`(name_lower LIKE ${pattern}::text OR slug LIKE ${pattern}::text OR symbol_lower LIKE ${pattern}::text)`
+    )
+  }
+  if (q.chain !== undefined && takes.includes("chain"))
+    clauses.push(sql`chain_slugs @> ARRAY[${q.chain}::text]`)
+  if (q.curator_id !== undefined && takes.includes("curator_id")) {
+    clauses.push(
+      q.curator_id === ""
+        ? sql`curator_id IS NULL`
+        : isUuid(q.curator_id)
+          ? sql`curator_id = ${q.curator_id}::uuid`
+          : sql`false`
+    )
+  }
+  if (q.categories.length > 0) {
+    const wanted = q.categories.map((c) => c.toLowerCase())
+    clauses.push(
+      categoryMode(q.entity_type) === "any"
+        ? sql`categories && ${wanted}::text[]`
+        : sql`categories @> ${wanted}::text[]`
+    )
+  }
+  return sql.and(clauses)
+}
+
+/**
+ * One round trip for a list: the count and the page are separate subqueries
+ * over the same WHERE, each planned on its own. The page first finds the ids
+ * of its rows (an unfiltered list walks entities_listed in order, index only,
+ * and stops at LIMIT), then reads the full rows of those ids alone, so a deep
+ * OFFSET skips index entries, not table rows. An empty page still yields the
+ * count, with a null row. Exported so that tests can EXPLAIN exactly what runs.
+ */
+export const listStatement = (sql: PgClient.PgClient, q: EntityListQuery) => {
+  const where = whereOf(sql, q)
+  return sql<EntityRow & { readonly total: number }>`
+    SELECT c.total, p.* FROM (SELECT count(*)::int AS total FROM entities WHERE ${where}) c
+    LEFT JOIN LATERAL (
+      SELECT ${sql.literal(ColumnsOf("e"))}
+      FROM (
+        SELECT id, slug FROM entities WHERE ${where}
+        ORDER BY slug COLLATE "C", id LIMIT ${q.limit} OFFSET ${q.skip}
+      ) k
+      JOIN entities e ON e.id = k.id
+      ORDER BY k.slug COLLATE "C", k.id
+    ) p ON true`
+}
+
+export const make = Effect.gen(function* () {
+  const sql = yield* PgClient.PgClient
+
+  const list = (q: EntityListQuery) =>
+    listStatement(sql, q).pipe(
+      Effect.map((rows) => ({
+        total: rows[0]?.total ?? 0,
+        items: rows.filter((row) => row.id !== null).map(toRecord)
+      })),
+      orStoreError(`list ${q.entity_type}`)
+    )
+
+  const one = (what: string, statement: Effect.Effect<ReadonlyArray<EntityRow>, SqlError.SqlError>) =>
+    statement.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toRecord)),
+      orStoreError(what)
+    )
+
+  const findById = (type: EntityType, id: string) =>
+    isUuid(id)
+      ? one(
+          `find ${type} ${id}`,
+          sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+            WHERE entity_type = ${type}::text AND id = ${id}::uuid`
+        )
+      : Effect.succeedNone
+
+  const findBySlug = (type: EntityType, slug: string) =>
+    one(
+      `find ${type} ${slug}`,
+      sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+        WHERE entity_type = ${type}::text AND slug = ${slug}::text`
+    )
+
+  const published = (type: EntityType, limit: number) =>
+    sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+      WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
+        AND NOT is_framework
+      ORDER BY slug COLLATE "C", id LIMIT ${limit}`.pipe(
+      Effect.map((rows) => rows.map(toRecord)),
+      orStoreError(`published ${type}`)
+    )
+
+  const all = (type: EntityType) =>
+    sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities WHERE entity_type = ${type}::text
+      ORDER BY slug COLLATE "C", id`.pipe(
+      Effect.map((rows) => rows.map(toRecord)),
+      orStoreError(`all ${type}`)
+    )
+
+  type Row = ReturnType<typeof toRow>
+
+  const upsertChunk = (rows: ReadonlyArray<Row>) =>
+    Effect.gen(function* () {
+      const [clash] = yield* sql<{ id: string; entity_type: string; wanted: string }>`
+        SELECT e.id, e.entity_type, r.entity_type AS wanted
+        FROM jsonb_to_recordset(${sql.json(rows.map((r) => ({ id: r.id, entity_type: r.entity_type })))})
+          AS r(id uuid, entity_type text)
+        JOIN entities e ON e.id = r.id
+        WHERE e.entity_type <> r.entity_type LIMIT 1`
+      if (clash !== undefined) {
+        return yield* new StoreError({
+          message: `upsert entities: ${clash.id} is stored as a ${clash.entity_type}, not a ${clash.wanted}`
+        })
+      }
+      return yield* sql<{ id: string; entity_type: EntityType }>`
+        INSERT INTO entities AS e (id, entity_type, slug, name, status, categories, chains, chain_slugs, urls,
+          external_ids, description, is_active, is_private, created_at, updated_at, domain_weights, curator_id,
+          is_framework, details, name_lower, symbol_lower)
+        SELECT id, entity_type, slug, name, status, categories, chains, chain_slugs, urls,
+          external_ids, description, is_active, is_private, created_at, updated_at, domain_weights, curator_id,
+          is_framework, details, name_lower, symbol_lower
+        FROM jsonb_to_recordset(${sql.json(rows)}) AS r(id uuid, entity_type text, slug text, name text,
+          status text, categories text[], chains jsonb, chain_slugs text[], urls jsonb, external_ids jsonb,
+          description text, is_active boolean, is_private boolean, created_at timestamptz,
+          updated_at timestamptz, domain_weights jsonb, curator_id uuid, is_framework boolean, details jsonb,
+          name_lower text, symbol_lower text)
+        ON CONFLICT (id) DO UPDATE SET
+          slug = excluded.slug, name = excluded.name, status = excluded.status,
+          categories = excluded.categories, chains = excluded.chains, chain_slugs = excluded.chain_slugs,
+          urls = excluded.urls, external_ids = excluded.external_ids, description = excluded.description,
+          is_active = excluded.is_active, is_private = excluded.is_private, created_at = excluded.created_at,
+          updated_at = excluded.updated_at, domain_weights = excluded.domain_weights,
+          curator_id = excluded.curator_id, is_framework = excluded.is_framework, details = excluded.details,
+          name_lower = excluded.name_lower, symbol_lower = excluded.symbol_lower
+        WHERE (e.slug, e.name, e.status, e.categories, e.chains, e.urls, e.external_ids, e.description,
+            e.is_active, e.is_private, e.created_at, e.updated_at, e.domain_weights, e.curator_id,
+            e.is_framework, e.details)
+          IS DISTINCT FROM (excluded.slug, excluded.name, excluded.status, excluded.categories, excluded.chains,
+            excluded.urls, excluded.external_ids, excluded.description, excluded.is_active, excluded.is_private,
+            excluded.created_at, excluded.updated_at, excluded.domain_weights, excluded.curator_id,
+            excluded.is_framework, excluded.details)
+        RETURNING e.id, e.entity_type`
+    })
+
+  const upsert = Effect.fn("PgEntityRepository.upsert")(function* (entities: ReadonlyArray<StoredEntity>) {
+    if (entities.length === 0) return
+    // The last write of an id wins, as in memory; one INSERT cannot touch a row twice.
+    const byId = new Map<string, Row>()
+    for (const e of entities) byId.set(e.record.id.toLowerCase(), toRow(e))
+    const rows = [...byId.values()]
+    yield* sql
+      .withTransaction(
+        Effect.gen(function* () {
+          const changed: Array<{ id: string; entity_type: EntityType }> = []
+          for (let i = 0; i < rows.length; i += Chunk)
+            changed.push(...(yield* upsertChunk(rows.slice(i, i + Chunk))))
+          const notices: ReadonlyArray<EntityChange> =
+            changed.length <= NotifyEachUpTo
+              ? changed.map((c) => ({ entity_type: c.entity_type, entity_id: c.id }))
+              : [...new Set(changed.map((c) => c.entity_type))].map((t) => ({
+                  entity_type: t,
+                  entity_id: AllOfType
+                }))
+          yield* notifyChanges(sql, notices)
+        })
+      )
+      .pipe(catchSqlError("upsert entities"))
+  })
+
+  return EntityRepository.of({ list, findById, findBySlug, published, all, upsert })
+})
+
+export const layer: Layer.Layer<EntityRepository, never, PgClient.PgClient> = Layer.effect(
+  EntityRepository,
+  make
+)

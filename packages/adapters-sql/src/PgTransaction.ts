@@ -1,0 +1,78 @@
+/**
+ * The domain's unit of work on Postgres: `Transaction.run` is one database
+ * transaction (`sql.withTransaction`; a nested run becomes a savepoint of the
+ * outer one). Also the small pieces every repository of this package shares:
+ * the mapping of database failures to the domain's `StoreError`, and the
+ * conversions at the wire boundary (timestamps, UUID parameters).
+ */
+import { StoreError } from "@ratings/domain/ports/StoreError"
+import { Transaction } from "@ratings/domain/ports/Transaction"
+import { Effect, Layer } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+
+const field = (cause: unknown, name: string): string | undefined => {
+  if (typeof cause !== "object" || cause === null) return undefined
+  const value = (cause as Record<string, unknown>)[name]
+  return typeof value === "string" && value !== "" ? value : undefined
+}
+
+/**
+ * A database failure as the domain sees it: what was being done and the
+ * server's own words (its message, which names the constraint, and the detail
+ * naming the offending key), not the driver's generic "Query failed". A check
+ * violation's detail is left out: it prints the whole row, which may hold what
+ * the check exists to keep out (a key in clear), and the message names the check.
+ */
+export const toStoreError =
+  (what: string) =>
+  (error: SqlError.SqlError): StoreError => {
+    const reason = error.reason
+    const server = field(reason.cause, "message")
+    const rawDetail = field(reason.cause, "detail")
+    const detail = rawDetail?.startsWith("Failing row contains") === true ? undefined : rawDetail
+    const why = server ?? reason.message ?? reason._tag
+    return new StoreError({ message: `${what}: ${why}${detail === undefined ? "" : ` (${detail})`}` })
+  }
+
+/** Maps the SqlErrors among an effect's failures to StoreErrors; its other failures pass through. */
+export const catchSqlError =
+  (what: string) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError, R> =>
+    Effect.catchIf(
+      self,
+      (error: E): error is E & SqlError.SqlError => SqlError.isSqlError(error),
+      (error) => Effect.fail(toStoreError(what)(error))
+    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError, R>
+
+/** Maps the SqlError of a statement to a StoreError naming the operation. */
+export const orStoreError =
+  (what: string) =>
+  <A, R>(self: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, StoreError, R> =>
+    Effect.mapError(self, toStoreError(what))
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * Whether a value may be bound to a uuid parameter. Anything else cannot name a
+ * stored row, so lookups answer "none" instead of failing on the cast.
+ */
+export const isUuid = (value: string): boolean => UUID.test(value)
+
+/** timestamptz values arrive as Date; the domain keeps ISO 8601 text (always UTC, milliseconds). */
+export const isoOf = (value: Date): string => value.toISOString()
+
+export const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString())
+
+/**
+ * Runs `effect` in one transaction. The effect's own failures pass through
+ * unchanged; only the failures of the transaction itself (BEGIN, COMMIT, a
+ * statement left unmapped) become a StoreError.
+ */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return Transaction.of({
+    run: (effect) => sql.withTransaction(effect).pipe(catchSqlError("transaction"))
+  })
+})
+
+export const layer: Layer.Layer<Transaction, never, SqlClient.SqlClient> = Layer.effect(Transaction, make)

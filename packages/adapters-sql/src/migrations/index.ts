@@ -1,0 +1,10 @@
+/**
+ * Every migration, keyed `<id>_<name>`; they run once each, in id order, at start-up.
+ */
+import Ratings from "./0001_ratings.ts"
+import EventsAndFeeds from "./0002_events_and_feeds.ts"
+
+export const Migrations = {
+  "0001_ratings": Ratings,
+  "0002_events_and_feeds": EventsAndFeeds
+}

@@ -1,0 +1,117 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
+import * as PgAlertRuleRepository from "../src/PgAlertRuleRepository.ts"
+import { SecretBox } from "../src/SecretBox.ts"
+import { alertRuleRepositoryContract, rule, ruleId } from "./contract/events-alert-rule-repository.ts"
+import { secondConnection, sharedDatabase } from "./contract/events-database.ts"
+import { TestDatabase } from "./TestDatabase.ts"
+
+const serverKey = Buffer.alloc(32, 3).toString("base64")
+const otherServerKey = Buffer.alloc(32, 4).toString("base64")
+
+/** One database for the file, emptied before each contract test. */
+const database = sharedDatabase(["alert_rules"])
+
+alertRuleRepositoryContract("layerMemory", () => AlertRuleRepository.layerMemory)
+alertRuleRepositoryContract("PgAlertRuleRepository", () =>
+  PgAlertRuleRepository.layer.pipe(Layer.provide(Layer.merge(database, SecretBox.layerRandom)))
+)
+
+const repository = PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey)))
+
+describe("PgAlertRuleRepository", () => {
+  it.layer(TestDatabase)((it) => {
+    it.effect("the signing key is encrypted at rest: the stored column never contains the key text", () =>
+      Effect.gen(function* () {
+        const repo = yield* AlertRuleRepository
+        const sql = yield* SqlClient.SqlClient
+        const key = "whsec_dGhpcy1pcy1hLXZlcnktc2VjcmV0LXNpZ25pbmcta2V5"
+        yield* repo.create(rule(ruleId(11), "alice", { signing_key: key }))
+        const [row] = yield* sql<{ readonly sealed: string; readonly whole: string }>`
+          SELECT signing_key_sealed AS sealed, to_jsonb(r)::text AS whole FROM alert_rules r WHERE id = ${ruleId(11)}
+        `
+        assert.match(row!.sealed, /^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/)
+        for (const fragment of [key, key.slice(6), key.slice(6, 20)]) assert.notInclude(row!.whole, fragment)
+        assert.strictEqual(yield* repo.signingKey(ruleId(11)), key)
+      }).pipe(Effect.provide(repository))
+    )
+
+    it.effect(
+      "under another server key the signing key cannot be read: a defect carrying the SecretBoxError",
+      () =>
+        Effect.gen(function* () {
+          yield* Effect.gen(function* () {
+            yield* (yield* AlertRuleRepository).create(rule(ruleId(12), "alice"))
+          }).pipe(Effect.provide(repository))
+          const exit = yield* Effect.gen(function* () {
+            return yield* (yield* AlertRuleRepository).signingKey(ruleId(12))
+          }).pipe(
+            Effect.provide(PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(otherServerKey)))),
+            Effect.exit
+          )
+          assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
+          assert.include(
+            String(Cause.squash((exit as Exit.Failure<string, unknown>).cause)),
+            "could not decrypt"
+          )
+        })
+    )
+
+    it.effect("a sealed key copied onto another rule's row does not open there", () =>
+      Effect.gen(function* () {
+        const repo = yield* AlertRuleRepository
+        const sql = yield* SqlClient.SqlClient
+        yield* repo.create(rule(ruleId(13), "alice", { signing_key: "whsec_alice" }))
+        yield* repo.create(rule(ruleId(14), "mallory", { signing_key: "whsec_mallory" }))
+        yield* sql`
+          UPDATE alert_rules SET signing_key_sealed = (SELECT signing_key_sealed FROM alert_rules WHERE id = ${ruleId(13)})
+          WHERE id = ${ruleId(14)}
+        `
+        const exit = yield* Effect.exit(repo.signingKey(ruleId(14)))
+        assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
+      }).pipe(Effect.provide(repository))
+    )
+
+    it.effect("a rule created by one server process is listed, matched and signed by another", () =>
+      Effect.gen(function* () {
+        const repo = yield* AlertRuleRepository
+        yield* repo.create(rule(ruleId(15), "dora", { slugs: ["lido"], signing_key: "whsec_dora" }))
+        const seen = yield* secondConnection(
+          Effect.gen(function* () {
+            const other = yield* AlertRuleRepository
+            return {
+              listed: (yield* other.list("dora")).map((r) => r.id),
+              matched: (yield* other.matching({
+                event: "rating.new",
+                data: { entity_type: "vault", entity_slug: "lido" }
+              })).map((r) => r.id),
+              key: yield* other.signingKey(ruleId(15))
+            }
+          }),
+          repository
+        )
+        assert.deepStrictEqual(seen.listed, [ruleId(15)])
+        assert.include(seen.matched, ruleId(15))
+        assert.strictEqual(seen.key, "whsec_dora")
+      }).pipe(Effect.provide(repository))
+    )
+
+    it.effect(
+      "the schema refuses what the domain would never store: unknown event kinds and entity types",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const insert = (events: string, types: string) =>
+            Effect.exit(sql`
+            INSERT INTO alert_rules (id, account_id, webhook_url, signing_key_sealed, created_at, events, entity_types)
+            VALUES (gen_random_uuid(), 'x', 'https://e.example', 'v1:a:b:c', now(), ${events}::text[], ${types}::text[])
+          `)
+          assert.isTrue(Exit.isSuccess(yield* insert("{rating.new}", "{vault}")))
+          assert.isTrue(Exit.isFailure(yield* insert("{webhook.test}", "{}")))
+          assert.isTrue(Exit.isFailure(yield* insert("{}", "{vaults}")))
+        })
+    )
+  })
+})

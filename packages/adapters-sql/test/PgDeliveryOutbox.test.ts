@@ -1,0 +1,182 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { millisOf, responded } from "@ratings/domain/model/Delivery"
+import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
+import { retryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
+import * as PgDeliveryOutbox from "../src/PgDeliveryOutbox.ts"
+import { otherProcessClient, secondConnection, sharedDatabase } from "./contract/events-database.ts"
+import {
+  delivery,
+  deliveryId,
+  deliveryOutboxContract,
+  RULE,
+  SECOND,
+  T0
+} from "./contract/events-delivery-outbox.ts"
+import { TestDatabase } from "./TestDatabase.ts"
+
+/** One database for the file, emptied before each contract test. */
+const database = sharedDatabase(["webhook_deliveries", "webhook_delivery_attempts"])
+
+deliveryOutboxContract("layerMemory", () => DeliveryOutbox.layerMemory)
+deliveryOutboxContract("PgDeliveryOutbox", () => PgDeliveryOutbox.layer.pipe(Layer.provide(database)))
+
+const truncate = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`TRUNCATE webhook_deliveries CASCADE`
+})
+
+/** Claims in batches until a claim comes back empty, as a dispatcher loop does. */
+const drain = (at: number, limit: number) =>
+  Effect.gen(function* () {
+    const outbox = yield* DeliveryOutbox
+    const claimed: Array<string> = []
+    for (;;) {
+      const batch = yield* outbox.claimDue({ at, limit })
+      if (batch.length === 0) return claimed
+      claimed.push(...batch.map((d) => d.delivery_id))
+    }
+  })
+
+describe("PgDeliveryOutbox", () => {
+  it.layer(TestDatabase)((it) => {
+    it.effect(
+      "two server processes claiming 200 due deliveries at once claim disjoint sets that cover them all",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const outbox = yield* DeliveryOutbox
+          const otherProcess = yield* Layer.build(
+            PgDeliveryOutbox.layer.pipe(Layer.provide(otherProcessClient))
+          )
+          const inOtherProcess = <A, E>(effect: Effect.Effect<A, E, DeliveryOutbox>) =>
+            Effect.provide(effect, otherProcess)
+          // Both pools connected before the race starts, so neither drains the lot alone.
+          yield* drain(T0 - 1, 1)
+          yield* inOtherProcess(drain(T0 - 1, 1))
+          const all = Array.from({ length: 200 }, (_, i) => delivery(i + 1, T0 + (i % 7)))
+          yield* outbox.enqueue(all)
+          const [mine, theirs] = yield* Effect.all([drain(T0 + 10, 5), inOtherProcess(drain(T0 + 10, 5))], {
+            concurrency: 2
+          })
+          assert.isAbove(mine.length, 0)
+          assert.isAbove(theirs.length, 0, "both processes got work")
+          const overlap = mine.filter((id) => theirs.includes(id))
+          assert.deepStrictEqual(overlap, [], "no delivery is claimed by both")
+          assert.strictEqual(mine.length + theirs.length, 200)
+          assert.deepStrictEqual(
+            new Set([...mine, ...theirs]),
+            new Set(all.map((d) => d.delivery_id)),
+            "every due delivery is claimed"
+          )
+        }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
+    it.effect("a claim still in flight elsewhere is skipped, not waited for (SKIP LOCKED)", () =>
+      Effect.gen(function* () {
+        yield* truncate
+        const sql = yield* SqlClient.SqlClient
+        const outbox = yield* DeliveryOutbox
+        yield* outbox.enqueue(Array.from({ length: 20 }, (_, i) => delivery(i + 1)))
+        const [held, others] = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            // Claimed inside an open transaction: the rows stay locked until it commits.
+            const held = yield* outbox.claimDue({ at: T0, limit: 8 })
+            const others = yield* secondConnection(drain(T0, 50), PgDeliveryOutbox.layer)
+            return [held, others] as const
+          })
+        )
+        assert.lengthOf(held, 8)
+        assert.deepStrictEqual(
+          others,
+          Array.from({ length: 12 }, (_, i) => deliveryId(i + 9))
+        )
+      }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
+    it.effect(
+      "a crashed process's claim expires: another process claims and delivers; the late record is refused",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const outbox = yield* DeliveryOutbox
+          yield* outbox.enqueue([delivery(1)])
+          const lease = 60 * SECOND
+          // This process claims, then "dies" without recording anything.
+          const [orphan] = yield* outbox.claimDue({ at: T0, limit: 10, leaseMs: lease })
+          const other = <A, E>(effect: (o: typeof outbox) => Effect.Effect<A, E>) =>
+            secondConnection(
+              Effect.gen(function* () {
+                return yield* effect(yield* DeliveryOutbox)
+              }),
+              PgDeliveryOutbox.layer
+            )
+          assert.lengthOf(yield* other((o) => o.claimDue({ at: T0 + lease - 1, limit: 10 })), 0, "leased")
+          const [reclaimed] = yield* other((o) => o.claimDue({ at: T0 + lease, limit: 10 }))
+          assert.strictEqual(reclaimed?.delivery_id, orphan?.delivery_id)
+          yield* other((o) => o.recordAttempt(reclaimed!, { at: T0 + lease, outcome: responded(200, 3) }))
+          const late = yield* Effect.flip(
+            outbox.recordAttempt(orphan!, { at: T0 + lease + 1, outcome: responded(200, 4) })
+          )
+          assert.strictEqual(late._tag, "DeliveryTransitionRejected")
+          const stored = yield* outbox.get(deliveryId(1))
+          assert.strictEqual(stored.status, "delivered")
+          assert.lengthOf(stored.attempt_log, 1, "the attempt is counted once")
+        }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
+    it.effect("two processes recording the same claimed attempt at once: exactly one is counted", () =>
+      Effect.gen(function* () {
+        yield* truncate
+        const outbox = yield* DeliveryOutbox
+        yield* outbox.enqueue([delivery(1)])
+        const [claimed] = yield* outbox.claimDue({ at: T0, limit: 1 })
+        const record = Effect.gen(function* () {
+          const o = yield* DeliveryOutbox
+          return yield* Effect.exit(o.recordAttempt(claimed!, { at: T0, outcome: responded(500, 1) }))
+        })
+        const exits = yield* Effect.all([record, secondConnection(record, PgDeliveryOutbox.layer)], {
+          concurrency: 2
+        })
+        assert.strictEqual(exits.filter((e) => e._tag === "Success").length, 1)
+        assert.lengthOf((yield* outbox.get(deliveryId(1))).attempt_log, 1)
+      }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
+    it.effect("a fan-out larger than one INSERT keeps its order and lands whole", () =>
+      Effect.gen(function* () {
+        yield* truncate
+        const outbox = yield* DeliveryOutbox
+        const all = Array.from({ length: 1_234 }, (_, i) => delivery(i + 1))
+        yield* outbox.enqueue(all)
+        const listed = yield* outbox.listByRule(RULE)
+        assert.strictEqual(listed.length, all.length)
+        assert.deepStrictEqual(
+          listed.map((d) => d.delivery_id),
+          all.map((d) => d.delivery_id).reverse()
+        )
+        const claimed = yield* outbox.claimDue({ at: T0, limit: 5 })
+        assert.deepStrictEqual(
+          claimed.map((d) => d.delivery_id),
+          all.slice(0, 5).map((d) => d.delivery_id),
+          "ties of next_attempt_at go in enqueue order"
+        )
+      }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
+    it.effect("layerWith runs the outbox on a scaled retry policy", () =>
+      Effect.gen(function* () {
+        yield* truncate
+        const outbox = yield* DeliveryOutbox
+        yield* outbox.enqueue([delivery(1)])
+        const [claimed] = yield* outbox.claimDue({ at: T0, limit: 1 })
+        const { delivery: after } = yield* outbox.recordAttempt(claimed!, {
+          at: T0,
+          outcome: responded(502, 1)
+        })
+        assert.strictEqual(millisOf(after.next_attempt_at!) - T0, 30)
+      }).pipe(Effect.provide(PgDeliveryOutbox.layerWith(retryPolicy({ scale: 0.001 }))))
+    )
+  })
+})

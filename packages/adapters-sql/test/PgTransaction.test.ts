@@ -1,0 +1,100 @@
+import { assert, describe, it } from "@effect/vitest"
+import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
+import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
+import { StoreError } from "@ratings/domain/ports/StoreError"
+import { Transaction } from "@ratings/domain/ports/Transaction"
+import { Effect, Exit, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import * as PgEntityRepository from "../src/PgEntityRepository.ts"
+import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
+import * as PgTransaction from "../src/PgTransaction.ts"
+import { entity, scorecard } from "./contract/ratings-fixtures.ts"
+import { TestDatabase } from "./TestDatabase.ts"
+
+const ports = Layer.mergeAll(PgEntityRepository.layer, PgScorecardRepository.layer, PgTransaction.layer)
+
+class Boom extends Error {
+  readonly _tag = "Boom"
+}
+
+describe("PgTransaction", () => {
+  it.layer(TestDatabase)((it) => {
+    it.effect("a failing unit of work leaves nothing written", () =>
+      Effect.gen(function* () {
+        const tx = yield* Transaction
+        const entities = yield* EntityRepository
+        const scorecards = yield* ScorecardRepository
+        const e = entity("protocol", "never-written")
+        const exit = yield* Effect.exit(
+          tx.run(
+            Effect.gen(function* () {
+              yield* entities.upsert([e])
+              yield* scorecards.saveDraft(scorecard(e, 1, "draft"))
+              return yield* Effect.fail(new Boom("after two writes"))
+            })
+          )
+        )
+        assert.isTrue(Exit.isFailure(exit))
+        assert.isTrue(Option.isNone(yield* entities.findBySlug("protocol", "never-written")))
+        assert.deepStrictEqual(yield* scorecards.listForEntity("protocol", e.record.id), [])
+      }).pipe(Effect.provide(ports))
+    )
+
+    it.effect("a unit of work that succeeds commits every write and returns its value", () =>
+      Effect.gen(function* () {
+        const tx = yield* Transaction
+        const entities = yield* EntityRepository
+        const scorecards = yield* ScorecardRepository
+        const e = entity("protocol", "written")
+        const card = scorecard(e, 1, "draft")
+        const value = yield* tx.run(
+          Effect.gen(function* () {
+            yield* entities.upsert([e])
+            yield* scorecards.saveDraft(card)
+            return 42
+          })
+        )
+        assert.strictEqual(value, 42)
+        assert.deepStrictEqual(yield* scorecards.findById("protocol", card.id), Option.some(card))
+      }).pipe(Effect.provide(ports))
+    )
+
+    it.effect("the unit's own failure passes through unchanged", () =>
+      Effect.gen(function* () {
+        const tx = yield* Transaction
+        const failure = yield* Effect.flip(tx.run(Effect.fail(new Boom("mine"))))
+        assert.instanceOf(failure, Boom)
+      }).pipe(Effect.provide(ports))
+    )
+
+    it.effect("a nested run joins the outer unit: the outer failure undoes the inner run's writes", () =>
+      Effect.gen(function* () {
+        const tx = yield* Transaction
+        const entities = yield* EntityRepository
+        const exit = yield* Effect.exit(
+          tx.run(
+            Effect.gen(function* () {
+              yield* tx.run(entities.upsert([entity("chain", "inner-write")]))
+              return yield* Effect.fail(new Boom("outer"))
+            })
+          )
+        )
+        assert.isTrue(Exit.isFailure(exit))
+        assert.isTrue(Option.isNone(yield* entities.findBySlug("chain", "inner-write")))
+      }).pipe(Effect.provide(ports))
+    )
+
+    it.effect(
+      "a database failure inside the unit becomes a StoreError with the operation and the server's reason",
+      () =>
+        Effect.gen(function* () {
+          const tx = yield* Transaction
+          const sql = yield* SqlClient.SqlClient
+          const failure = yield* Effect.flip(tx.run(sql`SELECT * FROM no_such_table`))
+          assert.instanceOf(failure, StoreError)
+          assert.include((failure as StoreError).message, "transaction: ")
+          assert.include((failure as StoreError).message, `relation "no_such_table" does not exist`)
+        }).pipe(Effect.provide(ports))
+    )
+  })
+})

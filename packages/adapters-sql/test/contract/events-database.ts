@@ -1,0 +1,52 @@
+/**
+ * Database helpers of the event-side tests: a second connection pool to the
+ * same test database ("another server process"), so concurrency tests
+ * exercise two clients that share nothing but Postgres; and one shared
+ * database per test file, emptied between contract tests.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { afterAll } from "@effect/vitest"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import type { SqlClient } from "effect/sql"
+import { PgClientLayer } from "../../src/PgDatabase.ts"
+import { TestDatabase, testDatabaseUrl } from "../TestDatabase.ts"
+
+/** A separate pool on the database of the PgClient in context (the one TestDatabase made). */
+export const otherProcessClient: Layer.Layer<
+  PgClient.PgClient | SqlClient.SqlClient,
+  unknown,
+  PgClient.PgClient
+> = Layer.unwrap(
+  Effect.map(testDatabaseUrl, (url) =>
+    PgClientLayer({ url, maxConnections: 5, applicationName: "ratings-test-other-process" })
+  )
+)
+
+/** Runs `effect` with `layer` built on a second pool, as another server process would. */
+export const secondConnection = <A, E, R, ROut, E2>(
+  effect: Effect.Effect<A, E, R>,
+  layer: Layer.Layer<ROut, E2, SqlClient.SqlClient>
+) => effect.pipe(Effect.provide(layer.pipe(Layer.provide(otherProcessClient))))
+
+/**
+ * One migrated database for a whole test file, emptied of `tables` each time
+ * the returned layer is built: contract tests get a fresh, empty store per test
+ * without paying for a database per test. The pool is built outside any test,
+ * so its idle timers run on the live clock (a test that moves the TestClock by
+ * years would otherwise expire its connections under it), and the database is
+ * dropped after the file.
+ */
+export const sharedDatabase = (
+  tables: ReadonlyArray<string>
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> => {
+  const runtime = ManagedRuntime.make(TestDatabase)
+  afterAll(() => runtime.dispose())
+  return Layer.effectContext(
+    Effect.tap(runtime.contextEffect, (context) =>
+      Effect.gen(function* () {
+        const sql = yield* PgClient.PgClient
+        yield* sql.unsafe(`TRUNCATE ${tables.map((t) => `"${t}"`).join(", ")} CASCADE`)
+      }).pipe(Effect.provide(context))
+    )
+  )
+}

@@ -1,0 +1,377 @@
+/**
+ * The behaviour of the EntityRepository port (spec part 2 "Visibility", part 4
+ * "List query parameters", the rules of access/ListFilter.ts), run against
+ * every implementation. The list cases mirror packages/domain/test/access/ListFilter.test.ts.
+ */
+import { assert } from "@effect/vitest"
+import type { EntityListQuery } from "@ratings/domain/access/ListFilter"
+import type { EntityType } from "@ratings/domain/model/EntityType"
+import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
+import { Effect, Option } from "effect"
+import { contract, type Target } from "./ratings-harness.ts"
+import { entity, slugsOf, T1, uuid } from "./ratings-fixtures.ts"
+
+const query = (entity_type: EntityType, over: Partial<EntityListQuery> = {}): EntityListQuery => ({
+  entity_type,
+  categories: [],
+  skip: 0,
+  limit: 50,
+  flags: { include_inactive: false, include_frameworks: false },
+  ...over
+})
+
+const listed = (entities: ReadonlyArray<StoredEntity>, q: EntityListQuery) =>
+  Effect.gen(function* () {
+    const repo = yield* EntityRepository
+    yield* repo.upsert(entities)
+    return slugsOf((yield* repo.list(q)).items)
+  })
+
+export const entityRepositoryContract = <D>(target: Target<EntityRepository, D>) =>
+  contract("EntityRepository contract", target, (test) => {
+    test("lists hide records where is_private is true or is_active is false", () =>
+      Effect.gen(function* () {
+        const slugs = yield* listed(
+          [
+            entity("protocol", "shown"),
+            entity("protocol", "private", { is_private: true }),
+            entity("protocol", "inactive", { is_active: false })
+          ],
+          query("protocol")
+        )
+        assert.deepStrictEqual(slugs, ["shown"])
+      }))
+
+    test("admin bypass: include_inactive shows inactive records; private records stay out of lists", () =>
+      Effect.gen(function* () {
+        const slugs = yield* listed(
+          [
+            entity("protocol", "shown"),
+            entity("protocol", "private", { is_private: true }),
+            entity("protocol", "inactive", { is_active: false })
+          ],
+          query("protocol", { flags: { include_inactive: true, include_frameworks: false } })
+        )
+        assert.deepStrictEqual(slugs, ["inactive", "shown"])
+      }))
+
+    test("a list holds only the entities of its type", () =>
+      Effect.gen(function* () {
+        const slugs = yield* listed(
+          [entity("protocol", "aave"), entity("oracle", "chainlink")],
+          query("oracle")
+        )
+        assert.deepStrictEqual(slugs, ["chainlink"])
+      }))
+
+    test("category: for chains, tokens and bridges multiple values combine with AND semantics", () =>
+      Effect.gen(function* () {
+        for (const t of ["chain", "token", "bridge"] as const) {
+          const slugs = yield* listed(
+            [
+              entity(t, `${t}-both`, { categories: ["l2", "evm"] }),
+              entity(t, `${t}-one`, { categories: ["l2"] })
+            ],
+            query(t, { categories: ["l2", "evm"] })
+          )
+          assert.deepStrictEqual(slugs, [`${t}-both`], t)
+        }
+      }))
+
+    test("category: vaults and organisations, whose records hold several, combine with AND too", () =>
+      Effect.gen(function* () {
+        for (const t of ["vault", "organisation"] as const) {
+          const slugs = yield* listed(
+            [
+              entity(t, `${t}-both`, { categories: ["lst", "eth"] }),
+              entity(t, `${t}-one`, { categories: ["lst"] })
+            ],
+            query(t, { categories: ["lst", "eth"] })
+          )
+          assert.deepStrictEqual(slugs, [`${t}-both`], t)
+        }
+      }))
+
+    test("category: for protocols and oracles it is single-select while repeated values are accepted", () =>
+      Effect.gen(function* () {
+        for (const t of ["protocol", "oracle"] as const) {
+          yield* listed(
+            [
+              entity(t, `${t}-lending`, { categories: ["lending"] }),
+              entity(t, `${t}-dex`, { categories: ["dex"] })
+            ],
+            query(t)
+          )
+          const repo = yield* EntityRepository
+          const slugs = (categories: ReadonlyArray<string>) =>
+            Effect.map(repo.list(query(t, { categories })), (p) => slugsOf(p.items))
+          assert.deepStrictEqual(yield* slugs(["lending"]), [`${t}-lending`])
+          assert.deepStrictEqual(yield* slugs(["lending", "lending"]), [`${t}-lending`])
+          assert.deepStrictEqual(yield* slugs(["dex", "lending"]), [`${t}-dex`, `${t}-lending`])
+          assert.deepStrictEqual(yield* slugs(["bridge"]), [])
+        }
+      }))
+
+    test("category values compare case-insensitively (clients lowercase them)", () =>
+      Effect.gen(function* () {
+        const slugs = yield* listed(
+          [entity("chain", "base", { categories: ["l2"] })],
+          query("chain", { categories: ["L2"] })
+        )
+        assert.deepStrictEqual(slugs, ["base"])
+      }))
+
+    test("chain filters by chain slug over chains and a token's chain", () =>
+      Effect.gen(function* () {
+        const slugs = yield* listed(
+          [
+            entity("token", "a", { chains: [{ slug: "base", name: "Base" }] }),
+            entity("token", "b", { chains: [{ slug: "ethereum", name: "Ethereum" }] }),
+            entity("token", "c", { chains: [], chain: { slug: "base", name: "Base" } })
+          ],
+          query("token", { chain: "base" })
+        )
+        assert.deepStrictEqual(slugs, ["a", "c"])
+      }))
+
+    test("chain applies to protocols, tokens, oracles, vaults and bridges; chains and organisations ignore it", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const types = ["protocol", "token", "oracle", "vault", "bridge", "chain", "organisation"] as const
+        yield* repo.upsert(
+          types.flatMap((t) => [
+            entity(t, `${t}-base`, { chains: [{ slug: "base", name: "Base" }] }),
+            entity(t, `${t}-eth`)
+          ])
+        )
+        for (const t of types) {
+          const slugs = slugsOf((yield* repo.list(query(t, { chain: "base" }))).items)
+          const expected = t === "chain" || t === "organisation" ? [`${t}-base`, `${t}-eth`] : [`${t}-base`]
+          assert.deepStrictEqual(slugs, expected, t)
+        }
+      }))
+
+    test("curator_id applies to vaults only: vaults curated by that organisation", () =>
+      Effect.gen(function* () {
+        const org1 = uuid(0xa1, 9)
+        const org2 = uuid(0xa2, 9)
+        const slugs = yield* listed(
+          [
+            entity("vault", "v1", { curator_id: org1 }),
+            entity("vault", "v2", { curator_id: org2 }),
+            entity("vault", "v3"),
+            entity("protocol", "p1")
+          ],
+          query("vault", { curator_id: org1.toUpperCase() })
+        )
+        assert.deepStrictEqual(slugs, ["v1"])
+        const repo = yield* EntityRepository
+        assert.deepStrictEqual(slugsOf((yield* repo.list(query("protocol", { curator_id: org1 }))).items), [
+          "p1"
+        ])
+        assert.deepStrictEqual(
+          slugsOf((yield* repo.list(query("vault", { curator_id: "not-a-uuid" }))).items),
+          []
+        )
+      }))
+
+    test("search matches name, slug or a token's symbol, case-insensitively, as a substring", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        yield* repo.upsert([
+          entity("token", "usd-coin", { symbol: "USDC", name: "USD Coin" }),
+          entity("token", "tether", { symbol: "USDT", name: "Tether" }),
+          entity("protocol", "aave-v3", { name: "Aave V3" }),
+          entity("protocol", "lido", { name: "Lido Finance" }),
+          entity("protocol", "odd-name", { name: "Under_Score 100% \\o/" })
+        ])
+        const search = (t: EntityType, s: string) =>
+          Effect.map(repo.list(query(t, { search: s })), (p) => slugsOf(p.items))
+        assert.deepStrictEqual(yield* search("token", "usdc"), ["usd-coin"])
+        assert.deepStrictEqual(yield* search("token", "USD"), ["tether", "usd-coin"])
+        assert.deepStrictEqual(yield* search("protocol", "AAVE"), ["aave-v3"])
+        assert.deepStrictEqual(yield* search("protocol", "finance"), ["lido"])
+        assert.deepStrictEqual(yield* search("protocol", "v3"), ["aave-v3"])
+        assert.deepStrictEqual(yield* search("protocol", "r_s"), ["odd-name"])
+        assert.deepStrictEqual(yield* search("protocol", "_"), ["odd-name"])
+        assert.deepStrictEqual(yield* search("protocol", "0%"), ["odd-name"])
+        assert.deepStrictEqual(yield* search("protocol", "%"), ["odd-name"])
+        assert.deepStrictEqual(yield* search("protocol", "\\o"), ["odd-name"])
+        assert.deepStrictEqual(yield* search("protocol", "a_v"), [])
+        assert.deepStrictEqual(yield* search("protocol", "a%3"), [])
+        assert.deepStrictEqual(yield* search("protocol", ""), ["aave-v3", "lido", "odd-name"])
+      }))
+
+    test("status matches exactly, for the types that take it; vaults and organisations ignore it", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        yield* repo.upsert([
+          entity("protocol", "live"),
+          entity("protocol", "lido", { status: "draft" }),
+          entity("vault", "vault-live"),
+          entity("vault", "vault-draft", { status: "draft" })
+        ])
+        const status = (t: EntityType, s: string) =>
+          Effect.map(repo.list(query(t, { status: s })), (p) => slugsOf(p.items))
+        assert.deepStrictEqual(yield* status("protocol", "draft"), ["lido"])
+        assert.deepStrictEqual(yield* status("protocol", "Draft"), [])
+        assert.deepStrictEqual(yield* status("vault", "draft"), ["vault-draft", "vault-live"])
+      }))
+
+    test("skip and limit page a stable order (slug, then id); total is the filtered count", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        yield* repo.upsert(["e", "a", "d", "b", "c"].map((s) => entity("chain", s)))
+        const page = yield* repo.list(query("chain", { skip: 1, limit: 2 }))
+        assert.deepStrictEqual(slugsOf(page.items), ["b", "c"])
+        assert.strictEqual(page.total, 5)
+        const beyond = yield* repo.list(query("chain", { skip: 10, limit: 2 }))
+        assert.deepStrictEqual(beyond, { items: [], total: 5 })
+        const none = yield* repo.list(query("chain", { search: "zzz" }))
+        assert.deepStrictEqual(none, { items: [], total: 0 })
+      }))
+
+    test('the order is bytewise by slug (COLLATE "C"), whatever the server\'s locale', () =>
+      Effect.gen(function* () {
+        const slugs = yield* listed(
+          ["ab", "a1", "a-b", "b", "a"].map((s) => entity("protocol", s)),
+          query("protocol")
+        )
+        assert.deepStrictEqual(slugs, ["a", "a-b", "a1", "ab", "b"])
+      }))
+
+    test("framework-tier vaults are listed only with the admin bypass include_frameworks", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        yield* repo.upsert([
+          entity("vault", "instance"),
+          entity("vault", "framework", { is_framework: true })
+        ])
+        assert.deepStrictEqual(slugsOf((yield* repo.list(query("vault"))).items), ["instance"])
+        const withFrameworks = yield* repo.list(
+          query("vault", { flags: { include_inactive: false, include_frameworks: true } })
+        )
+        assert.deepStrictEqual(slugsOf(withFrameworks.items), ["framework", "instance"])
+        assert.strictEqual(withFrameworks.total, 2)
+      }))
+
+    test("lookups by id and by slug return hidden records too, of the asked type only", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const hidden = entity("protocol", "hidden", { is_private: true, is_active: false, status: "draft" })
+        yield* repo.upsert([hidden])
+        assert.deepStrictEqual(yield* repo.findById("protocol", hidden.record.id), Option.some(hidden.record))
+        assert.deepStrictEqual(yield* repo.findBySlug("protocol", "hidden"), Option.some(hidden.record))
+        assert.isTrue(Option.isNone(yield* repo.findById("oracle", hidden.record.id)))
+        assert.isTrue(Option.isNone(yield* repo.findBySlug("oracle", "hidden")))
+        assert.isTrue(Option.isNone(yield* repo.findById("protocol", uuid(0xdead, 9))))
+        assert.isTrue(Option.isNone(yield* repo.findById("protocol", "hidden")))
+        assert.isTrue(Option.isNone(yield* repo.findBySlug("protocol", "Hidden")))
+      }))
+
+    test("a record of every type reads back as it was written, with its own fields", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const org = uuid(0xb1, 9)
+        const records = [
+          entity("protocol", "aave", {
+            categories: ["lending"],
+            urls: { website: "https://aave.com" },
+            external_ids: { defillama: "aave", coingecko_note: "no token listed" },
+            description: "Lending market"
+          }),
+          entity("chain", "base", { chain_id: 8453, chains: [] }),
+          entity("token", "usdc", { symbol: "USDC", contract_address: "0xa0b8", chains: [] }),
+          entity("bridge", "wormhole", {
+            signer_count: 19,
+            signing_threshold: 13,
+            has_message_attestation: true,
+            pause_mechanism: "Guardian set can pause via governance VAA",
+            validator_set_owner: {
+              id: uuid(0xb2, 9),
+              slug: "wormhole-foundation",
+              name: "Wormhole Foundation"
+            }
+          }),
+          entity("vault", "steakhouse-usdc", {
+            curator_id: org,
+            curator: { id: org, slug: "steakhouse", name: "Steakhouse" },
+            is_framework: false
+          }),
+          entity("organisation", "steakhouse", { categories: ["curator", "risk"] }),
+          entity("oracle", "chainlink", { categories: ["push"] })
+        ]
+        yield* repo.upsert(records)
+        for (const e of records) {
+          assert.deepStrictEqual(
+            yield* repo.findById(e.entity_type, e.record.id),
+            Option.some(e.record),
+            e.entity_type
+          )
+        }
+      }))
+
+    test("published: published, public, active, non-framework entities of a type in list order, at most limit", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        yield* repo.upsert([
+          entity("vault", "c"),
+          entity("vault", "a"),
+          entity("vault", "b"),
+          entity("vault", "draft", { status: "approved" }),
+          entity("vault", "private", { is_private: true }),
+          entity("vault", "inactive", { is_active: false }),
+          entity("vault", "framework", { is_framework: true }),
+          entity("protocol", "other-type")
+        ])
+        assert.deepStrictEqual(slugsOf(yield* repo.published("vault", 10)), ["a", "b", "c"])
+        assert.deepStrictEqual(slugsOf(yield* repo.published("vault", 2)), ["a", "b"])
+      }))
+
+    test("all: every entity of a type whatever its status or visibility", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        yield* repo.upsert([
+          entity("chain", "b", { status: "draft" }),
+          entity("chain", "a", { is_private: true }),
+          entity("chain", "c", { is_active: false }),
+          entity("token", "t")
+        ])
+        assert.deepStrictEqual(slugsOf(yield* repo.all("chain")).sort(), ["a", "b", "c"])
+      }))
+
+    test("upsert replaces a record by id: a rename keeps the id, frees the old slug and takes the new one", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const before = entity("protocol", "old-name")
+        yield* repo.upsert([before])
+        const renamed = {
+          ...before,
+          record: { ...before.record, slug: "new-name", name: "New Name", updated_at: T1 }
+        }
+        yield* repo.upsert([renamed])
+        assert.isTrue(Option.isNone(yield* repo.findBySlug("protocol", "old-name")))
+        assert.deepStrictEqual(yield* repo.findBySlug("protocol", "new-name"), Option.some(renamed.record))
+        assert.deepStrictEqual((yield* repo.list(query("protocol"))).total, 1)
+      }))
+
+    test("upsert is idempotent: the same input twice leaves the same records", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const input = [entity("protocol", "aave"), entity("chain", "base")]
+        yield* repo.upsert(input)
+        const first = yield* repo.all("protocol")
+        yield* repo.upsert(input)
+        assert.deepStrictEqual(yield* repo.all("protocol"), first)
+        assert.strictEqual((yield* repo.list(query("protocol"))).total, 1)
+      }))
+
+    test("within one upsert the last record of an id wins", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const first = entity("oracle", "pyth")
+        const second = { ...first, record: { ...first.record, name: "Pyth Network" } }
+        yield* repo.upsert([first, second])
+        assert.deepStrictEqual(yield* repo.findBySlug("oracle", "pyth"), Option.some(second.record))
+      }))
+  })

@@ -1,0 +1,90 @@
+/**
+ * The behaviour of the ExportLog port (spec part 8: 5 exports per rolling 24
+ * hours, counted in the log that also records each export's watermark), run
+ * against every implementation.
+ */
+import { assert } from "@effect/vitest"
+import { ExportLog, type ExportRecord } from "@ratings/domain/ports/ExportLog"
+import { Effect, Option } from "effect"
+import { contract, type Target } from "./ratings-harness.ts"
+import { uuid } from "./ratings-fixtures.ts"
+
+const HOUR = 3_600_000
+const at = (hours: number) => new Date(Date.parse("2026-08-01T00:00:00.000Z") + hours * HOUR).toISOString()
+
+export const exportRecord = (n: number, hours: number, over: Partial<ExportRecord> = {}): ExportRecord => ({
+  export_id: uuid(n, 5),
+  account_id: "acct-1",
+  entity_type: "protocol",
+  format: "csv",
+  fields: ["slug", "grade"],
+  row_count: 120,
+  created_at: at(hours),
+  ...over
+})
+
+export const exportLogContract = <D>(target: Target<ExportLog, D>) =>
+  contract("ExportLog contract", target, (test) => {
+    test("an export is recorded while the account made fewer than the quota since the window start", () =>
+      Effect.gen(function* () {
+        const log = yield* ExportLog
+        for (let i = 0; i < 3; i++) {
+          assert.deepStrictEqual(yield* log.recordWithinQuota(exportRecord(i, i), at(-24), 3), {
+            recorded: true
+          })
+        }
+      }))
+
+    test("at the quota the export is refused, with the oldest export inside the window", () =>
+      Effect.gen(function* () {
+        const log = yield* ExportLog
+        for (let i = 0; i < 5; i++) yield* log.recordWithinQuota(exportRecord(i, i), at(-24), 5)
+        const refused = exportRecord(9, 6)
+        assert.deepStrictEqual(yield* log.recordWithinQuota(refused, at(-18), 5), {
+          recorded: false,
+          oldest: at(0)
+        })
+        assert.isTrue(Option.isNone(yield* log.find(refused.export_id)))
+      }))
+
+    test("the window rolls: exports at or before the window start no longer count", () =>
+      Effect.gen(function* () {
+        const log = yield* ExportLog
+        for (let i = 0; i < 5; i++) yield* log.recordWithinQuota(exportRecord(i, i), at(-24), 5)
+        assert.deepStrictEqual(yield* log.recordWithinQuota(exportRecord(7, 24), at(-0.5), 5), {
+          recorded: false,
+          oldest: at(0)
+        })
+        assert.deepStrictEqual(yield* log.recordWithinQuota(exportRecord(8, 24), at(0), 5), {
+          recorded: true
+        })
+        assert.deepStrictEqual(yield* log.recordWithinQuota(exportRecord(9, 24.5), at(0.5), 5), {
+          recorded: false,
+          oldest: at(1)
+        })
+      }))
+
+    test("the quota is per account: another account's exports do not count", () =>
+      Effect.gen(function* () {
+        const log = yield* ExportLog
+        for (let i = 0; i < 5; i++) yield* log.recordWithinQuota(exportRecord(i, i), at(-24), 5)
+        assert.deepStrictEqual(
+          yield* log.recordWithinQuota(exportRecord(6, 6, { account_id: "acct-2" }), at(-18), 5),
+          { recorded: true }
+        )
+      }))
+
+    test("find returns an export by its watermark, with what it held; an unknown watermark finds nothing", () =>
+      Effect.gen(function* () {
+        const log = yield* ExportLog
+        const record = exportRecord(1, 0, {
+          format: "json",
+          fields: ["slug", "domain_scores"],
+          entity_type: "vault"
+        })
+        yield* log.recordWithinQuota(record, at(-24), 5)
+        assert.deepStrictEqual(yield* log.find(record.export_id), Option.some(record))
+        assert.isTrue(Option.isNone(yield* log.find(uuid(99, 5))))
+        assert.isTrue(Option.isNone(yield* log.find("not-a-watermark")))
+      }))
+  })
