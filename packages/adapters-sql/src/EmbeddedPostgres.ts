@@ -4,7 +4,7 @@
  * DATABASE_URL is given the server keeps its data under a local folder, starts
  * Postgres on a free loopback port, and stops it when the scope closes.
  */
-import { existsSync, mkdirSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs"
 import { createServer } from "node:net"
 import { userInfo } from "node:os"
 import { join } from "node:path"
@@ -67,7 +67,13 @@ export const start = (
   Effect.gen(function* () {
     const port = options.port ?? (yield* freePort)
     const database = options.database ?? "ratings"
-    mkdirSync(join(options.dir, ".."), { recursive: true })
+    const parent = join(options.dir, "..")
+    mkdirSync(parent, { recursive: true })
+    // As root, Postgres runs as a separate system user, which must be able to
+    // reach its data folder: let others traverse (not list) the parent folder.
+    if (userInfo().uid === 0 && (statSync(parent).mode & 0o001) === 0) {
+      chmodSync(parent, (statSync(parent).mode & 0o777) | 0o011)
+    }
     const pg = new EmbeddedPostgres({
       databaseDir: options.dir,
       port,

@@ -7,6 +7,7 @@ import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { writeDataset } from "../demo/generate.ts"
 import { terminalProgress } from "../Progress.ts"
+import { CommandFailed } from "./CommandFailed.ts"
 
 const generate = Command.make(
   "generate",
@@ -25,8 +26,7 @@ const generate = Command.make(
   Effect.fnUntraced(function* ({ entities, seed, out, overwrite }) {
     if (!Number.isInteger(entities) || entities < 1) {
       yield* Console.error("--entities must be a whole number of at least 1")
-      process.exitCode = 1
-      return
+      return yield* new CommandFailed({ message: "failed" })
     }
     const progress = terminalProgress("generate")
     const summary = yield* writeDataset(out, { entities, seed, overwrite }, (p) =>
@@ -34,8 +34,7 @@ const generate = Command.make(
     ).pipe(Effect.result)
     if (summary._tag === "Failure") {
       yield* Console.error(`generate failed: ${summary.failure.message}`)
-      process.exitCode = 1
-      return
+      return yield* new CommandFailed({ message: "failed" })
     }
     const s = summary.success
     yield* Console.log(

@@ -6,6 +6,7 @@ import { formatImportReport } from "@ratings/domain/import/ImportPlan"
 import { Console, Effect } from "effect"
 import { Argument, Command } from "effect/cli"
 import { AppLayer } from "../AppLayer.ts"
+import { CommandFailed } from "./CommandFailed.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
 import { terminalProgress } from "../Progress.ts"
 
@@ -20,8 +21,7 @@ export const ImportCommand = Command.make(
     const outcome = yield* importPath(path, terminalProgress("import"))
     if (outcome._tag === "Rejected") {
       yield* Console.error(formatIssues(outcome.issues))
-      process.exitCode = 1
-      return
+      return yield* new CommandFailed({ message: "failed" })
     }
     yield* Console.log(formatImportReport(outcome.report))
   }, Effect.provide(AppLayer))

@@ -9,6 +9,7 @@ import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AppLayer } from "../AppLayer.ts"
+import { CommandFailed } from "./CommandFailed.ts"
 
 const create = Command.make(
   "create",
@@ -63,8 +64,7 @@ const revoke = Command.make(
     const done = yield* (yield* ApiKeyRepository).revoke(id, new Date().toISOString())
     if (!done) {
       yield* Console.error(`no active key with id ${id}`)
-      process.exitCode = 1
-      return
+      return yield* new CommandFailed({ message: "failed" })
     }
     yield* Console.log(`key ${id} revoked`)
   }, Effect.provide(AppLayer))

@@ -8,6 +8,7 @@ import { Publisher } from "@ratings/domain/services/Publisher"
 import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AppLayer } from "../AppLayer.ts"
+import { CommandFailed } from "./CommandFailed.ts"
 
 export const PublishCommand = Command.make(
   "publish",
@@ -29,8 +30,7 @@ export const PublishCommand = Command.make(
       .pipe(Effect.result)
     if (result._tag === "Failure") {
       yield* Console.error(`publish refused: ${result.failure.message}`)
-      process.exitCode = 1
-      return
+      return yield* new CommandFailed({ message: "failed" })
     }
     const s = result.success.scorecard
     const previous = result.success.previous

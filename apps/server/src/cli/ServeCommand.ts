@@ -23,7 +23,7 @@ const isEmpty = Effect.gen(function* () {
       categories: [],
       skip: 0,
       limit: 1,
-      flags: { include_inactive: true, include_frameworks: true }
+      flags: { include_inactive: true, include_frameworks: true, include_unpublished: true }
     })
     if (page.total > 0) return false
   }
