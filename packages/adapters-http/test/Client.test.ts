@@ -31,9 +31,9 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("typed client", (
       const protocols = yield* api.protocols.list({ query: {} })
       assert.deepStrictEqual(
         protocols.items.map((p) => p.slug),
-        ["protocol-alpha", "protocol-beta", "protocol-draft", "protocol-gamma"]
+        ["protocol-alpha", "protocol-beta", "protocol-gamma"]
       )
-      assert.strictEqual(protocols.total, 4)
+      assert.strictEqual(protocols.total, 3)
       const alpha = protocols.items[0]!
       const cards = yield* api.protocols.scorecards({ params: { id_or_slug: alpha.id } })
       assert.strictEqual(cards.total, 1)
@@ -48,9 +48,9 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("typed client", (
       const page = yield* api.protocols.list({ query: { category: ["dex", "lending"], limit: 2, skip: 1 } })
       assert.deepStrictEqual(
         page.items.map((p) => p.slug),
-        ["protocol-beta", "protocol-draft"]
+        ["protocol-beta", "protocol-gamma"]
       )
-      assert.strictEqual(page.total, 4)
+      assert.strictEqual(page.total, 3)
       const vaults = yield* api.vaults.list({ query: { curator_id: entityId("organisation", "alpha") } })
       assert.deepStrictEqual(
         vaults.items.map((v) => v.slug),

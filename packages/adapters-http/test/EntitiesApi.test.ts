@@ -7,6 +7,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { type Capability, Capabilities, holdsTier } from "@ratings/domain/access/Capabilities"
+import { ListParameters } from "@ratings/domain/access/ListFilter"
 import { callerKind } from "@ratings/domain/model/Caller"
 import {
   type EntityType,
@@ -30,6 +31,7 @@ import {
   HiddenKinds,
   hasKind,
   slugOf,
+  UnpublishedKinds,
   uuid
 } from "./fixtures.ts"
 import { type Response, TestServer } from "./TestServer.ts"
@@ -401,9 +403,11 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("access tiers (sp
 /**
  * What each caller may see of a hidden record on each kind of route, by the
  * domain's rules (ADR 0003): private records never list or resolve on detail;
- * inactive ones only for an admin asking include_inactive; framework vaults are
- * listed only for an admin asking include_frameworks; non-published, private
- * and inactive entities resolve on scorecard routes for admins only.
+ * inactive ones only for an admin asking include_inactive; draft, scoring and
+ * approved ones only for an admin, on every route (a slug must not reveal that
+ * a draft exists); framework vaults are listed only for an admin asking
+ * include_frameworks; non-published, private and inactive entities resolve on
+ * scorecard routes for admins only.
  */
 const isVisible = (
   kind: HiddenKind,
@@ -419,7 +423,9 @@ const isVisible = (
     case "retired":
       return admin && flags.include_inactive
     case "draft":
-      return true
+    case "scoring":
+    case "approved":
+      return admin
     case "framework":
       return route === "detail" || (admin && flags.include_frameworks)
   }
@@ -506,7 +512,7 @@ const walkOne = (caller: CallerName, type: EntityType, kind: HiddenKind) =>
 
 layer(TestServer.layerMemory(), { excludeTestServices: true })("leak test", (it) => {
   it.effect(
-    "private, inactive, draft and framework-tier records never show where hidden, and answer exactly like an unknown slug",
+    "private, inactive, unpublished (draft, scoring, approved) and framework-tier records never show where hidden, and answer exactly like an unknown slug",
     () =>
       Effect.forEach(
         CallerNames.flatMap((caller) =>
@@ -518,6 +524,61 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("leak test", (it)
         { concurrency: 8, discard: true }
       ),
     { timeout: 120_000 }
+  )
+
+  it.effect("non-admins never see draft, scoring or approved entities in lists or on detail; admins do", () =>
+    Effect.forEach(EntityTypes, (type) =>
+      Effect.gen(function* () {
+        for (const caller of ["anonymous", "free", "pro", "enterprise"] as const) {
+          const listed = yield* get(
+            api(`${plural(type)}?include_inactive=true&include_frameworks=true`),
+            caller
+          )
+          for (const kind of UnpublishedKinds) {
+            const what = `${type} ${kind} as ${caller}`
+            assert.notInclude(slugs(listed), slugOf(type, kind), what)
+            for (const identifier of [slugOf(type, kind), entityId(type, kind)]) {
+              const detail = yield* get(api(`${plural(type)}/${identifier}?include_inactive=true`), caller)
+              assert.strictEqual(detail.status, 404, `${what} (${identifier})`)
+            }
+            if (ListParameters[type].includes("status")) {
+              const byStatus = yield* get(api(`${plural(type)}?status=${kind}`), caller)
+              assert.deepStrictEqual(byStatus.json, { items: [], total: 0 }, what)
+            }
+          }
+        }
+        const admin = slugs(yield* get(api(plural(type)), "admin"))
+        for (const kind of UnpublishedKinds) {
+          assert.include(admin, slugOf(type, kind), `${type} ${kind} as admin`)
+          const detail = yield* get(api(`${plural(type)}/${entityId(type, kind)}`), "admin")
+          assert.strictEqual(detail.status, 200, `${type} ${kind} as admin`)
+          assert.strictEqual((detail.json as Json).status, kind)
+        }
+      })
+    )
+  )
+
+  it.effect(
+    "a bridge's validator_set_owner is an organisation not yet published: its id and slug do not yet resolve under /organisations",
+    () =>
+      Effect.gen(function* () {
+        const owner = ((yield* get(api("/bridges/bridge-alpha"))).json as Json).validator_set_owner
+        assert.deepStrictEqual(owner.id, entityId("organisation", "draft"))
+        for (const caller of ["anonymous", "free", "pro", "enterprise"] as const) {
+          assert.notInclude(slugs(yield* get(api("/organisations"), caller)), owner.slug, caller)
+          assertAlike(
+            yield* get(api(`/organisations/${owner.slug}`), caller),
+            yield* get(api(`/organisations/${UnknownSlug}`), caller),
+            `slug as ${caller}`
+          )
+          assertAlike(
+            yield* get(api(`/organisations/${owner.id}`), caller),
+            yield* get(api(`/organisations/${UnknownId}`), caller),
+            `id as ${caller}`
+          )
+        }
+        assert.strictEqual((yield* get(api(`/organisations/${owner.slug}`), "admin")).status, 200)
+      })
   )
 
   it.effect("a draft scorecard of a published entity never shows to non-admins, by list or by id", () =>

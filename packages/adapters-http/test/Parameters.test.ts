@@ -148,8 +148,18 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })(
     it.effect("status filters protocols, chains, tokens, oracles and bridges", () =>
       Effect.gen(function* () {
         for (const type of ["protocol", "chain", "token", "oracle", "bridge"] as const) {
-          const r = yield* list(type, "?status=draft")
-          assert.deepStrictEqual(slugsOf(r.json), [slugOf(type, "draft")], type)
+          for (const status of ["draft", "scoring", "approved"] as const) {
+            const admin = yield* list(type, `?status=${status}`, "admin")
+            assert.deepStrictEqual(slugsOf(admin.json), [slugOf(type, status)], `${type} as admin`)
+            assert.strictEqual(totalOf(admin.json), 1)
+            for (const caller of [undefined, "pro"] as const) {
+              const r = yield* list(type, `?status=${status}`, caller)
+              assert.deepStrictEqual(r.json, { items: [], total: 0 }, `${type} ${status} as ${caller}`)
+            }
+          }
+          const published = yield* list(type, "?status=published")
+          assert.deepStrictEqual(slugsOf(published.json), slugsOf((yield* list(type)).json), type)
+          assert.include(slugsOf(published.json), slugOf(type, "alpha"), type)
         }
       })
     )
@@ -186,9 +196,19 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })(
         assert.deepStrictEqual(slugsOf((yield* list("protocol", "?category=dex&category=lending")).json), [
           "protocol-alpha",
           "protocol-beta",
-          "protocol-draft",
           "protocol-gamma"
         ])
+        assert.deepStrictEqual(
+          slugsOf((yield* list("protocol", "?category=dex&category=lending", "admin")).json),
+          [
+            "protocol-alpha",
+            "protocol-approved",
+            "protocol-beta",
+            "protocol-draft",
+            "protocol-gamma",
+            "protocol-scoring"
+          ]
+        )
         assert.strictEqual((yield* list("oracle", "?category=price-feed&category=price-feed")).status, 200)
       })
     )
@@ -251,18 +271,16 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })(
       () =>
         Effect.gen(function* () {
           const all = yield* list("protocol")
-          assert.deepStrictEqual(slugsOf(all.json), [
-            "protocol-alpha",
-            "protocol-beta",
-            "protocol-draft",
-            "protocol-gamma"
-          ])
-          assert.strictEqual(totalOf(all.json), 4)
+          assert.deepStrictEqual(slugsOf(all.json), ["protocol-alpha", "protocol-beta", "protocol-gamma"])
+          assert.strictEqual(totalOf(all.json), 3)
           const page = yield* list("protocol", "?skip=1&limit=2")
-          assert.deepStrictEqual(slugsOf(page.json), ["protocol-beta", "protocol-draft"])
-          assert.strictEqual(totalOf(page.json), 4)
+          assert.deepStrictEqual(slugsOf(page.json), ["protocol-beta", "protocol-gamma"])
+          assert.strictEqual(totalOf(page.json), 3)
+          const adminPage = yield* list("protocol", "?skip=1&limit=2", "admin")
+          assert.deepStrictEqual(slugsOf(adminPage.json), ["protocol-approved", "protocol-beta"])
+          assert.strictEqual(totalOf(adminPage.json), 6)
           const filtered = yield* list("protocol", "?category=lending&limit=1")
-          assert.strictEqual(totalOf(filtered.json), 3)
+          assert.strictEqual(totalOf(filtered.json), 2)
           assert.strictEqual(slugsOf(filtered.json).length, 1)
           assert.deepStrictEqual(slugsOf((yield* list("protocol", "?skip=10")).json), [])
           assert.strictEqual((yield* list("protocol", "?limit=200")).status, 200)

@@ -1,9 +1,10 @@
 /**
  * Seed data for the HTTP tests: for each of the seven types, rated and unrated
  * public records, and the records that must never leak (private, inactive,
- * draft, and a framework-tier vault), with scorecards in every status, rating
- * history and a small rubric. Every record is valid against the domain's
- * schemas, because responses are encoded (and so checked) against them.
+ * unpublished ones in each of draft, scoring and approved, and a framework-tier
+ * vault), with scorecards in every status, rating history and a small rubric.
+ * Every record is valid against the domain's schemas, because responses are
+ * encoded (and so checked) against them.
  */
 import type { Caller } from "@ratings/domain/model/Caller"
 import { Caller as Callers } from "@ratings/domain/model/Caller"
@@ -27,7 +28,13 @@ const typeBase = (type: EntityType): number => (EntityTypes.indexOf(type) + 1) *
 export const Ethereum = { slug: "ethereum", name: "Ethereum" }
 export const Arbitrum = { slug: "arbitrum", name: "Arbitrum One" }
 
-type Kind = "alpha" | "beta" | "gamma" | "private" | "retired" | "draft" | "framework"
+type Kind = "alpha" | "beta" | "gamma" | "private" | "retired" | UnpublishedKind | "framework"
+
+/** Kinds named after their entity status: seen by admins only (spec parts 2, 3 and 5 rule 4). */
+export const UnpublishedKinds = ["draft", "scoring", "approved"] as const
+export type UnpublishedKind = (typeof UnpublishedKinds)[number]
+const isUnpublished = (kind: Kind): kind is UnpublishedKind =>
+  (UnpublishedKinds as ReadonlyArray<Kind>).includes(kind)
 
 const kindOffset: { readonly [K in Kind]: number } = {
   alpha: 1,
@@ -36,7 +43,9 @@ const kindOffset: { readonly [K in Kind]: number } = {
   private: 4,
   retired: 5,
   draft: 6,
-  framework: 7
+  framework: 7,
+  scoring: 8,
+  approved: 9
 }
 
 export const entityId = (type: EntityType, kind: Kind): string => uuid(typeBase(type) + kindOffset[kind])
@@ -64,7 +73,7 @@ const makeRecord = (type: EntityType, kind: Kind): EntityRecord => {
     id: entityId(type, kind),
     name: `${type[0]!.toUpperCase()}${type.slice(1)} ${kind[0]!.toUpperCase()}${kind.slice(1)}`,
     slug,
-    status: kind === "draft" ? ("draft" as const) : ("published" as const),
+    status: isUnpublished(kind) ? kind : ("published" as const),
     categories: categoriesOf(type, kind),
     chains: kind === "gamma" ? [Arbitrum] : [Ethereum],
     urls: { website: `https://${slug}.example` },
@@ -228,12 +237,12 @@ const kindsOf = (type: EntityType): ReadonlyArray<Kind> => [
   "gamma",
   "private",
   "retired",
-  "draft",
+  ...UnpublishedKinds,
   ...(type === "vault" ? (["framework"] as const) : [])
 ]
 
 /** Kinds with a published scorecard: alpha (three versions) and every hidden kind, so hiding is what stops them. */
-const ratedKinds: ReadonlyArray<Kind> = ["alpha", "private", "retired", "draft", "framework"]
+const ratedKinds: ReadonlyArray<Kind> = ["alpha", "private", "retired", ...UnpublishedKinds, "framework"]
 
 export const makeSeed = (): Seed => {
   cardCounter = 0
@@ -269,7 +278,7 @@ export const cardsOf = (type: EntityType, kind: Kind): ReadonlyArray<StoredScore
     .sort((a, b) => b.scorecard_version - a.scorecard_version)
 
 /** Records that must not leak, by why they are hidden. */
-export const HiddenKinds = ["private", "retired", "draft", "framework"] as const
+export const HiddenKinds = ["private", "retired", ...UnpublishedKinds, "framework"] as const
 export type HiddenKind = (typeof HiddenKinds)[number]
 
 export const hasKind = (type: EntityType, kind: Kind): boolean => kindsOf(type).includes(kind)

@@ -166,6 +166,7 @@ const whereOf = (sql: PgClient.PgClient, q: EntityListQuery): Statement.Fragment
   const takes = ListParameters[q.entity_type]
   const clauses: Array<Statement.Fragment> = [sql`entity_type = ${q.entity_type}::text`, sql`NOT is_private`]
   if (!q.flags.include_inactive) clauses.push(sql`is_active`)
+  if (!q.flags.include_unpublished) clauses.push(sql`status = 'published'`)
   if (q.entity_type === "vault" && !q.flags.include_frameworks) clauses.push(sql`NOT is_framework`)
   if (q.status !== undefined && takes.includes("status")) clauses.push(sql`status = ${q.status}::text`)
   if (q.search !== undefined && q.search !== "" && takes.includes("search")) {

@@ -17,7 +17,7 @@ const publicList = {
   categories: [],
   skip: 0,
   limit: 50,
-  flags: { include_inactive: false, include_frameworks: false }
+  flags: { include_inactive: false, include_frameworks: false, include_unpublished: false }
 }
 
 /** The row version of an entity: unchanged xmin means the row was not rewritten. */

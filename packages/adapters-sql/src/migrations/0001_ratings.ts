@@ -63,7 +63,7 @@ const statements: ReadonlyArray<string> = [
   `COMMENT ON COLUMN entities.details IS 'The type''s own fields (token symbol, contract_address and chain; bridge security fields; vault curator; chain chain_id)'`,
   `COMMENT ON COLUMN entities.chain_slugs IS 'Derived on write: slugs of chains[] and of a token''s chain, for the indexed chain filter'`,
   `COMMENT ON COLUMN entities.name_lower IS 'Derived on write with JavaScript toLowerCase, so search matches the domain rule whatever the server locale'`,
-  `CREATE INDEX entities_listed ON entities (entity_type, slug, id) WHERE is_active AND NOT is_private`,
+  `CREATE INDEX entities_listed ON entities (entity_type, slug, id) WHERE is_active AND NOT is_private AND status = 'published'`,
   `CREATE INDEX entities_chain_slugs ON entities USING gin (chain_slugs)`,
   `CREATE INDEX entities_categories ON entities USING gin (categories)`,
   `CREATE INDEX entities_curator ON entities (curator_id) WHERE curator_id IS NOT NULL`,

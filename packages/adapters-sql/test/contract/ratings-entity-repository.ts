@@ -4,19 +4,25 @@
  * every implementation. The list cases mirror packages/domain/test/access/ListFilter.test.ts.
  */
 import { assert } from "@effect/vitest"
-import type { EntityListQuery } from "@ratings/domain/access/ListFilter"
+import { type EntityListQuery, ListParameters } from "@ratings/domain/access/ListFilter"
+import { effectiveListFlags, isDetailVisible } from "@ratings/domain/access/Projection"
+import { Caller } from "@ratings/domain/model/Caller"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 import { entity, slugsOf, T1, uuid } from "./ratings-fixtures.ts"
 
+/** The list flags a non-admin caller gets, and those an admin gets (effectiveListFlags). */
+const Public = { include_inactive: false, include_frameworks: false, include_unpublished: false }
+const Admin = { include_inactive: false, include_frameworks: false, include_unpublished: true }
+
 const query = (entity_type: EntityType, over: Partial<EntityListQuery> = {}): EntityListQuery => ({
   entity_type,
   categories: [],
   skip: 0,
   limit: 50,
-  flags: { include_inactive: false, include_frameworks: false },
+  flags: Public,
   ...over
 })
 
@@ -50,7 +56,9 @@ export const entityRepositoryContract = <D>(target: Target<EntityRepository, D>)
             entity("protocol", "private", { is_private: true }),
             entity("protocol", "inactive", { is_active: false })
           ],
-          query("protocol", { flags: { include_inactive: true, include_frameworks: false } })
+          query("protocol", {
+            flags: { include_inactive: true, include_frameworks: false, include_unpublished: false }
+          })
         )
         assert.deepStrictEqual(slugs, ["inactive", "shown"])
       }))
@@ -211,11 +219,59 @@ export const entityRepositoryContract = <D>(target: Target<EntityRepository, D>)
           entity("vault", "vault-live"),
           entity("vault", "vault-draft", { status: "draft" })
         ])
-        const status = (t: EntityType, s: string) =>
-          Effect.map(repo.list(query(t, { status: s })), (p) => slugsOf(p.items))
+        const status = (t: EntityType, s: string, flags = Admin) =>
+          Effect.map(repo.list(query(t, { status: s, flags })), (p) => slugsOf(p.items))
         assert.deepStrictEqual(yield* status("protocol", "draft"), ["lido"])
         assert.deepStrictEqual(yield* status("protocol", "Draft"), [])
+        assert.deepStrictEqual(yield* status("protocol", "published"), ["live"])
         assert.deepStrictEqual(yield* status("vault", "draft"), ["vault-draft", "vault-live"])
+        assert.deepStrictEqual(yield* status("protocol", "draft", Public), [])
+        assert.deepStrictEqual(yield* status("protocol", "published", Public), ["live"])
+        assert.deepStrictEqual(yield* status("vault", "draft", Public), ["vault-live"])
+      }))
+
+    test("non-admins never see draft, scoring or approved entities in lists or on detail; admins do", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const types = ["protocol", "chain", "token", "oracle", "vault", "organisation", "bridge"] as const
+        const unpublished = ["draft", "scoring", "approved"] as const
+        yield* repo.upsert(
+          types.flatMap((t) => [
+            entity(t, `${t}-live`),
+            ...unpublished.map((s) => entity(t, `${t}-${s}`, { status: s }))
+          ])
+        )
+        for (const t of types) {
+          const live = [`${t}-live`]
+          for (const flags of [Public, { ...Public, include_inactive: true, include_frameworks: true }]) {
+            const page = yield* repo.list(query(t, { flags }))
+            assert.deepStrictEqual([slugsOf(page.items), page.total], [live, 1], t)
+            for (const s of unpublished) {
+              const byStatus = slugsOf((yield* repo.list(query(t, { flags, status: s }))).items)
+              const bySearch = slugsOf((yield* repo.list(query(t, { flags, search: `${t}-${s}` }))).items)
+              const takes = ListParameters[t]
+              assert.deepStrictEqual(byStatus, takes.includes("status") ? [] : live, `${t} status=${s}`)
+              assert.deepStrictEqual(bySearch, takes.includes("search") ? [] : live, `${t} search=${s}`)
+            }
+          }
+          const admin = yield* repo.list(query(t, { flags: Admin }))
+          assert.deepStrictEqual(slugsOf(admin.items), [
+            `${t}-approved`,
+            `${t}-draft`,
+            `${t}-live`,
+            `${t}-scoring`
+          ])
+          assert.strictEqual(admin.total, 4)
+          for (const s of unpublished) {
+            const found = yield* repo.findBySlug(t, `${t}-${s}`)
+            assert.isTrue(Option.isSome(found), `${t} ${s}`)
+            const record = Option.getOrThrow(found)
+            assert.strictEqual(record.status, s)
+            assert.isFalse(isDetailVisible(record, effectiveListFlags(Caller.anonymous("192.0.2.1"), {})))
+            assert.isTrue(isDetailVisible(record, effectiveListFlags(Caller.admin("ops", "admin"), {})))
+            assert.deepStrictEqual(yield* repo.findById(t, record.id), found)
+          }
+        }
       }))
 
     test("skip and limit page a stable order (slug, then id); total is the filtered count", () =>
@@ -249,7 +305,9 @@ export const entityRepositoryContract = <D>(target: Target<EntityRepository, D>)
         ])
         assert.deepStrictEqual(slugsOf((yield* repo.list(query("vault"))).items), ["instance"])
         const withFrameworks = yield* repo.list(
-          query("vault", { flags: { include_inactive: false, include_frameworks: true } })
+          query("vault", {
+            flags: { include_inactive: false, include_frameworks: true, include_unpublished: false }
+          })
         )
         assert.deepStrictEqual(slugsOf(withFrameworks.items), ["framework", "instance"])
         assert.strictEqual(withFrameworks.total, 2)

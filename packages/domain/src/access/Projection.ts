@@ -26,6 +26,8 @@ export interface ScorecardLike {
 export interface ListFlags {
   readonly include_inactive: boolean
   readonly include_frameworks: boolean
+  /** Admins see draft, scoring and approved entities; everyone else sees published ones only. */
+  readonly include_unpublished: boolean
 }
 
 export const isAdmin = (caller: Caller): boolean => caller._tag === "Admin"
@@ -44,22 +46,37 @@ export const effectiveListFlags = (
   isAdmin(caller)
     ? {
         include_inactive: requested.include_inactive === true,
-        include_frameworks: requested.include_frameworks === true
+        include_frameworks: requested.include_frameworks === true,
+        include_unpublished: true
       }
-    : { include_inactive: false, include_frameworks: false }
+    : { include_inactive: false, include_frameworks: false, include_unpublished: false }
 
 /**
- * Part 2 "Visibility": lists hide private and inactive records. The admin bypass
- * shows inactive records (the spec's words); private records stay out of lists.
+ * Whether a non-admin may know the entity exists. Part 3 and part 5 rule 4: a
+ * slug must not reveal that a draft exists, and part 2 says an unpublished
+ * organisation "does not yet resolve" under /organisations; so draft, scoring and
+ * approved entities are hidden from non-admins on every route, like private ones.
+ */
+const publicStatus = (record: VisibleRecord, flags: Pick<ListFlags, "include_unpublished">): boolean =>
+  record.status === "published" || flags.include_unpublished
+
+/**
+ * Part 2 "Visibility": lists hide private and inactive records (and, for
+ * non-admins, unpublished ones). The admin bypass shows inactive records (the
+ * spec's words); private records stay out of lists.
  */
 export const isListed = (record: VisibleRecord, flags: ListFlags): boolean =>
   !record.is_private &&
   (record.is_active || flags.include_inactive) &&
-  (record.is_framework !== true || flags.include_frameworks)
+  (record.is_framework !== true || flags.include_frameworks) &&
+  publicStatus(record, flags)
 
-/** Detail lookups 404 for private or inactive records, unless the admin bypass applies. */
-export const isDetailVisible = (record: VisibleRecord, flags: Pick<ListFlags, "include_inactive">): boolean =>
-  !record.is_private && (record.is_active || flags.include_inactive)
+/** Detail lookups 404 for private or inactive (or, for non-admins, unpublished) records, unless bypassed. */
+export const isDetailVisible = (
+  record: VisibleRecord,
+  flags: Pick<ListFlags, "include_inactive" | "include_unpublished">
+): boolean =>
+  !record.is_private && (record.is_active || flags.include_inactive) && publicStatus(record, flags)
 
 /**
  * Scorecard routes and per-entity data: a non-published entity resolves to 404

@@ -19,12 +19,15 @@ const rec = (slug: string, over: Partial<ListableRecord> = {}): ListableRecord =
   ...over
 })
 
+/** The list flags effectiveListFlags gives an admin: unpublished records included. */
+const Admin = { include_inactive: false, include_frameworks: false, include_unpublished: true }
+
 const query = (entity_type: EntityType, over: Partial<EntityListQuery> = {}): EntityListQuery => ({
   entity_type,
   categories: [],
   skip: 0,
   limit: 50,
-  flags: { include_inactive: false, include_frameworks: false },
+  flags: { include_inactive: false, include_frameworks: false, include_unpublished: false },
   ...over
 })
 
@@ -75,7 +78,40 @@ describe("ListFilter (spec part 4 list query parameters)", () => {
     const records = [rec("aave-v3"), rec("usd-coin", { symbol: "USDC" }), rec("lido", { status: "draft" })]
     assert.deepStrictEqual(slugs(records, query("token", { search: "usdc" })), ["usd-coin"])
     assert.deepStrictEqual(slugs(records, query("protocol", { search: "AAVE" })), ["aave-v3"])
-    assert.deepStrictEqual(slugs(records, query("protocol", { status: "draft" })), ["lido"])
+    assert.deepStrictEqual(slugs(records, query("protocol", { status: "draft", flags: Admin })), ["lido"])
+    assert.deepStrictEqual(slugs(records, query("protocol", { status: "Draft", flags: Admin })), [])
+    assert.deepStrictEqual(slugs(records, query("protocol", { status: "published", flags: Admin })), [
+      "aave-v3",
+      "usd-coin"
+    ])
+    assert.deepStrictEqual(slugs(records, query("vault", { status: "draft", flags: Admin })), [
+      "aave-v3",
+      "lido",
+      "usd-coin"
+    ])
+  })
+
+  it("without the admin flags no draft, scoring or approved record is listed, whatever the filters ask", () => {
+    const records = [
+      rec("live"),
+      rec("lido-draft", { status: "draft" }),
+      rec("lido-scoring", { status: "scoring" }),
+      rec("lido-approved", { status: "approved" })
+    ]
+    for (const status of ["draft", "scoring", "approved"]) {
+      const page = runListQuery(records, query("protocol", { status }))
+      assert.deepStrictEqual(page, { items: [], total: 0 }, status)
+      assert.deepStrictEqual(slugs(records, query("protocol", { search: `lido-${status}` })), [], status)
+    }
+    assert.deepStrictEqual(slugs(records, query("protocol")), ["live"])
+    assert.deepStrictEqual(slugs(records, query("protocol", { search: "lido" })), [])
+    assert.deepStrictEqual(slugs(records, query("vault", { status: "draft" })), ["live"])
+    assert.deepStrictEqual(slugs(records, query("protocol", { search: "lido", flags: Admin })), [
+      "lido-approved",
+      "lido-draft",
+      "lido-scoring"
+    ])
+    assert.strictEqual(runListQuery(records, query("protocol", { flags: Admin })).total, 4)
   })
 
   it("skip and limit page a stable order; total is the filtered count", () => {
@@ -92,7 +128,12 @@ describe("ListFilter (spec part 4 list query parameters)", () => {
     const records = [rec("instance"), rec("framework", { is_framework: true })]
     assert.deepStrictEqual(slugs(records, query("vault")), ["instance"])
     assert.deepStrictEqual(
-      slugs(records, query("vault", { flags: { include_inactive: false, include_frameworks: true } })),
+      slugs(
+        records,
+        query("vault", {
+          flags: { include_inactive: false, include_frameworks: true, include_unpublished: false }
+        })
+      ),
       ["framework", "instance"]
     )
   })

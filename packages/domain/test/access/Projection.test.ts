@@ -7,8 +7,9 @@ import {
   latestPublished,
   projectScorecardList
 } from "../../src/access/Projection.ts"
-import type { ScorecardStatus } from "../../src/model/Scorecard.ts"
 import { Caller } from "../../src/model/Caller.ts"
+import { type EntityStatus, EntityStatuses } from "../../src/model/Entity.ts"
+import type { ScorecardStatus } from "../../src/model/Scorecard.ts"
 
 const anonymous = Caller.anonymous("203.0.113.7")
 const free = Caller.apiKey("free", "a", "k")
@@ -20,7 +21,7 @@ const record = (
   over: Partial<{
     is_active: boolean
     is_private: boolean
-    status: "draft" | "published"
+    status: EntityStatus
     is_framework: boolean
   }> = {}
 ) => ({
@@ -41,15 +42,19 @@ const history = [card(1, "superseded"), card(3, "draft"), card(2, "published")]
 
 describe("Visibility (spec part 2)", () => {
   it("lists hide records where is_private is true or is_active is false", () => {
-    const flags = { include_inactive: false, include_frameworks: false }
+    const flags = { include_inactive: false, include_frameworks: false, include_unpublished: false }
     assert.isTrue(isListed(record(), flags))
     assert.isFalse(isListed(record({ is_private: true }), flags))
     assert.isFalse(isListed(record({ is_active: false }), flags))
   })
 
   it("detail lookups return 404 for private or inactive records", () => {
-    assert.isFalse(isDetailVisible(record({ is_private: true }), { include_inactive: false }))
-    assert.isFalse(isDetailVisible(record({ is_active: false }), { include_inactive: false }))
+    assert.isFalse(
+      isDetailVisible(record({ is_private: true }), { include_inactive: false, include_unpublished: false })
+    )
+    assert.isFalse(
+      isDetailVisible(record({ is_active: false }), { include_inactive: false, include_unpublished: false })
+    )
   })
 
   it("admin bypass: include_inactive=true with an admin JWT shows inactive records", () => {
@@ -61,7 +66,11 @@ describe("Visibility (spec part 2)", () => {
   it("for anyone else include_inactive is silently ignored", () => {
     for (const c of [anonymous, free, pro, enterprise]) {
       const flags = effectiveListFlags(c, { include_inactive: true, include_frameworks: true })
-      assert.deepStrictEqual(flags, { include_inactive: false, include_frameworks: false })
+      assert.deepStrictEqual(flags, {
+        include_inactive: false,
+        include_frameworks: false,
+        include_unpublished: false
+      })
       assert.isFalse(isListed(record({ is_active: false }), flags))
     }
   })
@@ -71,6 +80,37 @@ describe("Visibility (spec part 2)", () => {
     assert.isFalse(isListed(framework, effectiveListFlags(pro, { include_frameworks: true })))
     assert.isTrue(isListed(framework, effectiveListFlags(admin, { include_frameworks: true })))
     assert.isTrue(isListed(record({ is_framework: false }), effectiveListFlags(anonymous, {})))
+  })
+
+  it("non-admins never see draft, scoring or approved entities in lists or on detail; admins do", () => {
+    const unpublished = EntityStatuses.filter((s) => s !== "published")
+    assert.deepStrictEqual(unpublished, ["draft", "scoring", "approved"])
+    const requests = [{}, { include_inactive: true }, { include_inactive: true, include_frameworks: true }]
+    for (const requested of requests) {
+      for (const c of [anonymous, free, pro, enterprise]) {
+        const flags = effectiveListFlags(c, requested)
+        assert.isFalse(flags.include_unpublished)
+        for (const status of unpublished) {
+          assert.isFalse(isListed(record({ status }), flags), `${status} listed for ${c._tag}`)
+          assert.isFalse(isDetailVisible(record({ status }), flags), `${status} on detail for ${c._tag}`)
+          assert.isFalse(isListed(record({ status, is_framework: true }), flags))
+        }
+        assert.isTrue(isListed(record(), flags))
+        assert.isTrue(isDetailVisible(record(), flags))
+      }
+      const flags = effectiveListFlags(admin, requested)
+      assert.isTrue(flags.include_unpublished)
+      for (const status of EntityStatuses) {
+        assert.isTrue(isListed(record({ status }), flags), `${status} listed for an admin`)
+        assert.isTrue(isDetailVisible(record({ status }), flags), `${status} on detail for an admin`)
+        assert.isFalse(isListed(record({ status, is_private: true }), flags), "private stays out of lists")
+        assert.isFalse(isDetailVisible(record({ status, is_private: true }), flags))
+      }
+    }
+    const inactiveDraft = record({ status: "draft", is_active: false })
+    assert.isFalse(isListed(inactiveDraft, effectiveListFlags(admin, {})))
+    assert.isTrue(isListed(inactiveDraft, effectiveListFlags(admin, { include_inactive: true })))
+    assert.isFalse(isDetailVisible(inactiveDraft, effectiveListFlags(admin, {})))
   })
 
   it("non-published entities resolve to 404 on scorecard routes for non-admin callers", () => {

@@ -18,6 +18,8 @@ const aave = entity("protocol", "aave-v3", { categories: ["lending"] })
 const hidden = entity("protocol", "hidden-protocol", { is_private: true })
 const retired = entity("protocol", "retired-protocol", { is_active: false })
 const draft = entity("protocol", "draft-protocol", { status: "draft" })
+const scoring = entity("protocol", "scoring-protocol", { status: "scoring" })
+const approved = entity("protocol", "approved-protocol", { status: "approved" })
 const eth = entity("chain", "ethereum")
 const bridge = entity("bridge", "new-bridge", { categories: ["messaging"] })
 
@@ -32,7 +34,7 @@ const draftCards = [scorecard(draft, 1, "published")]
 const layer = RatingsReader.layer.pipe(
   Layer.provide(
     Layer.mergeAll(
-      EntityRepository.layerMemory([aave, hidden, retired, draft, eth, bridge]),
+      EntityRepository.layerMemory([aave, hidden, retired, draft, scoring, approved, eth, bridge]),
       ScorecardRepository.layerMemory({
         scorecards: [...aaveCards, ...ethCards, ...draftCards],
         history: [
@@ -78,9 +80,45 @@ describe("RatingsReader", () => {
       const page = yield* list(anonymous)
       assert.deepStrictEqual(
         page.items.map((r) => r.slug),
-        ["aave-v3", "draft-protocol"]
+        ["aave-v3"]
       )
-      assert.strictEqual(page.total, 2)
+      assert.strictEqual(page.total, 1)
+    }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("non-admins never see draft, scoring or approved entities in lists or on detail; admins do", () =>
+    Effect.gen(function* () {
+      const r = yield* RatingsReader
+      const unpublished = ["draft-protocol", "scoring-protocol", "approved-protocol"]
+      for (const c of [anonymous, free, pro, enterprise]) {
+        const page = yield* list(c, { include_inactive: true })
+        const listed = page.items.map((e) => e.slug)
+        for (const slug of unpublished) assert.notInclude(listed, slug)
+        assert.strictEqual(page.total, 1)
+        const searched = yield* r.list(c, {
+          entity_type: "protocol",
+          categories: [],
+          skip: 0,
+          limit: 50,
+          search: "protocol",
+          status: "draft"
+        })
+        assert.deepStrictEqual(searched, { items: [], total: 0 })
+        for (const slug of unpublished) {
+          const unknown = yield* Effect.flip(r.detail(c, "protocol", "no-such-protocol", true))
+          assert.deepStrictEqual(yield* Effect.flip(r.detail(c, "protocol", slug, true)), unknown)
+        }
+        const byId = yield* Effect.flip(r.detail(c, "protocol", draft.record.id, false))
+        assert.strictEqual(byId._tag, "NotFound")
+      }
+      const adminPage = yield* list(admin)
+      assert.deepStrictEqual(
+        adminPage.items.map((e) => e.slug),
+        ["aave-v3", "approved-protocol", "draft-protocol", "scoring-protocol"]
+      )
+      for (const slug of unpublished)
+        assert.strictEqual((yield* r.detail(admin, "protocol", slug, false)).slug, slug)
+      assert.strictEqual((yield* r.detail(admin, "protocol", draft.record.id, false)).slug, "draft-protocol")
     }).pipe(Effect.provide(layer))
   )
 
