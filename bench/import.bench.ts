@@ -56,9 +56,11 @@ const main = async () => {
   let serverUrl = process.env.DATABASE_URL
   if (serverUrl === undefined) {
     const server = await run(
-      start({ dir: join(root, ".tmp", `bench-pg-${process.pid}`), persistent: false, database: "postgres" }).pipe(
-        Scope.provide(scope)
-      )
+      start({
+        dir: join(root, ".tmp", `bench-pg-${process.pid}`),
+        persistent: false,
+        database: "postgres"
+      }).pipe(Scope.provide(scope))
     )
     serverUrl = server.url
   }
@@ -94,9 +96,9 @@ const main = async () => {
 
     // 2. The same rows, COPY'd into the same tables of a fresh, migrated database.
     await run(
-      Layer.build(MigrationsLayer.pipe(Layer.provideMerge(PgClientLayer({ url: withDb(serverUrl, dbCopy) })))).pipe(
-        Effect.scoped
-      )
+      Layer.build(
+        MigrationsLayer.pipe(Layer.provideMerge(PgClientLayer({ url: withDb(serverUrl, dbCopy) })))
+      ).pipe(Effect.scoped)
     )
     const source = new pg.Client({ connectionString: importUrl })
     const target = new pg.Client({ connectionString: withDb(serverUrl, dbCopy) })
@@ -128,9 +130,15 @@ const main = async () => {
     const importRate = rows / importSeconds
     const copyRate = rows / copySeconds
     const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
-    console.log(`import benchmark: ${fmt(ENTITIES)} entities (seed ${SEED}), ${fmt(rows)} rows written, node ${process.version}`)
-    console.log(`  ratings import (validate + write + publish)  ${importSeconds.toFixed(1).padStart(8)} s  ${fmt(importRate).padStart(10)} rows/s`)
-    console.log(`  COPY of the same rows (baseline)             ${copySeconds.toFixed(1).padStart(8)} s  ${fmt(copyRate).padStart(10)} rows/s`)
+    console.log(
+      `import benchmark: ${fmt(ENTITIES)} entities (seed ${SEED}), ${fmt(rows)} rows written, node ${process.version}`
+    )
+    console.log(
+      `  ratings import (validate + write + publish)  ${importSeconds.toFixed(1).padStart(8)} s  ${fmt(importRate).padStart(10)} rows/s`
+    )
+    console.log(
+      `  COPY of the same rows (baseline)             ${copySeconds.toFixed(1).padStart(8)} s  ${fmt(copyRate).padStart(10)} rows/s`
+    )
     console.log(`  ratio import/COPY                            ${(importRate / copyRate).toFixed(3)}`)
   } finally {
     if (!KEEP) {
