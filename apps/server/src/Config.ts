@@ -4,18 +4,38 @@
  */
 import { Config, type Option, type Redacted } from "effect"
 
+export interface JwtSettings {
+  /** JWKS endpoint of the identity provider (https, or http on loopback). */
+  readonly jwksUrl: Option.Option<string>
+  /** Or a public key (PEM, JWK or JWK Set text). */
+  readonly publicKey: Option.Option<string>
+  readonly issuer: Option.Option<string>
+  readonly audience: Option.Option<string>
+  readonly algorithms: Option.Option<string>
+  readonly roleClaim: Option.Option<string>
+}
+
 export interface ServerConfig {
   readonly port: number
   readonly host: string
   /** Postgres to use; when absent, an embedded Postgres under `dataDir`. */
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
-  /** Where the embedded Postgres and the generated server key live. */
+  /** Where the embedded Postgres, the generated server key and the dev identity provider live. */
   readonly dataDir: string
   /** 32-byte base64 key that encrypts webhook signing keys at rest. */
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
   /** Load the demo dataset on the first start of the embedded default. */
   readonly loadDemo: boolean
+  /** Shares rate-limit counters between server processes. */
+  readonly redisUrl: Option.Option<Redacted.Redacted<string>>
+  /** Trust X-Forwarded-For: "true" for one proxy hop, or a hop count. */
+  readonly trustProxy: string
+  readonly jwt: JwtSettings
+  /** "production" disables the development identity provider of `ratings dev token`. */
+  readonly environment: string
 }
+
+const optionalString = (name: string) => Config.option(Config.String(name))
 
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
@@ -23,5 +43,16 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   dataDir: Config.String("RATINGS_DATA_DIR").pipe(Config.withDefault(".data")),
   secretKey: Config.option(Config.Redacted("RATINGS_SECRET_KEY")),
-  loadDemo: Config.Boolean("RATINGS_LOAD_DEMO").pipe(Config.withDefault(true))
+  loadDemo: Config.Boolean("RATINGS_LOAD_DEMO").pipe(Config.withDefault(true)),
+  redisUrl: Config.option(Config.Redacted("REDIS_URL")),
+  trustProxy: Config.String("TRUST_PROXY").pipe(Config.withDefault("false")),
+  jwt: Config.all({
+    jwksUrl: optionalString("RATINGS_JWT_JWKS_URL"),
+    publicKey: optionalString("RATINGS_JWT_PUBLIC_KEY"),
+    issuer: optionalString("RATINGS_JWT_ISSUER"),
+    audience: optionalString("RATINGS_JWT_AUDIENCE"),
+    algorithms: optionalString("RATINGS_JWT_ALGORITHMS"),
+    roleClaim: optionalString("RATINGS_JWT_ROLE_CLAIM")
+  }),
+  environment: Config.String("NODE_ENV").pipe(Config.withDefault("development"))
 })

@@ -7,6 +7,7 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { DemoCommand } from "./cli/DemoCommand.ts"
+import { DevCommand } from "./cli/DevCommand.ts"
 import { ImportCommand } from "./cli/ImportCommand.ts"
 import { KeysCommand } from "./cli/KeysCommand.ts"
 import { PublishCommand } from "./cli/PublishCommand.ts"
@@ -14,7 +15,7 @@ import { ServeCommand } from "./cli/ServeCommand.ts"
 
 export const Ratings = Command.make("ratings").pipe(
   Command.withDescription("DeFi risk-ratings service"),
-  Command.withSubcommands([ServeCommand, ImportCommand, PublishCommand, KeysCommand, DemoCommand])
+  Command.withSubcommands([ServeCommand, ImportCommand, PublishCommand, KeysCommand, DemoCommand, DevCommand])
 )
 
 Ratings.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

@@ -10,17 +10,19 @@ import { HttpApiClient } from "effect/http-api"
 import { RatingsApi } from "../src/api/Api.ts"
 import { InsufficientTierError, MissingKeyError, NotFoundError } from "../src/api/Errors.ts"
 import { entityId } from "./fixtures.ts"
-import { TestCallerHeader, TestServer } from "./TestServer.ts"
+import type { CallerName } from "./fixtures.ts"
+import { TestServer } from "./TestServer.ts"
 
-const client = (caller?: string) =>
+const client = (caller?: CallerName) =>
   Effect.gen(function* () {
     const server = yield* TestServer
+    const authorization = caller === undefined ? undefined : server.bearerFor(caller)
     return yield* HttpApiClient.make(RatingsApi, {
       baseUrl: server.baseUrl,
       transformClient: (c) =>
-        caller === undefined
+        authorization === undefined
           ? c
-          : HttpClient.mapRequest(c, HttpClientRequest.setHeader(TestCallerHeader, caller))
+          : HttpClient.mapRequest(c, HttpClientRequest.setHeader("authorization", authorization))
     })
   }).pipe(Effect.provide(FetchHttpClient.layer))
 

@@ -463,7 +463,9 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })(
               fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }),
               async (type, route, segment) => {
                 const url = `${server.baseUrl}/api/v1/${PluralOf[type]}/${encodeURIComponent(segment)}${route}`
-                const response = await fetch(url, { headers: { "x-test-caller": "enterprise" } })
+                const response = await fetch(url, {
+                  headers: { authorization: server.bearerFor("enterprise")! }
+                })
                 await response.arrayBuffer()
                 assert.include([200, 404, 422], response.status, url)
               }

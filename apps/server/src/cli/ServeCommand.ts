@@ -11,6 +11,7 @@ import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { AppInfo, AppLayer } from "../AppLayer.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
+import { httpOptions } from "../HttpOptions.ts"
 import { terminalProgress } from "../Progress.ts"
 
 export const DemoDataDir = fileURLToPath(new URL("../../data/demo", import.meta.url))
@@ -48,10 +49,18 @@ export const ServeCommand = Command.make(
   Effect.fnUntraced(function* ({ noDemo }) {
     const { config, database } = yield* AppInfo
     if (database.embedded && config.loadDemo && !noDemo && (yield* isEmpty)) yield* loadDemo
+    const http = httpOptions(config)
+    if (http.devIdentityProvider) {
+      yield* Console.log(
+        "trusting the development identity provider of `ratings dev token` (not in production)"
+      )
+    }
     yield* Console.log(
       `ratings service listening on http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}` +
         ` (${database.embedded ? "embedded Postgres" : "DATABASE_URL"})`
     )
-    return yield* Layer.launch(serve({ port: config.port, host: config.host }))
+    return yield* Layer.launch(
+      serve({ port: config.port, host: config.host, auth: http.auth, policies: http.policies })
+    )
   }, Effect.provide(AppLayer))
 ).pipe(Command.withDescription("Serve the HTTP API"))

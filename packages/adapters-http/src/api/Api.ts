@@ -6,8 +6,15 @@
  * ValidationErrors middleware is applied to every group (so it must stay the
  * last step after all groups are added), and decoding collects every failed
  * parameter, not only the first.
+ *
+ * Authentication (an optional bearer API key or admin JWT) is applied after
+ * it, so it runs first: a credential that does not work is a 401 whatever the
+ * parameters; its OpenAPI transform marks the bearer scheme optional.
  */
-import { HttpApi, OpenApi } from "effect/http-api"
+import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
+import { ErrorReporter, Schema } from "effect"
+import { HttpApi, HttpApiMiddleware, OpenApi } from "effect/http-api"
+import { Authentication, documentOptionalBearer } from "./Authentication.ts"
 import {
   BridgesApi,
   ChainsApi,
@@ -26,6 +33,31 @@ export const ApiPrefix = "/api/v1"
 
 const CollectAllIssues = { errors: "all" } as const
 
+/**
+ * 429 `{"detail": {"error": "rate_limited", "retry_after": N}}`, with
+ * `Retry-After: N` and the RateLimit headers (server/RateLimit.ts).
+ */
+export class RateLimitedError extends Schema.Error<RateLimitedError>("RateLimitedError")(RateLimitedBody, {
+  httpApiStatus: 429,
+  description:
+    "Too many requests: the caller's request rate is exhausted. `Retry-After` gives the seconds to wait; " +
+    "every response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`."
+}) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+/**
+ * What depends on who is calling, on every route but /health: the request
+ * rate limit (429), the attribution anonymous and Free use carries, and the
+ * cache headers (public or private). It reads the caller Authentication
+ * provides, so it must run inside it: declared before it (a middleware
+ * declared earlier runs inside the ones declared later).
+ */
+export class CallerPolicies extends HttpApiMiddleware.Service<CallerPolicies>()(
+  "@ratings/adapters-http/CallerPolicies",
+  { error: RateLimitedError }
+) {}
+
 export class RatingsApi extends HttpApi.make("ratings")
   .add(ProtocolsApi.prefix(ApiPrefix))
   .add(ChainsApi.prefix(ApiPrefix))
@@ -35,8 +67,11 @@ export class RatingsApi extends HttpApi.make("ratings")
   .add(OrganisationsApi.prefix(ApiPrefix))
   .add(BridgesApi.prefix(ApiPrefix))
   .add(MethodologyApi.prefix(ApiPrefix))
+  .middleware(CallerPolicies)
   .add(SystemApi)
   .middleware(ValidationErrors)
+  .middleware(Authentication)
+  .annotate(OpenApi.Transform, documentOptionalBearer)
   .annotate(HttpApi.QueryParseOptions, CollectAllIssues)
   .annotate(HttpApi.ParamsParseOptions, CollectAllIssues)
   .annotateMerge(

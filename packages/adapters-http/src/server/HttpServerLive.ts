@@ -1,14 +1,28 @@
 /**
  * The HTTP server: the contract's routes with their handlers, the OpenAPI
  * document at /openapi.json (and under the API prefix), served by Node.
+ *
+ * The API's routes need the Authentication middleware: `serve` provides it
+ * from its `auth` option (API keys only, every JWT refused, when absent).
+ *
+ * Inside authentication, CallerPolicies applies what depends on the caller
+ * (rate limits, attribution, cache headers) from `serve`'s `policies` option;
+ * CORS wraps every route at the router.
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { RatingsApi } from "../api/Api.ts"
+import { CallerPolicies, RatingsApi } from "../api/Api.ts"
+import { attribute } from "./Attribution.ts"
+import type { AuthConfig } from "./AuthConfig.ts"
+import { layerAuthentication } from "./Authentication.ts"
+import { cacheHeaders } from "./Caching.ts"
+import { Cors } from "./Cors.ts"
+import { currentCaller } from "./EntityHandlers.ts"
 import { Handlers } from "./Handlers.ts"
+import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
 
 export const ApiRoutes = HttpApiBuilder.layer(RatingsApi, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide(Handlers)
@@ -16,9 +30,42 @@ export const ApiRoutes = HttpApiBuilder.layer(RatingsApi, { openapiPath: "/opena
 
 export const DocsRoute = HttpApiScalar.layer(RatingsApi, { path: "/docs" })
 
-export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute)
+export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors)
 
-export const serve = (options: { readonly port: number; readonly host?: string | undefined }) =>
+/** The configuration of the caller policies: where rate-limit counters live, and the limits. */
+export type PoliciesConfig = RateLimitConfig
+
+/**
+ * The server side of CallerPolicies: for the caller authentication
+ * established, the attribution (Attribution.ts), the cache headers
+ * (Caching.ts) and the rate limit (RateLimit.ts), in that order, so that a
+ * 429 is attributed and marked no-store too.
+ */
+export const layerCallerPolicies = (config: PoliciesConfig = {}) =>
+  Layer.effect(
+    CallerPolicies,
+    Effect.gen(function* () {
+      const limiter = yield* RequestRateLimiter
+      return CallerPolicies.of((httpEffect) =>
+        Effect.gen(function* () {
+          const caller = yield* Effect.flatMap(HttpServerRequest.HttpServerRequest, currentCaller)
+          yield* attribute(caller)
+          yield* cacheHeaders(caller)
+          yield* limiter.check(caller)
+          return yield* httpEffect
+        })
+      )
+    })
+  ).pipe(Layer.provide(RequestRateLimiter.layer(config)))
+
+export const serve = (options: {
+  readonly port: number
+  readonly host?: string | undefined
+  readonly auth?: AuthConfig | undefined
+  readonly policies?: PoliciesConfig | undefined
+}) =>
   HttpRouter.serve(AllRoutes).pipe(
+    Layer.provide(layerAuthentication(options.auth)),
+    Layer.provide(layerCallerPolicies(options.policies)),
     Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host ?? "0.0.0.0" }))
   )

@@ -26,7 +26,17 @@ export const InvalidKeyBody = Schema.Struct({
 }).annotate({ identifier: "InvalidKeyBody", description: "401: the API key sent is unknown or revoked" })
 export type InvalidKeyBody = typeof InvalidKeyBody.Type
 
-export const UnauthorizedBody = Schema.Union([MissingKeyBody, InvalidKeyBody]).annotate({
+export const InvalidTokenBody = Schema.Struct({
+  detail: Schema.Struct({ error: Schema.Literal("invalid_token") })
+}).annotate({
+  identifier: "InvalidTokenBody",
+  description:
+    "401: the bearer credential is not a working API key or a valid identity-provider JWT (bad signature, " +
+    "expired, wrong issuer or audience, algorithm not allowed, or no identity provider configured)"
+})
+export type InvalidTokenBody = typeof InvalidTokenBody.Type
+
+export const UnauthorizedBody = Schema.Union([MissingKeyBody, InvalidKeyBody, InvalidTokenBody]).annotate({
   description: "401: missing or invalid API key"
 })
 export type UnauthorizedBody = typeof UnauthorizedBody.Type

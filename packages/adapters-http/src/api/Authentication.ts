@@ -1,0 +1,97 @@
+/**
+ * How callers authenticate (spec part 5), as the contract declares it: an
+ * optional `Authorization: Bearer <token>` on every route, where the token is
+ * an API key or an identity-provider JWT, and the 401s a credential that does
+ * not work gets. Client-safe: the server side is server/Authentication.ts.
+ *
+ * The middleware provides CurrentCaller to every handler; without the header
+ * the caller is anonymous, so public routes need nothing (rule 1). A header
+ * that is present must work, on every route: a client that sent a broken key
+ * learns it at once instead of being served silently as anonymous.
+ */
+import { InvalidKeyBody, InvalidTokenBody } from "@ratings/domain/model/ErrorBodies"
+import { ErrorReporter, Schema } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import type { CurrentCaller } from "./CurrentCaller.ts"
+import { ServiceUnavailableError } from "./Errors.ts"
+
+/** 401 `{"detail": {"error": "invalid_key"}}`: an API key that is unknown, revoked or malformed. */
+export class InvalidKeyError extends Schema.Error<InvalidKeyError>("InvalidKeyError")(InvalidKeyBody, {
+  httpApiStatus: 401,
+  description: "Unauthorized: the API key sent is unknown or revoked"
+}) {
+  override readonly [ErrorReporter.ignore] = true
+  static readonly instance = new InvalidKeyError({ detail: { error: "invalid_key" } })
+}
+
+/** 401 `{"detail": {"error": "invalid_token"}}`: a bearer credential that is neither a key nor a valid JWT. */
+export class InvalidTokenError extends Schema.Error<InvalidTokenError>("InvalidTokenError")(
+  InvalidTokenBody,
+  {
+    httpApiStatus: 401,
+    description: "Unauthorized: the bearer token is not a valid identity-provider token"
+  }
+) {
+  override readonly [ErrorReporter.ignore] = true
+  static readonly instance = new InvalidTokenError({ detail: { error: "invalid_token" } })
+}
+
+/** The scheme's name in the OpenAPI document (`components.securitySchemes`). */
+export const BearerSchemeName = "bearer"
+
+const Bearer = HttpApiSecurity.bearer.pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "Optional on every route. An API key (`rk_...`) gives its tier (Free, Pro, Enterprise); a JWT from the " +
+      "configured identity provider whose role is admin or super_admin enables the admin bypass. Without " +
+      "the header the caller is anonymous. A header that is sent must work: otherwise 401."
+  )
+)
+
+/**
+ * Applied to the whole API. It fails only for a credential that does not work
+ * (401) or when a credential cannot be checked right now (503: the key store
+ * or the identity provider's key set is unreachable).
+ */
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentCaller }>()(
+  "@ratings/adapters-http/Authentication",
+  {
+    security: { [BearerSchemeName]: Bearer },
+    error: [InvalidKeyError, InvalidTokenError, ServiceUnavailableError]
+  }
+) {}
+
+// biome-ignore lint/suspicious/noExplicitAny: the generated document is plain JSON, walked untyped
+type Json = Record<string, any>
+
+const AuthorizationHeaderDoc = {
+  name: "authorization",
+  in: "header",
+  required: false,
+  description:
+    "Optional: `Bearer <API key>` or `Bearer <identity-provider JWT>` (spec part 5 rule 2). Public routes " +
+    "accept anonymous calls.",
+  schema: { type: "string" }
+} as const
+
+/**
+ * The generator marks a security scheme as required (`security: [{bearer: []}]`).
+ * Spec part 5 rule 2 makes it optional on every route, which OpenAPI says with
+ * an empty alternative (`[{}, {bearer: []}]`); the header is also listed as an
+ * optional parameter, as the spec words it.
+ */
+export const documentOptionalBearer = (spec: Json): Json => {
+  for (const item of Object.values((spec.paths ?? {}) as Json)) {
+    for (const op of Object.values(item as Json)) {
+      if (typeof op !== "object" || op === null || !Array.isArray(op.security)) continue
+      const requirements = op.security as Array<Json>
+      if (!requirements.some((r) => BearerSchemeName in r)) continue
+      if (!requirements.some((r) => Object.keys(r).length === 0)) op.security = [{}, ...requirements]
+      if (!Array.isArray(op.parameters)) op.parameters = []
+      const parameters: Array<Json> = op.parameters
+      if (!parameters.some((p) => p.in === "header" && String(p.name).toLowerCase() === "authorization"))
+        parameters.push({ ...AuthorizationHeaderDoc })
+    }
+  }
+  return spec
+}

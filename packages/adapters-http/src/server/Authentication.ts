@@ -1,0 +1,156 @@
+/**
+ * The server side of the Authentication middleware: who the caller is, from
+ * the `Authorization` header (spec part 5).
+ *
+ * - No header: anonymous, by client address.
+ * - `Bearer rk_...`: an API key. Its SHA-256 digest is looked up (the store
+ *   never sees the key); a known, unrevoked key gives its tier, anything else
+ *   is 401 invalid_key.
+ * - Any other bearer token: a JWT of the identity provider (JwtVerifier). An
+ *   admin's gives the admin caller; a valid one without an admin role is
+ *   anonymous (the bypass is "silently ignored" for anyone else); any other is
+ *   401 invalid_token, and a key set that cannot be fetched is 503.
+ *
+ * The tier gate stays in the domain: this only says who is calling. Nothing
+ * here logs or returns a credential: refusals are logged with a reason code.
+ */
+import { isIP } from "node:net"
+import { Caller } from "@ratings/domain/model/Caller"
+import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
+import { Effect, Layer, Option } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Authentication, InvalidKeyError, InvalidTokenError } from "../api/Authentication.ts"
+import { CurrentCaller } from "../api/CurrentCaller.ts"
+import { ServiceUnavailableError } from "../api/Errors.ts"
+import { type AuthConfig, type AuthConfigError, resolveJwtConfig, trustedHops } from "./AuthConfig.ts"
+import { hashApiKey, KeyPrefix, looksLikeApiKey } from "./ApiKeyCrypto.ts"
+import { type JwtVerifier, makeJwtVerifier, NoIdentityProvider } from "./JwtVerifier.ts"
+
+/** What the Authorization header holds. */
+export type Credential =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "ApiKey"; readonly key: string }
+  | { readonly _tag: "Jwt"; readonly token: string }
+  /** A header that is not `Bearer <one token>` (another scheme, or an empty token). */
+  | { readonly _tag: "Malformed" }
+
+const BearerPattern = /^Bearer +([^\s]+) *$/i
+
+export const credentialOf = (authorization: string | undefined): Credential => {
+  if (authorization === undefined || authorization.trim() === "") return { _tag: "None" }
+  const token = BearerPattern.exec(authorization)?.[1]
+  if (token === undefined) return { _tag: "Malformed" }
+  return token.startsWith(KeyPrefix) ? { _tag: "ApiKey", key: token } : { _tag: "Jwt", token }
+}
+
+/**
+ * The client's address: the socket's, or behind `hops` trusted proxies the
+ * entry of X-Forwarded-For that the outermost trusted proxy saw (counted from
+ * the right: entries further left are whatever the client chose to send).
+ */
+export const clientAddressOf = (
+  remoteAddress: Option.Option<string>,
+  forwardedFor: string | undefined,
+  hops: number
+): string => {
+  const socket = Option.getOrElse(remoteAddress, () => "unknown")
+  if (hops === 0 || forwardedFor === undefined) return socket
+  const entries = forwardedFor
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+  const candidate = entries[Math.max(0, entries.length - hops)]
+  return candidate !== undefined && isIP(candidate) !== 0 ? candidate : socket
+}
+
+const challenge = (error: "invalid_token" | "invalid_key") =>
+  HttpEffect.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(
+      response.status === 401
+        ? HttpServerResponse.setHeader(
+            response,
+            "www-authenticate",
+            `Bearer error="invalid_token", error_description="${error}"`
+          )
+        : response
+    )
+  )
+
+const refuse = (error: InvalidKeyError | InvalidTokenError, reason: string) =>
+  Effect.logInfo("credential refused").pipe(
+    Effect.annotateLogs({ reason, error: error.detail.error }),
+    Effect.andThen(challenge(error.detail.error)),
+    Effect.andThen(Effect.fail(error))
+  )
+
+const unavailable = (reason: string) =>
+  Effect.logWarning("credential could not be checked: answered 503").pipe(
+    Effect.annotateLogs({ reason }),
+    Effect.andThen(Effect.fail(ServiceUnavailableError.instance))
+  )
+
+/**
+ * The middleware over the ApiKeyRepository port, for a checked configuration.
+ * Fails at start-up with AuthConfigError when the configuration is unusable.
+ */
+export const layerAuthentication = (
+  config: AuthConfig = {}
+): Layer.Layer<Authentication, AuthConfigError, ApiKeyRepository> =>
+  Layer.effect(
+    Authentication,
+    Effect.gen(function* () {
+      const keys = yield* ApiKeyRepository
+      const jwt: JwtVerifier =
+        config.jwt === undefined
+          ? NoIdentityProvider
+          : yield* Effect.flatMap(resolveJwtConfig(config.jwt), makeJwtVerifier)
+      const hops = trustedHops(config.trustProxy)
+
+      const callerOf = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+        const anonymous = () =>
+          Caller.anonymous(clientAddressOf(request.remoteAddress, request.headers["x-forwarded-for"], hops))
+        const credential = credentialOf(request.headers.authorization)
+        switch (credential._tag) {
+          case "None":
+            return anonymous()
+          case "Malformed":
+            return yield* refuse(InvalidTokenError.instance, "not a bearer token")
+          case "ApiKey": {
+            if (!looksLikeApiKey(credential.key))
+              return yield* refuse(InvalidKeyError.instance, "malformed key")
+            const found = yield* keys
+              .findActiveByHash(hashApiKey(credential.key))
+              .pipe(
+                Effect.catchTag("StoreError", (e) =>
+                  Effect.logError("key store failure answered 503", e.message).pipe(
+                    Effect.andThen(Effect.fail(ServiceUnavailableError.instance))
+                  )
+                )
+              )
+            if (Option.isNone(found)) return yield* refuse(InvalidKeyError.instance, "unknown or revoked key")
+            return Caller.apiKey(found.value.tier, found.value.account_id, found.value.id)
+          }
+          case "Jwt": {
+            const verdict = yield* jwt.verify(credential.token)
+            switch (verdict._tag) {
+              case "Admin":
+                return Caller.admin(verdict.subject, verdict.role)
+              case "NotAdmin":
+                return anonymous()
+              case "Invalid":
+                return yield* refuse(InvalidTokenError.instance, verdict.reason)
+              case "Unavailable":
+                return yield* unavailable(verdict.reason)
+            }
+          }
+        }
+      })
+
+      return Authentication.of({
+        bearer: (httpEffect) =>
+          Effect.flatMap(HttpServerRequest.HttpServerRequest, callerOf).pipe(
+            Effect.flatMap((caller) => Effect.provideService(httpEffect, CurrentCaller, caller))
+          )
+      })
+    })
+  )

@@ -1,0 +1,49 @@
+/**
+ * Cross-origin access (spec part 1 rule 1): public read endpoints are
+ * callable from browsers on any origin, `Access-Control-Allow-Origin: *`.
+ *
+ * Applied at the router, outside every route, so that it covers every
+ * response (errors, 401s of authentication, 429s, unknown paths) and answers
+ * preflights before routing: a preflight carries no credentials and is not
+ * counted against any rate limit. A preflight is allowed the methods of the
+ * API (GET, and POST and DELETE for the alert-rule routes) and the request
+ * headers it reads: Authorization (a browser's fetch with a key preflights),
+ * Content-Type (JSON bodies), and If-None-Match (revalidation by script).
+ *
+ * No credentials mode: the wildcard origin forbids it, and the API does not
+ * use cookies; a bearer key sent by script is an ordinary header.
+ *
+ * Exposed to scripts: the rate-limit headers, Retry-After, the validators
+ * and the attribution (Cache-Control and Content-Type are exposed anyway).
+ */
+import { HttpRouter } from "effect/http"
+
+export const CorsAllowedMethods = ["GET", "HEAD", "POST", "DELETE", "OPTIONS"] as const
+
+export const CorsAllowedHeaders = ["authorization", "content-type", "accept", "if-none-match"] as const
+
+export const CorsExposedHeaders = [
+  "ratelimit-limit",
+  "ratelimit-remaining",
+  "ratelimit-reset",
+  "ratelimit-policy",
+  "retry-after",
+  "etag",
+  "link",
+  "x-attribution"
+] as const
+
+/** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
+export const CorsMaxAgeSeconds = 7200
+
+export const CorsOptions = {
+  allowedOrigins: [],
+  allowedMethods: CorsAllowedMethods,
+  allowedHeaders: CorsAllowedHeaders,
+  exposedHeaders: CorsExposedHeaders,
+  maxAge: CorsMaxAgeSeconds,
+  credentials: false
+}
+
+/** The router-wide CORS middleware (Effect's HttpMiddleware.cors with the options above). */
+export const Cors = HttpRouter.cors(CorsOptions)

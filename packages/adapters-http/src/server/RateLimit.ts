@@ -1,0 +1,293 @@
+/**
+ * Request rate limits (spec part 8 "request rate"; api-facts for anonymous
+ * callers): per minute Free 300, Pro 1,000, Enterprise 10,000; anonymous 120
+ * per minute and 20,000 per day per client address. Admins get the Enterprise
+ * rate: high enough never to be in the way, finite so that a leaked token
+ * cannot flood the service, and their responses carry the same headers.
+ *
+ * Counters live in Effect's RateLimiter ("fixed-window": each request adds
+ * window/limit to the counter's lifetime, so a burst of the whole limit is
+ * forgotten one window later): in memory (one process), or in Redis when a
+ * URL is configured, so that every server process behind a load balancer
+ * shares them. The memory store is Effect's with one change: expired
+ * counters are swept once a minute (Effect's keeps every key it has seen, and
+ * a public server sees an unbounded set of addresses).
+ *
+ * A keyed caller is counted by its API key id (a key is issued at one tier,
+ * so its counter has one limit), an admin by subject, an anonymous caller by
+ * the client address authentication established (AuthConfig.trustProxy
+ * decides it; an IPv6 client is counted by its /64, the block one subscriber
+ * usually holds).
+ *
+ * Headers (draft-ietf-httpapi-ratelimit-headers, the separate-field form that
+ * most clients parse): every limited response carries `RateLimit-Limit`,
+ * `RateLimit-Remaining` and `RateLimit-Reset` (delta seconds) for the window
+ * closest to exhaustion, and `RateLimit-Policy` listing every window of the
+ * caller (`120;w=60, 20000;w=86400`). A refused request is a 429 with
+ * `Retry-After` (seconds) and `{"detail": {"error": "rate_limited", "retry_after": N}}`.
+ *
+ * If the shared store fails or does not answer within 500 ms (a Redis client
+ * queues commands while it reconnects), the request is served without limit
+ * headers and a warning is logged: the limiter must not take the API down.
+ */
+import { createHash } from "node:crypto"
+import { NodeRedis } from "@effect/platform-node"
+import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
+import { Context, Duration, Effect, Layer, Result } from "effect"
+import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { IpNetwork, NetAddress } from "effect/net"
+import { RateLimiter } from "effect/persistence"
+import { RateLimitedError } from "../api/Api.ts"
+
+/** One counting window: at most `limit` requests per `window`. */
+export interface RateWindow {
+  readonly limit: number
+  readonly window: Duration.Input
+}
+
+/** The windows that apply to each kind of caller (an empty list: not limited). */
+export type RateLimitTable = { readonly [K in CallerKind]: ReadonlyArray<RateWindow> }
+
+export const ProductionRateLimits: RateLimitTable = {
+  anonymous: [
+    { limit: 120, window: "1 minute" },
+    { limit: 20_000, window: "1 day" }
+  ],
+  free: [{ limit: 300, window: "1 minute" }],
+  pro: [{ limit: 1_000, window: "1 minute" }],
+  enterprise: [{ limit: 10_000, window: "1 minute" }],
+  admin: [{ limit: 10_000, window: "1 minute" }]
+}
+
+export interface RateLimitConfig {
+  /** A Redis URL (`redis://host:6379`): counters shared by every process using it. In memory otherwise. */
+  readonly redisUrl?: string | undefined
+  /** Prefix of the Redis keys, so that several deployments (or test runs) can share one Redis. */
+  readonly redisKeyPrefix?: string | undefined
+  /** Per caller kind, replaces the production windows of that kind. */
+  readonly limits?: Partial<RateLimitTable> | undefined
+}
+
+export const DefaultRedisKeyPrefix = "ratings:ratelimit:"
+
+/** How long a request waits for the counter store before it is served without a limit. */
+export const StoreTimeout = Duration.millis(500)
+
+const storeTimedOut = () =>
+  Effect.fail(
+    new RateLimiter.RateLimiterError({
+      reason: new RateLimiter.RateLimitStoreError({
+        message: `no answer within ${Duration.format(StoreTimeout)}`
+      })
+    })
+  )
+
+export const RateLimitHeaders = {
+  limit: "ratelimit-limit",
+  remaining: "ratelimit-remaining",
+  reset: "ratelimit-reset",
+  policy: "ratelimit-policy",
+  retryAfter: "retry-after"
+} as const
+
+const SweepEvery = Duration.toMillis(Duration.minutes(1))
+
+/**
+ * A process-local store: Effect's memory store, whose fixed window is
+ * re-implemented here (same arithmetic) so that expired counters can be
+ * swept; the other algorithms, unused here, are Effect's.
+ */
+export const makeStoreMemory = Effect.gen(function* () {
+  const effects = yield* Effect.provide(
+    Effect.service(RateLimiter.RateLimiterStore),
+    RateLimiter.layerStoreMemory
+  )
+  const counters = new Map<string, { count: number; expiresAt: number }>()
+  let sweptAt = Number.NEGATIVE_INFINITY
+  const sweep = (now: number) => {
+    if (now - sweptAt < SweepEvery) return
+    sweptAt = now
+    for (const [key, counter] of counters) if (counter.expiresAt <= now) counters.delete(key)
+  }
+  const store = RateLimiter.RateLimiterStore.of({
+    ...effects,
+    fixedWindow: (options) =>
+      Effect.clockWith((clock) =>
+        Effect.sync(() => {
+          const now = clock.currentTimeMillisUnsafe()
+          sweep(now)
+          let counter = counters.get(options.key)
+          if (counter === undefined || counter.expiresAt <= now) {
+            counter = { count: 0, expiresAt: now }
+            counters.set(options.key, counter)
+          }
+          if (options.limit !== undefined && counter.count + options.tokens > options.limit) {
+            return [counter.count + options.tokens, counter.expiresAt - now] as const
+          }
+          counter.count += options.tokens
+          counter.expiresAt += Duration.toMillis(options.refillRate) * options.tokens
+          return [counter.count, counter.expiresAt - now] as const
+        })
+      )
+  })
+  /** How many counters are held, expired ones not yet swept included. */
+  const size = () => counters.size
+  return { store, size }
+})
+
+export const layerStoreMemory = Layer.effect(
+  RateLimiter.RateLimiterStore,
+  Effect.map(makeStoreMemory, ({ store }) => store)
+)
+
+/** The address an anonymous counter is keyed by: an IPv4 address, or the /64 of an IPv6 one. */
+export const addressKey = (address: string): string => {
+  const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address
+  const ip = NetAddress.ipFromString(bare)
+  if (Result.isFailure(ip)) return address
+  const canonical = NetAddress.toCanonical(ip.success)
+  if (NetAddress.isIpv4Address(canonical)) return NetAddress.formatIp(canonical)
+  return Result.match(IpNetwork.fromAddress(canonical, 64), {
+    onFailure: () => NetAddress.formatIp(canonical),
+    onSuccess: IpNetwork.format
+  })
+}
+
+/** Whose counter a request draws on. An admin's subject (often an e-mail) is hashed, not stored in Redis. */
+export const subjectOf = (caller: Caller): string => {
+  switch (caller._tag) {
+    case "ApiKey":
+      return `key:${caller.key_id}`
+    case "Admin":
+      return `admin:${createHash("sha256").update(caller.subject).digest("base64url").slice(0, 22)}`
+    case "Anonymous":
+      return `ip:${addressKey(caller.ip)}`
+  }
+}
+
+const windowSeconds = (window: Duration.Input): number =>
+  Math.max(1, Math.round(Duration.toMillis(Duration.fromInputUnsafe(window)) / 1000))
+
+/** `RateLimit-Policy`: every window of the caller's kind, as `limit;w=seconds`. */
+export const policyHeader = (windows: ReadonlyArray<RateWindow>): string =>
+  windows.map((w) => `${w.limit};w=${windowSeconds(w.window)}`).join(", ")
+
+/** Whole seconds, rounded up, never 0 (a client told 0 would retry at once). */
+export const secondsUntil = (duration: Duration.Duration): number =>
+  Math.max(1, Math.ceil(Duration.toMillis(duration) / 1000))
+
+interface WindowState {
+  readonly limit: number
+  readonly remaining: number
+  readonly reset: number
+}
+
+/** The window the single-window headers report: the one closest to exhaustion. */
+const closestToExhaustion = (states: ReadonlyArray<WindowState>): WindowState | undefined =>
+  states.reduce<WindowState | undefined>(
+    (worst, s) =>
+      worst === undefined ||
+      s.remaining < worst.remaining ||
+      (s.remaining === worst.remaining && s.reset > worst.reset)
+        ? s
+        : worst,
+    undefined
+  )
+
+const headersOf = (policy: string, state: WindowState, retryAfter?: number): Record<string, string> => {
+  const headers: Record<string, string> = {
+    [RateLimitHeaders.limit]: String(state.limit),
+    [RateLimitHeaders.remaining]: String(Math.max(0, Math.floor(state.remaining))),
+    [RateLimitHeaders.reset]: String(state.reset),
+    [RateLimitHeaders.policy]: policy
+  }
+  if (retryAfter !== undefined) headers[RateLimitHeaders.retryAfter] = String(retryAfter)
+  return headers
+}
+
+/** The headers go on whatever response the request ends with: success, error, 304 or 429. */
+const onResponse = (headers: Record<string, string>) =>
+  HttpEffect.appendPreResponseHandler((_, response) =>
+    Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+  )
+
+/**
+ * Draws one request from the caller's counters, after authentication (the
+ * caller picks the counter and the windows). A window that is exhausted
+ * refuses the request without drawing on the windows after it.
+ */
+export class RequestRateLimiter extends Context.Service<
+  RequestRateLimiter,
+  {
+    readonly check: (
+      caller: Caller
+    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+  }
+>()("@ratings/adapters-http/RequestRateLimiter") {
+  static readonly make = (config: RateLimitConfig) =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.RateLimiter
+      const table: RateLimitTable = { ...ProductionRateLimits, ...config.limits }
+      const policies = Object.fromEntries(
+        Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
+      ) as { readonly [K in CallerKind]: string }
+
+      const check = Effect.fnUntraced(function* (caller: Caller) {
+        const kind = callerKind(caller)
+        const windows = table[kind]
+        const subject = subjectOf(caller)
+        const states: Array<WindowState> = []
+        for (const w of windows) {
+          const consumed = yield* Effect.result(
+            limiter
+              .consume({
+                algorithm: "fixed-window",
+                onExceeded: "fail",
+                key: `${subject}:${windowSeconds(w.window)}s`,
+                limit: w.limit,
+                window: w.window
+              })
+              .pipe(Effect.timeoutOrElse({ duration: StoreTimeout, orElse: storeTimedOut }))
+          )
+          if (Result.isSuccess(consumed)) {
+            const { remaining, resetAfter } = consumed.success
+            states.push({ limit: w.limit, remaining, reset: secondsUntil(resetAfter) })
+            continue
+          }
+          const reason = consumed.failure.reason
+          if (reason._tag === "RateLimitStoreError") {
+            return yield* Effect.logWarning(
+              "rate limit store failed: request served without a limit",
+              reason.message
+            )
+          }
+          const retryAfter = secondsUntil(reason.retryAfter)
+          yield* onResponse(
+            headersOf(policies[kind], { limit: w.limit, remaining: 0, reset: retryAfter }, retryAfter)
+          )
+          return yield* new RateLimitedError({ detail: { error: "rate_limited", retry_after: retryAfter } })
+        }
+        const reported = closestToExhaustion(states)
+        if (reported !== undefined) yield* onResponse(headersOf(policies[kind], reported))
+      })
+
+      return RequestRateLimiter.of({ check })
+    })
+
+  /**
+   * The limiter over its store: Redis when `redisUrl` is set (the layer fails
+   * to build when Redis cannot be reached, so a misconfigured deployment does
+   * not start), memory otherwise.
+   */
+  static readonly layer = (config: RateLimitConfig = {}) =>
+    Layer.effect(RequestRateLimiter, RequestRateLimiter.make(config)).pipe(
+      Layer.provide(RateLimiter.layer),
+      Layer.provide(
+        config.redisUrl === undefined
+          ? layerStoreMemory
+          : RateLimiter.layerStoreRedis({ prefix: config.redisKeyPrefix ?? DefaultRedisKeyPrefix }).pipe(
+              Layer.provide(NodeRedis.layer({ url: config.redisUrl }))
+            )
+      )
+    )
+}

@@ -1,0 +1,417 @@
+/**
+ * Request rate limits over the real server (spec part 8 "request rate",
+ * api-facts for anonymous callers): the production table, per-tier and
+ * per-address counters, the 429 with Retry-After and its body, the RateLimit
+ * headers on every response, /health exempt, the window's reset (TestClock),
+ * and counters shared by two servers on one Redis.
+ *
+ * Each test builds its own server (inside the test, so that the in-memory
+ * limiter reads the TestClock) with small limits, so no test needs hundreds
+ * of requests; one test holds the production values themselves.
+ */
+import { createConnection } from "node:net"
+import { assert, describe, it } from "@effect/vitest"
+import type { Caller } from "@ratings/domain/model/Caller"
+import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
+import { Context, Duration, Effect, Fiber, Layer, Schema } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { RateLimiter } from "effect/persistence"
+import { TestClock } from "effect/testing"
+import {
+  addressKey,
+  ProductionRateLimits,
+  type RateLimitConfig,
+  type RateLimitTable,
+  makeStoreMemory,
+  RequestRateLimiter,
+  StoreTimeout
+} from "../src/server/RateLimit.ts"
+import { type CallerName, Seed } from "./fixtures.ts"
+import { type Response, TestServer, type TestServerOptions } from "./TestServer.ts"
+
+const list = "/api/v1/protocols"
+
+const serverWith = (limits: Partial<RateLimitTable>, options: TestServerOptions = {}) =>
+  TestServer.layerMemory(Seed, { ...options, policies: { limits, ...options.policies } })
+
+const perMinute = (limit: number) => [{ limit, window: "1 minute" }] as const
+
+const get = (path: string, options: { readonly caller?: CallerName; readonly forwardedFor?: string } = {}) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    return yield* server.get(path, {
+      caller: options.caller,
+      headers: options.forwardedFor === undefined ? {} : { "x-forwarded-for": options.forwardedFor }
+    })
+  })
+
+const header = (r: Response, name: string): string | null => r.headers.get(name)
+
+const rateHeaders = (r: Response) => ({
+  limit: header(r, "ratelimit-limit"),
+  remaining: header(r, "ratelimit-remaining"),
+  reset: header(r, "ratelimit-reset"),
+  policy: header(r, "ratelimit-policy")
+})
+
+/** Sends `n` requests and returns their statuses. */
+const statuses = (n: number, send: Effect.Effect<Response, never, TestServer>) =>
+  Effect.map(Effect.replicateEffect(send, n), (rs) => rs.map((r) => r.status))
+
+describe("request rate limits (spec part 8)", () => {
+  it("the production limits: per minute Free 300, Pro 1,000, Enterprise 10,000; anonymous 120 per minute and 20,000 per day per IP", () => {
+    const windows = (kind: keyof RateLimitTable) =>
+      ProductionRateLimits[kind].map((w) => [w.limit, Duration.toSeconds(Duration.fromInputUnsafe(w.window))])
+    assert.deepStrictEqual(windows("free"), [[300, 60]])
+    assert.deepStrictEqual(windows("pro"), [[1_000, 60]])
+    assert.deepStrictEqual(windows("enterprise"), [[10_000, 60]])
+    assert.deepStrictEqual(windows("anonymous"), [
+      [120, 60],
+      [20_000, 86_400]
+    ])
+    assert.deepStrictEqual(windows("admin"), [[10_000, 60]], "admins: the Enterprise rate")
+  })
+
+  it.effect(
+    "the production server announces each tier's limit in the RateLimit headers of its responses",
+    () =>
+      Effect.gen(function* () {
+        const expected: ReadonlyArray<readonly [CallerName, string, string]> = [
+          ["anonymous", "120", "120;w=60, 20000;w=86400"],
+          ["free", "300", "300;w=60"],
+          ["pro", "1000", "1000;w=60"],
+          ["enterprise", "10000", "10000;w=60"],
+          ["admin", "10000", "10000;w=60"]
+        ]
+        for (const [caller, limit, policy] of expected) {
+          const r = yield* get(list, { caller })
+          assert.strictEqual(r.status, 200, caller)
+          assert.deepStrictEqual(rateHeaders(r), {
+            limit,
+            remaining: String(Number(limit) - 1),
+            reset: "1",
+            policy
+          })
+        }
+      }).pipe(Effect.provide(TestServer.layerMemory(Seed, { policies: {} })))
+  )
+
+  it.effect(
+    "exceeding the limit gives 429 with Retry-After (seconds) and {detail: {error: rate_limited, retry_after}}",
+    () =>
+      Effect.gen(function* () {
+        const served = yield* Effect.replicateEffect(get(list), 3)
+        assert.deepStrictEqual(
+          served.map((r) => [r.status, header(r, "ratelimit-remaining")]),
+          [
+            [200, "2"],
+            [200, "1"],
+            [200, "0"]
+          ]
+        )
+        const refused = yield* get(list)
+        assert.strictEqual(refused.status, 429)
+        const retryAfter = Number(header(refused, "retry-after"))
+        assert.isTrue(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 60, String(retryAfter))
+        assert.deepStrictEqual(refused.json, { detail: { error: "rate_limited", retry_after: retryAfter } })
+        assert.isTrue(Schema.is(RateLimitedBody)(refused.json))
+        assert.deepStrictEqual(rateHeaders(refused), {
+          limit: "3",
+          remaining: "0",
+          reset: String(retryAfter),
+          policy: "3;w=60"
+        })
+      }).pipe(Effect.provide(serverWith({ anonymous: perMinute(3) })))
+  )
+
+  it.effect("every response carries the RateLimit headers: successes and errors alike (404, 422, 401)", () =>
+    Effect.gen(function* () {
+      const responses = [
+        yield* get(list),
+        yield* get("/api/v1/protocols/no-such-protocol"),
+        yield* get("/api/v1/protocols?limit=0"),
+        yield* get("/api/v1/protocols/protocol-alpha/domains")
+      ]
+      assert.deepStrictEqual(
+        responses.map((r) => r.status),
+        [200, 404, 422, 401]
+      )
+      assert.deepStrictEqual(
+        responses.map((r) => rateHeaders(r).remaining),
+        ["9", "8", "7", "6"],
+        "every request counts"
+      )
+      for (const r of responses) assert.strictEqual(rateHeaders(r).policy, "10;w=60")
+    }).pipe(Effect.provide(serverWith({ anonymous: perMinute(10) })))
+  )
+
+  it.effect("each tier has its own limit, and each API key its own counter", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* statuses(3, get(list, { caller: "free" })), [200, 200, 429])
+      assert.deepStrictEqual(yield* statuses(5, get(list, { caller: "pro" })), [200, 200, 200, 200, 429])
+      assert.deepStrictEqual(yield* statuses(2, get(list, { caller: "enterprise" })), [200, 200])
+      const server = yield* TestServer
+      const another = yield* server.createKey("free")
+      const fresh = yield* server.get(list, { authorization: `Bearer ${another.key}` })
+      assert.strictEqual(fresh.status, 200, "another Free key is counted on its own")
+      assert.strictEqual(header(fresh, "ratelimit-remaining"), "1")
+    }).pipe(Effect.provide(serverWith({ free: perMinute(2), pro: perMinute(4), enterprise: perMinute(8) })))
+  )
+
+  it.effect("keyed and anonymous callers from one address draw on separate counters", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* statuses(3, get(list)), [200, 200, 429])
+      assert.strictEqual((yield* get(list, { caller: "free" })).status, 200)
+      assert.strictEqual((yield* get(list, { caller: "admin" })).status, 200)
+    }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) })))
+  )
+
+  it.effect("anonymous callers are limited per IP: separate client addresses are counted separately", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* statuses(3, get(list, { forwardedFor: "203.0.113.7" })), [200, 200, 429])
+      assert.deepStrictEqual(yield* statuses(2, get(list, { forwardedFor: "203.0.113.8" })), [200, 200])
+      assert.strictEqual((yield* get(list, { forwardedFor: "2001:db8:1:2::1" })).status, 200)
+      assert.strictEqual((yield* get(list, { forwardedFor: "2001:db8:1:2::ff" })).status, 200)
+      assert.strictEqual(
+        (yield* get(list, { forwardedFor: "2001:db8:1:2:aaaa::3" })).status,
+        429,
+        "an IPv6 client is counted by its /64"
+      )
+    }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) }, { auth: () => ({ trustProxy: true }) })))
+  )
+
+  it.effect("a client cannot escape its limit by sending X-Forwarded-For when no proxy is trusted", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* statuses(2, get(list)), [200, 200])
+      assert.strictEqual((yield* get(list, { forwardedFor: "198.51.100.1" })).status, 429)
+    }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) })))
+  )
+
+  it.effect(
+    "the anonymous daily limit applies too: 429 once the day's requests are used, whatever the minute",
+    () =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual(yield* statuses(4, get(list)), [200, 200, 200, 429])
+        const refused = yield* get(list)
+        assert.isAbove(Number(header(refused, "retry-after")), 60, "the day window, not the minute")
+        assert.strictEqual(rateHeaders(refused).policy, "10;w=60, 3;w=86400")
+        assert.strictEqual(rateHeaders(refused).limit, "3")
+      }).pipe(
+        Effect.provide(
+          serverWith({
+            anonymous: [
+              { limit: 10, window: "1 minute" },
+              { limit: 3, window: "1 day" }
+            ]
+          })
+        )
+      )
+  )
+
+  it.effect("the headers report the window closest to exhaustion", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(rateHeaders(yield* get(list)), {
+        limit: "3",
+        remaining: "2",
+        reset: String(Math.ceil(86_400 / 3)),
+        policy: "10;w=60, 3;w=86400"
+      })
+    }).pipe(
+      Effect.provide(
+        serverWith({
+          anonymous: [
+            { limit: 10, window: "1 minute" },
+            { limit: 3, window: "1 day" }
+          ]
+        })
+      )
+    )
+  )
+
+  it.effect("/health is not limited and carries no RateLimit headers", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* statuses(5, get("/health")), [200, 200, 200, 200, 200])
+      const health = yield* get("/health")
+      assert.isNull(header(health, "ratelimit-limit"))
+      assert.strictEqual((yield* get(list)).status, 200, "health checks used none of the budget")
+      assert.strictEqual((yield* get(list)).status, 429)
+    }).pipe(Effect.provide(serverWith({ anonymous: perMinute(1) })))
+  )
+
+  it.effect("after Retry-After seconds the window has reset and requests are served again", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* statuses(3, get(list)), [200, 200, 429])
+      const refused = yield* get(list)
+      const retryAfter = Number(header(refused, "retry-after"))
+      yield* TestClock.adjust(Duration.seconds(retryAfter - 1))
+      assert.strictEqual((yield* get(list)).status, 429, "not before")
+      yield* TestClock.adjust(Duration.seconds(1))
+      const again = yield* get(list)
+      assert.strictEqual(again.status, 200)
+      assert.strictEqual(header(again, "ratelimit-remaining"), "1", "a full window again")
+    }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) })))
+  )
+
+  it.effect("the 429 is documented on every API route of the OpenAPI document, and not on /health", () =>
+    Effect.gen(function* () {
+      // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON, walked untyped
+      const doc = (yield* get("/openapi.json")).json as any
+      let routes = 0
+      for (const [path, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(
+        doc.paths
+      )) {
+        for (const op of Object.values(item)) {
+          const documented = op.responses["429"] as
+            | { content: { "application/json": { schema: { $ref: string } } } }
+            | undefined
+          if (path === "/health") {
+            assert.isUndefined(documented, path)
+            continue
+          }
+          routes++
+          assert.strictEqual(
+            documented?.content["application/json"].schema.$ref,
+            "#/components/schemas/RateLimitedBody",
+            path
+          )
+        }
+      }
+      assert.isAbove(routes, 60)
+    }).pipe(Effect.provide(serverWith({})))
+  )
+
+  it("an IPv6 client is counted by its /64, an IPv4-mapped address as IPv4", () => {
+    assert.strictEqual(addressKey("2001:db8:1:2:3:4:5:6"), "2001:db8:1:2::/64")
+    assert.strictEqual(addressKey("[2001:db8:1:2::9]"), "2001:db8:1:2::/64")
+    assert.strictEqual(addressKey("::ffff:203.0.113.9"), "203.0.113.9")
+    assert.strictEqual(addressKey("203.0.113.9"), "203.0.113.9")
+    assert.strictEqual(addressKey("unknown"), "unknown")
+  })
+
+  it.effect(
+    "if the counter store fails, the request is served (without limit headers) rather than refused",
+    () =>
+      Effect.gen(function* () {
+        const failing = Layer.succeed(RateLimiter.RateLimiterStore, {
+          fixedWindow: () =>
+            Effect.fail(
+              new RateLimiter.RateLimiterError({
+                reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" })
+              })
+            ),
+          tokenBucket: () => Effect.die("unused"),
+          adaptiveConsume: () => Effect.die("unused"),
+          adaptiveFeedback: () => Effect.die("unused")
+        })
+        const limiter = yield* RequestRateLimiter.make({ limits: { anonymous: perMinute(1) } }).pipe(
+          Effect.provide(RateLimiter.layer.pipe(Layer.provide(failing)))
+        )
+        const anonymous: Caller = { _tag: "Anonymous", ip: "203.0.113.1" }
+        const request = HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/protocols"))
+        const outcomes = yield* Effect.replicateEffect(
+          Effect.exit(
+            Effect.provideService(limiter.check(anonymous), HttpServerRequest.HttpServerRequest, request)
+          ),
+          3
+        )
+        for (const exit of outcomes) assert.strictEqual(exit._tag, "Success")
+      })
+  )
+
+  it.effect("the memory store forgets expired counters (swept once a minute) and keeps live ones", () =>
+    Effect.gen(function* () {
+      const { store, size } = yield* makeStoreMemory
+      const draw = (key: string, window: Duration.Duration) =>
+        store.fixedWindow({ key, tokens: 1, refillRate: Duration.divideUnsafe(window, 10), limit: 10 })
+      yield* draw("live", Duration.days(1))
+      for (let i = 0; i < 100; i++) yield* draw(`ip:203.0.113.${i}`, Duration.seconds(10))
+      assert.strictEqual(size(), 101)
+      yield* TestClock.adjust(Duration.minutes(2))
+      const [count] = yield* draw("live", Duration.days(1))
+      assert.strictEqual(count, 2, "the live counter kept counting")
+      assert.strictEqual(size(), 1, "the expired ones are gone")
+    })
+  )
+
+  it.effect(
+    "if the counter store does not answer within the timeout, the request is served rather than held",
+    () =>
+      Effect.gen(function* () {
+        const silent = Layer.succeed(RateLimiter.RateLimiterStore, {
+          fixedWindow: () => Effect.never,
+          tokenBucket: () => Effect.die("unused"),
+          adaptiveConsume: () => Effect.die("unused"),
+          adaptiveFeedback: () => Effect.die("unused")
+        })
+        const limiter = yield* RequestRateLimiter.make({}).pipe(
+          Effect.provide(RateLimiter.layer.pipe(Layer.provide(silent)))
+        )
+        const request = HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/protocols"))
+        const fiber = yield* Effect.forkChild(
+          Effect.provideService(
+            limiter.check({ _tag: "Anonymous", ip: "203.0.113.1" }),
+            HttpServerRequest.HttpServerRequest,
+            request
+          )
+        )
+        yield* TestClock.adjust(Duration.subtract(StoreTimeout, Duration.millis(1)))
+        assert.isUndefined(fiber.pollUnsafe(), "still waiting just before the timeout")
+        yield* TestClock.adjust(Duration.millis(1))
+        assert.strictEqual((yield* Fiber.await(fiber))._tag, "Success")
+      })
+  )
+})
+
+const RedisUrl = "redis://127.0.0.1:6379"
+
+const redisReachable = () =>
+  new Promise<boolean>((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port: 6379 })
+    const done = (up: boolean) => {
+      socket.destroy()
+      resolve(up)
+    }
+    socket.setTimeout(1000, () => done(false))
+    socket.once("connect", () => done(true))
+    socket.once("error", () => done(false))
+  })
+
+describe("rate limits shared between server processes (Redis)", () => {
+  it("two servers on one Redis share each caller's counter: a limit is per caller, not per process", async (ctx) => {
+    if (!(await redisReachable()))
+      ctx.skip(`no Redis at ${RedisUrl}: the shared-limiter test needs one (CI has it)`)
+    const policies: RateLimitConfig = {
+      redisUrl: RedisUrl,
+      redisKeyPrefix: `ratings-test:${crypto.randomUUID()}:`,
+      limits: { anonymous: perMinute(3), free: perMinute(2) }
+    }
+    const program = Effect.gen(function* () {
+      const serverOf = Effect.map(Layer.build(TestServer.layerMemory(Seed, { policies })), (c) =>
+        Context.get(c, TestServer)
+      )
+      const a = yield* serverOf
+      const b = yield* serverOf
+      assert.notStrictEqual(a.baseUrl, b.baseUrl)
+      const seq = [yield* a.get(list), yield* b.get(list), yield* a.get(list), yield* b.get(list)]
+      assert.deepStrictEqual(
+        seq.map((r) => [r.status, r.headers.get("ratelimit-remaining")]),
+        [
+          [200, "2"],
+          [200, "1"],
+          [200, "0"],
+          [429, "0"]
+        ]
+      )
+      assert.strictEqual((yield* a.get(list)).status, 429, "refused by both")
+      const retryAfter = Number(seq[3]!.headers.get("retry-after"))
+      assert.isTrue(retryAfter > 0 && retryAfter <= 60, String(retryAfter))
+      // The servers hold different key stores; the fixture Free key has the same id in both.
+      assert.deepStrictEqual(
+        [(yield* a.get(list, { caller: "free" })).status, (yield* b.get(list, { caller: "free" })).status],
+        [200, 200]
+      )
+      assert.strictEqual((yield* b.get(list, { caller: "free" })).status, 429)
+    })
+    await Effect.runPromise(Effect.scoped(program))
+  })
+})
