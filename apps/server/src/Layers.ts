@@ -1,9 +1,12 @@
 /**
  * The one place where layers are composed: the Postgres stores behind every
- * port of the domain, the domain's use cases over them, and the importer.
+ * port of the domain, the domain's use cases over them, the importer, and the
+ * HTTP server's response cache.
  */
+import { ResponseCache, type ResponseCacheConfig } from "@ratings/adapters-http/server/ResponseCache"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
+import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
 import * as PgDatabase from "@ratings/adapters-sql/PgDatabase"
 import * as PgDeliveryOutbox from "@ratings/adapters-sql/PgDeliveryOutbox"
 import * as PgEntityRepository from "@ratings/adapters-sql/PgEntityRepository"
@@ -21,7 +24,7 @@ import { Importer } from "@ratings/domain/services/Importer"
 import { IncidentService } from "@ratings/domain/services/IncidentService"
 import { Publisher } from "@ratings/domain/services/Publisher"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
-import { Layer, type Redacted } from "effect"
+import { Effect, Layer, type Redacted } from "effect"
 import { NodeIdGenerator } from "./NodeIdGenerator.ts"
 
 /** Every port of the domain on Postgres. Needs the PgClient of `database`. */
@@ -58,3 +61,16 @@ export const application = (serverKey: Redacted.Redacted<string>) =>
 
 /** The migrated database of a URL. */
 export const database = (url: string) => PgDatabase.layer({ url })
+
+/**
+ * The HTTP server's response cache, invalidated by the changes every process
+ * announces in Postgres (LISTEN ratings_changed). Needs the PgClient of `database`.
+ */
+export const responseCache = (config?: ResponseCacheConfig) =>
+  ResponseCache.layerInvalidatedBy(
+    Effect.gen(function* () {
+      const invalidation = yield* PgCacheInvalidation.CacheInvalidation
+      return yield* invalidation.subscribe
+    }),
+    config
+  ).pipe(Layer.provide(PgCacheInvalidation.layer))

@@ -2,8 +2,9 @@
  * Spec part 5 (Authentication) over the real server: anonymous calls, API keys
  * and their tiers, revoked and unknown keys, keys stored hashed, the admin
  * bypass with an identity-provider JWT, client addresses, and secrets kept out
- * of logs and responses. The refusal rules of JWTs and the JWKS URL path are in
- * JwtVerifier.test.ts.
+ * of logs and responses. The key rules run on each backend (keys in memory and
+ * in Postgres's api_keys); the refusal rules of JWTs and the JWKS URL path are
+ * in JwtVerifier.test.ts.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Caller } from "@ratings/domain/model/Caller"
@@ -13,11 +14,18 @@ import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { RatingsApi } from "../src/api/Api.ts"
 import { InvalidKeyError, InvalidTokenError } from "../src/api/Authentication.ts"
-import { generateApiKey, hashApiKey } from "../src/server/ApiKeyCrypto.ts"
+import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { clientAddressOf, credentialOf } from "../src/server/Authentication.ts"
 import { Callers5 } from "./fixtures.ts"
 import { adminClaims, privateKeyOf, sign } from "./Tokens.ts"
-import { type Response, TestServer } from "./TestServer.ts"
+import {
+  type Backend,
+  database,
+  onEachBackend,
+  type Response,
+  type ServerIt,
+  TestServer
+} from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
@@ -32,9 +40,8 @@ const lastCaller = (server: TestServer["Service"]) => server.callers().at(-1)
 const withBearer = (server: TestServer["Service"], path: string, token: string) =>
   server.get(path, { authorization: `Bearer ${token}` })
 
-layer(TestServer.layerMemory(), { excludeTestServices: true })(
-  "API keys and anonymous callers (spec part 5)",
-  (it) => {
+const apiKeysAndAnonymousCallers = (it: ServerIt) =>
+  describe("API keys and anonymous callers (spec part 5)", () => {
     it.effect(
       "public endpoints need no credentials: without a header the caller is anonymous, by address",
       () =>
@@ -229,30 +236,30 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })(
         assert.instanceOf(tokenError, InvalidTokenError)
       }).pipe(Effect.provide(FetchHttpClient.layer))
     )
-  }
+  })
+
+/** What the key store was given, in order: new keys as JSON, looked-up hashes as they are. */
+const seen: Array<string> = []
+const spy = Layer.effect(
+  ApiKeyRepository,
+  Effect.gen(function* () {
+    const real = yield* ApiKeyRepository
+    return ApiKeyRepository.of({
+      ...real,
+      create: (key) => {
+        seen.push(JSON.stringify(key))
+        return real.create(key)
+      },
+      findActiveByHash: (hash) => {
+        seen.push(hash)
+        return real.findActiveByHash(hash)
+      }
+    })
+  })
 )
 
-describe("keys stored hashed", () => {
-  const seen: Array<string> = []
-  const spy = Layer.effect(
-    ApiKeyRepository,
-    Effect.gen(function* () {
-      const real = yield* ApiKeyRepository
-      return ApiKeyRepository.of({
-        ...real,
-        create: (key) => {
-          seen.push(JSON.stringify(key))
-          return real.create(key)
-        },
-        findActiveByHash: (hash) => {
-          seen.push(hash)
-          return real.findActiveByHash(hash)
-        }
-      })
-    })
-  ).pipe(Layer.provide(ApiKeyRepository.layerMemory))
-
-  layer(TestServer.layerMemory(undefined, { apiKeys: spy }), { excludeTestServices: true })("store", (it) => {
+const keysStoredHashed = (it: ServerIt, backend: Backend) =>
+  describe("keys stored hashed", () => {
     it.effect(
       "keys are stored hashed: the store is given only the SHA-256 digest of a presented key, never the key (so no secret is compared in process)",
       () =>
@@ -273,8 +280,45 @@ describe("keys stored hashed", () => {
           assert.notInclude(JSON.stringify(stored), key.slice(3))
         })
     )
+
+    if (backend === "postgres")
+      it.effect(
+        "keys are stored hashed in Postgres: the api_keys row holds the digest and a display prefix, no column holds the key",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const sql = yield* database
+            const { key, id } = yield* server.createKey("enterprise")
+            assert.strictEqual(
+              (yield* withBearer(server, "/api/v1/chains/chain-alpha/questions", key)).status,
+              200
+            )
+            const rows =
+              yield* Effect.orDie(sql<{ readonly [column: string]: unknown }>`SELECT * FROM api_keys`)
+            const row = rows.find((r) => r.id === id)
+            assert.isDefined(row, "the key the server authenticated is in this database")
+            assert.strictEqual(row?.hash, hashApiKey(key))
+            assert.strictEqual(row?.prefix, displayPrefix(key))
+            assert.notInclude(JSON.stringify(rows), key.slice(3))
+            assert.includeMembers(
+              rows.map((r) => r.id),
+              Object.values(Callers5).flatMap((c) => (c._tag === "ApiKey" ? [c.key_id] : []))
+            )
+            const [entities] = yield* Effect.orDie(
+              sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM entities`
+            )
+            assert.isAbove(entities?.n ?? 0, 0, "keys and ratings share the one database")
+          })
+      )
   })
-})
+
+onEachBackend(
+  (it, backend) => {
+    apiKeysAndAnonymousCallers(it)
+    keysStoredHashed(it, backend)
+  },
+  { server: { apiKeys: spy } }
+)
 
 describe("secrets never appear in logs or responses", () => {
   const lines: Array<string> = []

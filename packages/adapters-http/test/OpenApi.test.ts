@@ -3,9 +3,10 @@
  * every per-entity route with real parameter schemas (bounds, formats,
  * patterns, defaults) and every response it can give; and live responses of
  * the running server held to the document's own component schemas, compiled
- * with Effect's JSON Schema importer (no ajv in the repository).
+ * with Effect's JSON Schema importer (no ajv in the repository), on each
+ * backend, so that what Postgres reads back is held to the contract too.
  */
-import { assert, layer } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import { Capabilities } from "@ratings/domain/access/Capabilities"
 import {
   type EntityType,
@@ -16,7 +17,7 @@ import {
 import { SlugPattern } from "@ratings/domain/model/Primitives"
 import { Effect, JsonSchema, Result, Schema, SchemaRepresentation } from "effect"
 import { cardsOf, slugOf } from "./fixtures.ts"
-import { type Response, TestServer } from "./TestServer.ts"
+import { onEachBackend, type Response, TestServer } from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
@@ -92,244 +93,276 @@ const assertValid = (doc: Json, component: string, r: Response, status: number) 
   assert.isTrue(Result.isSuccess(result), `${component}: ${Result.isFailure(result) ? result.failure : ""}`)
 }
 
-layer(TestServer.layerMemory(), { excludeTestServices: true })("OpenAPI document (spec part 9)", (it) => {
-  it.effect("the machine-readable description declares version 0.1.0 and is served at /openapi.json", () =>
-    Effect.gen(function* () {
-      const doc = yield* Document
-      assert.strictEqual(doc.info.version, "0.1.0")
-      assert.strictEqual(doc.openapi, "3.1.0")
-    })
-  )
-
-  it.effect("every per-entity route of every type is documented under /api/v1", () =>
-    Effect.gen(function* () {
-      const doc = yield* Document
-      for (const type of EntityTypes) {
-        for (const [capability, path] of Object.entries(routesOf(type))) {
-          const op = operation(doc, path)
-          assert.strictEqual(
-            op["x-required-tier"],
-            Capabilities[capability as keyof typeof Capabilities],
-            path
-          )
-        }
-      }
-    })
-  )
-
-  it.effect("list parameters: exactly the spec's table per type, with types, bounds and defaults", () =>
-    Effect.gen(function* () {
-      const doc = yield* Document
-      for (const type of EntityTypes) {
-        const op = operation(doc, routesOf(type).list)
-        const query = op.parameters.filter((p: Json) => p.in !== "header")
-        assert.deepStrictEqual(
-          query.map((p: Json) => p.name).sort(),
-          ["category", "skip", "limit", "include_inactive", ...ListParameters[type]].sort(),
-          type
-        )
-        assert.isTrue(
-          query.every(
-            (p: Json) => p.in === "query" && p.required === false && typeof p.description === "string"
-          )
-        )
-        const limit = parameter(op, "limit").schema
-        assert.deepStrictEqual(
-          [limit.type, limit.minimum, limit.maximum, limit.default],
-          ["integer", 1, 200, 50]
-        )
-        const skip = parameter(op, "skip").schema
-        assert.deepStrictEqual([skip.type, skip.minimum, skip.default], ["integer", 0, 0])
-        assert.deepStrictEqual(parameter(op, "include_inactive").schema, { type: "boolean", default: false })
-        assert.deepStrictEqual(parameter(op, "category").schema, { type: "array", items: { type: "string" } })
-      }
-      const curator = parameter(operation(doc, routesOf("vault").list), "curator_id").schema
-      assert.strictEqual(curator.format, "uuid")
-      assert.isTrue(new RegExp(curator.pattern).test("00000000-0000-4000-8000-000000000001"))
-      assert.isFalse(new RegExp(curator.pattern).test("not-a-uuid"))
-    })
-  )
-
-  it.effect("path parameters: scorecard_id is a UUID, slug a kebab-case pattern, identifiers strings", () =>
-    Effect.gen(function* () {
-      const doc = yield* Document
-      for (const type of EntityTypes) {
-        const routes = routesOf(type)
-        const id = parameter(operation(doc, routes.scorecard_by_id), "scorecard_id")
-        assert.deepStrictEqual([id.in, id.required, id.schema.format], ["path", true, "uuid"])
-        for (const route of [
-          routes.domains,
-          routes.history,
-          routes.questions,
-          routes.rubric,
-          routes.evidence
-        ]) {
-          const slug = parameter(operation(doc, route), "slug")
-          assert.deepStrictEqual(
-            [slug.in, slug.required, slug.schema.pattern],
-            ["path", true, SlugPattern.source]
-          )
-        }
-        assert.deepStrictEqual(parameter(operation(doc, routes.detail), "identifier").schema, {
-          type: "string"
-        })
-        assert.deepStrictEqual(parameter(operation(doc, routes.detail), "include_inactive").schema, {
-          type: "boolean",
-          default: false
-        })
-        assert.deepStrictEqual(parameter(operation(doc, routes.scorecards), "id_or_slug").schema, {
-          type: "string"
-        })
-      }
-    })
-  )
-
-  it.effect(
-    "every response a route can give is documented with its body: 200, 401 (missing key where gated; invalid key or token everywhere), 403 where gated, 404, 422, 429, 503",
-    () =>
+onEachBackend((it) => {
+  describe("OpenAPI document (spec part 9)", () => {
+    it.effect("the machine-readable description declares version 0.1.0 and is served at /openapi.json", () =>
       Effect.gen(function* () {
         const doc = yield* Document
-        const bodies: { readonly [status: number]: string } = {
-          401: "#/components/schemas/MissingKeyBody",
-          403: "#/components/schemas/InsufficientTierBody",
-          404: "#/components/schemas/NotFoundBody",
-          422: "#/components/schemas/ValidationErrorBody",
-          429: "#/components/schemas/RateLimitedBody",
-          503: "#/components/schemas/ServiceUnavailableBody"
-        }
+        assert.strictEqual(doc.info.version, "0.1.0")
+        assert.strictEqual(doc.openapi, "3.1.0")
+      })
+    )
+
+    it.effect("every per-entity route of every type is documented under /api/v1", () =>
+      Effect.gen(function* () {
+        const doc = yield* Document
         for (const type of EntityTypes) {
           for (const [capability, path] of Object.entries(routesOf(type))) {
             const op = operation(doc, path)
-            const gated = Capabilities[capability as keyof typeof Capabilities] !== "anonymous"
-            const expected = [
-              200,
-              401,
-              ...(gated ? [403] : []),
-              ...(capability === "list" ? [] : [404]),
-              422,
-              429,
-              503
-            ]
-            assert.deepStrictEqual(Object.keys(op.responses).map(Number).sort(), expected.sort(), path)
-            for (const status of expected.filter((s) => s !== 200 && s !== 401))
-              assert.strictEqual(refOf(op, status), bodies[status])
-            assert.deepStrictEqual(
-              op.responses[401].content["application/json"].schema.anyOf.map((s: Json) => s.$ref),
-              [
-                ...(gated ? [bodies[401]] : []),
-                "#/components/schemas/InvalidKeyBody",
-                "#/components/schemas/InvalidTokenBody"
-              ],
+            assert.strictEqual(
+              op["x-required-tier"],
+              Capabilities[capability as keyof typeof Capabilities],
               path
             )
-            const success = refOf(op, 200)!
-            assert.isDefined(doc.components.schemas[success.split("/").at(-1)!], `${path}: ${success}`)
           }
         }
       })
-  )
+    )
 
-  it.effect("success bodies are typed per type: /tokens returns Token records, /bridges Bridge records", () =>
-    Effect.gen(function* () {
-      const doc = yield* Document
-      const names: { readonly [T in EntityType]: string } = {
-        protocol: "Protocol",
-        chain: "Chain",
-        token: "Token",
-        oracle: "Oracle",
-        vault: "Vault",
-        organisation: "Organisation",
-        bridge: "Bridge"
-      }
-      for (const type of EntityTypes) {
-        const routes = routesOf(type)
-        assert.strictEqual(refOf(operation(doc, routes.detail), 200), `#/components/schemas/${names[type]}`)
-        const list = doc.components.schemas[`${names[type]}List`]
-        assert.strictEqual(list.properties.items.items.$ref, `#/components/schemas/${names[type]}`)
-        assert.deepStrictEqual(list.required.sort(), ["items", "total"])
-        assert.strictEqual(
-          refOf(operation(doc, routes.scorecards), 200),
-          "#/components/schemas/ScorecardList"
-        )
-        assert.strictEqual(
-          refOf(operation(doc, routes.scorecard_by_id), 200),
-          "#/components/schemas/ScorecardDetail"
-        )
-      }
-      const token = doc.components.schemas.Token
-      assert.includeMembers(token.required, ["id", "name", "symbol", "slug", "chain", "status", "is_active"])
-      assert.notInclude(token.required, "contract_address")
-      const bridge = doc.components.schemas.Bridge.properties
-      assert.includeMembers(Object.keys(bridge), [
-        "signer_count",
-        "signing_threshold",
-        "has_message_attestation",
-        "pause_mechanism",
-        "validator_set_owner"
-      ])
-    })
-  )
+    it.effect("list parameters: exactly the spec's table per type, with types, bounds and defaults", () =>
+      Effect.gen(function* () {
+        const doc = yield* Document
+        for (const type of EntityTypes) {
+          const op = operation(doc, routesOf(type).list)
+          const query = op.parameters.filter((p: Json) => p.in !== "header")
+          assert.deepStrictEqual(
+            query.map((p: Json) => p.name).sort(),
+            ["category", "skip", "limit", "include_inactive", ...ListParameters[type]].sort(),
+            type
+          )
+          assert.isTrue(
+            query.every(
+              (p: Json) => p.in === "query" && p.required === false && typeof p.description === "string"
+            )
+          )
+          const limit = parameter(op, "limit").schema
+          assert.deepStrictEqual(
+            [limit.type, limit.minimum, limit.maximum, limit.default],
+            ["integer", 1, 200, 50]
+          )
+          const skip = parameter(op, "skip").schema
+          assert.deepStrictEqual([skip.type, skip.minimum, skip.default], ["integer", 0, 0])
+          assert.deepStrictEqual(parameter(op, "include_inactive").schema, {
+            type: "boolean",
+            default: false
+          })
+          assert.deepStrictEqual(parameter(op, "category").schema, {
+            type: "array",
+            items: { type: "string" }
+          })
+        }
+        const curator = parameter(operation(doc, routesOf("vault").list), "curator_id").schema
+        assert.strictEqual(curator.format, "uuid")
+        assert.isTrue(new RegExp(curator.pattern).test("00000000-0000-4000-8000-000000000001"))
+        assert.isFalse(new RegExp(curator.pattern).test("not-a-uuid"))
+      })
+    )
 
-  it.effect("error bodies are the FastAPI shapes", () =>
-    Effect.gen(function* () {
-      const schemas = (yield* Document).components.schemas
-      assert.deepStrictEqual(schemas.NotFoundBody.properties.detail.enum, ["not found"])
-      assert.deepStrictEqual(schemas.ValidationIssue.required.sort(), ["input", "loc", "msg", "type"])
-      assert.strictEqual(schemas.ValidationErrorBody.properties.detail.type, "array")
-    })
-  )
+    it.effect("path parameters: scorecard_id is a UUID, slug a kebab-case pattern, identifiers strings", () =>
+      Effect.gen(function* () {
+        const doc = yield* Document
+        for (const type of EntityTypes) {
+          const routes = routesOf(type)
+          const id = parameter(operation(doc, routes.scorecard_by_id), "scorecard_id")
+          assert.deepStrictEqual([id.in, id.required, id.schema.format], ["path", true, "uuid"])
+          for (const route of [
+            routes.domains,
+            routes.history,
+            routes.questions,
+            routes.rubric,
+            routes.evidence
+          ]) {
+            const slug = parameter(operation(doc, route), "slug")
+            assert.deepStrictEqual(
+              [slug.in, slug.required, slug.schema.pattern],
+              ["path", true, SlugPattern.source]
+            )
+          }
+          assert.deepStrictEqual(parameter(operation(doc, routes.detail), "identifier").schema, {
+            type: "string"
+          })
+          assert.deepStrictEqual(parameter(operation(doc, routes.detail), "include_inactive").schema, {
+            type: "boolean",
+            default: false
+          })
+          assert.deepStrictEqual(parameter(operation(doc, routes.scorecards), "id_or_slug").schema, {
+            type: "string"
+          })
+        }
+      })
+    )
 
-  it.effect("live responses of every route validate against the document's component schemas", () =>
-    Effect.gen(function* () {
-      const doc = yield* Document
-      const names = { protocol: "Protocol", chain: "Chain", token: "Token", oracle: "Oracle", vault: "Vault" }
-      const more = { organisation: "Organisation", bridge: "Bridge" }
-      for (const [type, name] of Object.entries({ ...names, ...more }) as ReadonlyArray<
-        [EntityType, string]
-      >) {
-        const base = `/api/v1/${PluralOf[type]}`
-        const slug = slugOf(type, "alpha")
-        assertValid(doc, `${name}List`, yield* get(base), 200)
-        assertValid(doc, name, yield* get(`${base}/${slug}`), 200)
-        assertValid(doc, "ScorecardList", yield* get(`${base}/${slug}/scorecards`), 200)
-        assertValid(doc, "ScorecardList", yield* get(`${base}/${slug}/scorecards`, "pro"), 200)
-        assertValid(doc, "DomainsBody", yield* get(`${base}/${slug}/domains`, "pro"), 200)
-        assertValid(doc, "HistoryBody", yield* get(`${base}/${slug}/history`, "pro"), 200)
-        assertValid(doc, "QuestionsBody", yield* get(`${base}/${slug}/questions`, "enterprise"), 200)
-        assertValid(doc, "RubricBody", yield* get(`${base}/${slug}/rubric`, "enterprise"), 200)
-        assertValid(doc, "EvidenceBody", yield* get(`${base}/${slug}/evidence`, "enterprise"), 200)
-        const card = cardsOf(type, "alpha")[1]!
+    it.effect(
+      "every response a route can give is documented with its body: 200, 401 (missing key where gated; invalid key or token everywhere), 403 where gated, 404, 422, 429, 503",
+      () =>
+        Effect.gen(function* () {
+          const doc = yield* Document
+          const bodies: { readonly [status: number]: string } = {
+            401: "#/components/schemas/MissingKeyBody",
+            403: "#/components/schemas/InsufficientTierBody",
+            404: "#/components/schemas/NotFoundBody",
+            422: "#/components/schemas/ValidationErrorBody",
+            429: "#/components/schemas/RateLimitedBody",
+            503: "#/components/schemas/ServiceUnavailableBody"
+          }
+          for (const type of EntityTypes) {
+            for (const [capability, path] of Object.entries(routesOf(type))) {
+              const op = operation(doc, path)
+              const gated = Capabilities[capability as keyof typeof Capabilities] !== "anonymous"
+              const expected = [
+                200,
+                401,
+                ...(gated ? [403] : []),
+                ...(capability === "list" ? [] : [404]),
+                422,
+                429,
+                503
+              ]
+              assert.deepStrictEqual(Object.keys(op.responses).map(Number).sort(), expected.sort(), path)
+              for (const status of expected.filter((s) => s !== 200 && s !== 401))
+                assert.strictEqual(refOf(op, status), bodies[status])
+              assert.deepStrictEqual(
+                op.responses[401].content["application/json"].schema.anyOf.map((s: Json) => s.$ref),
+                [
+                  ...(gated ? [bodies[401]] : []),
+                  "#/components/schemas/InvalidKeyBody",
+                  "#/components/schemas/InvalidTokenBody"
+                ],
+                path
+              )
+              const success = refOf(op, 200)!
+              assert.isDefined(doc.components.schemas[success.split("/").at(-1)!], `${path}: ${success}`)
+            }
+          }
+        })
+    )
+
+    it.effect(
+      "success bodies are typed per type: /tokens returns Token records, /bridges Bridge records",
+      () =>
+        Effect.gen(function* () {
+          const doc = yield* Document
+          const names: { readonly [T in EntityType]: string } = {
+            protocol: "Protocol",
+            chain: "Chain",
+            token: "Token",
+            oracle: "Oracle",
+            vault: "Vault",
+            organisation: "Organisation",
+            bridge: "Bridge"
+          }
+          for (const type of EntityTypes) {
+            const routes = routesOf(type)
+            assert.strictEqual(
+              refOf(operation(doc, routes.detail), 200),
+              `#/components/schemas/${names[type]}`
+            )
+            const list = doc.components.schemas[`${names[type]}List`]
+            assert.strictEqual(list.properties.items.items.$ref, `#/components/schemas/${names[type]}`)
+            assert.deepStrictEqual(list.required.sort(), ["items", "total"])
+            assert.strictEqual(
+              refOf(operation(doc, routes.scorecards), 200),
+              "#/components/schemas/ScorecardList"
+            )
+            assert.strictEqual(
+              refOf(operation(doc, routes.scorecard_by_id), 200),
+              "#/components/schemas/ScorecardDetail"
+            )
+          }
+          const token = doc.components.schemas.Token
+          assert.includeMembers(token.required, [
+            "id",
+            "name",
+            "symbol",
+            "slug",
+            "chain",
+            "status",
+            "is_active"
+          ])
+          assert.notInclude(token.required, "contract_address")
+          const bridge = doc.components.schemas.Bridge.properties
+          assert.includeMembers(Object.keys(bridge), [
+            "signer_count",
+            "signing_threshold",
+            "has_message_attestation",
+            "pause_mechanism",
+            "validator_set_owner"
+          ])
+        })
+    )
+
+    it.effect("error bodies are the FastAPI shapes", () =>
+      Effect.gen(function* () {
+        const schemas = (yield* Document).components.schemas
+        assert.deepStrictEqual(schemas.NotFoundBody.properties.detail.enum, ["not found"])
+        assert.deepStrictEqual(schemas.ValidationIssue.required.sort(), ["input", "loc", "msg", "type"])
+        assert.strictEqual(schemas.ValidationErrorBody.properties.detail.type, "array")
+      })
+    )
+
+    it.effect("live responses of every route validate against the document's component schemas", () =>
+      Effect.gen(function* () {
+        const doc = yield* Document
+        const names = {
+          protocol: "Protocol",
+          chain: "Chain",
+          token: "Token",
+          oracle: "Oracle",
+          vault: "Vault"
+        }
+        const more = { organisation: "Organisation", bridge: "Bridge" }
+        for (const [type, name] of Object.entries({ ...names, ...more }) as ReadonlyArray<
+          [EntityType, string]
+        >) {
+          const base = `/api/v1/${PluralOf[type]}`
+          const slug = slugOf(type, "alpha")
+          assertValid(doc, `${name}List`, yield* get(base), 200)
+          assertValid(doc, name, yield* get(`${base}/${slug}`), 200)
+          assertValid(doc, "ScorecardList", yield* get(`${base}/${slug}/scorecards`), 200)
+          assertValid(doc, "ScorecardList", yield* get(`${base}/${slug}/scorecards`, "pro"), 200)
+          assertValid(doc, "DomainsBody", yield* get(`${base}/${slug}/domains`, "pro"), 200)
+          assertValid(doc, "HistoryBody", yield* get(`${base}/${slug}/history`, "pro"), 200)
+          assertValid(doc, "QuestionsBody", yield* get(`${base}/${slug}/questions`, "enterprise"), 200)
+          assertValid(doc, "RubricBody", yield* get(`${base}/${slug}/rubric`, "enterprise"), 200)
+          assertValid(doc, "EvidenceBody", yield* get(`${base}/${slug}/evidence`, "enterprise"), 200)
+          const card = cardsOf(type, "alpha")[1]!
+          assertValid(
+            doc,
+            "ScorecardDetail",
+            yield* get(`/api/v1/${ScorecardByIdSegment[type]}/${card.id}`, "enterprise"),
+            200
+          )
+        }
+        assertValid(doc, "NotFoundBody", yield* get("/api/v1/chains/no-such-chain"), 404)
+        assertValid(doc, "MissingKeyBody", yield* get("/api/v1/chains/chain-alpha/domains"), 401)
         assertValid(
           doc,
-          "ScorecardDetail",
-          yield* get(`/api/v1/${ScorecardByIdSegment[type]}/${card.id}`, "enterprise"),
-          200
+          "InsufficientTierBody",
+          yield* get("/api/v1/chains/chain-alpha/questions", "pro"),
+          403
         )
-      }
-      assertValid(doc, "NotFoundBody", yield* get("/api/v1/chains/no-such-chain"), 404)
-      assertValid(doc, "MissingKeyBody", yield* get("/api/v1/chains/chain-alpha/domains"), 401)
-      assertValid(doc, "InsufficientTierBody", yield* get("/api/v1/chains/chain-alpha/questions", "pro"), 403)
-      assertValid(doc, "ValidationErrorBody", yield* get("/api/v1/chains?limit=0&skip=x"), 422)
-    })
-  )
+        assertValid(doc, "ValidationErrorBody", yield* get("/api/v1/chains?limit=0&skip=x"), 422)
+      })
+    )
 
-  it.effect("the document's schemas reject bodies that break them, so the validation above can fail", () =>
-    Effect.gen(function* () {
-      const doc = yield* Document
-      const token = (yield* get("/api/v1/tokens/token-alpha")).json as Json
-      const valid = validatorOf(doc, "Token")
-      assert.isTrue(Result.isSuccess(valid(token)))
-      assert.isTrue(Result.isFailure(valid({ ...token, slug: "Not A Slug" })))
-      assert.isTrue(Result.isFailure(valid({ ...token, id: "42" })))
-      assert.isTrue(Result.isFailure(valid({ ...token, grade: "A" })))
-      const { symbol: _, ...withoutSymbol } = token
-      assert.isTrue(Result.isFailure(valid(withoutSymbol)))
-      const list = (yield* get("/api/v1/chains/chain-alpha/scorecards")).json as Json
-      const validList = validatorOf(doc, "ScorecardList")
-      assert.isTrue(Result.isFailure(validList({ ...list, total: -1 })))
-      assert.isTrue(
-        Result.isFailure(validList({ items: [{ ...list.items[0], composite_score: 101 }], total: 1 }))
-      )
-    })
-  )
+    it.effect("the document's schemas reject bodies that break them, so the validation above can fail", () =>
+      Effect.gen(function* () {
+        const doc = yield* Document
+        const token = (yield* get("/api/v1/tokens/token-alpha")).json as Json
+        const valid = validatorOf(doc, "Token")
+        assert.isTrue(Result.isSuccess(valid(token)))
+        assert.isTrue(Result.isFailure(valid({ ...token, slug: "Not A Slug" })))
+        assert.isTrue(Result.isFailure(valid({ ...token, id: "42" })))
+        assert.isTrue(Result.isFailure(valid({ ...token, grade: "A" })))
+        const { symbol: _, ...withoutSymbol } = token
+        assert.isTrue(Result.isFailure(valid(withoutSymbol)))
+        const list = (yield* get("/api/v1/chains/chain-alpha/scorecards")).json as Json
+        const validList = validatorOf(doc, "ScorecardList")
+        assert.isTrue(Result.isFailure(validList({ ...list, total: -1 })))
+        assert.isTrue(
+          Result.isFailure(validList({ items: [{ ...list.items[0], composite_score: 101 }], total: 1 }))
+        )
+      })
+    )
+  })
 })

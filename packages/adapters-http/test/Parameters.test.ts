@@ -1,9 +1,10 @@
 /**
  * Spec part 4 "List query parameters" and every 422 case of part 7 that the
- * read routes can give, over the real server; plus the parameter codecs and
- * the FastAPI-style issue mapping on their own.
+ * read routes can give, over the real server on each backend (in memory and
+ * Postgres, where the filters are SQL); plus the parameter codecs and the
+ * FastAPI-style issue mapping on their own.
  */
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { ListParameters } from "@ratings/domain/access/ListFilter"
 import {
   type EntityType,
@@ -23,7 +24,7 @@ import {
 } from "../src/api/Parameters.ts"
 import { toValidationIssues } from "../src/server/ErrorMapping.ts"
 import { entityId, slugOf } from "./fixtures.ts"
-import { TestServer } from "./TestServer.ts"
+import { onEachBackend, type ServerIt, TestServer } from "./TestServer.ts"
 
 const slugsOf = (json: unknown): ReadonlyArray<string> =>
   (json as { readonly items: ReadonlyArray<{ readonly slug: string }> }).items.map((r) => r.slug)
@@ -137,9 +138,8 @@ describe("parameter codecs", () => {
   })
 })
 
-layer(TestServer.layerMemory(), { excludeTestServices: true })(
-  "list query parameters (spec part 4)",
-  (it) => {
+const listParameters = (it: ServerIt) =>
+  describe("list query parameters (spec part 4)", () => {
     const list = (type: EntityType, query = "", caller?: "admin" | "pro") =>
       Effect.gen(function* () {
         return yield* (yield* TestServer).get(`/api/v1/${PluralOf[type]}${query}`, { caller })
@@ -171,6 +171,17 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })(
           assert.deepStrictEqual(slugsOf(r.json), [slugOf(type, "beta")], type)
         }
         assert.deepStrictEqual(slugsOf((yield* list("token", "?search=tgamma")).json), ["token-gamma"])
+      })
+    )
+
+    it.effect("search matches its text as given: % and _ are characters, not wildcards", () =>
+      Effect.gen(function* () {
+        for (const type of ["protocol", "chain", "token", "oracle", "bridge"] as const) {
+          for (const needle of ["%", "_", "%25", "a%a", "_lpha"]) {
+            const r = yield* list(type, `?search=${encodeURIComponent(needle)}`, "admin")
+            assert.deepStrictEqual(r.json, { items: [], total: 0 }, `${type} ${needle}`)
+          }
+        }
       })
     )
 
@@ -305,12 +316,10 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })(
         )
       })
     )
-  }
-)
+  })
 
-layer(TestServer.layerMemory(), { excludeTestServices: true })(
-  "422 on every parameter or path failure (spec part 7)",
-  (it) => {
+const validationErrors = (it: ServerIt) =>
+  describe("422 on every parameter or path failure (spec part 7)", () => {
     const get = (path: string) =>
       Effect.gen(function* () {
         return yield* (yield* TestServer).get(path, { caller: "enterprise" })
@@ -475,5 +484,9 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })(
         )
       })
     )
-  }
-)
+  })
+
+onEachBackend((it) => {
+  listParameters(it)
+  validationErrors(it)
+})

@@ -1,25 +1,35 @@
 /**
  * The real HTTP server of the ratings API on an ephemeral port, for tests. It
- * serves the production routes (AllRoutes) over whatever port layers it is
- * given: the domain's in-memory stores here, the Postgres repositories later.
+ * serves the production routes (AllRoutes) over whatever stores it is given:
+ * the domain's in-memory ones (`layerMemory`), or the Postgres repositories
+ * over a fresh database (`layerPostgres`), both seeded with the same fixtures.
+ * `onEachBackend` declares a suite once per backend, so that every rule is
+ * checked against both without a second copy of its test.
  *
  * Callers authenticate for real, through the production Authentication
- * middleware: the server seeds one API key per tier in an ApiKeyRepository
- * (in memory unless given) and trusts a test identity provider (a generated
- * ES256 key pair) for admin JWTs. `get(path, { caller: "pro" })` sends the pro
- * key as `Authorization: Bearer`; there is no test-only way in.
+ * middleware: the server seeds one API key per tier in the backend's
+ * ApiKeyRepository and trusts a test identity provider (a generated ES256 key
+ * pair) for admin JWTs. `get(path, { caller: "pro" })` sends the pro key as
+ * `Authorization: Bearer`; there is no test-only way in.
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
+import { layer as layerSuite, type Vitest } from "@effect/vitest"
+import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
+import * as PgEntityRepository from "@ratings/adapters-sql/PgEntityRepository"
+import * as PgRubricRepository from "@ratings/adapters-sql/PgRubricRepository"
+import * as PgScorecardRepository from "@ratings/adapters-sql/PgScorecardRepository"
 import { type AdminRole, type Caller, type KeyTier, KeyTiers } from "@ratings/domain/model/Caller"
+import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
-import { Context, Effect, Layer, Logger, References } from "effect"
+import { Context, Effect, Layer, Logger, Option, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { Authentication } from "../src/api/Authentication.ts"
 import { CurrentCaller } from "../src/api/CurrentCaller.ts"
 import type { AuthConfig } from "../src/server/AuthConfig.ts"
@@ -28,8 +38,12 @@ import { layerAuthentication } from "../src/server/Authentication.ts"
 import { type DevKeyPair, generateDevKeyPair, mintDevAdminToken } from "../src/server/DevToken.ts"
 import { AllRoutes, layerCallerPolicies, type PoliciesConfig } from "../src/server/HttpServerLive.ts"
 import { type CallerName, Callers5, Seed } from "./fixtures.ts"
+import { ScratchDatabase } from "./ScratchDatabase.ts"
 
 export type Ports = EntityRepository | ScorecardRepository | RubricRepository
+
+/** What a backend gives the server: the ports the read use cases need, and the key store. */
+export type Stores = Ports | ApiKeyRepository
 
 export interface Response {
   readonly status: number
@@ -72,8 +86,8 @@ export const TestPolicies: PoliciesConfig = {
 export interface TestServerOptions {
   /** The authentication configuration, given the test identity provider; by default it trusts its public key. */
   readonly auth?: ((idp: TestIdp) => AuthConfig) | undefined
-  /** The key store; by default the domain's in-memory one. */
-  readonly apiKeys?: Layer.Layer<ApiKeyRepository> | undefined
+  /** Wraps the backend's key store (to observe what it is given); by default the store as is. */
+  readonly apiKeys?: Layer.Layer<ApiKeyRepository, never, ApiKeyRepository> | undefined
   /** Receives every log line of the server, request logs included, at every level. */
   readonly logger?: Logger.Logger<unknown, unknown> | undefined
   /** Rate-limit store and limits; by default in memory, with limits no test reaches (TestPolicies). */
@@ -100,8 +114,8 @@ export class TestServer extends Context.Service<
     readonly callers: () => ReadonlyArray<Caller>
   }
 >()("@ratings/adapters-http/test/TestServer") {
-  /** The server over the given port layers. */
-  static readonly layer = <E, R>(ports: Layer.Layer<Ports, E, R>, options: TestServerOptions = {}) =>
+  /** The server over the given stores, which it also provides (so a test can reach them). */
+  static readonly layer = <E, R>(stores: Layer.Layer<Stores, E, R>, options: TestServerOptions = {}) =>
     Layer.unwrap(
       Effect.sync(() => {
         const idp: TestIdp = { ...generateDevKeyPair(), issuer: TestIssuer, audience: TestAudience }
@@ -126,7 +140,8 @@ export class TestServer extends Context.Service<
             })
           })
         ).pipe(Layer.provide(layerAuthentication(auth)))
-        const keysLayer = options.apiKeys ?? ApiKeyRepository.layerMemory
+        const served =
+          options.apiKeys === undefined ? stores : options.apiKeys.pipe(Layer.provideMerge(stores))
         const logging =
           options.logger === undefined
             ? Layer.empty
@@ -219,8 +234,8 @@ export class TestServer extends Context.Service<
           ),
           Layer.provide(observed),
           Layer.provide(layerCallerPolicies(options.policies ?? TestPolicies)),
-          Layer.provideMerge(keysLayer),
-          Layer.provide(Layer.merge(RatingsReader.layer, Scoring.layer).pipe(Layer.provide(ports))),
+          Layer.provide(Layer.merge(RatingsReader.layer, Scoring.layer)),
+          Layer.provideMerge(served),
           Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
           Layer.provide(logging)
         )
@@ -233,8 +248,115 @@ export class TestServer extends Context.Service<
       Layer.mergeAll(
         EntityRepository.layerMemory(seed.entities),
         ScorecardRepository.layerMemory({ scorecards: seed.scorecards, history: seed.history }),
-        RubricRepository.layerMemory(seed.questions)
+        RubricRepository.layerMemory(seed.questions),
+        ApiKeyRepository.layerMemory
       ),
       options
     )
+
+  /**
+   * The server over the Postgres repositories of the production wiring, on a
+   * fresh migrated database that lives as long as the layer, seeded with the
+   * fixtures through those repositories. The database's SqlClient is provided
+   * too (see `database`).
+   */
+  static readonly layerPostgres = (seed = Seed, options: TestServerOptions = {}) =>
+    TestServer.layer(
+      Layer.effectDiscard(seedStores(seed)).pipe(
+        Layer.provideMerge(
+          Layer.mergeAll(
+            PgEntityRepository.layer,
+            PgScorecardRepository.layer,
+            PgRubricRepository.layer,
+            PgApiKeyRepository.layer
+          )
+        ),
+        Layer.provideMerge(ScratchDatabase)
+      ),
+      options
+    )
+
+  /** The server over a backend's stores, seeded with the fixtures. */
+  static readonly layerOf = (
+    backend: Backend,
+    seed = Seed,
+    options: TestServerOptions = {}
+  ): Layer.Layer<TestServer | Stores, unknown> =>
+    backend === "memory" ? TestServer.layerMemory(seed, options) : TestServer.layerPostgres(seed, options)
 }
+
+/**
+ * Writes a seed through the ports, as the importer and publisher would: the
+ * entities, each type's rubric, every scorecard (a published or superseded
+ * one saved as a draft and then published with its history entry, in version
+ * order, so that the store itself supersedes the earlier versions), and the
+ * history entries of no seeded publication.
+ */
+export const seedStores = (seed: Seed) =>
+  Effect.gen(function* () {
+    const entities = yield* EntityRepository
+    const scorecards = yield* ScorecardRepository
+    const rubric = yield* RubricRepository
+    yield* entities.upsert(seed.entities)
+    for (const type of EntityTypes)
+      yield* rubric.replace(
+        type,
+        seed.questions.filter((q) => q.entity_type === type)
+      )
+    const published = new Set<string>()
+    const inVersionOrder = [...seed.scorecards].sort((a, b) => a.scorecard_version - b.scorecard_version)
+    for (const card of inVersionOrder) {
+      if (card.status === "draft") {
+        yield* scorecards.saveDraft(card)
+        continue
+      }
+      const entry = seed.history.find((h) => h.scorecard_id === card.id)
+      if (entry === undefined) return yield* Effect.die(`fixture scorecard ${card.id} has no history entry`)
+      const later = inVersionOrder.some(
+        (c) =>
+          c.entity_id === card.entity_id &&
+          c.status !== "draft" &&
+          c.scorecard_version > card.scorecard_version
+      )
+      if (card.status === "superseded" && !later)
+        return yield* Effect.die(`fixture scorecard ${card.id} is superseded by no later published version`)
+      const { entity_id, ...history } = entry
+      published.add(card.id)
+      yield* scorecards.saveDraft({ ...card, status: "draft" })
+      yield* scorecards.publish({
+        entity_type: card.entity_type,
+        entity_id,
+        scorecard: { ...card, status: "published" },
+        history
+      })
+    }
+    for (const { entity_id, ...entry } of seed.history)
+      if (!published.has(entry.scorecard_id)) yield* scorecards.importHistory(entity_id, [entry])
+  })
+
+export const Backends = ["memory", "postgres"] as const
+export type Backend = (typeof Backends)[number]
+
+/** The `it` of a suite over a test server, whose stores it can reach too. */
+export type ServerIt = Vitest.MethodsNonLive<TestServer | Stores>
+
+/**
+ * Declares `suites` once per backend, inside a describe named after it, over
+ * one server per backend (on Postgres, one fresh database) shared by every
+ * test the suites declare.
+ */
+export const onEachBackend = (
+  suites: (it: ServerIt, backend: Backend) => void,
+  options: { readonly seed?: Seed | undefined; readonly server?: TestServerOptions | undefined } = {}
+) => {
+  for (const backend of Backends)
+    layerSuite(TestServer.layerOf(backend, options.seed, options.server), { excludeTestServices: true })(
+      backend,
+      (it) => suites(it, backend)
+    )
+}
+
+/** The database under a Postgres-backed server (a defect on any other). */
+export const database = Effect.flatMap(Effect.serviceOption(SqlClient.SqlClient), (sql) =>
+  Option.isSome(sql) ? Effect.succeed(sql.value) : Effect.die("the server is not backed by Postgres")
+)

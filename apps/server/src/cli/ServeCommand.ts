@@ -12,6 +12,7 @@ import { Command, Flag } from "effect/cli"
 import { AppInfo, AppLayer } from "../AppLayer.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
 import { httpOptions } from "../HttpOptions.ts"
+import { responseCache } from "../Layers.ts"
 import { terminalProgress } from "../Progress.ts"
 
 export const DemoDataDir = fileURLToPath(new URL("../../data/demo", import.meta.url))
@@ -60,7 +61,13 @@ export const ServeCommand = Command.make(
         ` (${database.embedded ? "embedded Postgres" : "DATABASE_URL"})`
     )
     return yield* Layer.launch(
-      serve({ port: config.port, host: config.host, auth: http.auth, policies: http.policies })
+      serve({
+        port: config.port,
+        host: config.host,
+        auth: http.auth,
+        policies: http.policies,
+        responseCache: responseCache()
+      })
     )
   }, Effect.provide(AppLayer))
 ).pipe(Command.withDescription("Serve the HTTP API"))

@@ -2,23 +2,30 @@
  * Handlers of the per-entity read routes of the seven types. Each is a few
  * lines: the contract decoded the request, the domain's RatingsReader applies
  * the tier and visibility rules, and the result (or its error, mapped once in
- * ErrorMapping) goes back. Thin on purpose: the list and scorecard routes can
- * later return a cached, already-encoded response instead of the value.
+ * ErrorMapping) goes back.
+ *
+ * The list, detail and scorecard-list routes go through the ResponseCache
+ * when the server is given one (it is read when the handlers are built):
+ * then they may return an already-encoded response instead of the value.
+ * Their keys are the normalised parameters the reader receives, so two
+ * requests with the same key get the same answer for the same projection.
  *
  * The caller is read from CurrentCaller, which the authentication middleware
  * provides; until it is wired, a request without it is anonymous.
  */
 import type { EntityRecordOf } from "@ratings/domain/model/Entity"
+import { effectiveListFlags } from "@ratings/domain/access/Projection"
 import { type Caller, Caller as Callers } from "@ratings/domain/model/Caller"
-import type { EntityType } from "@ratings/domain/model/EntityType"
-import { RatingsReader } from "@ratings/domain/services/RatingsReader"
-import { Effect, Layer, Option } from "effect"
+import { type EntityType, PluralOf } from "@ratings/domain/model/EntityType"
+import { type ListRequest, RatingsReader } from "@ratings/domain/services/RatingsReader"
+import { Effect, Layer, Option, type Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
+import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
 import { CurrentCaller } from "../api/CurrentCaller.ts"
 import { type ListQuery, toListRequest } from "../api/Parameters.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
+import { ResponseCache } from "./ResponseCache.ts"
 
 /** The caller the authentication middleware established, or an anonymous one by address. */
 export const currentCaller = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Caller> =>
@@ -31,24 +38,97 @@ interface Req {
   readonly request: HttpServerRequest.HttpServerRequest
 }
 
+type Cached = "list" | "detail" | "scorecards"
+
+/**
+ * The success codec HttpApiBuilder encodes the endpoint's value with (the
+ * endpoint holds it already turned into its JSON codec): the cache encodes
+ * with the same.
+ */
+const successCodec = (type: EntityType, endpoint: Cached): Schema.Top => {
+  const groups = RatingsApi.groups as unknown as { readonly [group: string]: HttpApiGroup.Top }
+  const [codec] = groups[PluralOf[type]]!.endpoints[endpoint]!.success
+  if (codec === undefined) throw new Error(`${PluralOf[type]}.${endpoint} declares no success schema`)
+  return codec
+}
+
+/**
+ * The key of a list: the reader's request (defaults applied, so `?limit=50`
+ * and no limit share it) with the flags the caller's bypass really gets.
+ */
+const listKey = (caller: Caller, request: ListRequest): string => {
+  const flags = effectiveListFlags(caller, request)
+  return `list|${request.entity_type}|${JSON.stringify([
+    request.status,
+    request.search,
+    request.categories,
+    request.chain,
+    request.curator_id,
+    request.skip,
+    request.limit,
+    flags.include_inactive,
+    flags.include_frameworks,
+    flags.include_unpublished
+  ])}`
+}
+
+const detailKey = (
+  caller: Caller,
+  type: EntityType,
+  identifier: string,
+  includeInactive: boolean
+): string => {
+  const flags = effectiveListFlags(caller, { include_inactive: includeInactive })
+  return `detail|${type}|${flags.include_inactive}|${flags.include_unpublished}|${identifier}`
+}
+
+const scorecardsKey = (type: EntityType, idOrSlug: string): string => `scorecards|${type}|${idOrSlug}`
+
 /**
  * The handlers of one type. The reader returns records of any type; the store
  * keys them by type, so the record of a /tokens route is a Token (and the
  * response encoding checks it against the Token schema).
  */
-const handlersOf = <T extends EntityType>(reader: RatingsReader["Service"], type: T) => {
+const handlersOf = <T extends EntityType>(
+  reader: RatingsReader["Service"],
+  type: T,
+  cache: ResponseCache["Service"] | undefined
+) => {
   const withCaller = <A, E>(
     request: HttpServerRequest.HttpServerRequest,
     use: (caller: Caller) => Effect.Effect<A, E>
   ) => mapReadErrors(Effect.flatMap(currentCaller(request), use))
+  const codecs = {
+    list: successCodec(type, "list"),
+    detail: successCodec(type, "detail"),
+    scorecards: successCodec(type, "scorecards")
+  }
+  const cached = <A, E>(
+    caller: Caller,
+    endpoint: Cached,
+    key: string,
+    compute: () => Effect.Effect<A, E>,
+    entityOf: (value: A) => string | undefined
+  ) =>
+    cache === undefined
+      ? compute()
+      : cache.respond({ caller, key, type, schema: codecs[endpoint], compute, entityOf })
   return {
     list: ({ request, query }: Req & { readonly query: ListQuery }) =>
-      withCaller(request, (caller) =>
-        Effect.map(reader.list(caller, toListRequest(type, query)), (page) => ({
-          items: page.items as ReadonlyArray<EntityRecordOf<T>>,
-          total: page.total
-        }))
-      ),
+      withCaller(request, (caller) => {
+        const listRequest = toListRequest(type, query)
+        return cached(
+          caller,
+          "list",
+          listKey(caller, listRequest),
+          () =>
+            Effect.map(reader.list(caller, listRequest), (page) => ({
+              items: page.items as ReadonlyArray<EntityRecordOf<T>>,
+              total: page.total
+            })),
+          () => undefined
+        )
+      }),
     detail: ({
       request,
       params,
@@ -57,16 +137,31 @@ const handlersOf = <T extends EntityType>(reader: RatingsReader["Service"], type
       readonly params: { readonly identifier: string }
       readonly query: { readonly include_inactive?: boolean | undefined }
     }) =>
-      withCaller(
-        request,
-        (caller) =>
-          reader.detail(caller, type, params.identifier, query.include_inactive ?? false) as Effect.Effect<
-            EntityRecordOf<T>,
-            Effect.Error<ReturnType<typeof reader.detail>>
-          >
-      ),
+      withCaller(request, (caller) => {
+        const includeInactive = query.include_inactive ?? false
+        return cached(
+          caller,
+          "detail",
+          detailKey(caller, type, params.identifier, includeInactive),
+          () =>
+            reader.detail(caller, type, params.identifier, includeInactive) as Effect.Effect<
+              EntityRecordOf<T>,
+              Effect.Error<ReturnType<typeof reader.detail>>
+            >,
+          (record) => record.id
+        )
+      }),
     scorecards: ({ request, params }: Req & { readonly params: { readonly id_or_slug: string } }) =>
-      withCaller(request, (caller) => reader.scorecards(caller, type, params.id_or_slug)),
+      withCaller(request, (caller) =>
+        cached(
+          caller,
+          "scorecards",
+          scorecardsKey(type, params.id_or_slug),
+          () => reader.scorecards(caller, type, params.id_or_slug),
+          // An empty list names no entity: it is dropped on any change of the type.
+          (page) => page.items[0]?.entity_id
+        )
+      ),
     domains: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
       withCaller(request, (caller) => reader.domains(caller, type, params.slug)),
     history: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
@@ -82,39 +177,42 @@ const handlersOf = <T extends EntityType>(reader: RatingsReader["Service"], type
   }
 }
 
+/** The server's ResponseCache, when it was given one. */
+const optionalCache = Effect.map(Effect.serviceOption(ResponseCache), Option.getOrUndefined)
+
 export const ProtocolsHandlers = HttpApiBuilder.group(RatingsApi, "protocols", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "protocol"))
+    return handlers.handleAll(handlersOf(yield* RatingsReader, "protocol", yield* optionalCache))
   })
 )
 export const ChainsHandlers = HttpApiBuilder.group(RatingsApi, "chains", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "chain"))
+    return handlers.handleAll(handlersOf(yield* RatingsReader, "chain", yield* optionalCache))
   })
 )
 export const TokensHandlers = HttpApiBuilder.group(RatingsApi, "tokens", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "token"))
+    return handlers.handleAll(handlersOf(yield* RatingsReader, "token", yield* optionalCache))
   })
 )
 export const OraclesHandlers = HttpApiBuilder.group(RatingsApi, "oracles", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "oracle"))
+    return handlers.handleAll(handlersOf(yield* RatingsReader, "oracle", yield* optionalCache))
   })
 )
 export const VaultsHandlers = HttpApiBuilder.group(RatingsApi, "vaults", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "vault"))
+    return handlers.handleAll(handlersOf(yield* RatingsReader, "vault", yield* optionalCache))
   })
 )
 export const OrganisationsHandlers = HttpApiBuilder.group(RatingsApi, "organisations", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "organisation"))
+    return handlers.handleAll(handlersOf(yield* RatingsReader, "organisation", yield* optionalCache))
   })
 )
 export const BridgesHandlers = HttpApiBuilder.group(RatingsApi, "bridges", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "bridge"))
+    return handlers.handleAll(handlersOf(yield* RatingsReader, "bridge", yield* optionalCache))
   })
 )
 

@@ -23,6 +23,7 @@ import { Cors } from "./Cors.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { Handlers } from "./Handlers.ts"
 import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
+import type { ResponseCache } from "./ResponseCache.ts"
 
 export const ApiRoutes = HttpApiBuilder.layer(RatingsApi, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide(Handlers)
@@ -58,14 +59,20 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}) =>
     })
   ).pipe(Layer.provide(RequestRateLimiter.layer(config)))
 
-export const serve = (options: {
+/**
+ * The server. With `responseCache` (ResponseCache.ts) the hot public reads are
+ * served from already-encoded responses; without it every read is computed.
+ */
+export const serve = <E = never, R = never>(options: {
   readonly port: number
   readonly host?: string | undefined
   readonly auth?: AuthConfig | undefined
   readonly policies?: PoliciesConfig | undefined
+  readonly responseCache?: Layer.Layer<ResponseCache, E, R> | undefined
 }) =>
   HttpRouter.serve(AllRoutes).pipe(
     Layer.provide(layerAuthentication(options.auth)),
     Layer.provide(layerCallerPolicies(options.policies)),
+    Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),
     Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host ?? "0.0.0.0" }))
   )

@@ -1,0 +1,27 @@
+/**
+ * Read benchmark child process: our server as `ratings serve` composes it
+ * (the production layers over Postgres, `serve` with its caller policies),
+ * with the anonymous rate limit raised so that the limiter's cost stays in
+ * the measurement without refusing the load, and the response cache on or off.
+ *
+ *   node bench/readServer.ts <port> <database-url> <cache: on|off>
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { serve } from "@ratings/adapters-http/server/HttpServerLive"
+import { application, database, responseCache } from "@ratings/server/Layers"
+import { Layer, Redacted } from "effect"
+
+const [port, url, cache] = process.argv.slice(2)
+if (port === undefined || url === undefined || (cache !== "on" && cache !== "off"))
+  throw new Error("usage: readServer.ts <port> <database-url> <on|off>")
+
+const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
+
+const server = serve({
+  port: Number(port),
+  host: "127.0.0.1",
+  policies: { limits: { anonymous: [{ limit: 1e9, window: "1 minute" }] } },
+  responseCache: cache === "on" ? responseCache() : undefined
+}).pipe(Layer.provide(application(key).pipe(Layer.provideMerge(database(url)))))
+
+NodeRuntime.runMain(Layer.launch(server))

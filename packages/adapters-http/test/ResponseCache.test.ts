@@ -1,0 +1,609 @@
+/**
+ * The projection cache (server/ResponseCache.ts, server/ProjectionStore.ts):
+ * the store's bounds and invalidation rules as plain data, then the cache in
+ * front of the real routes of a real server on an ephemeral port, over the
+ * domain's in-memory stores with every read counted, so that "a hit runs no
+ * query" is observed, not assumed. The uncached server (TestServer without a
+ * cache: HttpApiBuilder's own encoding) is the reference for the bytes.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { projectScorecardList } from "@ratings/domain/access/Projection"
+import type { EntityRecord } from "@ratings/domain/model/Entity"
+import type { EntityType } from "@ratings/domain/model/EntityType"
+import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
+import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
+import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
+import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
+import { Deferred, Effect, Fiber, Layer, PubSub, Queue, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
+import type { PoliciesConfig } from "../src/server/HttpServerLive.ts"
+import {
+  AllOfType,
+  type EntityChange,
+  ProjectionStore,
+  type StoreLimits
+} from "../src/server/ProjectionStore.ts"
+import { projectionClassOf, ResponseCache, type ResponseCacheConfig } from "../src/server/ResponseCache.ts"
+import { type CallerName, Callers5, cardsOf, entityId, Seed, slugOf } from "./fixtures.ts"
+import { type GetOptions, type Response, TestPolicies, TestServer } from "./TestServer.ts"
+
+// --- the store, as plain data -------------------------------------------------------------
+
+const limits = (over: Partial<StoreLimits> = {}): StoreLimits => ({
+  maxEntries: 100,
+  maxBytes: 1_000_000,
+  ttlMillis: 60_000,
+  ...over
+})
+
+const list = { type: "protocol" } as const
+const item = (id: string) => ({ type: "protocol", entityId: id }) as const
+
+describe("ProjectionStore", () => {
+  it("holds at most maxEntries values and evicts the least recently used first", () => {
+    const store = new ProjectionStore<string>(limits({ maxEntries: 2 }))
+    store.set("a", "A", 1, list, store.ticket(), 0)
+    store.set("b", "B", 1, list, store.ticket(), 0)
+    assert.strictEqual(store.get("a", 0), "A") // a is now the most recently used
+    store.set("c", "C", 1, list, store.ticket(), 0)
+    assert.strictEqual(store.get("b", 0), undefined)
+    assert.strictEqual(store.get("a", 0), "A")
+    assert.strictEqual(store.get("c", 0), "C")
+    assert.strictEqual(store.stats().entries, 2)
+    assert.strictEqual(store.stats().evicted, 1)
+  })
+
+  it("holds at most maxBytes and never stores a value larger than the whole budget", () => {
+    const store = new ProjectionStore<string>(limits({ maxBytes: 100 }))
+    store.set("a", "A", 60, list, store.ticket(), 0)
+    store.set("b", "B", 60, list, store.ticket(), 0)
+    assert.strictEqual(store.get("a", 0), undefined)
+    assert.strictEqual(store.stats().bytes, 60)
+    assert.isFalse(store.set("huge", "H", 101, list, store.ticket(), 0))
+    assert.strictEqual(store.get("b", 0), "B")
+  })
+
+  it("stays within both bounds whatever is stored (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 80 })), {
+          maxLength: 200
+        }),
+        (writes) => {
+          const store = new ProjectionStore<number>(limits({ maxEntries: 10, maxBytes: 200 }))
+          for (const [key, bytes] of writes) store.set(`k${key}`, bytes, bytes, list, store.ticket(), 0)
+          const { entries, bytes } = store.stats()
+          return entries <= 10 && bytes <= 200
+        }
+      )
+    )
+  })
+
+  it("a value is dropped once its TTL has passed", () => {
+    const store = new ProjectionStore<string>(limits({ ttlMillis: 1000 }))
+    store.set("a", "A", 1, list, store.ticket(), 0)
+    assert.strictEqual(store.get("a", 999), "A")
+    assert.strictEqual(store.get("a", 1000), undefined)
+    assert.strictEqual(store.stats().expired, 1)
+  })
+
+  it("a change of one entity drops its values and every list of its type, nothing else", () => {
+    const store = new ProjectionStore<string>(limits())
+    const a = entityId("protocol", "alpha")
+    const b = entityId("protocol", "beta")
+    store.set("protocol list", "L", 1, list, store.ticket(), 0)
+    store.set("alpha detail", "A", 1, item(a), store.ticket(), 0)
+    store.set("alpha scorecards", "AS", 1, item(a), store.ticket(), 0)
+    store.set("beta detail", "B", 1, item(b), store.ticket(), 0)
+    store.set("chain list", "C", 1, { type: "chain" }, store.ticket(), 0)
+    assert.strictEqual(store.invalidate({ entity_type: "protocol", entity_id: a.toUpperCase() }), 3)
+    assert.strictEqual(store.get("protocol list", 0), undefined)
+    assert.strictEqual(store.get("alpha detail", 0), undefined)
+    assert.strictEqual(store.get("alpha scorecards", 0), undefined)
+    assert.strictEqual(store.get("beta detail", 0), "B")
+    assert.strictEqual(store.get("chain list", 0), "C")
+  })
+
+  it("a change of `<type>:*` drops every value of the type", () => {
+    const store = new ProjectionStore<string>(limits())
+    store.set("protocol list", "L", 1, list, store.ticket(), 0)
+    store.set("alpha detail", "A", 1, item(entityId("protocol", "alpha")), store.ticket(), 0)
+    store.set("chain list", "C", 1, { type: "chain" }, store.ticket(), 0)
+    assert.strictEqual(store.invalidate({ entity_type: "protocol", entity_id: AllOfType }), 2)
+    assert.strictEqual(store.stats().entries, 1)
+    assert.strictEqual(store.get("chain list", 0), "C")
+  })
+
+  it("a value computed while its type changed (or the store was cleared) is not stored", () => {
+    const store = new ProjectionStore<string>(limits())
+    const before = store.ticket()
+    store.invalidate({ entity_type: "protocol", entity_id: entityId("protocol", "beta") })
+    assert.isFalse(store.set("alpha detail", "stale", 1, item(entityId("protocol", "alpha")), before, 0))
+    assert.isTrue(store.set("chain list", "C", 1, { type: "chain" }, before, 0))
+    const beforeClear = store.ticket()
+    store.clear()
+    assert.isFalse(store.set("chain list", "C", 1, { type: "chain" }, beforeClear, 0))
+    assert.strictEqual(store.stats().refused, 2)
+  })
+})
+
+describe("projection classes", () => {
+  it("Anonymous and Free share one class, Pro and Enterprise another; an admin's reads are never cached", () => {
+    assert.strictEqual(projectionClassOf(Callers5.anonymous), "public")
+    assert.strictEqual(projectionClassOf(Callers5.free), "public")
+    assert.strictEqual(projectionClassOf(Callers5.pro), "full")
+    assert.strictEqual(projectionClassOf(Callers5.enterprise), "full")
+    assert.strictEqual(projectionClassOf(Callers5.admin), undefined)
+  })
+
+  it("callers of one class get the same projection from the domain, and the two classes differ", () => {
+    for (const type of ["protocol", "chain"] as const) {
+      const cards = cardsOf(type, "alpha")
+      const of = (caller: CallerName) => projectScorecardList(Callers5[caller], type, cards)
+      assert.deepStrictEqual(of("anonymous"), of("free"))
+      assert.deepStrictEqual(of("pro"), of("enterprise"))
+      assert.notDeepEqual(of("anonymous"), of("pro"))
+    }
+  })
+})
+
+// --- the cache in front of the real routes -----------------------------------------------
+
+interface Reads {
+  count: number
+  /** While set, entity lists wait for it to be done before they answer. */
+  gate?: Deferred.Deferred<void> | undefined
+}
+
+/** Counts every call to a port's methods: a cache hit must not add any. */
+const countCalls = <S extends object>(service: S, reads: Reads): S =>
+  new Proxy(service, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver)
+      if (typeof value !== "function") return value
+      return (...args: Array<unknown>) => {
+        reads.count++
+        const answer = value.apply(target, args)
+        const gate = reads.gate
+        return property === "list" && gate !== undefined
+          ? Effect.andThen(Deferred.await(gate), answer)
+          : answer
+      }
+    }
+  })
+
+/** The seeded in-memory stores, every read of an entity or a scorecard counted. */
+const countedPorts = (reads: Reads) =>
+  Layer.mergeAll(
+    Layer.effect(
+      EntityRepository,
+      Effect.map(Effect.service(EntityRepository), (s) => countCalls(s, reads))
+    ).pipe(Layer.provide(EntityRepository.layerMemory(Seed.entities))),
+    Layer.effect(
+      ScorecardRepository,
+      Effect.map(Effect.service(ScorecardRepository), (s) => countCalls(s, reads))
+    ).pipe(
+      Layer.provide(ScorecardRepository.layerMemory({ scorecards: Seed.scorecards, history: Seed.history }))
+    ),
+    RubricRepository.layerMemory(Seed.questions),
+    ApiKeyRepository.layerMemory
+  )
+
+/**
+ * A server with a cache (by default one invalidated only through
+ * `invalidate`) and its read count; the server provides its stores too.
+ */
+const cachedServer = (
+  options: {
+    readonly cache?: Layer.Layer<ResponseCache> | undefined
+    readonly policies?: PoliciesConfig | undefined
+  } = {}
+) => {
+  const reads: Reads = { count: 0 }
+  const ports = countedPorts(reads)
+  const layer = TestServer.layer(ports, { policies: options.policies ?? TestPolicies }).pipe(
+    Layer.provideMerge(options.cache ?? ResponseCache.layer())
+  )
+  return { reads, layer }
+}
+
+/** GET twice: the first computes, the second must be a hit that ran no query. */
+const missThenHit = (reads: Reads, path: string, options?: GetOptions) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    const before = reads.count
+    const miss = yield* server.get(path, options)
+    const afterMiss = reads.count
+    const hit = yield* server.get(path, options)
+    return { miss, hit, missReads: afterMiss - before, hitReads: reads.count - afterMiss }
+  })
+
+/** The same request to the server without a cache (TestServer.layerMemory): HttpApiBuilder's own encoding. */
+const uncached = (path: string, options?: GetOptions) =>
+  Effect.flatMap(Effect.service(TestServer), (server) => server.get(path, options))
+
+const alpha = (type: EntityType) => slugOf(type, "alpha")
+
+const CacheableRoutes: ReadonlyArray<string> = [
+  "/api/v1/protocols?limit=50",
+  "/api/v1/tokens?category=stablecoin",
+  "/api/v1/vaults",
+  `/api/v1/protocols/${alpha("protocol")}`,
+  `/api/v1/bridges/${entityId("bridge", "alpha")}`,
+  `/api/v1/protocols/${alpha("protocol")}/scorecards`,
+  `/api/v1/chains/${entityId("chain", "alpha")}/scorecards`,
+  `/api/v1/oracles/${alpha("oracle")}/scorecards`
+]
+
+const assertSameResponse = (actual: Response, expected: Response, what: string) => {
+  assert.strictEqual(actual.status, 200, what)
+  assert.strictEqual(actual.text, expected.text, `${what}: body bytes`)
+  assert.strictEqual(actual.headers.get("etag"), expected.headers.get("etag"), `${what}: etag`)
+  assert.strictEqual(actual.headers.get("content-type"), expected.headers.get("content-type"), what)
+  assert.strictEqual(actual.headers.get("content-length"), expected.headers.get("content-length"), what)
+}
+
+const changes = (entity_type: EntityType, entity_id: string): EntityChange => ({ entity_type, entity_id })
+
+const renamed = (type: EntityType, kind: "alpha" | "beta", name: string) => {
+  const stored = Seed.entities.find((e) => e.record.id === entityId(type, kind))!
+  return { ...stored, record: { ...stored.record, name } as EntityRecord }
+}
+
+describe("ResponseCache over the HTTP routes", () => {
+  it.effect(
+    "a hit returns byte-identical bodies (and the same ETag) to a miss and to the uncached route",
+    () => {
+      const { reads, layer } = cachedServer()
+      const callers = ["anonymous", "free", "pro", "enterprise"] as const
+      const requests = callers.flatMap((caller) => CacheableRoutes.map((path) => ({ caller, path })))
+      return Effect.gen(function* () {
+        // The reference first, on its own server: it must not share the cached server's key store.
+        const references = yield* Effect.forEach(requests, ({ caller, path }) =>
+          uncached(path, { caller })
+        ).pipe(Effect.provide(TestServer.layerMemory()))
+        yield* Effect.gen(function* () {
+          for (const [i, { caller, path }] of requests.entries()) {
+            const { miss, hit, hitReads } = yield* missThenHit(reads, path, { caller })
+            assertSameResponse(miss, references[i]!, `${caller} ${path} miss`)
+            assertSameResponse(hit, references[i]!, `${caller} ${path} hit`)
+            assert.strictEqual(hitReads, 0, `${caller} ${path}: a hit runs no query`)
+          }
+        }).pipe(Effect.provide(layer))
+      })
+    }
+  )
+
+  it.effect(
+    "a Pro caller never gets the anonymous projection, and an anonymous caller never the Pro one",
+    () => {
+      const { reads, layer } = cachedServer()
+      return Effect.gen(function* () {
+        const server = yield* TestServer
+        const path = `/api/v1/protocols/${alpha("protocol")}/scorecards`
+        const items = (r: Response) => (r.json as { items: Array<{ domain_scores: unknown }> }).items
+        const anonymous = yield* server.get(path)
+        const pro = yield* server.get(path, { caller: "pro" })
+        const anonymousAgain = yield* server.get(path)
+        const proAgain = yield* server.get(path, { caller: "pro" })
+        assert.strictEqual(items(anonymous).length, 1)
+        assert.isNull(items(anonymous)[0]!.domain_scores)
+        assert.strictEqual(items(pro).length, 2)
+        assert.isNotNull(items(pro)[0]!.domain_scores)
+        assert.strictEqual(anonymousAgain.text, anonymous.text)
+        assert.strictEqual(proAgain.text, pro.text)
+        assert.notStrictEqual(anonymous.headers.get("etag"), pro.headers.get("etag"))
+        // Free shares the anonymous entry, Enterprise the Pro one: hits, no query.
+        const before = reads.count
+        assert.strictEqual((yield* server.get(path, { caller: "free" })).text, anonymous.text)
+        assert.strictEqual((yield* server.get(path, { caller: "enterprise" })).text, pro.text)
+        assert.strictEqual(reads.count, before)
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.effect("an admin's responses are never cached", () => {
+    const { reads, layer } = cachedServer()
+    return Effect.gen(function* () {
+      const cache = yield* ResponseCache
+      for (const path of CacheableRoutes) {
+        const { missReads, hitReads } = yield* missThenHit(reads, path, { caller: "admin" })
+        assert.isAbove(missReads, 0, path)
+        assert.isAbove(hitReads, 0, `${path}: an admin's second read computes again`)
+      }
+      assert.strictEqual((yield* cache.stats).entries, 0)
+      assert.strictEqual((yield* cache.stats).stored, 0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("errors are never cached: a 404 or a 422 is computed every time", () => {
+    const { reads, layer } = cachedServer()
+    return Effect.gen(function* () {
+      const server = yield* TestServer
+      const cache = yield* ResponseCache
+      const entities = yield* EntityRepository
+      const newcomer = renamed("protocol", "beta", "Newcomer")
+      const created = {
+        ...newcomer,
+        record: { ...newcomer.record, id: "00000000-0000-4000-8000-00000000abcd", slug: "newcomer" }
+      }
+      const path = "/api/v1/protocols/newcomer"
+      const { miss, hit, hitReads } = yield* missThenHit(reads, path)
+      assert.strictEqual(miss.status, 404)
+      assert.strictEqual(hit.status, 404)
+      assert.isAbove(hitReads, 0)
+      assert.strictEqual((yield* server.get("/api/v1/protocols?limit=500")).status, 422)
+      assert.strictEqual((yield* cache.stats).entries, 0)
+      // No invalidation at all: the record is found because the 404 was not kept.
+      yield* entities.upsert([created])
+      const found = yield* server.get(path)
+      assert.strictEqual(found.status, 200)
+      assert.strictEqual((found.json as { name: string }).name, "Newcomer")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("rate limiting, attribution and 304 still apply to hits", () => {
+    const { reads, layer } = cachedServer({
+      policies: { limits: { ...TestPolicies.limits, anonymous: [{ limit: 3, window: "1 minute" }] } }
+    })
+    return Effect.gen(function* () {
+      const server = yield* TestServer
+      const path = "/api/v1/protocols?limit=50"
+      const { miss, hit } = yield* missThenHit(reads, path)
+      assert.strictEqual(hit.headers.get("x-attribution"), miss.headers.get("x-attribution"))
+      assert.isNotNull(hit.headers.get("x-attribution"))
+      assert.strictEqual(hit.headers.get("cache-control"), "public, max-age=60")
+      assert.strictEqual(miss.headers.get("ratelimit-remaining"), "2")
+      assert.strictEqual(hit.headers.get("ratelimit-remaining"), "1")
+      const before = reads.count
+      const revalidated = yield* server.get(path, { headers: { "if-none-match": hit.headers.get("etag")! } })
+      assert.strictEqual(revalidated.status, 304)
+      assert.strictEqual(revalidated.headers.get("etag"), hit.headers.get("etag"))
+      assert.strictEqual(reads.count, before, "the 304 came from the cached ETag, no query")
+      const limited = yield* server.get(path)
+      assert.strictEqual(limited.status, 429)
+      assert.strictEqual(limited.headers.get("cache-control"), "no-store")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("concurrent misses of one route run one query; the others get its response", () => {
+    const { reads, layer } = cachedServer()
+    return Effect.gen(function* () {
+      const server = yield* TestServer
+      const cache = yield* ResponseCache
+      const gate = yield* Deferred.make<void>()
+      reads.gate = gate
+      const requests = yield* Effect.forkChild(
+        Effect.forEach(Array.from({ length: 8 }), () => server.get("/api/v1/protocols"), {
+          concurrency: "unbounded"
+        })
+      )
+      // Every request has missed (and so joined the first one's computation) before the query may answer.
+      const ioTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      for (let i = 0; i < 10_000 && (yield* cache.stats).misses < 8; i++) yield* ioTurn
+      assert.strictEqual((yield* cache.stats).misses, 8)
+      yield* Deferred.succeed(gate, undefined)
+      const responses = yield* Fiber.join(requests)
+      assert.strictEqual(reads.count, 1, "one list query for eight requests")
+      for (const r of responses) assert.strictEqual(r.text, responses[0]!.text)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect(
+    "a read that begins after a change never waits for, nor gets, a computation begun before it",
+    () => {
+      const { reads, layer } = cachedServer()
+      return Effect.gen(function* () {
+        const server = yield* TestServer
+        const cache = yield* ResponseCache
+        const gate = yield* Deferred.make<void>()
+        reads.gate = gate
+        const ioTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+        const untilMisses = (n: number) =>
+          Effect.gen(function* () {
+            for (let i = 0; i < 10_000 && (yield* cache.stats).misses < n; i++) yield* ioTurn
+          })
+        const before = yield* Effect.forkChild(server.get("/api/v1/protocols"))
+        yield* untilMisses(1)
+        yield* cache.invalidate(changes("protocol", entityId("protocol", "beta")))
+        const after = yield* Effect.forkChild(server.get("/api/v1/protocols"))
+        yield* untilMisses(2)
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(before)
+        yield* Fiber.join(after)
+        assert.strictEqual(reads.count, 2, "the later read ran its own query")
+        const stats = yield* cache.stats
+        assert.strictEqual(stats.refused, 1, "the earlier computation was not stored")
+        assert.strictEqual(stats.entries, 1)
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.effect("holds at most maxEntries responses, the least recently used evicted first", () => {
+    const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ maxEntries: 2 }) })
+    return Effect.gen(function* () {
+      const server = yield* TestServer
+      const cache = yield* ResponseCache
+      const [a, b, c] = CacheableRoutes
+      yield* server.get(a!)
+      yield* server.get(b!)
+      yield* server.get(a!)
+      yield* server.get(c!)
+      assert.strictEqual((yield* cache.stats).entries, 2)
+      const before = reads.count
+      yield* server.get(a!)
+      yield* server.get(c!)
+      assert.strictEqual(reads.count, before, "a and c are held")
+      yield* server.get(b!)
+      assert.isAbove(reads.count, before, "b was evicted")
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+/** A source of changes the test controls: each subscription reads a new queue; `fail` is what LISTEN refusing does. */
+const changeSource = Effect.gen(function* () {
+  const queues = yield* Queue.unbounded<Queue.Queue<EntityChange, Error>>()
+  let refuse = false
+  const subscribe = Effect.gen(function* () {
+    if (refuse) return yield* Effect.fail(new Error("LISTEN refused"))
+    const queue = yield* Queue.unbounded<EntityChange, Error>()
+    yield* Queue.offer(queues, queue)
+    return Stream.fromQueue(queue)
+  })
+  return {
+    subscribe,
+    refuse: (value: boolean) => {
+      refuse = value
+    },
+    /** The queue of the latest subscription (waits for one). */
+    current: Queue.take(queues)
+  }
+})
+
+/** Sends a change down the source's current subscription and waits until the cache has applied it. */
+const notify = (queue: Queue.Queue<EntityChange, Error>, change: EntityChange) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const applied = yield* (yield* ResponseCache).applied
+      yield* Queue.offer(queue, change)
+      return yield* PubSub.take(applied)
+    })
+  )
+
+describe("ResponseCache invalidated by notifications", () => {
+  const withSource = <A, E, R>(
+    body: (
+      source: Effect.Success<typeof changeSource>,
+      reads: Reads
+    ) => Effect.Effect<A, E, R | TestServer | ResponseCache | EntityRepository | ScorecardRepository>,
+    config?: ResponseCacheConfig,
+    refuseFirst = false
+  ) =>
+    Effect.gen(function* () {
+      const source = yield* changeSource
+      source.refuse(refuseFirst)
+      const { reads, layer } = cachedServer({
+        cache: ResponseCache.layerInvalidatedBy(source.subscribe, config)
+      })
+      return yield* Effect.provide(body(source, reads), layer)
+    })
+
+  it.effect(
+    "a notification of an entity drops its entries and every list of its type; other entries stay",
+    () =>
+      withSource((source, reads) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const entities = yield* EntityRepository
+          const queue = yield* source.current
+          const paths = {
+            protocols: "/api/v1/protocols",
+            alpha: `/api/v1/protocols/${alpha("protocol")}`,
+            beta: `/api/v1/protocols/${slugOf("protocol", "beta")}`,
+            chains: "/api/v1/chains"
+          }
+          for (const path of Object.values(paths)) yield* server.get(path)
+          yield* entities.upsert([renamed("protocol", "alpha", "Alpha Renamed")])
+          // Not notified yet: the cache still serves what it holds.
+          assert.notInclude((yield* server.get(paths.alpha)).text, "Alpha Renamed")
+          yield* notify(queue, changes("protocol", entityId("protocol", "alpha")))
+          const before = reads.count
+          yield* server.get(paths.beta)
+          yield* server.get(paths.chains)
+          assert.strictEqual(reads.count, before, "beta's detail and the chain list are still held")
+          assert.include((yield* server.get(paths.alpha)).text, "Alpha Renamed")
+          assert.include((yield* server.get(paths.protocols)).text, "Alpha Renamed")
+        })
+      )
+  )
+
+  it.effect("after a publish is notified, the next read returns the new figures", () =>
+    withSource((source) =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const scorecards = yield* ScorecardRepository
+        const queue = yield* source.current
+        const path = `/api/v1/protocols/${alpha("protocol")}/scorecards`
+        const version = (r: Response) =>
+          (r.json as { items: Array<{ scorecard_version: number }> }).items[0]!.scorecard_version
+        assert.strictEqual(version(yield* server.get(path)), 2)
+        const draft = cardsOf("protocol", "alpha").find((s) => s.status === "draft")!
+        const published = {
+          ...draft,
+          status: "published" as const,
+          scorecard_published_at: "2026-09-01T00:00:00Z"
+        }
+        yield* scorecards.publish({
+          entity_type: "protocol",
+          entity_id: draft.entity_id,
+          scorecard: published,
+          history: {
+            scorecard_id: draft.id,
+            scorecard_version: 3,
+            grade: draft.grade,
+            letter_grade: draft.letter_grade,
+            composite_score: draft.composite_score,
+            intrinsic_composite_score: draft.intrinsic_composite_score,
+            intrinsic_letter_grade: draft.intrinsic_letter_grade,
+            published_at: "2026-09-01T00:00:00Z",
+            reasoning: "re-rated"
+          }
+        })
+        yield* notify(queue, changes("protocol", draft.entity_id))
+        assert.strictEqual(version(yield* server.get(path)), 3)
+      })
+    )
+  )
+
+  it.effect("a notification of `<type>:*` drops every entry of the type", () =>
+    withSource((source, reads) =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const cache = yield* ResponseCache
+        const queue = yield* source.current
+        yield* server.get("/api/v1/tokens")
+        yield* server.get(`/api/v1/tokens/${alpha("token")}`)
+        yield* server.get("/api/v1/chains")
+        yield* notify(queue, changes("token", AllOfType))
+        assert.strictEqual((yield* cache.stats).entries, 1)
+        const before = reads.count
+        yield* server.get("/api/v1/chains")
+        assert.strictEqual(reads.count, before)
+      })
+    )
+  )
+
+  it.effect(
+    "while changes are not listened to the cache is off; listening again it starts empty and serves",
+    () =>
+      withSource(
+        (source, reads) =>
+          Effect.gen(function* () {
+            const cache = yield* ResponseCache
+            const path = "/api/v1/protocols"
+            assert.isFalse((yield* cache.stats).active)
+            const off = yield* missThenHit(reads, path)
+            assert.isAbove(off.hitReads, 0, "off: every read computes")
+            assert.strictEqual((yield* cache.stats).entries, 0)
+            source.refuse(false)
+            yield* TestClock.adjust("1 minute")
+            const queue = yield* source.current
+            yield* notify(queue, changes("chain", AllOfType))
+            assert.isTrue((yield* cache.stats).active)
+            const on = yield* missThenHit(reads, path)
+            assert.strictEqual(on.hitReads, 0)
+            // The stream failing (the listening connection lost) turns it off and empties it.
+            source.refuse(true)
+            yield* Queue.fail(queue, new Error("connection lost"))
+            // The supervisor runs on this scheduler: yield until it has seen the failure (no timer involved).
+            for (let i = 0; i < 10_000 && (yield* cache.stats).active; i++) yield* Effect.yieldNow
+            assert.isFalse((yield* cache.stats).active)
+            assert.strictEqual((yield* cache.stats).entries, 0)
+            assert.isAbove((yield* missThenHit(reads, path)).hitReads, 0)
+          }),
+        {},
+        true
+      )
+  )
+})
