@@ -2,11 +2,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
-import { Effect, Exit, Layer, Option } from "effect"
+import { Effect, Exit, Layer, Option, Stream } from "effect"
+import * as PgCacheInvalidation from "../src/PgCacheInvalidation.ts"
+import { AllOfType, CacheInvalidation } from "../src/PgCacheInvalidation.ts"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import { entity, historyOf, scorecard, T2 } from "./contract/ratings-fixtures.ts"
 import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
+import { scorecardBulkContract } from "./contract/ratings-scorecard-bulk.ts"
 import { scorecardRepositoryContract } from "./contract/ratings-scorecard-repository.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
@@ -16,6 +19,10 @@ scorecardRepositoryContract(
   memoryTarget(Layer.merge(EntityRepository.layerMemory(), ScorecardRepository.layerMemory()))
 )
 scorecardRepositoryContract(postgresTarget(postgres))
+scorecardBulkContract(
+  memoryTarget(Layer.merge(EntityRepository.layerMemory(), ScorecardRepository.layerMemory()))
+)
+scorecardBulkContract(postgresTarget(postgres))
 
 const failureText = (exit: Exit.Exit<unknown, unknown>) => (Exit.isFailure(exit) ? String(exit.cause) : "")
 
@@ -151,6 +158,83 @@ describe("PgScorecardRepository", () => {
         assert.strictEqual(found.size, 50)
         assert.isTrue([...found.values()].every((s) => s.scorecard_version === 2))
       }).pipe(Effect.provide(postgres))
+    )
+
+    it.effect(
+      "saveDrafts of the same drafts twice rewrites no row; a changed draft rewrites only its own rows",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ScorecardRepository
+          const es = ["first", "second"].map((s) => entity("protocol", `bulk-idempotent-${s}`))
+          yield* (yield* EntityRepository).upsert(es)
+          const drafts = es.map((e) => scorecard(e, 1, "draft"))
+          const [a, b] = drafts as [ReturnType<typeof scorecard>, ReturnType<typeof scorecard>]
+          yield* repo.saveDrafts(drafts)
+          const before = [yield* versionsOf(a.id), yield* versionsOf(b.id)]
+          yield* repo.saveDrafts(drafts)
+          assert.deepStrictEqual([yield* versionsOf(a.id), yield* versionsOf(b.id)], before)
+          yield* repo.saveDrafts([
+            a,
+            { ...b, answers: b.answers.map((x) => ({ ...x, rationale: "revised" })) }
+          ])
+          assert.deepStrictEqual(yield* versionsOf(a.id), before[0])
+          assert.notDeepEqual(yield* versionsOf(b.id), before[1])
+        }).pipe(Effect.provide(postgres))
+    )
+
+    it.effect("arrayLiteral: text, numbers and nulls come back from unnest exactly as given", () =>
+      Effect.gen(function* () {
+        const sql = yield* PgClient.PgClient
+        const texts = [
+          'a "quoted" word',
+          "back\\slash\\",
+          "{,}",
+          "NULL",
+          "null",
+          "",
+          " padded ",
+          "tab\tnew\nline",
+          "é✓"
+        ]
+        const rows = yield* sql<{ v: string | null }>`SELECT unnest(${PgScorecardRepository.arrayLiteral([
+          ...texts,
+          null
+        ])}::text[]) AS v`
+        assert.deepStrictEqual(
+          rows.map((r) => r.v),
+          [...texts, null]
+        )
+        const numbers = [0, -0, 1 / 3, 100 / 3, 1e-7, 1e21, 2 ** 53 + 2, 0.1 + 0.2, 5e-324]
+        const back = yield* sql<{
+          v: number
+        }>`SELECT unnest(${PgScorecardRepository.arrayLiteral(numbers)}::float8[]) AS v`
+        assert.deepStrictEqual(
+          back.map((r) => r.v),
+          numbers.map((n) => (Object.is(n, -0) ? 0 : n))
+        )
+      })
+    )
+
+    it.effect("publishMany of many entities sends one NOTIFY per entity type instead of one per entity", () =>
+      Effect.gen(function* () {
+        const repo = yield* ScorecardRepository
+        const invalidation = yield* CacheInvalidation
+        const es = Array.from({ length: 150 }, (_, i) =>
+          entity(i % 2 === 0 ? "oracle" : "chain", `notified-${i}`)
+        )
+        yield* (yield* EntityRepository).upsert(es)
+        const drafts = es.map((e) => scorecard(e, 1, "draft"))
+        yield* repo.saveDrafts(drafts)
+        const changes = yield* invalidation.subscribe
+        const marker = { entity_type: "oracle" as const, entity_id: "marker" }
+        yield* repo.publishMany(drafts.map((d, i) => publishRecord(es[i]!, d)))
+        yield* invalidation.publish(marker)
+        assert.deepStrictEqual(yield* Stream.runCollect(Stream.take(changes, 3)), [
+          { entity_type: "oracle", entity_id: AllOfType },
+          { entity_type: "chain", entity_id: AllOfType },
+          marker
+        ])
+      }).pipe(Effect.provide(Layer.merge(postgres, PgCacheInvalidation.layer)), Effect.scoped)
     )
   })
 })

@@ -28,6 +28,13 @@ export interface Catalogue {
   readonly incomplete: boolean
 }
 
+/** `gate: null` and no gate say the same (a store may keep either): neither is a change. */
+const gateless = (q: Question): Question => {
+  if (q.gate !== null) return q
+  const { gate: _, ...rest } = q
+  return rest
+}
+
 export const checkQuestions = (
   content: ImportContent,
   view: StoreView,
@@ -84,7 +91,11 @@ export const checkQuestions = (
     const stored = new Map(view.catalogues[type].map((q) => [q.id, q]))
     const changes = ordered.map((i): Change => {
       const s = stored.get(i.value.id)
-      return s === undefined ? "created" : sameContent(s, i.value) ? "unchanged" : "updated"
+      return s === undefined
+        ? "created"
+        : sameContent(gateless(s), gateless(i.value))
+          ? "unchanged"
+          : "updated"
     })
     const removed = [...stored.keys()].filter((id) => !ids.has(id)).length
     const counts = { ...countChanges(changes), removed }

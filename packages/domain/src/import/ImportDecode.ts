@@ -5,6 +5,10 @@
  * cross-file checks (duplicate slugs, unknown question ids...), and the ones
  * that failed are remembered so that a reference to them is not reported a
  * second time as "missing": the operator sees the real cause once.
+ *
+ * A file is first decoded with its answers checked by `isPlainAnswer`, which
+ * is many times faster than the Answer schema; only when that fails is the
+ * file decoded by the schema alone, so issues are always the schema's.
  */
 import { Result, Schema, type SchemaAST } from "effect"
 import type { Question } from "../model/Question.ts"
@@ -13,13 +17,14 @@ import {
   ImportDecodeOptions,
   ImportFile,
   ImportQuantumSnapshot,
+  ImportScorecard,
   type ImportEntity,
   type ImportHistory,
   type ImportPublication,
-  type ImportScorecard,
   type ImportSectionName,
   ImportSections
 } from "./ImportFile.ts"
+import { PlainAnswers } from "./ImportAnswerGuard.ts"
 import { type ImportIssue, jsonPath, schemaIssues } from "./ImportIssue.ts"
 import type { ImportSource } from "./ImportJsonText.ts"
 
@@ -58,6 +63,15 @@ export interface Decoded {
 }
 
 const decodeFile = Schema.decodeUnknownResult(ImportFile)
+/** ImportFile with each scorecard's answers on the fast path. */
+const decodeFileFast = Schema.decodeUnknownResult(
+  ImportFile.mapFields((fields) => ({
+    ...fields,
+    scorecards: Schema.optionalKey(
+      Schema.Array(ImportScorecard.mapFields((card) => ({ ...card, answers: PlainAnswers })))
+    )
+  }))
+)
 const decodeQuantum = Schema.decodeUnknownResult(ImportQuantumSnapshot)
 const itemDecoders: {
   readonly [K in ImportSectionName]: (
@@ -137,7 +151,10 @@ export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => 
   }
 
   for (const { name, content } of sources) {
-    const whole = decodeFile(content, { ...ImportDecodeOptions, reportInput: true })
+    const fast = decodeFileFast(content, ImportDecodeOptions)
+    const whole = Result.isSuccess(fast)
+      ? fast
+      : decodeFile(content, { ...ImportDecodeOptions, reportInput: true })
     if (Result.isSuccess(whole)) {
       const file = whole.success
       for (const section of sectionNames)

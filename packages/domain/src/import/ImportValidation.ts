@@ -128,8 +128,20 @@ const checkScorecards = (
 ): Map<string, ImportedDraft & { change: Change }> => {
   const drafts = new Map<string, ImportedDraft & { change: Change }>()
   const ids = new Map<string, Located<unknown>>()
-  // Scorecards of 60-odd answers each, 100,000 of them: the map holds the scorecard, not a path per answer.
-  const answerIds = new Map<string, Located<unknown>>()
+  // Six million answer ids at scale: a set of them, and only once one repeats (an error) a map of
+  // each id's first scorecard, built from the scorecards seen so far, to say where it was.
+  const answerIds = new Set<string>()
+  let answerHolders: Map<string, Located<unknown>> | undefined
+  const registered: Array<Located<ImportScorecard>> = []
+  const holdersBefore = (answerIndex: number) => {
+    const holders = new Map<string, Located<unknown>>()
+    registered.forEach((held, k) => {
+      const answers =
+        k === registered.length - 1 ? held.value.answers.slice(0, answerIndex) : held.value.answers
+      for (const a of answers) if (!holders.has(a.id)) holders.set(a.id, held)
+    })
+    return holders
+  }
   for (const item of content.scorecards) {
     const sc = item.value
     const type = sc.entity_type
@@ -178,6 +190,7 @@ const checkScorecards = (
         )
     } else {
       const answered = new Set<string>()
+      registered.push(item)
       sc.answers.forEach((a, j) => {
         const q = catalogue.questions.get(a.question_id)
         if (q === undefined) {
@@ -201,14 +214,20 @@ const checkScorecards = (
             `question ${a.question_id} is answered twice in this scorecard`
           )
         answered.add(a.question_id)
-        const sameAnswer = answerIds.get(a.id)
+        if (answerHolders === undefined) {
+          const known = answerIds.size
+          answerIds.add(a.id)
+          if (answerIds.size > known) return
+          answerHolders = holdersBefore(j)
+        }
+        const sameAnswer = answerHolders.get(a.id)
         if (sameAnswer !== undefined)
           at(
             item,
             sub("answers", j, "id"),
             `duplicate answer id ${a.id}: the scorecard at ${where(sameAnswer)} has it too`
           )
-        else answerIds.set(a.id, item)
+        else answerHolders.set(a.id, item)
       })
       sc.evidence?.forEach((e, k) => {
         if (!catalogue.incomplete && !catalogue.questions.has(e.question_id))

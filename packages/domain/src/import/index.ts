@@ -3,6 +3,7 @@
  * validation that runs before anything is written, the plan that `Importer`
  * applies, and the JSON Schema of the format.
  */
+export * from "./ImportAnswerGuard.ts"
 export * from "./ImportCatalogue.ts"
 export * from "./ImportDecode.ts"
 export * from "./ImportFile.ts"

@@ -2,12 +2,16 @@
  * Port: scorecards of every type, their versions, answers, evidence and the
  * rating history. Drafts come in by import; `publish` is the one way a draft
  * becomes the published rating (spec part 1 rule 4: never automatic).
+ *
+ * The bulk methods (`saveDrafts`, `publishMany` and the reads over many
+ * entities) exist for imports of 100,000 entities: each behaves exactly as
+ * the one-at-a-time method applied in order, in a few statements per batch.
  */
-import { Context, Effect, Layer, Option, Ref } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { EntityType } from "../model/EntityType.ts"
 import type { HistoryEntry, EvidenceItem } from "../model/Responses.ts"
 import type { Scorecard, ScorecardDetail } from "../model/Scorecard.ts"
-import type { StoreError } from "./StoreError.ts"
+import { StoreError } from "./StoreError.ts"
 
 export type HistoryEntryRecord = typeof HistoryEntry.Type
 
@@ -56,6 +60,33 @@ export const toListFields = (s: ScorecardDetail): Scorecard => ({
   scorecard_published_at: s.scorecard_published_at
 })
 
+/**
+ * Splits items into consecutive runs in which no key repeats: acts on distinct
+ * entities can be applied together without one seeing another's effect, and
+ * the runs keep the order of the whole.
+ */
+export const repeatFreeRuns = <A>(items: ReadonlyArray<A>, keyOf: (a: A) => string): Array<Array<A>> => {
+  const runs: Array<Array<A>> = []
+  let run: Array<A> = []
+  let seen = new Set<string>()
+  for (const item of items) {
+    const key = keyOf(item)
+    if (seen.has(key)) {
+      runs.push(run)
+      run = []
+      seen = new Set()
+    }
+    seen.add(key)
+    run.push(item)
+  }
+  if (run.length > 0) runs.push(run)
+  return runs
+}
+
+/** Newest version first. */
+const byVersionDesc = (a: { scorecard_version: number }, b: { scorecard_version: number }) =>
+  b.scorecard_version - a.scorecard_version
+
 export class ScorecardRepository extends Context.Service<
   ScorecardRepository,
   {
@@ -64,16 +95,32 @@ export class ScorecardRepository extends Context.Service<
       type: EntityType,
       entityId: string
     ) => Effect.Effect<ReadonlyArray<Scorecard>, StoreError>
+    /** `listForEntity` of many entities at once: every version of each, newest first per entity. */
+    readonly listForEntities: (
+      type: EntityType,
+      entityIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<Scorecard>, StoreError>
     readonly findById: (
       type: EntityType,
       scorecardId: string
     ) => Effect.Effect<Option.Option<StoredScorecard>, StoreError>
+    /** `findById` of many scorecards at once: those found, in no particular order. */
+    readonly findByIds: (
+      type: EntityType,
+      scorecardIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<StoredScorecard>, StoreError>
     /** The highest-version scorecard of an entity with this status. */
     readonly latest: (
       type: EntityType,
       entityId: string,
       status: "published" | "draft"
     ) => Effect.Effect<Option.Option<StoredScorecard>, StoreError>
+    /** `latest` of many entities at once: one scorecard per entity that has one, in no particular order. */
+    readonly latestOf: (
+      type: EntityType,
+      entityIds: ReadonlyArray<string>,
+      status: "published" | "draft"
+    ) => Effect.Effect<ReadonlyArray<StoredScorecard>, StoreError>
     /** The latest published scorecard of each of these entities (absent ones are unrated). */
     readonly latestPublishedOf: (
       type: EntityType,
@@ -87,6 +134,11 @@ export class ScorecardRepository extends Context.Service<
     /** Inserts or replaces a draft (keyed by its id); importing the same draft twice changes nothing. */
     readonly saveDraft: (scorecard: StoredScorecard) => Effect.Effect<void, StoreError>
     /**
+     * `saveDraft` of each scorecard in order (the last of an id wins), all or
+     * none: saving the same drafts twice changes nothing.
+     */
+    readonly saveDrafts: (scorecards: ReadonlyArray<StoredScorecard>) => Effect.Effect<void, StoreError>
+    /**
      * Imports rating history entries (for example ratings that predate the service),
      * keyed by entity and scorecard_version: an entry already present is left as is.
      */
@@ -99,8 +151,19 @@ export class ScorecardRepository extends Context.Service<
      * version superseded, and appends the history entry.
      */
     readonly publish: (record: PublishRecord) => Effect.Effect<void, StoreError>
+    /**
+     * `publish` of each record in order, all or none. Each record publishes a
+     * stored draft of its entity (a StoreError otherwise) whose answers and
+     * evidence it leaves as stored: only the scorecard's own fields change.
+     */
+    readonly publishMany: (records: ReadonlyArray<PublishRecord>) => Effect.Effect<void, StoreError>
   }
 >()("@ratings/domain/ports/ScorecardRepository") {
+  /**
+   * In memory, indexed by id and by entity, so that every operation costs in
+   * proportion to what it touches, not to the size of the store. There is no
+   * rollback (see Transaction), so `publishMany` checks every record first.
+   */
   static readonly layerMemory = (
     seed: {
       readonly scorecards?: ReadonlyArray<StoredScorecard>
@@ -109,78 +172,121 @@ export class ScorecardRepository extends Context.Service<
   ) =>
     Layer.effect(
       ScorecardRepository,
-      Effect.gen(function* () {
-        const cards = yield* Ref.make(
-          new Map<string, StoredScorecard>((seed.scorecards ?? []).map((s) => [s.id, s]))
-        )
-        const hist = yield* Ref.make<ReadonlyArray<HistoryEntryRecord & { readonly entity_id: string }>>(
-          seed.history ?? []
-        )
-        const ofEntity = (type: EntityType, entityId: string) =>
-          Effect.map(Ref.get(cards), (m) =>
-            [...m.values()]
-              .filter((s) => s.entity_type === type && s.entity_id === entityId)
-              .sort((a, b) => b.scorecard_version - a.scorecard_version)
-          )
+      Effect.sync(() => {
+        const cards = new Map<string, StoredScorecard>()
+        const ofEntityIds = new Map<string, Set<string>>()
+        const hist = new Map<string, Array<HistoryEntryRecord>>()
+        const entityKey = (type: EntityType, entityId: string) => `${type}:${entityId}`
+
+        const put = (s: StoredScorecard) => {
+          const before = cards.get(s.id)
+          if (before !== undefined)
+            ofEntityIds.get(entityKey(before.entity_type, before.entity_id))?.delete(s.id)
+          cards.set(s.id, s)
+          const key = entityKey(s.entity_type, s.entity_id)
+          const ids = ofEntityIds.get(key)
+          if (ids === undefined) ofEntityIds.set(key, new Set([s.id]))
+          else ids.add(s.id)
+        }
+        const ofEntity = (type: EntityType, entityId: string): Array<StoredScorecard> => {
+          const out: Array<StoredScorecard> = []
+          for (const id of ofEntityIds.get(entityKey(type, entityId)) ?? []) out.push(cards.get(id)!)
+          return out.sort(byVersionDesc)
+        }
+        const latestWith = (type: EntityType, entityId: string, status: StoredScorecard["status"]) =>
+          ofEntity(type, entityId).find((s) => s.status === status)
+        const appendHistory = (entityId: string, entry: HistoryEntryRecord) => {
+          const list = hist.get(entityId)
+          if (list === undefined) hist.set(entityId, [entry])
+          else list.push(entry)
+        }
+        const publishOne = (r: PublishRecord) => {
+          for (const s of ofEntity(r.entity_type, r.entity_id))
+            if (s.status === "published") put({ ...s, status: "superseded" })
+          put(r.scorecard)
+          appendHistory(r.entity_id, r.history)
+        }
+
+        for (const s of seed.scorecards ?? []) put(s)
+        for (const { entity_id, ...entry } of seed.history ?? []) appendHistory(entity_id, entry)
+
         return ScorecardRepository.of({
-          listForEntity: (type, entityId) =>
-            Effect.map(ofEntity(type, entityId), (xs) => xs.map(toListFields)),
+          listForEntity: (type, entityId) => Effect.sync(() => ofEntity(type, entityId).map(toListFields)),
+          listForEntities: (type, entityIds) =>
+            Effect.sync(() => [...new Set(entityIds)].flatMap((id) => ofEntity(type, id).map(toListFields))),
           findById: (type, id) =>
-            Effect.map(Ref.get(cards), (m) => {
-              const s = m.get(id)
+            Effect.sync(() => {
+              const s = cards.get(id)
               return s !== undefined && s.entity_type === type ? Option.some(s) : Option.none()
             }),
+          findByIds: (type, ids) =>
+            Effect.sync(() =>
+              [...new Set(ids)].flatMap((id) => {
+                const s = cards.get(id)
+                return s !== undefined && s.entity_type === type ? [s] : []
+              })
+            ),
           latest: (type, entityId, status) =>
-            Effect.map(ofEntity(type, entityId), (xs) =>
-              Option.fromNullishOr(xs.find((s) => s.status === status))
+            Effect.sync(() => Option.fromNullishOr(latestWith(type, entityId, status))),
+          latestOf: (type, entityIds, status) =>
+            Effect.sync(() =>
+              [...new Set(entityIds)].flatMap((id) => {
+                const s = latestWith(type, id, status)
+                return s === undefined ? [] : [s]
+              })
             ),
           latestPublishedOf: (type, entityIds) =>
-            Effect.map(Ref.get(cards), (m) => {
-              const wanted = new Set(entityIds)
+            Effect.sync(() => {
               const out = new Map<string, Scorecard>()
-              for (const s of m.values()) {
-                if (s.entity_type !== type || s.status !== "published" || !wanted.has(s.entity_id)) continue
-                const prev = out.get(s.entity_id)
-                if (prev === undefined || s.scorecard_version > prev.scorecard_version)
-                  out.set(s.entity_id, toListFields(s))
+              for (const id of new Set(entityIds)) {
+                const s = latestWith(type, id, "published")
+                if (s !== undefined) out.set(s.entity_id, toListFields(s))
               }
               return out
             }),
           history: (_type, entityId) =>
-            Effect.map(Ref.get(hist), (h) =>
-              h
-                .filter((e) => e.entity_id === entityId)
-                .sort((a, b) => b.scorecard_version - a.scorecard_version)
-                .map(({ entity_id: _, ...entry }) => entry)
-            ),
-          saveDraft: (s) => Ref.update(cards, (m) => new Map(m).set(s.id, s)),
-          importHistory: (entityId, entries) =>
-            Ref.update(hist, (h) => {
-              const have = new Set(h.filter((e) => e.entity_id === entityId).map((e) => e.scorecard_version))
-              return [
-                ...h,
-                ...entries
-                  .filter((e) => !have.has(e.scorecard_version))
-                  .map((e) => ({ ...e, entity_id: entityId }))
-              ]
+            Effect.sync(() => [...(hist.get(entityId) ?? [])].sort(byVersionDesc)),
+          saveDraft: (s) => Effect.sync(() => put(s)),
+          saveDrafts: (scorecards) =>
+            Effect.sync(() => {
+              for (const s of scorecards) put(s)
             }),
-          publish: (r) =>
+          importHistory: (entityId, entries) =>
+            Effect.sync(() => {
+              const have = new Set((hist.get(entityId) ?? []).map((e) => e.scorecard_version))
+              for (const e of entries) {
+                if (have.has(e.scorecard_version)) continue
+                have.add(e.scorecard_version)
+                appendHistory(entityId, e)
+              }
+            }),
+          publish: (r) => Effect.sync(() => publishOne(r)),
+          publishMany: (records) =>
             Effect.gen(function* () {
-              yield* Ref.update(cards, (m) => {
-                const next = new Map(m)
-                for (const s of m.values()) {
-                  if (
-                    s.entity_type === r.entity_type &&
-                    s.entity_id === r.entity_id &&
-                    s.status === "published"
-                  ) {
-                    next.set(s.id, { ...s, status: "superseded" })
-                  }
+              const drafts = new Map<string, StoredScorecard>()
+              for (const r of records) {
+                const stored = drafts.has(r.scorecard.id) ? undefined : cards.get(r.scorecard.id)
+                if (
+                  stored === undefined ||
+                  stored.status !== "draft" ||
+                  stored.entity_type !== r.entity_type ||
+                  stored.entity_id !== r.entity_id ||
+                  r.scorecard.entity_type !== r.entity_type ||
+                  r.scorecard.entity_id !== r.entity_id
+                ) {
+                  return yield* new StoreError({
+                    message: `publish scorecards: ${r.scorecard.id} is not a stored draft of ${r.entity_type} ${r.entity_id}`
+                  })
                 }
-                next.set(r.scorecard.id, r.scorecard)
-                return next
-              })
-              yield* Ref.update(hist, (h) => [...h, { ...r.history, entity_id: r.entity_id }])
+                drafts.set(r.scorecard.id, stored)
+              }
+              for (const r of records) {
+                const stored = drafts.get(r.scorecard.id)!
+                publishOne({
+                  ...r,
+                  scorecard: { ...r.scorecard, answers: stored.answers, evidence: stored.evidence }
+                })
+              }
             })
         })
       })

@@ -8,6 +8,12 @@
  * Publications are replayed through the Publisher, the one way a draft becomes
  * a rating, with the clock set to each publication's `published_at`: history
  * gets the times the file gives, and the scoring core computes every figure.
+ * They go in runs in which no entity repeats (`Publisher.publishMany`), each
+ * run after the drafts staged before any of its publications: a draft only
+ * matters to publications of its own entity, and the previous publication of
+ * that entity lies in an earlier run, so this is the same as saving each draft
+ * right before its own publication. Drafts are saved in batches
+ * (`ScorecardRepository.saveDrafts`), and the store is read in bulk.
  */
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema } from "effect"
 import { decodeSources } from "../import/ImportDecode.ts"
@@ -35,6 +41,7 @@ import {
 } from "../import/ImportStoreView.ts"
 import { validateImport } from "../import/ImportValidation.ts"
 import type { EntityRecord } from "../model/Entity.ts"
+import type { Scorecard } from "../model/Scorecard.ts"
 import { type EntityType, EntityTypes } from "../model/EntityType.ts"
 import type { Question } from "../model/Question.ts"
 import { AlertRuleRepository } from "../ports/AlertRuleRepository.ts"
@@ -44,7 +51,7 @@ import { IdGenerator } from "../ports/IdGenerator.ts"
 import { IncidentRepository } from "../ports/IncidentRepository.ts"
 import { QuantumSnapshotStore } from "../ports/QuantumSnapshotStore.ts"
 import { RubricRepository } from "../ports/RubricRepository.ts"
-import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
+import { repeatFreeRuns, ScorecardRepository, type StoredScorecard } from "../ports/ScorecardRepository.ts"
 import type { StoreError } from "../ports/StoreError.ts"
 import { Transaction } from "../ports/Transaction.ts"
 import { matchRows, readRows } from "../quantum/QuantumRows.ts"
@@ -61,6 +68,10 @@ export class ImportApplyFailed extends Schema.TaggedError<ImportApplyFailed>()("
 
 /** Entities are upserted in batches of this size, which is also the grain of progress reports. */
 const EntityBatch = 1000
+/** Drafts are saved in batches of this size (some 60 answers each). */
+const DraftBatch = 1000
+/** Stored entities whose scorecards are read in one call during validation. */
+const ReadBatch = 5000
 /** Reads of the store during validation that may run side by side. */
 const ReadConcurrency = 8
 
@@ -90,6 +101,27 @@ const failed =
     error._tag === "StoreError"
       ? (error as unknown as StoreError)
       : new ImportApplyFailed({ phase, message: `${error._tag}: ${error.message}` })
+
+/** Ids grouped by entity type. */
+const byEntityType = <A extends { readonly entity_type: EntityType }>(
+  items: ReadonlyArray<A>,
+  idOf: (a: A) => string
+): Map<EntityType, Array<string>> => {
+  const out = new Map<EntityType, Array<string>>()
+  for (const item of items) {
+    const list = out.get(item.entity_type)
+    if (list === undefined) out.set(item.entity_type, [idOf(item)])
+    else list.push(idOf(item))
+  }
+  return out
+}
+
+const inBatches = (groups: ReadonlyMap<EntityType, ReadonlyArray<string>>) =>
+  [...groups].flatMap(([type, ids]) => {
+    const out: Array<readonly [EntityType, ReadonlyArray<string>]> = []
+    for (let i = 0; i < ids.length; i += ReadBatch) out.push([type, ids.slice(i, i + ReadBatch)])
+    return out
+  })
 
 export class Importer extends Context.Service<
   Importer,
@@ -137,25 +169,28 @@ export class Importer extends Context.Service<
         }
         const index = indexEntities(decoded.content, base)
         const needs = storeNeeds(decoded.content, index)
-        const lists = yield* Effect.forEach(
-          needs.scorecardsOf,
-          (e) =>
-            Effect.map(
-              scorecards.listForEntity(e.entity_type, e.entity_id),
-              (l) => [e.entity_id, l] as const
-            ),
+        // Bulk reads by type give rows keyed as the store spells ids; the view keys them as the import resolved them.
+        const lists = new Map<string, Array<Scorecard>>(needs.scorecardsOf.map((e) => [e.entity_id, []]))
+        const asResolved = new Map(needs.scorecardsOf.map((e) => [idKey(e.entity_id), e.entity_id]))
+        const rows = yield* Effect.forEach(
+          inBatches(byEntityType(needs.scorecardsOf, (e) => e.entity_id)),
+          ([type, ids]) => scorecards.listForEntities(type, ids),
           { concurrency: ReadConcurrency }
         )
+        for (const row of rows.flat())
+          lists.get(asResolved.get(idKey(row.entity_id)) ?? row.entity_id)?.push(row)
         const history = yield* Effect.forEach(
           needs.historyOf,
           (e) => Effect.map(scorecards.history(e.entity_type, e.entity_id), (h) => [e.entity_id, h] as const),
           { concurrency: ReadConcurrency }
         )
-        const scorecardMap = new Map(lists)
+        const scorecardMap: ReadonlyMap<string, ReadonlyArray<Scorecard>> = lists
         const more = draftNeeds(decoded.content, index, scorecardMap)
-        const drafts = yield* Effect.forEach(more.drafts, (d) => scorecards.findById(d.entity_type, d.id), {
-          concurrency: ReadConcurrency
-        })
+        const drafts = yield* Effect.forEach(
+          inBatches(byEntityType(more.drafts, (d) => d.id)),
+          ([type, ids]) => scorecards.findByIds(type, ids),
+          { concurrency: ReadConcurrency }
+        )
         const composites = yield* Effect.forEach(
           [...more.dependencies],
           ([type, ids]) =>
@@ -168,7 +203,7 @@ export class Importer extends Context.Service<
           ...base,
           scorecards: scorecardMap,
           history: new Map(history),
-          drafts: new Map(drafts.flatMap((o) => (Option.isSome(o) ? [[o.value.id, o.value] as const] : []))),
+          drafts: new Map(drafts.flat().map((d: StoredScorecard) => [d.id, d] as const)),
           publishedComposites: new Map(composites.flat())
         } satisfies StoreView
       })
@@ -196,16 +231,20 @@ export class Importer extends Context.Service<
       ) {
         const total = planSteps(plan)
         let done = 0
-        const step = (phase: ImportPhase, n = 1) =>
-          Effect.sync(() => {
-            done += n
-            options?.onProgress?.(done, total, phase)
-          })
-        const save = (d: PlannedDraft) =>
-          Effect.andThen(
-            d.change === "unchanged" ? Effect.void : scorecards.saveDraft(d.scorecard),
-            step("scorecards")
-          )
+        const advance = (phase: ImportPhase, n: number) => {
+          if (n <= 0) return
+          done += n
+          options?.onProgress?.(done, total, phase)
+        }
+        const step = (phase: ImportPhase, n = 1) => Effect.sync(() => advance(phase, n))
+        const saveAll = Effect.fnUntraced(function* (drafts: ReadonlyArray<PlannedDraft>) {
+          for (let i = 0; i < drafts.length; i += DraftBatch) {
+            const batch = drafts.slice(i, i + DraftBatch)
+            const writes = batch.filter((d) => d.change !== "unchanged").map((d) => d.scorecard)
+            if (writes.length > 0) yield* scorecards.saveDrafts(writes)
+            yield* step("scorecards", batch.length)
+          }
+        })
         const before = new Map<number, Array<PlannedDraft>>()
         for (const d of plan.drafts) {
           if (typeof d.stage !== "object") continue
@@ -213,6 +252,7 @@ export class Importer extends Context.Service<
           if (list === undefined) before.set(d.stage.beforePublication, [d])
           else list.push(d)
         }
+        const live = plan.publications.flatMap((p, i) => (p.skip ? [] : [{ p, i }]))
 
         return yield* tx.run(
           Effect.gen(function* () {
@@ -226,20 +266,28 @@ export class Importer extends Context.Service<
               if (c.replace) yield* rubric.replace(c.entity_type, c.questions)
               yield* step("questions")
             }
-            for (const d of plan.drafts) if (d.stage === "early") yield* save(d)
+            yield* saveAll(plan.drafts.filter((d) => d.stage === "early"))
             for (const h of plan.history) {
               if (h.entries.length > 0) yield* scorecards.importHistory(h.entity_id, h.entries)
               yield* step("history")
             }
-            for (const [i, p] of plan.publications.entries()) {
-              for (const d of before.get(i) ?? []) yield* save(d)
-              if (!p.skip)
-                yield* publisher
-                  .publish(p.request)
-                  .pipe(atInstant(p.published_at), Effect.mapError(failed("publications")))
-              yield* step("publications")
+            yield* step("publications", plan.publications.length - live.length)
+            for (const run of repeatFreeRuns(live, ({ p }) => idKey(p.entity_id))) {
+              yield* saveAll(run.flatMap(({ i }) => before.get(i) ?? []))
+              let reported = 0
+              yield* publisher
+                .publishMany(
+                  run.map(({ p }) => ({ request: p.request, at: p.published_at })),
+                  {
+                    onProgress: (n) => {
+                      advance("publications", n - reported)
+                      reported = n
+                    }
+                  }
+                )
+                .pipe(Effect.mapError(failed("publications")))
             }
-            for (const d of plan.drafts) if (d.stage === "late") yield* save(d)
+            yield* saveAll(plan.drafts.filter((d) => d.stage === "late"))
 
             // After the publications, so that matching sees the protocols this import rates.
             let incidentCounts: Counts = zeroCounts

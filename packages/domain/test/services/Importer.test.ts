@@ -610,8 +610,10 @@ const journaledPorts = Layer.mergeAll(
     Effect.map(ScorecardRepository, (r) => ({
       ...r,
       saveDraft: (d) => logged("draft")(r.saveDraft(d)),
+      saveDrafts: (ds) => logged("draft")(r.saveDrafts(ds)),
       importHistory: (id, h) => logged("history")(r.importHistory(id, h)),
-      publish: (p) => logged("publish")(r.publish(p))
+      publish: (p) => logged("publish")(r.publish(p)),
+      publishMany: (ps) => logged("publish")(r.publishMany(ps))
     }))
   ).pipe(Layer.provide(ScorecardRepository.layerMemory())),
   Layer.effect(

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
+import type { Question } from "../../src/model/Question.ts"
 import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { EntityRepository } from "../../src/ports/EntityRepository.ts"
@@ -9,7 +10,8 @@ import { RubricRepository } from "../../src/ports/RubricRepository.ts"
 import { ScorecardRepository, type StoredScorecard } from "../../src/ports/ScorecardRepository.ts"
 import { Transaction } from "../../src/ports/Transaction.ts"
 import { Scoring } from "../../src/scoring/Scoring.ts"
-import { Publisher } from "../../src/services/Publisher.ts"
+import { atInstant } from "../../src/services/Importer.ts"
+import { type PublishAct, Publisher } from "../../src/services/Publisher.ts"
 import { entity, scorecard, T0, uuid } from "./fixtures.ts"
 
 const lending = entity("protocol", "lend-protocol", { categories: ["lending"] })
@@ -71,33 +73,35 @@ const badEntity = {
   record: { ...entity("protocol", "bad-figures").record, id: badDraft.entity_id }
 }
 
+const chainQuestions: ReadonlyArray<Question> = [
+  {
+    id: "C1",
+    entity_type: "chain",
+    domain: "security",
+    text: "Finality?",
+    weight: 1,
+    max_score: 4,
+    criteria: [],
+    position: 1,
+    gate: "finality"
+  },
+  {
+    id: "C2",
+    entity_type: "chain",
+    domain: "security",
+    text: "Liveness?",
+    weight: 1,
+    max_score: 4,
+    criteria: [],
+    position: 2,
+    gate: "liveness"
+  }
+]
+
 const ports = Layer.mergeAll(
   EntityRepository.layerMemory([lending, oracle, chain, badEntity]),
   ScorecardRepository.layerMemory({ scorecards: [v1, v2, oracleCard, chainDraft, badDraft] }),
-  RubricRepository.layerMemory([
-    {
-      id: "C1",
-      entity_type: "chain",
-      domain: "security",
-      text: "Finality?",
-      weight: 1,
-      max_score: 4,
-      criteria: [],
-      position: 1,
-      gate: "finality"
-    },
-    {
-      id: "C2",
-      entity_type: "chain",
-      domain: "security",
-      text: "Liveness?",
-      weight: 1,
-      max_score: 4,
-      criteria: [],
-      position: 2,
-      gate: "liveness"
-    }
-  ]),
+  RubricRepository.layerMemory(chainQuestions),
   AlertRuleRepository.layerMemory,
   DeliveryOutbox.layerMemory,
   IdGenerator.layerMemory,
@@ -255,5 +259,141 @@ describe("Publisher", () => {
         "EntityNotFound"
       )
     }).pipe(Effect.provide(layer))
+  )
+})
+
+const twice = entity("protocol", "twice-protocol")
+const oracleV2 = draft(oracle, 2, [answer("S1", "security", 4)], { domain_weights: { security: 100 } })
+const twiceV1 = draft(twice, 1, [answer("S1", "security", 2)], { domain_weights: { security: 100 } })
+const twiceV2 = draft(twice, 2, [answer("S1", "security", 3)], { domain_weights: { security: 100 } })
+const RuleId = "00000000-0000-4000-9000-000000000001"
+
+/** A fresh store per call, so that two runs can start from the very same state. */
+const manyLayer = () =>
+  Publisher.layer.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        EntityRepository.layerMemory([lending, oracle, chain, badEntity, twice]),
+        ScorecardRepository.layerMemory({
+          scorecards: [v1, v2, oracleCard, oracleV2, chainDraft, badDraft, twiceV1, twiceV2]
+        }),
+        RubricRepository.layerMemory(chainQuestions),
+        AlertRuleRepository.layerMemory,
+        DeliveryOutbox.layerMemory,
+        IdGenerator.layerMemory,
+        Transaction.layerMemory,
+        Scoring.layer
+      )
+    )
+  )
+
+const request = (entity_type: "protocol" | "oracle" | "chain", slug: string) => ({
+  entity_type,
+  slug,
+  reasoning: `reviewed ${slug}`,
+  actor: "analyst"
+})
+
+const acts: ReadonlyArray<PublishAct> = [
+  { request: request("oracle", "thin-oracle"), at: Date.parse("2026-09-01T00:00:00Z") },
+  { request: request("protocol", "lend-protocol"), at: Date.parse("2026-09-02T00:00:00Z") },
+  { request: request("chain", "gate-chain"), at: Date.parse("2026-09-03T00:00:00Z") },
+  { request: request("protocol", "twice-protocol"), at: Date.parse("2026-09-04T00:00:00Z") },
+  { request: request("protocol", "twice-protocol"), at: Date.parse("2026-09-05T00:00:00Z") }
+]
+
+/** Every scorecard and history entry of the entities, and every delivery: all that publishing writes. */
+const written = Effect.gen(function* () {
+  const repo = yield* ScorecardRepository
+  const out: Array<unknown> = []
+  for (const e of [lending, oracle, chain, twice, badEntity]) {
+    for (const s of yield* repo.listForEntity(e.entity_type, e.record.id))
+      out.push(yield* repo.findById(e.entity_type, s.id))
+    out.push(yield* repo.history(e.entity_type, e.record.id))
+  }
+  out.push(yield* (yield* DeliveryOutbox).listByRule(RuleId))
+  return out
+})
+
+const watchAll = Effect.gen(function* () {
+  yield* (yield* AlertRuleRepository).create({
+    id: RuleId,
+    account_id: "acct",
+    signing_key: "whsec_dGVzdA==",
+    name: null,
+    entity_types: [],
+    slugs: [],
+    events: [],
+    channels: { webhook_url: "https://hooks.example/r" },
+    created_at: T0
+  })
+})
+
+const oneByOne = (xs: ReadonlyArray<PublishAct>) =>
+  Effect.gen(function* () {
+    const p = yield* Publisher
+    for (const a of xs) yield* p.publish(a.request).pipe(atInstant(a.at))
+  })
+
+describe("Publisher.publishMany", () => {
+  it.effect("writes exactly what publish of each act in order writes, at each act's instant", () =>
+    Effect.gen(function* () {
+      const sequential = yield* Effect.gen(function* () {
+        yield* watchAll
+        yield* oneByOne(acts)
+        return yield* written
+      }).pipe(Effect.provide(manyLayer()))
+      const bulk = yield* Effect.gen(function* () {
+        yield* watchAll
+        const result = yield* (yield* Publisher).publishMany(acts)
+        assert.strictEqual(result.published, acts.length)
+        assert.isAbove(result.deliveries, acts.length - 1)
+        return yield* written
+      }).pipe(Effect.provide(manyLayer()))
+      assert.deepStrictEqual(bulk, sequential)
+    })
+  )
+
+  it.effect(
+    "a dependency published by an earlier act of the same call counts; a later one does not yet",
+    () =>
+      Effect.gen(function* () {
+        const [oracleAct, lendingAct] = acts as [PublishAct, PublishAct]
+        const composite = (order: ReadonlyArray<PublishAct>) =>
+          Effect.gen(function* () {
+            yield* (yield* Publisher).publishMany(order)
+            const card = yield* (yield* ScorecardRepository).latest(
+              "protocol",
+              lending.record.id,
+              "published"
+            )
+            return Option.getOrThrow(card).composite_score
+          }).pipe(Effect.provide(manyLayer()))
+        // The new oracle rating (100) is above the protocol's own 62.5: no drag. The old one (50) drags it to 56.3.
+        assert.strictEqual(yield* composite([oracleAct, lendingAct]), 62.5)
+        assert.strictEqual(yield* composite([{ ...lendingAct, at: oracleAct.at - 1 }, oracleAct]), 56.3)
+      })
+  )
+
+  it.effect("the first act that would fail fails the call with publish's error, and nothing is written", () =>
+    Effect.gen(function* () {
+      const before = yield* written
+      const bad = { request: request("protocol", "bad-figures"), at: Date.parse("2026-09-06T00:00:00Z") }
+      const missing = { request: request("oracle", "no-such-oracle"), at: Date.parse("2026-09-07T00:00:00Z") }
+      const error = yield* Effect.flip((yield* Publisher).publishMany([...acts.slice(0, 2), bad, missing]))
+      assert.strictEqual(error._tag, "FiguresDisagree")
+      assert.deepStrictEqual(yield* written, before)
+      const notFound = yield* Effect.flip((yield* Publisher).publishMany([missing, bad]))
+      assert.strictEqual(notFound._tag, "EntityNotFound")
+    }).pipe(Effect.provide(manyLayer()))
+  )
+
+  it.effect("reports progress after each chunk it writes, up to the number of acts", () =>
+    Effect.gen(function* () {
+      const seen: Array<number> = []
+      yield* (yield* Publisher).publishMany(acts, { onProgress: (n) => seen.push(n) })
+      assert.strictEqual(seen.at(-1), acts.length)
+      assert.isTrue(seen.every((n, i) => i === 0 || n > seen[i - 1]!))
+    }).pipe(Effect.provide(manyLayer()))
   )
 })
