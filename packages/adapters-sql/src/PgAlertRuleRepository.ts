@@ -21,6 +21,7 @@ import type { AlertEventKind } from "@ratings/domain/model/WebhookEvent"
 import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { SecretBox } from "./SecretBox.ts"
+import { isUuid } from "./PgTransaction.ts"
 
 const orDie =
   (operation: string) =>
@@ -33,8 +34,6 @@ const orDie =
 const keyContext = (ruleId: string) => `alert_rule:${ruleId.toLowerCase()}`
 
 /** Only a UUID can name a stored rule; checked first so a bad id is "not found", not a database error. */
-const UuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const isUuid = (value: string) => UuidPattern.test(value)
 
 interface RuleRow {
   readonly id: string

@@ -36,6 +36,7 @@ import {
   refire as applyRefire
 } from "@ratings/domain/webhooks/DeliveryStateMachine"
 import { DefaultRetryPolicy, type RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
+import { isoOrNull, isUuid } from "./PgTransaction.ts"
 
 const orDie =
   (operation: string) =>
@@ -45,9 +46,6 @@ const orDie =
         ? Effect.die(new StoreError({ message: `delivery outbox, ${operation}: ${error.message}` }))
         : Effect.fail(error as Exclude<E, SqlError.SqlError>)
     )
-
-const UuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const isUuid = (value: string) => UuidPattern.test(value)
 
 /** Rows per INSERT when enqueueing a large fan-out (11 parameters each, well under the protocol's limit). */
 const EnqueueChunk = 500
@@ -76,8 +74,6 @@ interface AttemptRow {
   readonly error: string | null
   readonly duration_ms: number
 }
-
-const isoOrNull = (date: Date | null): string | null => (date === null ? null : date.toISOString())
 
 const toDelivery = (row: DeliveryRow): Delivery => ({
   delivery_id: row.delivery_id,

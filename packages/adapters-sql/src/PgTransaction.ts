@@ -50,13 +50,11 @@ export const orStoreError =
   <A, R>(self: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, StoreError, R> =>
     Effect.mapError(self, toStoreError(what))
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /**
- * Whether a value may be bound to a uuid parameter. Anything else cannot name a
- * stored row, so lookups answer "none" instead of failing on the cast.
+ * Whether a value may be bound to a uuid parameter (the domain's own test). Anything
+ * else cannot name a stored row, so lookups answer "none" instead of failing on the cast.
  */
-export const isUuid = (value: string): boolean => UUID.test(value)
+export { isUuid } from "@ratings/domain/services/RatingsReader"
 
 /** timestamptz values arrive as Date; the domain keeps ISO 8601 text (always UTC, milliseconds). */
 export const isoOf = (value: Date): string => value.toISOString()
