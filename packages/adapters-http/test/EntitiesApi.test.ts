@@ -38,7 +38,7 @@ import {
   UnpublishedKinds,
   uuid
 } from "./fixtures.ts"
-import { onEachBackend, type Response, type ServerIt, TestServer } from "./TestServer.ts"
+import { MemoryFeeds, onEachBackend, type Response, type ServerIt, TestServer } from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
@@ -678,21 +678,25 @@ onEachBackend((it) => {
 
 const failing = new StoreError({ message: "connect ECONNREFUSED 10.9.8.7:5432 (ratings_db)" })
 
-const FailingStores = Layer.mergeAll(
-  Layer.succeed(
-    EntityRepository,
-    EntityRepository.of({
-      list: () => Effect.fail(failing),
-      findById: () => Effect.fail(failing),
-      findBySlug: () => Effect.fail(failing),
-      published: () => Effect.fail(failing),
-      all: () => Effect.fail(failing),
-      upsert: () => Effect.fail(failing)
-    })
-  ),
-  ScorecardRepository.layerMemory(),
-  RubricRepository.layerMemory(),
-  ApiKeyRepository.layerMemory
+const FailingStores = MemoryFeeds.pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(
+      Layer.succeed(
+        EntityRepository,
+        EntityRepository.of({
+          list: () => Effect.fail(failing),
+          findById: () => Effect.fail(failing),
+          findBySlug: () => Effect.fail(failing),
+          published: () => Effect.fail(failing),
+          all: () => Effect.fail(failing),
+          upsert: () => Effect.fail(failing)
+        })
+      ),
+      ScorecardRepository.layerMemory(),
+      RubricRepository.layerMemory(),
+      ApiKeyRepository.layerMemory
+    )
+  )
 )
 
 layer(TestServer.layer(FailingStores), { excludeTestServices: true })("store failure (spec part 7)", (it) => {

@@ -26,7 +26,7 @@ import {
 } from "../src/server/ProjectionStore.ts"
 import { projectionClassOf, ResponseCache, type ResponseCacheConfig } from "../src/server/ResponseCache.ts"
 import { type CallerName, Callers5, cardsOf, entityId, Seed, slugOf } from "./fixtures.ts"
-import { type GetOptions, type Response, TestPolicies, TestServer } from "./TestServer.ts"
+import { type GetOptions, MemoryFeeds, type Response, TestPolicies, TestServer } from "./TestServer.ts"
 
 // --- the store, as plain data -------------------------------------------------------------
 
@@ -201,7 +201,7 @@ const cachedServer = (
   } = {}
 ) => {
   const reads: Reads = { count: 0 }
-  const ports = countedPorts(reads)
+  const ports = MemoryFeeds.pipe(Layer.provideMerge(countedPorts(reads)))
   const layer = TestServer.layer(ports, { policies: options.policies ?? TestPolicies }).pipe(
     Layer.provideMerge(options.cache ?? ResponseCache.layer())
   )

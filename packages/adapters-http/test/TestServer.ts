@@ -17,15 +17,24 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { layer as layerSuite, type Vitest } from "@effect/vitest"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
 import * as PgEntityRepository from "@ratings/adapters-sql/PgEntityRepository"
+import * as PgIncidentRepository from "@ratings/adapters-sql/PgIncidentRepository"
+import * as PgQuantumSnapshotStore from "@ratings/adapters-sql/PgQuantumSnapshotStore"
 import * as PgRubricRepository from "@ratings/adapters-sql/PgRubricRepository"
 import * as PgScorecardRepository from "@ratings/adapters-sql/PgScorecardRepository"
 import { type AdminRole, type Caller, type KeyTier, KeyTiers } from "@ratings/domain/model/Caller"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
+import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
+import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
+import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
+import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
+import { QuantumSource, type QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
+import { IncidentService, RatedProtocols } from "@ratings/domain/services/IncidentService"
+import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { Context, Effect, Layer, Logger, Option, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
@@ -42,8 +51,45 @@ import { ScratchDatabase } from "./ScratchDatabase.ts"
 
 export type Ports = EntityRepository | ScorecardRepository | RubricRepository
 
-/** What a backend gives the server: the ports the read use cases need, and the key store. */
-export type Stores = Ports | ApiKeyRepository
+/**
+ * The ports behind the incident feed and quantum readiness. The quantum
+ * source is always the domain's scripted one (QuantumSourceMemory): the real
+ * upstream adapter has its own tests against a real HTTP upstream.
+ */
+export type FeedPorts =
+  | IncidentRepository
+  | RatedProtocols
+  | IdGenerator
+  | QuantumSnapshotStore
+  | QuantumSource
+  | QuantumSourceMemory
+  | ChainDirectory
+
+/** What a backend gives the server: the ports the use cases need, and the key store. */
+export type Stores = Ports | ApiKeyRepository | FeedPorts
+
+/** A fresh random UUID per call, as in production (the memory generator counts from 1). */
+const RandomIds = Layer.succeed(IdGenerator, IdGenerator.of({ uuid: Effect.sync(() => crypto.randomUUID()) }))
+
+/** The feed ports in memory, over the backend's entity and scorecard stores (rated protocols, chains). */
+export const MemoryFeeds = Layer.mergeAll(
+  IncidentRepository.layerMemory,
+  RatedProtocols.layerStores,
+  RandomIds,
+  QuantumSnapshotStore.layerMemory,
+  QuantumSource.layerMemory,
+  ChainDirectory.layerEntities
+)
+
+/** The feed ports on Postgres (the production repositories), with the scripted quantum source. */
+const PostgresFeeds = Layer.mergeAll(
+  PgIncidentRepository.layer,
+  PgIncidentRepository.layerRatedProtocols,
+  RandomIds,
+  PgQuantumSnapshotStore.layer,
+  QuantumSource.layerMemory,
+  ChainDirectory.layerEntities
+)
 
 export interface Response {
   readonly status: number
@@ -234,7 +280,9 @@ export class TestServer extends Context.Service<
           ),
           Layer.provide(observed),
           Layer.provide(layerCallerPolicies(options.policies ?? TestPolicies)),
-          Layer.provide(Layer.merge(RatingsReader.layer, Scoring.layer)),
+          Layer.provide(
+            Layer.mergeAll(RatingsReader.layer, Scoring.layer, IncidentService.layer, QuantumService.layer)
+          ),
           Layer.provideMerge(served),
           Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
           Layer.provide(logging)
@@ -245,11 +293,15 @@ export class TestServer extends Context.Service<
   /** The server over the domain's in-memory stores, seeded with the fixtures. */
   static readonly layerMemory = (seed = Seed, options: TestServerOptions = {}) =>
     TestServer.layer(
-      Layer.mergeAll(
-        EntityRepository.layerMemory(seed.entities),
-        ScorecardRepository.layerMemory({ scorecards: seed.scorecards, history: seed.history }),
-        RubricRepository.layerMemory(seed.questions),
-        ApiKeyRepository.layerMemory
+      MemoryFeeds.pipe(
+        Layer.provideMerge(
+          Layer.mergeAll(
+            EntityRepository.layerMemory(seed.entities),
+            ScorecardRepository.layerMemory({ scorecards: seed.scorecards, history: seed.history }),
+            RubricRepository.layerMemory(seed.questions),
+            ApiKeyRepository.layerMemory
+          )
+        )
       ),
       options
     )
@@ -263,6 +315,7 @@ export class TestServer extends Context.Service<
   static readonly layerPostgres = (seed = Seed, options: TestServerOptions = {}) =>
     TestServer.layer(
       Layer.effectDiscard(seedStores(seed)).pipe(
+        Layer.provideMerge(PostgresFeeds),
         Layer.provideMerge(
           Layer.mergeAll(
             PgEntityRepository.layer,

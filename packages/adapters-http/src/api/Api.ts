@@ -25,7 +25,9 @@ import {
   VaultsApi
 } from "./EntitiesApi.ts"
 import { ValidationErrors } from "./Errors.ts"
+import { IncidentsApi } from "./IncidentsApi.ts"
 import { MethodologyApi } from "./MethodologyApi.ts"
+import { QuantumApi } from "./QuantumApi.ts"
 import { SystemApi } from "./SystemApi.ts"
 
 export const ApiVersion = "0.1.0"
@@ -67,6 +69,8 @@ export class RatingsApi extends HttpApi.make("ratings")
   .add(OrganisationsApi.prefix(ApiPrefix))
   .add(BridgesApi.prefix(ApiPrefix))
   .add(MethodologyApi.prefix(ApiPrefix))
+  .add(IncidentsApi.prefix(ApiPrefix))
+  .add(QuantumApi.prefix(ApiPrefix))
   .middleware(CallerPolicies)
   .add(SystemApi)
   .middleware(ValidationErrors)

@@ -10,6 +10,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
 import { EntityHandlers } from "./EntityHandlers.ts"
 import { ValidationErrorsLive } from "./ErrorMapping.ts"
+import { IncidentHandlers } from "./IncidentHandlers.ts"
+import { QuantumHandlers } from "./QuantumHandlers.ts"
 
 export const SystemHandlers = HttpApiBuilder.group(RatingsApi, "system", (handlers) =>
   Effect.succeed(handlers.handle("health", () => Effect.succeed({ status: "ok" as const })))
@@ -24,6 +26,10 @@ export const MethodologyHandlers = HttpApiBuilder.group(
   })
 )
 
-export const Handlers = Layer.mergeAll(SystemHandlers, MethodologyHandlers, EntityHandlers).pipe(
-  Layer.provide(ValidationErrorsLive)
-)
+export const Handlers = Layer.mergeAll(
+  SystemHandlers,
+  MethodologyHandlers,
+  EntityHandlers,
+  IncidentHandlers,
+  QuantumHandlers
+).pipe(Layer.provide(ValidationErrorsLive))

@@ -53,6 +53,16 @@ export const InsufficientTierBody = Schema.Struct({
 })
 export type InsufficientTierBody = typeof InsufficientTierBody.Type
 
+export const AdminRequiredBody = Schema.Struct({
+  detail: Schema.Struct({ error: Schema.Literal("admin_required") })
+}).annotate({
+  identifier: "AdminRequiredBody",
+  description:
+    "401 without credentials, 403 with an API key: the route is for operators and needs a bearer JWT of " +
+    "the identity provider for a user whose role is admin or super_admin"
+})
+export type AdminRequiredBody = typeof AdminRequiredBody.Type
+
 export const RateLimitedBody = Schema.Struct({
   detail: Schema.Struct({
     error: Schema.Literal("rate_limited"),

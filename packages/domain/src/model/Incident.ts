@@ -224,3 +224,21 @@ export const IncidentFeedPage = Schema.Struct({
   total: NonNegativeInt
 })
 export type IncidentFeedPage = typeof IncidentFeedPage.Type
+
+/** What an ingest reports back (admin route and CLI): never a nonce or a victim address. */
+export const IncidentIngestResult = Schema.Struct({
+  outcome: Schema.Literals(["created", "escalated", "absorbed", "duplicate"]).annotate({
+    description:
+      "created: a new incident; escalated: its tier rose (same incident_id, detected_at refreshed, matching " +
+      "re-run); absorbed: a report about a known incident that changed no tier; duplicate: the nonce was " +
+      "already ingested, nothing changed"
+  }),
+  incident_id: Schema.String.check(Schema.isUUID()),
+  status: Schema.NullOr(IncidentTier).annotate({
+    description: "The served tier, or null while fewer than two independent sources back the incident"
+  }),
+  served: Schema.NullOr(Incident).annotate({
+    description: "The incident as GET /incidents serves it, if it is served"
+  })
+}).annotate({ identifier: "IncidentIngestResult" })
+export type IncidentIngestResult = typeof IncidentIngestResult.Type

@@ -34,8 +34,10 @@ export class ChainDirectory extends Context.Service<
     Effect.gen(function* () {
       const entities = yield* EntityRepository
       return ChainDirectory.of({
-        all: Effect.map(entities.all("chain"), (records) =>
-          records.map((r) => ({ slug: r.slug, name: r.name, status: r.status }))
+        all: Effect.suspend(() =>
+          Effect.map(entities.all("chain"), (records) =>
+            records.map((r) => ({ slug: r.slug, name: r.name, status: r.status }))
+          )
         )
       })
     })

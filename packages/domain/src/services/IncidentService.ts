@@ -15,8 +15,10 @@ import {
   type IncidentFeedQuery,
   IncidentReport
 } from "../model/Incident.ts"
+import { EntityRepository } from "../ports/EntityRepository.ts"
 import { IdGenerator } from "../ports/IdGenerator.ts"
 import { IncidentRepository } from "../ports/IncidentRepository.ts"
+import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
 import type { StoreError } from "../ports/StoreError.ts"
 
 export class InvalidIncidentReport extends Schema.TaggedError<InvalidIncidentReport>()(
@@ -52,6 +54,28 @@ export class RatedProtocols extends Context.Service<
       return RatedProtocols.of({ published: Ref.get(ref) })
     })
   ).pipe(Layer.provideMerge(Layer.effect(RatedProtocolsMemory, Ref.make<ReadonlyArray<RatedProtocol>>([]))))
+
+  /**
+   * Over the entity and scorecard ports: published, public, active protocols
+   * with a published scorecard (a match puts the slug in the public feed, so
+   * nothing a list hides may match). Postgres has its own single query.
+   */
+  static readonly layerStores = Layer.effect(
+    RatedProtocols,
+    Effect.gen(function* () {
+      const entities = yield* EntityRepository
+      const scorecards = yield* ScorecardRepository
+      const published = Effect.gen(function* () {
+        const records = yield* entities.published("protocol", Number.MAX_SAFE_INTEGER)
+        const rated = yield* scorecards.latestPublishedOf(
+          "protocol",
+          records.map((r) => r.id)
+        )
+        return records.filter((r) => rated.has(r.id)).map((r) => ({ slug: r.slug, name: r.name }))
+      })
+      return RatedProtocols.of({ published })
+    })
+  )
 }
 
 /** What ingest reports back; carries no nonce and no victim address. */
