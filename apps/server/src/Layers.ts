@@ -4,6 +4,7 @@
  * HTTP server's response cache.
  */
 import { ResponseCache, type ResponseCacheConfig } from "@ratings/adapters-http/server/ResponseCache"
+import * as LayerQuSource from "@ratings/adapters-http/upstream/LayerQuSource"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
 import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
@@ -17,14 +18,17 @@ import * as PgRubricRepository from "@ratings/adapters-sql/PgRubricRepository"
 import * as PgScorecardRepository from "@ratings/adapters-sql/PgScorecardRepository"
 import * as PgTransaction from "@ratings/adapters-sql/PgTransaction"
 import { SecretBox } from "@ratings/adapters-sql/SecretBox"
+import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { CompareService } from "@ratings/domain/services/CompareService"
 import { ExportService } from "@ratings/domain/services/ExportService"
 import { Importer } from "@ratings/domain/services/Importer"
 import { IncidentService } from "@ratings/domain/services/IncidentService"
 import { Publisher } from "@ratings/domain/services/Publisher"
+import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
-import { Effect, Layer, type Redacted } from "effect"
+import { Effect, Layer, Option, type Redacted } from "effect"
+import { QuantumConfig, QuantumSourceUrlSetting } from "./Config.ts"
 import { NodeIdGenerator } from "./NodeIdGenerator.ts"
 
 /** Every port of the domain on Postgres. Needs the PgClient of `database`. */
@@ -45,6 +49,27 @@ export const stores = (serverKey: Redacted.Redacted<string>) =>
     Scoring.layer
   )
 
+/**
+ * The LayerQu dataset as configured: the live source at
+ * RATINGS_QUANTUM_SOURCE_URL, or, when it is unset, a source whose every fetch
+ * fails saying so (the stored snapshot, such as the demo sample, is then
+ * served as it is).
+ */
+export const quantumSource = Layer.unwrap(
+  Effect.gen(function* () {
+    const settings = yield* QuantumConfig
+    return Option.match(settings.sourceUrl, {
+      onNone: () => LayerQuSource.layerNotConfigured(QuantumSourceUrlSetting),
+      onSome: (url) => LayerQuSource.layer({ url: url.href, timeout: settings.timeout })
+    })
+  })
+)
+
+/** Quantum readiness over the configured source, matched against every chain of the entity store. */
+const quantum = QuantumService.layer.pipe(
+  Layer.provide(Layer.mergeAll(ChainDirectory.layerEntities, quantumSource))
+)
+
 /** The domain's use cases over the stores. */
 export const services = (serverKey: Redacted.Redacted<string>) =>
   Layer.mergeAll(
@@ -52,7 +77,8 @@ export const services = (serverKey: Redacted.Redacted<string>) =>
     Publisher.layer,
     ExportService.layer,
     CompareService.layer,
-    PgIncidentRepository.serialisedIngest(IncidentService.layer)
+    PgIncidentRepository.serialisedIngest(IncidentService.layer),
+    quantum
   ).pipe(Layer.provideMerge(stores(serverKey)))
 
 /** Use cases plus the importer, which replays publications through the Publisher. */

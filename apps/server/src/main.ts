@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `ratings`: the service's command line. `ratings serve` runs the HTTP API (what
- * `npm start` does); the other commands load and publish data and manage keys.
+ * `npm start` does); the other commands load and publish data, ingest incident
+ * reports, refresh quantum-readiness data and manage keys.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
@@ -9,13 +10,24 @@ import { Command } from "effect/cli"
 import { DemoCommand } from "./cli/DemoCommand.ts"
 import { DevCommand } from "./cli/DevCommand.ts"
 import { ImportCommand } from "./cli/ImportCommand.ts"
+import { IncidentsCommand } from "./cli/IncidentsCommand.ts"
 import { KeysCommand } from "./cli/KeysCommand.ts"
 import { PublishCommand } from "./cli/PublishCommand.ts"
+import { QuantumCommand } from "./cli/QuantumCommand.ts"
 import { ServeCommand } from "./cli/ServeCommand.ts"
 
 export const Ratings = Command.make("ratings").pipe(
   Command.withDescription("DeFi risk-ratings service"),
-  Command.withSubcommands([ServeCommand, ImportCommand, PublishCommand, KeysCommand, DemoCommand, DevCommand])
+  Command.withSubcommands([
+    ServeCommand,
+    ImportCommand,
+    PublishCommand,
+    IncidentsCommand,
+    QuantumCommand,
+    KeysCommand,
+    DemoCommand,
+    DevCommand
+  ])
 )
 
 Ratings.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

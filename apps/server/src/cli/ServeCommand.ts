@@ -1,13 +1,17 @@
 /**
  * `ratings serve` (what `npm start` runs): the HTTP API on PORT. On the first
  * start of the embedded default the demo dataset is loaded, unless --no-demo
- * or RATINGS_LOAD_DEMO=false.
+ * or RATINGS_LOAD_DEMO=false. When RATINGS_QUANTUM_SOURCE_URL is set, the
+ * quantum-readiness refresher runs beside the server; without it nothing is
+ * fetched and the stored snapshot (the demo sample, say) is served as it is.
  */
 import { fileURLToPath } from "node:url"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
+import { describeUrl } from "@ratings/adapters-http/upstream/LayerQuSource"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
-import { Console, Effect, Layer } from "effect"
+import * as QuantumRefresher from "@ratings/domain/services/QuantumRefresher"
+import { Console, Duration, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { AppInfo, AppLayer } from "../AppLayer.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
@@ -60,14 +64,26 @@ export const ServeCommand = Command.make(
       `ratings service listening on http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}` +
         ` (${database.embedded ? "embedded Postgres" : "DATABASE_URL"})`
     )
+    const { sourceUrl, refreshInterval } = config.quantum
+    if (Option.isSome(sourceUrl)) {
+      yield* Console.log(
+        `refreshing quantum readiness from ${describeUrl(sourceUrl.value)} every ${Duration.format(refreshInterval)}`
+      )
+    }
+    const refresher = Option.isSome(sourceUrl)
+      ? QuantumRefresher.layer({ interval: refreshInterval })
+      : Layer.empty
     return yield* Layer.launch(
-      serve({
-        port: config.port,
-        host: config.host,
-        auth: http.auth,
-        policies: http.policies,
-        responseCache: responseCache()
-      })
+      Layer.merge(
+        serve({
+          port: config.port,
+          host: config.host,
+          auth: http.auth,
+          policies: http.policies,
+          responseCache: responseCache()
+        }),
+        refresher
+      )
     )
   }, Effect.provide(AppLayer))
 ).pipe(Command.withDescription("Serve the HTTP API"))

@@ -1,0 +1,206 @@
+/**
+ * The QuantumSource port over HTTP (undici): one GET of the LayerQu dataset at
+ * a configured URL. This is outbound HTTP, the one place the service calls a
+ * third party for data, so every way the far end can misbehave is bounded:
+ *
+ * - time: the whole exchange (connect, headers, body) has one budget, 15 s
+ *   unless set; past it the request is aborted and the fetch fails;
+ * - size: the body may not exceed `maxBytes` (20 MiB unless set); a larger
+ *   declared or received body is aborted and the fetch fails;
+ * - redirects: none are followed. A 3xx is a failure naming the status, so the
+ *   operator points the URL at the final address instead of the service
+ *   following the upstream wherever it sends it (another host included);
+ * - status: anything but 2xx is a failure naming the status.
+ *
+ * The body must be JSON (whatever its content-type says, since static hosts
+ * often serve JSON as text/plain). Accepted shapes: a top-level array of rows,
+ * or an object whose `rows`, `data` or `chains` member (looked up in that
+ * order) is an array of rows: the common envelopes of a JSON export. Anything
+ * else fails the fetch. The rows themselves are returned unchecked: which rows
+ * count is the domain's call (`readRows` skips and counts malformed ones).
+ *
+ * Error messages name the URL without its query string or credentials, which
+ * is where an API key of the upstream would sit; they end up in logs and in
+ * the stored refresh outcome.
+ */
+import { QuantumSource, QuantumSourceError } from "@ratings/domain/ports/QuantumSource"
+import { Duration, Effect, Layer } from "effect"
+import { Agent, request } from "undici"
+
+export interface LayerQuSourceOptions {
+  /** The dataset's address, http or https. */
+  readonly url: string
+  /** Budget for the whole exchange; 15 seconds unless set. */
+  readonly timeout?: Duration.Input | undefined
+  /** Largest body accepted, in bytes; 20 MiB unless set. */
+  readonly maxBytes?: number | undefined
+}
+
+export const DefaultTimeout: Duration.Duration = Duration.seconds(15)
+export const DefaultMaxBytes = 20 * 1024 * 1024
+
+/** The object members that may hold the rows, in the order they are tried. */
+export const RowEnvelopeKeys = ["rows", "data", "chains"] as const
+
+/** A failure already worded for the operator, thrown inside the request so it is not reworded. */
+class UpstreamRefused extends Error {}
+
+const ignore = () => {}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** Origin and path only: the query string and user info may carry credentials. */
+export const describeUrl = (url: URL): string => `${url.origin}${url.pathname}`
+
+const parseUrl = (raw: string): URL => {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new Error("the quantum-readiness source URL is not a valid URL")
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`the quantum-readiness source URL must be http or https, not ${url.protocol}`)
+  return url
+}
+
+/** Picks the rows out of the parsed body, or says why the body is not a dataset. */
+export const rowsOf = (body: unknown): ReadonlyArray<unknown> | string => {
+  if (Array.isArray(body)) return body
+  if (typeof body === "object" && body !== null) {
+    for (const key of RowEnvelopeKeys) {
+      if (key in body) {
+        const value: unknown = (body as Record<string, unknown>)[key]
+        if (Array.isArray(value)) return value
+        return `its "${key}" member is not an array`
+      }
+    }
+    return `it is an object without a ${RowEnvelopeKeys.map((k) => `"${k}"`).join(", ")} array`
+  }
+  return `it is ${body === null ? "null" : `a ${typeof body}`}, not an array of rows`
+}
+
+/** The error's message, led by its code (ECONNREFUSED, UND_ERR_...) when the message does not say it. */
+const messageOf = (cause: unknown): string => {
+  if (!(cause instanceof Error)) return String(cause)
+  const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined
+  return code === undefined || cause.message.includes(code) ? cause.message : `${code}: ${cause.message}`
+}
+
+const make = (options: LayerQuSourceOptions) =>
+  Effect.gen(function* () {
+    const url = yield* Effect.try({
+      try: () => parseUrl(options.url),
+      catch: (cause) => cause as Error
+    }).pipe(Effect.orDie)
+    const where = describeUrl(url)
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? DefaultTimeout)
+    const timeoutMillis = Duration.toMillis(timeout)
+    const maxBytes = options.maxBytes ?? DefaultMaxBytes
+    if (!(timeoutMillis > 0 && Number.isFinite(timeoutMillis)))
+      return yield* Effect.die(
+        new Error(`quantum source timeout must be positive and finite: ${timeoutMillis}`)
+      )
+    if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0))
+      return yield* Effect.die(new Error(`quantum source maxBytes must be a positive integer: ${maxBytes}`))
+
+    // Our own dispatcher, closed with the layer, so no pooled socket outlives
+    // the service (a one-shot CLI run exits at once).
+    const agent = yield* Effect.acquireRelease(
+      Effect.sync(() => new Agent({ connect: { timeout: timeoutMillis } })),
+      (a) => Effect.promise(() => a.destroy())
+    )
+
+    const fail = (message: string, cause?: unknown) =>
+      new QuantumSourceError({
+        message: `quantum-readiness source ${where}: ${message}`,
+        ...(cause === undefined ? {} : { cause })
+      })
+
+    /** The body's bytes, within the size bound; the request is aborted past it. */
+    const download = async (signal: AbortSignal): Promise<Buffer> => {
+      const response = await request(url, {
+        method: "GET",
+        headers: { accept: "application/json" },
+        dispatcher: agent,
+        signal,
+        // undici's own timers back up the overall budget below
+        headersTimeout: timeoutMillis,
+        bodyTimeout: timeoutMillis
+      })
+      const { body, statusCode } = response
+      try {
+        if (statusCode >= 300 && statusCode < 400)
+          throw new UpstreamRefused(
+            `answered HTTP ${statusCode} (a redirect; redirects are not followed, configure the final address)`
+          )
+        if (statusCode < 200 || statusCode >= 300) throw new UpstreamRefused(`answered HTTP ${statusCode}`)
+        const declared = Number(response.headers["content-length"])
+        if (Number.isFinite(declared) && declared > maxBytes)
+          throw new UpstreamRefused(`body of ${declared} bytes is larger than the ${maxBytes}-byte limit`)
+        const chunks: Array<Buffer> = []
+        let size = 0
+        for await (const chunk of body as AsyncIterable<Buffer>) {
+          size += chunk.length
+          if (size > maxBytes) throw new UpstreamRefused(`body is larger than the ${maxBytes}-byte limit`)
+          chunks.push(chunk)
+        }
+        return Buffer.concat(chunks)
+      } finally {
+        // Not read to the end (refused, too large, aborted): drop the connection.
+        // Destroying an unfinished body emits an abort error nobody else awaits.
+        if (!body.readableEnded) body.on("error", ignore).destroy()
+      }
+    }
+
+    const fetch = Effect.tryPromise({
+      try: download,
+      catch: (cause) =>
+        cause instanceof UpstreamRefused
+          ? fail(cause.message)
+          : fail(`unreachable (${messageOf(cause)})`, cause)
+    }).pipe(
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () => Effect.fail(fail(`no complete answer within ${Duration.format(timeout)}`))
+      }),
+      Effect.flatMap((bytes) =>
+        Effect.try({
+          try: () => utf8.decode(bytes),
+          catch: (cause) => fail("body is not UTF-8 text", cause)
+        })
+      ),
+      Effect.flatMap((text) =>
+        Effect.try({
+          try: () => JSON.parse(text) as unknown,
+          catch: (cause) => fail("body is not JSON", cause)
+        })
+      ),
+      Effect.flatMap((body) => {
+        const rows = rowsOf(body)
+        return typeof rows === "string"
+          ? Effect.fail(fail(`body is not a dataset: ${rows}`))
+          : Effect.succeed(rows)
+      }),
+      Effect.withSpan("LayerQuSource.fetch")
+    )
+
+    return QuantumSource.of({ fetch })
+  })
+
+/** The live source at `options.url`. Dies at construction on a URL that is not http(s). */
+export const layer = (options: LayerQuSourceOptions): Layer.Layer<QuantumSource> =>
+  Layer.effect(QuantumSource, make(options))
+
+/**
+ * A source for a service with no upstream configured: a real QuantumSource
+ * whose every fetch fails saying so. `setting` names where the URL would be
+ * configured, so the message tells the operator what to set.
+ */
+export const layerNotConfigured = (setting: string): Layer.Layer<QuantumSource> =>
+  Layer.succeed(
+    QuantumSource,
+    QuantumSource.of({
+      fetch: Effect.fail(new QuantumSourceError({ message: `no upstream URL configured (${setting})` }))
+    })
+  )
