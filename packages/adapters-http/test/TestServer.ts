@@ -17,6 +17,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { layer as layerSuite, type Vitest } from "@effect/vitest"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
 import * as PgEntityRepository from "@ratings/adapters-sql/PgEntityRepository"
+import * as PgExportLog from "@ratings/adapters-sql/PgExportLog"
 import * as PgIncidentRepository from "@ratings/adapters-sql/PgIncidentRepository"
 import * as PgQuantumSnapshotStore from "@ratings/adapters-sql/PgQuantumSnapshotStore"
 import * as PgRubricRepository from "@ratings/adapters-sql/PgRubricRepository"
@@ -26,6 +27,7 @@ import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
+import { ExportLog } from "@ratings/domain/ports/ExportLog"
 import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
 import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
@@ -33,6 +35,8 @@ import { QuantumSource, type QuantumSourceMemory } from "@ratings/domain/ports/Q
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
+import { CompareService } from "@ratings/domain/services/CompareService"
+import { ExportService } from "@ratings/domain/services/ExportService"
 import { IncidentService, RatedProtocols } from "@ratings/domain/services/IncidentService"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
@@ -57,6 +61,7 @@ export type Ports = EntityRepository | ScorecardRepository | RubricRepository
  * upstream adapter has its own tests against a real HTTP upstream.
  */
 export type FeedPorts =
+  | ExportLog
   | IncidentRepository
   | RatedProtocols
   | IdGenerator
@@ -73,6 +78,7 @@ const RandomIds = Layer.succeed(IdGenerator, IdGenerator.of({ uuid: Effect.sync(
 
 /** The feed ports in memory, over the backend's entity and scorecard stores (rated protocols, chains). */
 export const MemoryFeeds = Layer.mergeAll(
+  ExportLog.layerMemory,
   IncidentRepository.layerMemory,
   RatedProtocols.layerStores,
   RandomIds,
@@ -83,6 +89,7 @@ export const MemoryFeeds = Layer.mergeAll(
 
 /** The feed ports on Postgres (the production repositories), with the scripted quantum source. */
 const PostgresFeeds = Layer.mergeAll(
+  PgExportLog.layer,
   PgIncidentRepository.layer,
   PgIncidentRepository.layerRatedProtocols,
   RandomIds,
@@ -281,7 +288,14 @@ export class TestServer extends Context.Service<
           Layer.provide(observed),
           Layer.provide(layerCallerPolicies(options.policies ?? TestPolicies)),
           Layer.provide(
-            Layer.mergeAll(RatingsReader.layer, Scoring.layer, IncidentService.layer, QuantumService.layer)
+            Layer.mergeAll(
+              RatingsReader.layer,
+              Scoring.layer,
+              IncidentService.layer,
+              QuantumService.layer,
+              ExportService.layer,
+              CompareService.layer
+            )
           ),
           Layer.provideMerge(served),
           Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),

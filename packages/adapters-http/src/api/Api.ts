@@ -29,6 +29,7 @@ import { IncidentsApi } from "./IncidentsApi.ts"
 import { MethodologyApi } from "./MethodologyApi.ts"
 import { QuantumApi } from "./QuantumApi.ts"
 import { SystemApi } from "./SystemApi.ts"
+import { UtilitiesApi } from "./UtilitiesApi.ts"
 
 export const ApiVersion = "0.1.0"
 export const ApiPrefix = "/api/v1"
@@ -71,6 +72,7 @@ export class RatingsApi extends HttpApi.make("ratings")
   .add(MethodologyApi.prefix(ApiPrefix))
   .add(IncidentsApi.prefix(ApiPrefix))
   .add(QuantumApi.prefix(ApiPrefix))
+  .add(UtilitiesApi.prefix(ApiPrefix))
   .middleware(CallerPolicies)
   .add(SystemApi)
   .middleware(ValidationErrors)

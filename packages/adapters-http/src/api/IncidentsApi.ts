@@ -18,13 +18,10 @@ import {
   IncidentReport,
   parseZonedDateTime
 } from "@ratings/domain/model/Incident"
-import { ErrorReporter, Result, Schema, SchemaIssue } from "effect"
+import { ErrorReporter, Result, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ListErrors } from "./Errors.ts"
-import { documentParameters, IntegerParam, type ParameterDoc, ValidationRuleKey } from "./Parameters.ts"
-
-const issue = (type: string, msg: string, input: string) =>
-  new SchemaIssue.InvalidValue({ message: msg, [ValidationRuleKey]: { type } }, input, { reportInput: true })
+import { documentParameters, IntegerParam, invalidParameter, type ParameterDoc } from "./Parameters.ts"
 
 /** An ISO 8601 date-time with a zone; the message says what was wrong (a space where a `+` was, say). */
 export const SinceParam = Schema.String.check(
@@ -32,7 +29,7 @@ export const SinceParam = Schema.String.check(
     const parsed = parseZonedDateTime(text)
     return Result.isSuccess(parsed)
       ? undefined
-      : issue("datetime_parsing", `Input should be a valid datetime: ${parsed.failure}`, text)
+      : invalidParameter("datetime_parsing", `Input should be a valid datetime: ${parsed.failure}`, text)
   })
 )
 
@@ -43,7 +40,7 @@ export const MinStatusParam = Schema.String.check(
   Schema.makeFilter((text: string) =>
     (IncidentTiers as ReadonlyArray<string>).includes(text)
       ? undefined
-      : issue("literal_error", `Input should be ${tierList}`, text)
+      : invalidParameter("literal_error", `Input should be ${tierList}`, text)
   )
 )
 

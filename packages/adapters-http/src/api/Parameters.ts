@@ -42,6 +42,13 @@ export const validationRuleOf = (annotations: unknown): ValidationRule | undefin
     : undefined
 }
 
+/**
+ * The issue a parameter check returns when its message depends on the input
+ * (the central mapping reads its FastAPI type and this message).
+ */
+export const invalidParameter = (type: string, msg: string, input: string): SchemaIssue.InvalidValue =>
+  new SchemaIssue.InvalidValue({ message: msg, [ValidationRuleKey]: { type } }, input, { reportInput: true })
+
 // Digits only (FastAPI's int parsing): no fractions, exponents or hex, so "1.5", "5e1" and "0x10" are rejected.
 const INTEGER_TEXT = /^[+-]?\d+$/
 

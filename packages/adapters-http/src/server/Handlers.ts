@@ -12,6 +12,7 @@ import { EntityHandlers } from "./EntityHandlers.ts"
 import { ValidationErrorsLive } from "./ErrorMapping.ts"
 import { IncidentHandlers } from "./IncidentHandlers.ts"
 import { QuantumHandlers } from "./QuantumHandlers.ts"
+import { UtilityHandlers } from "./UtilityHandlers.ts"
 
 export const SystemHandlers = HttpApiBuilder.group(RatingsApi, "system", (handlers) =>
   Effect.succeed(handlers.handle("health", () => Effect.succeed({ status: "ok" as const })))
@@ -31,5 +32,6 @@ export const Handlers = Layer.mergeAll(
   MethodologyHandlers,
   EntityHandlers,
   IncidentHandlers,
-  QuantumHandlers
+  QuantumHandlers,
+  UtilityHandlers
 ).pipe(Layer.provide(ValidationErrorsLive))

@@ -2,7 +2,9 @@
  * The fields an export or a comparison may ask for (spec part 4 "Export
  * parameters"), and the parser of the comma-separated `fields` parameter.
  */
-import { Result } from "effect"
+import { Result, Schema } from "effect"
+import { IsoDateTime, Percent } from "./Primitives.ts"
+import { DomainScores, LetterGrade } from "./Scorecard.ts"
 
 export const ExportFieldNames = [
   "slug",
@@ -39,3 +41,41 @@ export const parseFields = (raw: string): Result.Result<ReadonlyArray<ExportFiel
   }
   return Result.succeed([...new Set(parts)] as ReadonlyArray<ExportField>)
 }
+
+/**
+ * One record of `/export.json` and one item of `/compare`: the requested
+ * fields (each from the entity's latest published scorecard; null while it has
+ * none), and on exports the `__export_id` watermark.
+ */
+const exportFieldSchemas = {
+  slug: Schema.optionalKey(Schema.String),
+  name: Schema.optionalKey(Schema.String),
+  grade: Schema.optionalKey(Schema.NullOr(LetterGrade)),
+  letter_grade: Schema.optionalKey(Schema.NullOr(LetterGrade)),
+  composite_score: Schema.optionalKey(Schema.NullOr(Percent)),
+  domain_scores: Schema.optionalKey(Schema.NullOr(DomainScores)),
+  last_rated_at: Schema.optionalKey(Schema.NullOr(IsoDateTime))
+}
+
+export const ExportedRecord = Schema.Struct({
+  ...exportFieldSchemas,
+  __export_id: Schema.String.annotate({
+    description:
+      "Watermark of this export: the same on every record, recorded with who exported what and when"
+  })
+}).annotate({ identifier: "ExportRecord", description: "One exported entity: the requested fields" })
+export type ExportedRecord = typeof ExportedRecord.Type
+
+export const ComparedItem = Schema.Struct({
+  id: Schema.String.annotate({ description: "The entity's stable id" }),
+  ...exportFieldSchemas
+}).annotate({
+  identifier: "CompareItem",
+  description: "One compared entity: its id and the requested fields"
+})
+
+export const CompareBody = Schema.Struct({ items: Schema.Array(ComparedItem) }).annotate({
+  identifier: "CompareBody",
+  description: "The compared entities, in the order of the ids parameter"
+})
+export type CompareBody = typeof CompareBody.Type

@@ -1,0 +1,116 @@
+/**
+ * Handlers of export and compare. The domain decides tier, visibility, the
+ * watermark and the quota (ExportService, CompareService); here the parsed
+ * parameters go in, and the CSV is streamed out chunk by chunk.
+ */
+import { type EntityType, entityTypeFromName } from "@ratings/domain/model/EntityType"
+import {
+  type CompareBody,
+  type ExportedRecord,
+  type ExportField,
+  ExportLimit,
+  parseFields,
+  WatermarkField
+} from "@ratings/domain/model/ExportFields"
+import { CompareService } from "@ratings/domain/services/CompareService"
+import { ExportService } from "@ratings/domain/services/ExportService"
+import { Effect, Result, Stream } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { RatingsApi } from "../api/Api.ts"
+import { CompareNotFoundError, ExportQuotaError, splitIds } from "../api/UtilitiesApi.ts"
+import { csvChunks } from "./Csv.ts"
+import { currentCaller } from "./EntityHandlers.ts"
+import { mapReadErrors } from "./ErrorMapping.ts"
+
+// The contract already checked both; these only narrow the types.
+const typeOf = (entity: string): EntityType => entityTypeFromName(entity)!
+const fieldsOf = (fields: string): ReadonlyArray<ExportField> => Result.getOrThrow(parseFields(fields))
+
+export const UtilityHandlers = HttpApiBuilder.group(
+  RatingsApi,
+  "utilities",
+  Effect.fnUntraced(function* (handlers) {
+    const exports = yield* ExportService
+    const compare = yield* CompareService
+
+    const runExport = (
+      request: HttpServerRequest.HttpServerRequest,
+      query: { readonly entity: string; readonly fields: string; readonly limit?: number | undefined },
+      format: "csv" | "json"
+    ) =>
+      Effect.gen(function* () {
+        const caller = yield* currentCaller(request)
+        const result = yield* exports
+          .export(caller, {
+            entity_type: typeOf(query.entity),
+            fields: fieldsOf(query.fields),
+            limit: query.limit ?? ExportLimit.default,
+            format
+          })
+          .pipe(
+            Effect.catchTag("ExportQuotaExceeded", (e) =>
+              HttpEffect.appendPreResponseHandler((_, response) =>
+                Effect.succeed(
+                  HttpServerResponse.setHeader(response, "retry-after", String(e.retry_after_seconds))
+                )
+              ).pipe(
+                Effect.andThen(
+                  Effect.fail(
+                    new ExportQuotaError({
+                      detail: {
+                        error: "export_quota_exceeded",
+                        retry_after: e.retry_after_seconds,
+                        quota: e.quota
+                      }
+                    })
+                  )
+                )
+              )
+            ),
+            mapReadErrors
+          )
+        yield* HttpEffect.appendPreResponseHandler((_, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "x-export-id", result.export_id))
+        )
+        return result
+      }).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+
+    return handlers
+      .handle("exportJson", ({ query, request }) =>
+        Effect.map(
+          runExport(request, query, "json"),
+          // The rows are built from the same field list; the response encoder checks every value.
+          (result) => result.rows as unknown as ReadonlyArray<ExportedRecord>
+        )
+      )
+      .handle("exportCsv", ({ query, request }) =>
+        Effect.map(runExport(request, query, "csv"), (result) => {
+          const columns = [...result.fields, WatermarkField]
+          const name = `${typeOf(query.entity)}-export-${result.export_id}.csv`
+          return HttpServerResponse.stream(Stream.fromIterable(csvChunks(columns, result.rows)), {
+            contentType: "text/csv; charset=utf-8",
+            headers: { "content-disposition": `attachment; filename="${name}"` }
+          })
+        })
+      )
+      .handle("compare", ({ query, request }) =>
+        Effect.gen(function* () {
+          const caller = yield* currentCaller(request)
+          const body = yield* compare
+            .compare(caller, {
+              entity_type: typeOf(query.entity),
+              ids: splitIds(query.ids),
+              fields: fieldsOf(query.fields)
+            })
+            .pipe(
+              Effect.catchTag("CompareNotFound", (e) =>
+                Effect.fail(new CompareNotFoundError({ detail: "not found", identifiers: e.identifiers }))
+              ),
+              mapReadErrors
+            )
+          return body as unknown as CompareBody
+        })
+      )
+  })
+)
