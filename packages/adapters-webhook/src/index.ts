@@ -1,5 +1,8 @@
 /**
- * Outbound signed webhooks: the node:crypto signer (more adapters join it:
- * the undici transport and the dispatcher loop).
+ * Outbound signed webhooks: the node:crypto signer, the target policy that
+ * refuses private and link-local receivers, and the undici transport (the
+ * dispatcher loop joins them).
  */
 export * as HmacSigner from "./HmacSigner.ts"
+export * as TargetPolicy from "./TargetPolicy.ts"
+export * as UndiciTransport from "./UndiciTransport.ts"

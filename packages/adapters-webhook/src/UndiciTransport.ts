@@ -1,0 +1,295 @@
+/**
+ * The production `WebhookTransport`: one POST per delivery attempt over an
+ * undici Agent (spec part 3 "Webhook delivery", part 6 "Delivery format").
+ *
+ * - Budget: `timeoutMs` covers everything (connect, request, headers and the
+ *   response body); a response that has not fully arrived by then is
+ *   `timeout`. It runs on real timers, not on the Effect clock: it bounds
+ *   real network time, and a test clock must not be able to stall it.
+ * - Redirects are never followed: a 3xx is a non-2xx answer like any other,
+ *   and following one would let a receiver steer us to a target the policy
+ *   refuses.
+ * - At most `maxResponseBytes` of the answer are read (its content is never
+ *   used); a larger body closes the connection instead of being drained.
+ * - One keep-alive pool per origin with a bounded number of HTTP/1.1
+ *   connections, so a burst to one receiver reuses sockets instead of opening
+ *   thousands; HTTP/2 is not offered, keeping one request per connection and
+ *   the failure modes of plain sockets.
+ * - Target policy (`TargetPolicy.ts`), applied at send time on every attempt:
+ *   the URL checks, then in the connector every address the name resolves to
+ *   (one refused address refuses the name), the socket connecting to exactly
+ *   those checked addresses, and finally the peer address of the connected
+ *   socket. Resolving once and connecting to what was checked is what makes
+ *   DNS rebinding between check and connect useless.
+ *
+ * `send` never fails: every error becomes a `NoResponse` with a reason.
+ * Messages name codes and addresses, never headers or bodies, so signatures
+ * cannot leak through them.
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns"
+import type { Socket } from "node:net"
+import {
+  noResponse,
+  responded,
+  type TransportFailureReason,
+  type TransportOutcome
+} from "@ratings/domain/model/Delivery"
+import { type WebhookRequest, WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
+import { Effect, Layer, Result, type Scope } from "effect"
+import { Agent, buildConnector } from "undici"
+import { addressRefusal, checkUrl, parseIpLiteral, type TargetPolicy } from "./TargetPolicy.ts"
+
+/** Resolves a host name to all of its addresses (the system resolver by default). */
+export type ResolveHost = (hostname: string) => Promise<ReadonlyArray<LookupAddress>>
+
+export interface UndiciTransportOptions extends TargetPolicy {
+  /** Connections kept per receiver origin at most. Default 128. */
+  readonly maxConnectionsPerOrigin?: number
+  /** Bytes of a response body read before the connection is dropped. Default 64 KiB. */
+  readonly maxResponseBytes?: number
+  /** Replaces the system resolver (custom DNS, tests of resolved-address checks). */
+  readonly resolveHost?: ResolveHost
+}
+
+export const defaultMaxConnectionsPerOrigin = 128
+export const defaultMaxResponseBytes = 64 * 1024
+
+const systemResolver: ResolveHost = (hostname) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true, order: "verbatim" }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses)
+    )
+  })
+
+/** Raised inside the connector when the policy refuses an address; becomes `target_refused`. */
+export class TargetRefusedError extends Error {
+  readonly code = "ERR_WEBHOOK_TARGET_REFUSED"
+}
+
+class TransportTimeout extends Error {
+  readonly code = "ERR_WEBHOOK_TIMEOUT"
+}
+
+const dnsError = (hostname: string): Error =>
+  Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname })
+
+type Connector = buildConnector.connector
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | Array<LookupAddress>,
+  family?: number
+) => void
+
+/**
+ * A connector that resolves, checks every resolved address and connects to
+ * the checked ones only; literal addresses are checked before connecting, and
+ * the connected peer is checked again before undici may write to it.
+ */
+const makeConnector = (policy: TargetPolicy, resolveHost: ResolveHost): Connector => {
+  const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolveHost(hostname).then(
+      (resolved) => {
+        for (const { address } of resolved) {
+          const refusal = addressRefusal(address, policy)
+          if (refusal !== undefined) return callback(new TargetRefusedError(`${hostname}: ${refusal}`), [])
+        }
+        const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : options.family
+        const usable = family === 4 || family === 6 ? resolved.filter((a) => a.family === family) : resolved
+        const first = usable[0]
+        if (first === undefined) return callback(dnsError(hostname), [])
+        if (options.all) return callback(null, [...usable])
+        return callback(null, first.address, first.family)
+      },
+      (error: NodeJS.ErrnoException) => callback(error, [])
+    )
+  }
+  // undici's 10 s connect timeout stays: it frees a pool slot stuck on a
+  // black-holed address even after the request that opened it gave up.
+  const base = buildConnector({ allowH2: false, lookup })
+  return (options, callback) => {
+    if (parseIpLiteral(options.hostname) !== undefined) {
+      const refusal = addressRefusal(options.hostname, policy)
+      if (refusal !== undefined) return callback(new TargetRefusedError(refusal), null)
+    }
+    base(options, (error, socket) => {
+      if (error !== null) return callback(error, null)
+      const peer = (socket as Socket).remoteAddress
+      const refusal = peer === undefined ? "refused target: no peer address" : addressRefusal(peer, policy)
+      if (refusal !== undefined) {
+        socket.destroy()
+        return callback(new TargetRefusedError(refusal), null)
+      }
+      return callback(null, socket)
+    })
+  }
+}
+
+/** An undici Agent enforcing the target policy, with bounded keep-alive pools per origin. */
+export const makeAgent = (options: UndiciTransportOptions): Agent =>
+  new Agent({
+    connect: makeConnector(options, options.resolveHost ?? systemResolver),
+    connections: options.maxConnectionsPerOrigin ?? defaultMaxConnectionsPerOrigin,
+    pipelining: 1,
+    allowH2: false,
+    // The overall budget of each request bounds these; undici's 300 s defaults would only mask leaks.
+    headersTimeout: 0,
+    bodyTimeout: 0
+  })
+
+// --- outcome classification ----------------------------------------------------
+
+const tlsCodes = new Set([
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_REVOKED",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "HOSTNAME_MISMATCH"
+])
+const dnsCodes = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA", "ENODATA"])
+const resetCodes = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ECONNABORTED"])
+const timeoutCodes = new Set([
+  "ETIMEDOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT"
+])
+
+interface ErrorLike {
+  readonly code?: unknown
+  readonly message?: unknown
+  readonly cause?: unknown
+  readonly errors?: unknown
+}
+
+/** Every error in a chain of causes and aggregates, outermost first. */
+const errorChain = (error: unknown): ReadonlyArray<ErrorLike> => {
+  const seen: Array<ErrorLike> = []
+  const visit = (e: unknown) => {
+    if (typeof e !== "object" || e === null || seen.includes(e) || seen.length > 20) return
+    const err = e as ErrorLike
+    seen.push(err)
+    if (Array.isArray(err.errors)) for (const inner of err.errors) visit(inner)
+    visit(err.cause)
+  }
+  visit(error)
+  return seen
+}
+
+const codeOf = (e: ErrorLike): string => (typeof e.code === "string" ? e.code : "")
+const messageOf = (e: ErrorLike | undefined): string =>
+  e !== undefined && typeof e.message === "string" && e.message !== "" ? e.message : "unknown error"
+
+/** Why a POST produced no response, from what undici or Node threw. */
+export const classifyFailure = (
+  error: unknown
+): { readonly reason: TransportFailureReason; readonly message: string } => {
+  const chain = errorChain(error)
+  const find = (test: (e: ErrorLike) => boolean) => chain.find(test)
+  const withCode = (codes: ReadonlySet<string>) => find((e) => codes.has(codeOf(e)))
+  const refused = find((e) => e instanceof TargetRefusedError)
+  if (refused) return { reason: "target_refused", message: messageOf(refused) }
+  const timedOut = find((e) => e instanceof TransportTimeout) ?? withCode(timeoutCodes)
+  if (timedOut) return { reason: "timeout", message: messageOf(timedOut) }
+  const tls = find((e) => {
+    const code = codeOf(e)
+    return tlsCodes.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_")
+  })
+  if (tls) return { reason: "tls", message: `${codeOf(tls)}: ${messageOf(tls)}` }
+  const dns = withCode(dnsCodes)
+  if (dns) return { reason: "dns", message: `${codeOf(dns)}: ${messageOf(dns)}` }
+  const connRefused = withCode(new Set(["ECONNREFUSED"]))
+  if (connRefused) return { reason: "connection_refused", message: messageOf(connRefused) }
+  const reset = withCode(resetCodes)
+  if (reset) return { reason: "connection_reset", message: `${codeOf(reset)}: ${messageOf(reset)}` }
+  const first = chain[0]
+  const code = first === undefined ? "" : codeOf(first)
+  return { reason: "other", message: code === "" ? messageOf(first) : `${code}: ${messageOf(first)}` }
+}
+
+// --- sending -------------------------------------------------------------------
+
+/**
+ * Reads at most `limit` bytes of a response body. A larger body is abandoned
+ * (undici then closes its connection); an error mid-body propagates, since a
+ * response that did not fully arrive is not an answer.
+ */
+const drain = async (body: AsyncIterable<Uint8Array> & { destroy: () => unknown }, limit: number) => {
+  let read = 0
+  for await (const chunk of body) {
+    read += chunk.byteLength
+    if (read > limit) {
+      body.destroy()
+      return
+    }
+  }
+}
+
+/** One POST under the policy and the budget; never rejects. */
+export const post = async (
+  agent: Agent,
+  options: UndiciTransportOptions,
+  request: WebhookRequest,
+  interrupt?: AbortSignal
+): Promise<TransportOutcome> => {
+  const started = performance.now()
+  const elapsed = () => Math.max(0, Math.round(performance.now() - started))
+  const checked = checkUrl(request.url, options)
+  if (Result.isFailure(checked)) return noResponse("target_refused", elapsed(), checked.failure.message)
+  const url = checked.success
+  const controller = new AbortController()
+  const timer = setTimeout(
+    () => controller.abort(new TransportTimeout(`no complete response within ${request.timeoutMs} ms`)),
+    request.timeoutMs
+  )
+  const onInterrupt = () => controller.abort(interrupt?.reason)
+  interrupt?.addEventListener("abort", onInterrupt, { once: true })
+  try {
+    const response = await agent.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+      signal: controller.signal
+    })
+    await drain(response.body, options.maxResponseBytes ?? defaultMaxResponseBytes)
+    return responded(response.statusCode, elapsed())
+  } catch (error) {
+    // After the budget, whatever undici reports (aborted, socket closed) is the timeout.
+    const cause = controller.signal.aborted ? (controller.signal.reason ?? error) : error
+    const { reason, message } = classifyFailure(cause)
+    return noResponse(reason, elapsed(), message)
+  } finally {
+    clearTimeout(timer)
+    interrupt?.removeEventListener("abort", onInterrupt)
+  }
+}
+
+/** The transport over an agent the caller owns. */
+export const fromAgent = (agent: Agent, options: UndiciTransportOptions): WebhookTransport["Service"] =>
+  WebhookTransport.of({
+    send: Effect.fn("UndiciTransport.send")(function* (request: WebhookRequest) {
+      return yield* Effect.promise((signal) => post(agent, options, request, signal))
+    })
+  })
+
+/** The transport with its own agent, destroyed (open sockets closed) when the scope closes. */
+export const make = (
+  options: UndiciTransportOptions
+): Effect.Effect<WebhookTransport["Service"], never, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.sync(() => makeAgent(options)),
+      (agent) => Effect.promise(() => agent.destroy())
+    ),
+    (agent) => fromAgent(agent, options)
+  )
+
+export const layer = (options: UndiciTransportOptions): Layer.Layer<WebhookTransport> =>
+  Layer.effect(WebhookTransport, make(options))
