@@ -9,7 +9,8 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { Effect } from "effect"
-import { exited, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
+import { DemoDataDir } from "../src/cli/ServeCommand.ts"
+import { exited, runCli, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
 
 const port = () => Effect.runPromise(freePort)
 
@@ -63,4 +64,35 @@ describe("server process", () => {
       await db.drop()
     }
   }, 90_000)
+
+  it("the demo dataset is served as imported: the shipped sample quantum snapshot, attributed as a sample, and the demo incidents", async () => {
+    const db = await scratchDatabase()
+    const p = await port()
+    const imported = await runCli(["import", DemoDataDir], { DATABASE_URL: db.url })
+    assert.strictEqual(imported.code, 0, imported.stderr)
+    const child = startCli(["serve"], { PORT: String(p), DATABASE_URL: db.url })
+    try {
+      await waitForOutput(child, /Listening on/, 60_000)
+      const base = `http://127.0.0.1:${p}/api/v1`
+      // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
+      const table: any = await (await fetch(`${base}/quantum-readiness`)).json()
+      assert.strictEqual(table.available, true)
+      assert.isAtLeast(table.rows.length, 70)
+      assert.isAbove(table.rows_skipped, 0)
+      assert.include(table.attribution, "Sample data")
+      assert.notProperty(table, "stale", "no upstream is configured, so no refresh failed")
+      // biome-ignore lint/suspicious/noExplicitAny: as above
+      const ethereum: any = await (await fetch(`${base}/chains/ethereum/quantum-readiness`)).json()
+      assert.strictEqual(ethereum.available, true)
+      assert.strictEqual(ethereum.as_of, table.as_of)
+      // biome-ignore lint/suspicious/noExplicitAny: as above
+      const incidents: any = await (await fetch(`${base}/incidents?min_status=rumored&limit=200`)).json()
+      assert.isAbove(incidents.total, 0)
+      assert.isTrue(incidents.items.every((i: { source_count: number }) => i.source_count >= 2))
+    } finally {
+      child.kill("SIGTERM")
+      await exited(child)
+      await db.drop()
+    }
+  }, 120_000)
 })
