@@ -3,7 +3,8 @@
  * trigger carries the account in its WHERE clause, so another account's rule
  * is "not found" by construction, not by a check after the fact. The signing
  * key is sealed with the server key (SecretBox) before it reaches the table,
- * bound to the rule id, and only `signingKey` ever selects that column.
+ * bound to the rule id, and only `signingKey` and `destination` (what the
+ * dispatcher reads to send) ever select that column.
  *
  * The port has no error channel for store failures; a database failure is a
  * defect carrying a StoreError with the reason, never a bare SqlError.
@@ -137,6 +138,19 @@ export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient 
         return yield* box.open(row.signing_key_sealed, keyContext(ruleId)).pipe(orDie("signingKey"))
       }).pipe(Effect.withSpan("PgAlertRuleRepository.signingKey"))
 
-    return AlertRuleRepository.of({ list, get, create, delete: del, matching, signingKey })
+    const destination = (ruleId: string) =>
+      Effect.gen(function* () {
+        if (!isUuid(ruleId)) return yield* new AlertRuleNotFound({ rule_id: ruleId })
+        const [row] = yield* sql<{ readonly webhook_url: string; readonly signing_key_sealed: string }>`
+          SELECT webhook_url, signing_key_sealed FROM alert_rules WHERE id = ${ruleId}
+        `.pipe(orDie("destination"))
+        if (row === undefined) return yield* new AlertRuleNotFound({ rule_id: ruleId })
+        const signing_key = yield* box
+          .open(row.signing_key_sealed, keyContext(ruleId))
+          .pipe(orDie("destination"))
+        return { webhook_url: row.webhook_url, signing_key }
+      }).pipe(Effect.withSpan("PgAlertRuleRepository.destination"))
+
+    return AlertRuleRepository.of({ list, get, create, delete: del, matching, signingKey, destination })
   })
 )

@@ -28,7 +28,12 @@ import {
   type DeliveryWithAttempts
 } from "@ratings/domain/model/Delivery"
 import type { WebhookEventKind } from "@ratings/domain/model/WebhookEvent"
-import { type ClaimOptions, DefaultLeaseMs, DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
+import {
+  type ClaimOptions,
+  DefaultLeaseMs,
+  DeliveryOutbox,
+  type EnqueueClaimedOptions
+} from "@ratings/domain/ports/DeliveryOutbox"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import {
   type AttemptInput,
@@ -183,6 +188,25 @@ export const layerWith = (policy: RetryPolicy): Layer.Layer<DeliveryOutbox, neve
           Effect.withSpan("PgDeliveryOutbox.enqueue")
         )
 
+      const enqueueClaimed = (d: Delivery, { at, leaseMs = DefaultLeaseMs }: EnqueueClaimedOptions) =>
+        Effect.gen(function* () {
+          const inserted = yield* sql<{ readonly delivery_id: string }>`
+            INSERT INTO webhook_deliveries (${columns}, leased_until)
+            VALUES (
+              ${d.delivery_id}, ${d.rule_id}, ${d.event}, ${d.body}, ${d.status}, ${d.cycle}, ${d.attempts},
+              ${d.next_attempt_at}::timestamptz, ${d.first_attempt_at}::timestamptz, ${d.last_error},
+              ${d.created_at}::timestamptz, ${new Date(at + leaseMs)}
+            )
+            ON CONFLICT (delivery_id) DO NOTHING
+            RETURNING delivery_id
+          `
+          // A duplicate id is a bug in the caller (ids are fresh UUIDs), as in memory.
+          if (inserted.length === 0) {
+            return yield* Effect.die(new Error(`delivery ${d.delivery_id} is already in the outbox`))
+          }
+          return d
+        }).pipe(orDie("enqueueClaimed"), Effect.withSpan("PgDeliveryOutbox.enqueueClaimed"))
+
       const claimDue = ({ at, limit, leaseMs = DefaultLeaseMs }: ClaimOptions) =>
         sql<DeliveryRow>`
           WITH due AS (
@@ -304,7 +328,16 @@ export const layerWith = (policy: RetryPolicy): Layer.Layer<DeliveryOutbox, neve
           return result.success
         }).pipe(sql.withTransaction, orDie("refire"), Effect.withSpan("PgDeliveryOutbox.refire"))
 
-      return DeliveryOutbox.of({ enqueue, claimDue, recordAttempt, get, listByRule, listFailed, refire })
+      return DeliveryOutbox.of({
+        enqueue,
+        enqueueClaimed,
+        claimDue,
+        recordAttempt,
+        get,
+        listByRule,
+        listFailed,
+        refire
+      })
     })
   )
 

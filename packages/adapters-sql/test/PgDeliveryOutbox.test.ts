@@ -144,6 +144,31 @@ describe("PgDeliveryOutbox", () => {
       }).pipe(Effect.provide(PgDeliveryOutbox.layer))
     )
 
+    it.effect(
+      "a delivery enqueued claimed (test-webhook) is skipped by another server process's dispatcher until its lease ends",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const outbox = yield* DeliveryOutbox
+          const lease = 60 * SECOND
+          const held = yield* outbox.enqueueClaimed(delivery(1), { at: T0, leaseMs: lease })
+          const otherProcess = yield* Layer.build(
+            PgDeliveryOutbox.layer.pipe(Layer.provide(otherProcessClient))
+          )
+          const claimElsewhere = (at: number) =>
+            Effect.provide(
+              Effect.flatMap(DeliveryOutbox, (o) => o.claimDue({ at, limit: 10 })),
+              otherProcess
+            )
+          assert.lengthOf(yield* claimElsewhere(T0 + lease - 1), 0)
+          yield* outbox.recordAttempt(held, { at: T0, outcome: responded(200, 5) })
+          assert.lengthOf(yield* claimElsewhere(T0 + 2 * lease), 0, "delivered: nothing left to claim")
+          const stored = yield* outbox.get(deliveryId(1))
+          assert.strictEqual(stored.status, "delivered")
+          assert.lengthOf(stored.attempt_log, 1)
+        }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
     it.effect("a fan-out larger than one INSERT keeps its order and lands whole", () =>
       Effect.gen(function* () {
         yield* truncate

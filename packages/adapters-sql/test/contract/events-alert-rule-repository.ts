@@ -96,6 +96,26 @@ export const alertRuleRepositoryContract = (
       )
     )
 
+    it.effect(
+      "a rule's URL and signing key are read for sending, by rule id alone; a deleted rule has none",
+      () =>
+        run(
+          Effect.gen(function* () {
+            const repo = yield* AlertRuleRepository
+            yield* repo.create(rule(A1, "alice"))
+            yield* repo.create(rule(B1, "bob", { signing_key: "whsec_bobs" }))
+            assert.deepStrictEqual(yield* repo.destination(B1), {
+              webhook_url: `https://hooks.example.com/${B1}`,
+              signing_key: "whsec_bobs"
+            })
+            yield* repo.delete("alice", A1)
+            assert.strictEqual((yield* Effect.flip(repo.destination(A1)))._tag, "AlertRuleNotFound")
+            assert.strictEqual((yield* Effect.flip(repo.destination(B2)))._tag, "AlertRuleNotFound")
+            assert.strictEqual((yield* Effect.flip(repo.destination("not-a-uuid")))._tag, "AlertRuleNotFound")
+          })
+        )
+    )
+
     it.effect("nobody reads another account's rule: it is not found, not forbidden", () =>
       run(
         Effect.gen(function* () {

@@ -6,7 +6,7 @@
  * dashboard rely on. Each test gets a fresh, empty outbox.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Effect, Exit, type Layer } from "effect"
 import { type Delivery, millisOf, noResponse, responded } from "@ratings/domain/model/Delivery"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { newDelivery } from "@ratings/domain/webhooks/DeliveryStateMachine"
@@ -291,6 +291,55 @@ export const deliveryOutboxContract = (name: string, makeLayer: () => Layer.Laye
             failed(4),
             failed(1)
           ])
+        })
+      )
+    )
+
+    it.effect(
+      "a delivery enqueued claimed is its caller's: no claim takes it while the lease runs, the caller records its attempt",
+      () =>
+        run(
+          Effect.gen(function* () {
+            const outbox = yield* DeliveryOutbox
+            const held = yield* outbox.enqueueClaimed(delivery(1), { at: T0, leaseMs: 60 * SECOND })
+            assert.deepStrictEqual(held, delivery(1))
+            assert.lengthOf(yield* outbox.claimDue({ at: T0, limit: 10 }), 0, "leased to its caller")
+            assert.lengthOf(yield* outbox.claimDue({ at: T0 + 60 * SECOND - 1, limit: 10 }), 0)
+            const { delivery: after } = yield* outbox.recordAttempt(held, {
+              at: T0 + 3,
+              outcome: responded(500, 2)
+            })
+            assert.strictEqual(after.status, "pending")
+            assert.strictEqual(millisOf(after.next_attempt_at!), T0 + 3 + 30 * SECOND)
+            const [retry] = yield* outbox.claimDue({ at: T0 + 3 + 30 * SECOND, limit: 10 })
+            assert.strictEqual(retry?.delivery_id, deliveryId(1), "recording released the claim")
+            assert.strictEqual((yield* outbox.get(deliveryId(1))).attempt_log.length, 1)
+          })
+        )
+    )
+
+    it.effect("a claimed enqueue whose caller never records is claimable once its lease ends", () =>
+      run(
+        Effect.gen(function* () {
+          const outbox = yield* DeliveryOutbox
+          yield* outbox.enqueueClaimed(delivery(1), { at: T0, leaseMs: 60 * SECOND })
+          const [orphan] = yield* outbox.claimDue({ at: T0 + 60 * SECOND, limit: 10 })
+          assert.strictEqual(orphan?.delivery_id, deliveryId(1))
+        })
+      )
+    )
+
+    it.effect("enqueueing claimed an id already in the outbox is a defect; the stored delivery stays", () =>
+      run(
+        Effect.gen(function* () {
+          const outbox = yield* DeliveryOutbox
+          yield* outbox.enqueue([delivery(1)])
+          const exit = yield* Effect.exit(
+            outbox.enqueueClaimed({ ...delivery(1), body: '{"replaced":true}' }, { at: T0 })
+          )
+          assert.isTrue(Exit.hasDies(exit))
+          assert.strictEqual((yield* outbox.get(deliveryId(1))).body, '{"n":1}')
+          assert.lengthOf(yield* outbox.claimDue({ at: T0, limit: 10 }), 1, "and it is not leased")
         })
       )
     )

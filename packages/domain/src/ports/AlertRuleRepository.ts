@@ -20,6 +20,12 @@ import {
   toAlertRule
 } from "../model/AlertRule.ts"
 
+/** Where a rule's deliveries go and how they are signed: what the dispatcher reads per attempt. */
+export interface RuleDestination {
+  readonly webhook_url: string
+  readonly signing_key: string
+}
+
 export class AlertRuleRepository extends Context.Service<
   AlertRuleRepository,
   {
@@ -35,6 +41,11 @@ export class AlertRuleRepository extends Context.Service<
     readonly matching: (event: MatchableEvent) => Effect.Effect<ReadonlyArray<AlertRule>>
     /** The signing key of a rule, for signing its deliveries. */
     readonly signingKey: (ruleId: string) => Effect.Effect<string, AlertRuleNotFound>
+    /**
+     * The URL and signing key of a rule, by rule id alone: a delivery knows its
+     * rule, not the rule's account. Not found once the rule is deleted.
+     */
+    readonly destination: (ruleId: string) => Effect.Effect<RuleDestination, AlertRuleNotFound>
   }
 >()("@ratings/domain/ports/AlertRuleRepository") {
   static readonly layerMemory: Layer.Layer<AlertRuleRepository> = Layer.effect(
@@ -71,7 +82,12 @@ export class AlertRuleRepository extends Context.Service<
           ),
         matching: (event) =>
           Effect.map(Ref.get(rules), (all) => all.filter((r) => matches(r, event)).map(toAlertRule)),
-        signingKey: (ruleId) => Effect.map(find(ruleId), (r) => r.signing_key)
+        signingKey: (ruleId) => Effect.map(find(ruleId), (r) => r.signing_key),
+        destination: (ruleId) =>
+          Effect.map(find(ruleId), (r) => ({
+            webhook_url: r.channels.webhook_url,
+            signing_key: r.signing_key
+          }))
       })
     })
   )

@@ -9,6 +9,11 @@
  * one has moved on since (another worker recorded that attempt after a lease
  * expired), so an attempt is never counted twice.
  *
+ * `enqueueClaimed` writes a new delivery already leased to its caller, for an
+ * attempt made at once (the test-webhook route): enqueueing and then claiming
+ * would leave a window in which a dispatcher takes it first, and the caller
+ * could not report the outcome of its own attempt.
+ *
  * Every transition goes through the pure DeliveryStateMachine, in memory and
  * in SQL alike. Production: adapters-sql (a table claimed with
  * `FOR UPDATE SKIP LOCKED` and a lease column). `layerMemory` keeps it all in
@@ -42,10 +47,22 @@ export interface ClaimOptions {
   readonly leaseMs?: number | undefined
 }
 
+export interface EnqueueClaimedOptions {
+  /** Epoch ms the claim starts; the lease runs to `at + leaseMs`. */
+  readonly at: number
+  readonly leaseMs?: number | undefined
+}
+
 export class DeliveryOutbox extends Context.Service<
   DeliveryOutbox,
   {
     readonly enqueue: (deliveries: ReadonlyArray<Delivery>) => Effect.Effect<void>
+    /**
+     * Enqueues one new delivery leased to the caller, so no claim returns it
+     * before the caller records its attempt or the lease ends. Its id must be
+     * new (ids are fresh UUIDs): an id already in the outbox is a defect.
+     */
+    readonly enqueueClaimed: (delivery: Delivery, options: EnqueueClaimedOptions) => Effect.Effect<Delivery>
     /** Up to `limit` due, unclaimed deliveries, earliest due first, each leased to the caller. */
     readonly claimDue: (options: ClaimOptions) => Effect.Effect<ReadonlyArray<Delivery>>
     /** Applies an attempt to a claimed delivery and releases the claim. */
@@ -126,6 +143,22 @@ function makeMemory(policy: RetryPolicy) {
           }
           return next
         }),
+
+      enqueueClaimed: (delivery, { at, leaseMs = DefaultLeaseMs }) =>
+        Effect.flatten(
+          Ref.modify(state, (entries): readonly [Effect.Effect<Delivery>, Entries] =>
+            entries.has(delivery.delivery_id)
+              ? [Effect.die(new Error(`delivery ${delivery.delivery_id} is already in the outbox`)), entries]
+              : [
+                  Effect.succeed(delivery),
+                  new Map(entries).set(delivery.delivery_id, {
+                    delivery,
+                    attempts: [],
+                    leasedUntil: at + leaseMs
+                  })
+                ]
+          )
+        ),
 
       claimDue: ({ at, limit, leaseMs = DefaultLeaseMs }) =>
         Ref.modify(state, (entries) => {

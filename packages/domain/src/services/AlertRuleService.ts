@@ -1,0 +1,251 @@
+/**
+ * Use cases behind /alert-rules (spec part 4; part 6, "Configuration") and
+ * the failed-delivery watchlist: the rules of one account, their test
+ * webhook, their delivery log, and manual re-fire.
+ *
+ * Rules belong to an account. A rule or delivery of another account is
+ * "not found", never "forbidden", so ids reveal nothing across accounts. The
+ * signing key leaves the service once, in the answer to `create`.
+ *
+ * - `create` stores the rule with a fresh key. In the same transaction it
+ *   enqueues the `webhook.test` delivery that saving a webhook URL fires
+ *   (Configuration rule 3), so a rule never exists without its test event.
+ *   The dispatcher sends that delivery like any other.
+ * - `testWebhook` makes a real attempt at once, through the dispatcher's
+ *   `deliverNow`: a new `webhook.test` delivery, recorded in the rule's log
+ *   and retried on the schedule if it fails. The caller gets the outcome of
+ *   that attempt.
+ * - `delete` leaves the rule's deliveries in the outbox, where they are the
+ *   record of what was sent. The dispatcher sends nothing more for a deleted
+ *   rule, and its pending deliveries end `failed` (see WebhookDispatcher).
+ * - `refire` takes an account when an account asks (the API) and none when
+ *   an operator does (the CLI and the dashboard). Only a failed delivery can
+ *   be re-fired. A delivery whose rule is gone cannot be re-fired: it could
+ *   only fail again.
+ */
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import {
+  type AlertRuleCreate,
+  type AlertRuleCreated,
+  type AlertRuleList,
+  type AlertRuleNotFound,
+  type AlertRuleRecord,
+  normalizeFilters
+} from "../model/AlertRule.ts"
+import {
+  type Delivery,
+  DeliveryNotFound,
+  DeliveryStatus,
+  type DeliveryWithAttempts,
+  isoOf
+} from "../model/Delivery.ts"
+import type { WebhookTestReport } from "../model/WebhookTest.ts"
+import { AlertRuleRepository } from "../ports/AlertRuleRepository.ts"
+import { DeliveryOutbox } from "../ports/DeliveryOutbox.ts"
+import { IdGenerator } from "../ports/IdGenerator.ts"
+import { Signer } from "../ports/Signer.ts"
+import type { StoreError } from "../ports/StoreError.ts"
+import { Transaction } from "../ports/Transaction.ts"
+import { WebhookTransport } from "../ports/WebhookTransport.ts"
+import { newDelivery } from "../webhooks/DeliveryStateMachine.ts"
+import { addressEvent, serializeEvent, webhookTest } from "../webhooks/EventPayloads.ts"
+import { WebhookDispatcher } from "./WebhookDispatcher.ts"
+
+/** Re-fire of a delivery that is not failed: a pending one is still in its cycle, a delivered one was acknowledged. */
+export class DeliveryNotFailed extends Schema.TaggedError<DeliveryNotFailed>()("DeliveryNotFailed", {
+  delivery_id: Schema.String,
+  status: DeliveryStatus,
+  message: Schema.String
+}) {}
+
+export interface ListOptions {
+  readonly limit?: number | undefined
+}
+
+/** The test delivery of a rule: the synthetic `webhook.test` event, addressed to it. */
+const testDelivery = (
+  rule: Pick<AlertRuleRecord, "id" | "entity_types" | "slugs">,
+  deliveryId: string,
+  at: number
+): Delivery =>
+  newDelivery({
+    delivery_id: deliveryId,
+    rule_id: rule.id,
+    event: "webhook.test",
+    body: serializeEvent(
+      addressEvent(webhookTest(rule, at), { delivery_id: deliveryId, watchlist_id: rule.id })
+    ),
+    at
+  })
+
+export class AlertRuleService extends Context.Service<
+  AlertRuleService,
+  {
+    /** The account's rules, oldest first, without signing keys. */
+    readonly list: (accountId: string) => Effect.Effect<AlertRuleList>
+    /** A new rule with a fresh signing key, served this once, and its webhook.test delivery enqueued. */
+    readonly create: (
+      accountId: string,
+      request: AlertRuleCreate
+    ) => Effect.Effect<AlertRuleCreated, StoreError>
+    readonly delete: (accountId: string, ruleId: string) => Effect.Effect<void, AlertRuleNotFound>
+    /** A real, signed webhook.test attempt made now, and how it ended. */
+    readonly testWebhook: (
+      accountId: string,
+      ruleId: string
+    ) => Effect.Effect<WebhookTestReport, AlertRuleNotFound>
+    /** The rule's deliveries with their attempts, newest first. */
+    readonly deliveries: (
+      accountId: string,
+      ruleId: string,
+      options?: ListOptions
+    ) => Effect.Effect<ReadonlyArray<DeliveryWithAttempts>, AlertRuleNotFound>
+    /** Failed deliveries, newest first: the account's, or every account's when none is given. */
+    readonly failed: (
+      accountId: string | undefined,
+      options?: ListOptions
+    ) => Effect.Effect<ReadonlyArray<Delivery>>
+    /** Manual re-fire of a failed delivery: a new cycle with the same delivery_id, due now. */
+    readonly refire: (
+      accountId: string | undefined,
+      deliveryId: string
+    ) => Effect.Effect<Delivery, DeliveryNotFound | DeliveryNotFailed | AlertRuleNotFound>
+  }
+>()("@ratings/domain/services/AlertRuleService") {
+  static readonly layer = Layer.effect(
+    AlertRuleService,
+    Effect.gen(function* () {
+      const rules = yield* AlertRuleRepository
+      const outbox = yield* DeliveryOutbox
+      const ids = yield* IdGenerator
+      const signer = yield* Signer
+      const tx = yield* Transaction
+      const dispatcher = yield* WebhookDispatcher
+
+      const list = Effect.fn("AlertRuleService.list")(function* (accountId: string) {
+        const items = yield* rules.list(accountId)
+        return { items, total: items.length }
+      })
+
+      const create = Effect.fn("AlertRuleService.create")(function* (
+        accountId: string,
+        request: AlertRuleCreate
+      ) {
+        const now = yield* Clock.currentTimeMillis
+        const record: AlertRuleRecord = {
+          id: yield* ids.uuid,
+          account_id: accountId,
+          ...normalizeFilters(request),
+          created_at: isoOf(now),
+          signing_key: yield* signer.newSigningKey
+        }
+        const test = testDelivery(record, yield* ids.uuid, now)
+        const stored = yield* tx.run(
+          Effect.gen(function* () {
+            const stored = yield* rules.create(record)
+            yield* outbox.enqueue([test])
+            return stored
+          })
+        )
+        return { ...stored, webhook_signing_key: record.signing_key }
+      })
+
+      const del = Effect.fn("AlertRuleService.delete")(function* (accountId: string, ruleId: string) {
+        yield* rules.delete(accountId, ruleId)
+      })
+
+      const testWebhook = Effect.fn("AlertRuleService.testWebhook")(function* (
+        accountId: string,
+        ruleId: string
+      ) {
+        const rule = yield* rules.get(accountId, ruleId)
+        const now = yield* Clock.currentTimeMillis
+        const { delivery, attempt } = yield* dispatcher.deliverNow(testDelivery(rule, yield* ids.uuid, now))
+        return {
+          delivery_id: delivery.delivery_id,
+          delivered: delivery.status === "delivered",
+          outcome: attempt.outcome,
+          status_code: attempt.status_code,
+          elapsed_ms: attempt.duration_ms,
+          error: attempt.error,
+          attempted_at: attempt.started_at,
+          next_attempt_at: delivery.status === "pending" ? delivery.next_attempt_at : null
+        } satisfies WebhookTestReport
+      })
+
+      const deliveries = Effect.fn("AlertRuleService.deliveries")(function* (
+        accountId: string,
+        ruleId: string,
+        options?: ListOptions
+      ) {
+        yield* rules.get(accountId, ruleId)
+        return yield* outbox.listByRule(ruleId, { limit: options?.limit })
+      })
+
+      const failed = Effect.fn("AlertRuleService.failed")(function* (
+        accountId: string | undefined,
+        options?: ListOptions
+      ) {
+        const ruleIds =
+          accountId === undefined ? undefined : (yield* rules.list(accountId)).map((rule) => rule.id)
+        return yield* outbox.listFailed({ ruleIds, limit: options?.limit })
+      })
+
+      const refire = Effect.fn("AlertRuleService.refire")(function* (
+        accountId: string | undefined,
+        deliveryId: string
+      ) {
+        const delivery = yield* outbox.get(deliveryId)
+        if (accountId !== undefined) {
+          // Another account's delivery, or one whose rule is gone, is not the caller's to see.
+          yield* rules
+            .get(accountId, delivery.rule_id)
+            .pipe(Effect.mapError(() => new DeliveryNotFound({ delivery_id: deliveryId })))
+        } else {
+          yield* rules.destination(delivery.rule_id)
+        }
+        const now = yield* Clock.currentTimeMillis
+        return yield* outbox.refire(deliveryId, now).pipe(
+          Effect.catchTag("DeliveryTransitionRejected", (rejected) =>
+            Effect.fail(
+              new DeliveryNotFailed({
+                delivery_id: rejected.delivery_id,
+                status: rejected.status,
+                message: `delivery ${rejected.delivery_id} is ${rejected.status}: only a failed delivery can be re-fired`
+              })
+            )
+          )
+        )
+      })
+
+      return AlertRuleService.of({
+        list,
+        create,
+        delete: del,
+        testWebhook,
+        deliveries,
+        failed,
+        refire
+      })
+    })
+  )
+
+  /**
+   * The service over in-memory ports, a scripted transport
+   * (`WebhookTransportScript`) and a dispatcher without its loop. Every
+   * dependency is exposed so tests can drive `runOnce` and read the outbox.
+   */
+  static readonly layerTest = AlertRuleService.layer.pipe(
+    Layer.provideMerge(WebhookDispatcher.layerWithoutLoop()),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        AlertRuleRepository.layerMemory,
+        DeliveryOutbox.layerMemory,
+        IdGenerator.layerMemory,
+        Signer.layerMemory,
+        Transaction.layerMemory,
+        WebhookTransport.layerMemory
+      )
+    )
+  )
+}

@@ -1,0 +1,533 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import type { AlertRuleRecord } from "../../src/model/AlertRule.ts"
+import { type Delivery, millisOf, noResponse, responded } from "../../src/model/Delivery.ts"
+import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
+import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
+import { Signer } from "../../src/ports/Signer.ts"
+import { StoreError } from "../../src/ports/StoreError.ts"
+import {
+  type WebhookRequest,
+  WebhookTransport,
+  WebhookTransportScript
+} from "../../src/ports/WebhookTransport.ts"
+import {
+  RuleDeletedMessage,
+  WebhookDispatcher,
+  type WebhookDispatcherOptions
+} from "../../src/services/WebhookDispatcher.ts"
+import { newDelivery } from "../../src/webhooks/DeliveryStateMachine.ts"
+import {
+  DefaultRetryPolicy,
+  RetryOffsetsMs,
+  type RetryPolicy,
+  retryPolicy
+} from "../../src/webhooks/RetrySchedule.ts"
+import { signingKeyFromBytes, verifyStandardWebhook } from "../../src/webhooks/WebhookSignature.ts"
+
+const SECOND = 1_000
+const HOUR = 3_600 * SECOND
+const T0 = Date.UTC(2026, 7, 1)
+const RULE = "0b8e7d21-3c4f-4a59-8e6d-1f2a3b4c5d6e"
+const SLOW_RULE = "1c9f8e32-4d5a-4b6a-9f7e-2a3b4c5d6e7f"
+const KEY = signingKeyFromBytes(new Uint8Array(32).map((_, i) => i * 7))
+const URL = "https://hooks.example.com/ratings"
+
+const deliveryId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`
+
+const delivery = (n: number, rule_id = RULE, at = T0): Delivery =>
+  newDelivery({
+    delivery_id: deliveryId(n),
+    rule_id,
+    event: "rating.changed",
+    body: `{"event":"rating.changed","delivery_id":"${deliveryId(n)}","watchlist_id":"${rule_id}"}`,
+    at
+  })
+
+const rule = (id: string, webhook_url = URL): AlertRuleRecord => ({
+  id,
+  account_id: "acct-1",
+  signing_key: KEY,
+  name: null,
+  entity_types: [],
+  slugs: [],
+  events: [],
+  channels: { webhook_url },
+  created_at: new Date(T0).toISOString()
+})
+
+type Ports = AlertRuleRepository | DeliveryOutbox | Signer | WebhookTransport
+
+/** In-memory ports and the scripted transport; a given `transport` replaces the scripted one's sends. */
+const ports = (policy: RetryPolicy, transport?: Layer.Layer<WebhookTransport>) =>
+  Layer.mergeAll(
+    AlertRuleRepository.layerMemory,
+    DeliveryOutbox.layerMemoryWith(policy),
+    Signer.layerMemory,
+    WebhookTransport.layerMemory,
+    transport ?? Layer.empty
+  )
+
+/**
+ * Seeds the in-memory ports at T0 (rules, deliveries), then builds the
+ * dispatcher over them and runs `body` with it. With `loop: true` the
+ * dispatcher's `run` is forked for the duration of `body`, starting at T0.
+ */
+const withDispatcher = <A, E>(
+  setup: {
+    readonly rules?: ReadonlyArray<AlertRuleRecord>
+    readonly deliveries?: ReadonlyArray<Delivery>
+    readonly options?: WebhookDispatcherOptions
+    readonly loop?: boolean
+    readonly transport?: Layer.Layer<WebhookTransport>
+  },
+  body: Effect.Effect<A, E, WebhookDispatcher | Ports | WebhookTransportScript>
+) =>
+  Effect.gen(function* () {
+    yield* TestClock.setTime(T0)
+    const repository = yield* AlertRuleRepository
+    for (const r of setup.rules ?? [rule(RULE)]) yield* repository.create(r)
+    yield* (yield* DeliveryOutbox).enqueue(setup.deliveries ?? [])
+    const dispatcher = setup.loop === false ? WebhookDispatcher.layerWithoutLoop : WebhookDispatcher.layer
+    return yield* Effect.provide(body, dispatcher(setup.options))
+  }).pipe(Effect.provide(ports(setup.options?.policy ?? DefaultRetryPolicy, setup.transport)))
+
+/** A transport whose every POST takes `delayMs(request)` of (test) clock time, then answers `status`; it counts sends in flight. */
+const timedTransport = (delayMs: (request: WebhookRequest) => number, status = 200) => {
+  const stats = { inFlight: 0, maxInFlight: 0, sent: [] as Array<WebhookRequest> }
+  const layer = Layer.succeed(
+    WebhookTransport,
+    WebhookTransport.of({
+      send: (request) =>
+        Effect.gen(function* () {
+          stats.sent.push(request)
+          stats.inFlight++
+          stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight)
+          const delay = delayMs(request)
+          yield* Effect.sleep(delay)
+          stats.inFlight--
+          return responded(status, delay)
+        })
+    })
+  )
+  return { stats, layer }
+}
+
+/** The delivery as the outbox holds it, with its attempt log. */
+const attemptLog = (id: string) =>
+  Effect.gen(function* () {
+    return yield* (yield* DeliveryOutbox).get(id)
+  })
+
+describe("WebhookDispatcher", () => {
+  it.effect(
+    "a receiver that always fails is attempted at exactly 0, 30 s, 5 min, 30 min, 2 h and 12 h after the initial attempt, then failed and never attempted again",
+    () =>
+      withDispatcher(
+        // An hour-long poll: the retries are woken by the times the dispatcher recorded, not found by polling.
+        { deliveries: [delivery(1)], options: { pollInterval: "1 hour" } },
+        Effect.gen(function* () {
+          const script = yield* WebhookTransportScript
+          yield* script.push(...Array.from({ length: 10 }, () => responded(500, 25)))
+          yield* TestClock.adjust(0)
+          assert.lengthOf(
+            (yield* attemptLog(deliveryId(1))).attempt_log,
+            1,
+            "the initial attempt runs at once"
+          )
+          for (const [i, offset] of RetryOffsetsMs.entries()) {
+            yield* TestClock.setTime(T0 + offset - 1)
+            assert.lengthOf((yield* attemptLog(deliveryId(1))).attempt_log, i + 1, `retry ${i + 1} not early`)
+            yield* TestClock.setTime(T0 + offset)
+            assert.lengthOf((yield* attemptLog(deliveryId(1))).attempt_log, i + 2, `retry ${i + 1} on time`)
+          }
+          yield* TestClock.setTime(T0 + 100 * HOUR)
+          const stored = yield* attemptLog(deliveryId(1))
+          assert.deepStrictEqual(
+            stored.attempt_log.map((a) => millisOf(a.started_at) - T0),
+            [0, ...RetryOffsetsMs]
+          )
+          assert.strictEqual(stored.status, "failed")
+          assert.strictEqual(stored.last_error, "HTTP 500")
+          assert.isNull(stored.next_attempt_at)
+          assert.lengthOf(yield* script.requests, 6, "no seventh POST")
+        })
+      )
+  )
+
+  it.effect("a 2xx on retry 3 delivers: the delivery is delivered and never attempted again", () =>
+    withDispatcher(
+      { deliveries: [delivery(1)], options: { pollInterval: "1 hour" } },
+      Effect.gen(function* () {
+        const script = yield* WebhookTransportScript
+        yield* script.push(
+          responded(500, 5),
+          noResponse("connection_reset", 3, "socket hang up"),
+          noResponse("timeout", 10_000),
+          responded(204, 8),
+          ...Array.from({ length: 5 }, () => responded(500, 5))
+        )
+        yield* TestClock.setTime(T0 + 100 * HOUR)
+        const stored = yield* attemptLog(deliveryId(1))
+        assert.strictEqual(stored.status, "delivered")
+        assert.deepStrictEqual(
+          stored.attempt_log.map((a) => [a.attempt, millisOf(a.started_at) - T0, a.outcome]),
+          [
+            [0, 0, "http_error"],
+            [1, RetryOffsetsMs[0], "network_error"],
+            [2, RetryOffsetsMs[1], "timeout"],
+            [3, RetryOffsetsMs[2], "delivered"]
+          ]
+        )
+        assert.lengthOf(yield* script.requests, 4)
+      })
+    )
+  )
+
+  it.effect(
+    "every attempt is signed: the same delivery_id and body each time, a fresh webhook-timestamp, signatures that verify",
+    () =>
+      withDispatcher(
+        { deliveries: [delivery(1)] },
+        Effect.gen(function* () {
+          const script = yield* WebhookTransportScript
+          const signer = yield* Signer
+          yield* script.push(responded(502, 5), responded(200, 5))
+          yield* TestClock.setTime(T0 + RetryOffsetsMs[0]! + 500)
+          const requests = yield* script.requests
+          const stored = yield* attemptLog(deliveryId(1))
+          assert.strictEqual(stored.status, "delivered")
+          assert.lengthOf(requests, 2)
+          for (const [i, request] of requests.entries()) {
+            const startedAt = millisOf(stored.attempt_log[i]!.started_at)
+            assert.strictEqual(request.url, URL)
+            assert.strictEqual(request.timeoutMs, 10_000, "the spec's receiver timeout")
+            assert.strictEqual(request.body, stored.body, "the stored bytes, unchanged")
+            assert.strictEqual(request.headers["content-type"], "application/json")
+            assert.strictEqual(request.headers["webhook-id"], deliveryId(1))
+            assert.strictEqual(request.headers["webhook-timestamp"], String(Math.floor(startedAt / 1_000)))
+            const signature = request.headers["X-Service-Signature"]!
+            assert.match(signature, /^[0-9a-f]{64}$/)
+            assert.isTrue(signer.verify(KEY, request.body, signature))
+            assert.isFalse(signer.verify(signingKeyFromBytes(new Uint8Array(32)), request.body, signature))
+            const standard = {
+              webhookId: request.headers["webhook-id"]!,
+              timestampSeconds: Number(request.headers["webhook-timestamp"]),
+              body: request.body,
+              signatureHeader: request.headers["webhook-signature"]!
+            }
+            assert.isTrue(verifyStandardWebhook(signer, KEY, standard))
+            assert.isFalse(verifyStandardWebhook(signer, KEY, { ...standard, timestampSeconds: 0 }))
+          }
+          assert.notStrictEqual(
+            requests[0]!.headers["webhook-timestamp"],
+            requests[1]!.headers["webhook-timestamp"]
+          )
+          assert.strictEqual(
+            Number(requests[1]!.headers["webhook-timestamp"]) -
+              Number(requests[0]!.headers["webhook-timestamp"]),
+            30
+          )
+        })
+      )
+  )
+
+  it.effect("a scaled retry policy gives scaled offsets, each attempt on time even between polls", () => {
+    const policy = retryPolicy({ scale: 0.001 })
+    return withDispatcher(
+      { deliveries: [delivery(1)], options: { policy } },
+      Effect.gen(function* () {
+        const script = yield* WebhookTransportScript
+        yield* script.push(...Array.from({ length: 6 }, () => responded(503, 1)))
+        yield* TestClock.setTime(T0 + HOUR)
+        const stored = yield* attemptLog(deliveryId(1))
+        assert.deepStrictEqual(policy.offsetsMs, [30, 300, 1_800, 7_200, 43_200])
+        assert.deepStrictEqual(
+          stored.attempt_log.map((a) => millisOf(a.started_at) - T0),
+          [0, 30, 300, 1_800, 7_200, 43_200]
+        )
+        assert.strictEqual(stored.status, "failed")
+      })
+    )
+  })
+
+  it.effect(
+    "a retry due before the next poll is attempted on time even when its failed attempt was still in flight as the loop went to sleep",
+    () => {
+      const policy = retryPolicy({ scale: 0.001 })
+      const { stats, layer } = timedTransport(() => 10, 500)
+      return withDispatcher(
+        { deliveries: [delivery(1)], options: { policy }, transport: layer },
+        Effect.gen(function* () {
+          yield* TestClock.setTime(T0 + HOUR)
+          const stored = yield* attemptLog(deliveryId(1))
+          assert.deepStrictEqual(
+            stored.attempt_log.map((a) => millisOf(a.started_at) - T0),
+            [0, 30, 300, 1_800, 7_200, 43_200]
+          )
+          assert.lengthOf(stats.sent, 6)
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "a 2xx after more than 10 s counts as no response: the attempt failed and a retry is scheduled",
+    () =>
+      withDispatcher(
+        { deliveries: [delivery(1)], loop: false },
+        Effect.gen(function* () {
+          const script = yield* WebhookTransportScript
+          yield* script.push(responded(200, 10_001))
+          const summary = yield* (yield* WebhookDispatcher).runOnce
+          assert.deepStrictEqual(summary, { claimed: 1, delivered: 0, retrying: 1, failed: 0, abandoned: 0 })
+          const stored = yield* attemptLog(deliveryId(1))
+          assert.strictEqual(stored.status, "pending")
+          assert.strictEqual(stored.attempt_log[0]!.outcome, "late_response")
+          assert.strictEqual(millisOf(stored.next_attempt_at!), T0 + 30 * SECOND)
+        })
+      )
+  )
+
+  it.effect(
+    "a transport that does not stop at its timeout is cut off 5 s later and recorded as a timeout",
+    () =>
+      withDispatcher(
+        {
+          deliveries: [delivery(1)],
+          loop: false,
+          transport: Layer.succeed(WebhookTransport, WebhookTransport.of({ send: () => Effect.never }))
+        },
+        Effect.gen(function* () {
+          const fiber = yield* Effect.forkChild((yield* WebhookDispatcher).runOnce)
+          yield* TestClock.adjust(15 * SECOND - 1)
+          assert.lengthOf((yield* attemptLog(deliveryId(1))).attempt_log, 0, "still waiting")
+          yield* TestClock.adjust(1)
+          const summary = yield* Fiber.join(fiber)
+          assert.strictEqual(summary.retrying, 1)
+          const [attempt] = (yield* attemptLog(deliveryId(1))).attempt_log
+          assert.strictEqual(attempt!.outcome, "timeout")
+          assert.strictEqual(attempt!.duration_ms, 15_000)
+          assert.strictEqual(attempt!.error, "timeout: the transport did not stop at the receiver timeout")
+        })
+      )
+  )
+
+  it.effect(
+    "a delivery whose rule was deleted sends nothing: each attempt is recorded as refused on the schedule, and it ends failed",
+    () =>
+      withDispatcher(
+        { rules: [], deliveries: [delivery(1)], options: { pollInterval: "1 hour" } },
+        Effect.gen(function* () {
+          const script = yield* WebhookTransportScript
+          yield* TestClock.setTime(T0 + 13 * HOUR)
+          const stored = yield* attemptLog(deliveryId(1))
+          assert.lengthOf(yield* script.requests, 0, "nothing is sent for a deleted rule")
+          assert.strictEqual(stored.status, "failed")
+          assert.deepStrictEqual(
+            stored.attempt_log.map((a) => [millisOf(a.started_at) - T0, a.outcome, a.error]),
+            [0, ...RetryOffsetsMs].map((offset) => [
+              offset,
+              "network_error",
+              `target_refused: ${RuleDeletedMessage}`
+            ])
+          )
+          assert.strictEqual(stored.last_error, `target_refused: ${RuleDeletedMessage}`)
+        })
+      )
+  )
+
+  it.effect(
+    "a rule deleted between attempts: the next attempt sends nothing and is recorded as refused",
+    () =>
+      withDispatcher(
+        { deliveries: [delivery(1)], loop: false },
+        Effect.gen(function* () {
+          const script = yield* WebhookTransportScript
+          const dispatcher = yield* WebhookDispatcher
+          yield* script.push(responded(500, 5))
+          yield* dispatcher.runOnce
+          yield* (yield* AlertRuleRepository).delete("acct-1", RULE)
+          yield* TestClock.setTime(T0 + 30 * SECOND)
+          yield* dispatcher.runOnce
+          const stored = yield* attemptLog(deliveryId(1))
+          assert.lengthOf(yield* script.requests, 1)
+          assert.deepStrictEqual(
+            stored.attempt_log.map((a) => a.error),
+            ["HTTP 500", `target_refused: ${RuleDeletedMessage}`]
+          )
+          assert.strictEqual(
+            millisOf(stored.next_attempt_at!),
+            T0 + 5 * 60 * SECOND,
+            "it keeps to the schedule"
+          )
+        })
+      )
+  )
+
+  it.effect("runOnce claims at most `concurrency` due deliveries and sends them all at once", () => {
+    const { stats, layer } = timedTransport(() => SECOND)
+    return withDispatcher(
+      {
+        deliveries: Array.from({ length: 10 }, (_, i) => delivery(i + 1)),
+        options: { concurrency: 4 },
+        loop: false,
+        transport: layer
+      },
+      Effect.gen(function* () {
+        const fiber = yield* Effect.forkChild((yield* WebhookDispatcher).runOnce)
+        yield* TestClock.adjust(SECOND)
+        const summary = yield* Fiber.join(fiber)
+        assert.deepStrictEqual(summary, { claimed: 4, delivered: 4, retrying: 0, failed: 0, abandoned: 0 })
+        assert.strictEqual(stats.maxInFlight, 4, "four sends overlapped, so one second was enough for all")
+        assert.lengthOf(stats.sent, 4)
+      })
+    )
+  })
+
+  it.effect(
+    "run keeps at most `concurrency` sends in flight, and a receiver that hangs holds one slot while the others drain",
+    () => {
+      const { stats, layer } = timedTransport((request) => (request.url.endsWith("/slow") ? 9 * SECOND : 100))
+      return withDispatcher(
+        {
+          rules: [rule(RULE), rule(SLOW_RULE, "https://hooks.example.com/slow")],
+          // The hanging receiver's delivery is claimed first.
+          deliveries: [delivery(0, SLOW_RULE), ...Array.from({ length: 8 }, (_, i) => delivery(i + 1))],
+          options: { concurrency: 3 },
+          transport: layer
+        },
+        Effect.gen(function* () {
+          const outbox = yield* DeliveryOutbox
+          yield* TestClock.adjust(400)
+          const fast = yield* Effect.forEach(
+            Array.from({ length: 8 }, (_, i) => deliveryId(i + 1)),
+            (id) => outbox.get(id)
+          )
+          assert.deepStrictEqual(
+            fast.map((d) => d.status),
+            Array.from({ length: 8 }, () => "delivered"),
+            "two slots drained eight deliveries in 400 ms"
+          )
+          assert.strictEqual(
+            (yield* outbox.get(deliveryId(0))).status,
+            "pending",
+            "the slow one is still in flight"
+          )
+          assert.strictEqual(stats.maxInFlight, 3)
+          yield* TestClock.adjust(9 * SECOND)
+          assert.strictEqual((yield* outbox.get(deliveryId(0))).status, "delivered")
+          assert.strictEqual(stats.maxInFlight, 3, "never more than the bound")
+          assert.lengthOf(stats.sent, 9, "each delivery sent once")
+        })
+      )
+    }
+  )
+
+  it.effect("the loop picks up deliveries enqueued while it sleeps, within one poll interval", () =>
+    withDispatcher(
+      {},
+      Effect.gen(function* () {
+        const script = yield* WebhookTransportScript
+        yield* TestClock.adjust(10 * SECOND)
+        yield* (yield* DeliveryOutbox).enqueue([delivery(1, RULE, T0 + 10 * SECOND)])
+        yield* TestClock.adjust(SECOND)
+        assert.lengthOf(yield* script.requests, 1)
+        assert.strictEqual((yield* attemptLog(deliveryId(1))).status, "delivered")
+      })
+    )
+  )
+
+  it.effect(
+    "an attempt whose outcome cannot be recorded does not stop the loop: the delivery returns when its claim expires",
+    () => {
+      let failures = 1
+      const flakyOutbox = Layer.effect(
+        DeliveryOutbox,
+        Effect.gen(function* () {
+          const inner = yield* DeliveryOutbox
+          return DeliveryOutbox.of({
+            ...inner,
+            recordAttempt: (claimed, input) =>
+              failures-- > 0
+                ? Effect.die(new StoreError({ message: "connection lost" }))
+                : inner.recordAttempt(claimed, input)
+          })
+        })
+      ).pipe(Layer.provide(DeliveryOutbox.layerMemory))
+      return Effect.gen(function* () {
+        yield* TestClock.setTime(T0)
+        yield* (yield* AlertRuleRepository).create(rule(RULE))
+        const outbox = yield* DeliveryOutbox
+        yield* outbox.enqueue([delivery(1)])
+        yield* Effect.gen(function* () {
+          const script = yield* WebhookTransportScript
+          yield* TestClock.adjust(59 * SECOND)
+          assert.lengthOf(yield* script.requests, 1, "sent once; the record failed")
+          assert.lengthOf((yield* outbox.get(deliveryId(1))).attempt_log, 0)
+          yield* TestClock.adjust(SECOND)
+          const stored = yield* outbox.get(deliveryId(1))
+          assert.strictEqual(stored.status, "delivered", "claimed again when the 60 s lease ran out")
+          assert.strictEqual(millisOf(stored.attempt_log[0]!.started_at), T0 + 60 * SECOND)
+          yield* outbox.enqueue([delivery(2, RULE, T0 + 60 * SECOND)])
+          yield* TestClock.adjust(SECOND)
+          assert.strictEqual((yield* outbox.get(deliveryId(2))).status, "delivered", "the loop is alive")
+        }).pipe(Effect.provide(WebhookDispatcher.layer()))
+      }).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            AlertRuleRepository.layerMemory,
+            flakyOutbox,
+            Signer.layerMemory,
+            WebhookTransport.layerMemory
+          )
+        )
+      )
+    }
+  )
+
+  it.effect(
+    "deliverNow makes the initial attempt at once, and no claim takes the delivery while it runs",
+    () => {
+      const { stats, layer } = timedTransport(() => 2 * SECOND)
+      return withDispatcher(
+        { loop: false, transport: layer },
+        Effect.gen(function* () {
+          const dispatcher = yield* WebhookDispatcher
+          const fiber = yield* Effect.forkChild(dispatcher.deliverNow(delivery(1)))
+          yield* TestClock.adjust(SECOND)
+          const meanwhile = yield* dispatcher.runOnce
+          assert.strictEqual(meanwhile.claimed, 0, "the delivery is leased to deliverNow")
+          yield* TestClock.adjust(SECOND)
+          const { delivery: after, attempt } = yield* Fiber.join(fiber)
+          assert.strictEqual(after.status, "delivered")
+          assert.strictEqual(attempt.started_at, new Date(T0).toISOString())
+          assert.lengthOf(stats.sent, 1)
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "options that could let a send outlive its claim, or stall the loop, are refused when the layer is built",
+    () =>
+      Effect.gen(function* () {
+        const refused: ReadonlyArray<WebhookDispatcherOptions> = [
+          { leaseMs: 20 * SECOND },
+          { concurrency: 0 },
+          { concurrency: 1.5 },
+          { pollInterval: 0 }
+        ]
+        for (const options of refused) {
+          const exit = yield* Effect.exit(
+            Effect.provide(
+              Effect.asVoid(WebhookDispatcher),
+              WebhookDispatcher.layerWithoutLoop(options).pipe(Layer.provide(ports(DefaultRetryPolicy)))
+            )
+          )
+          assert.strictEqual(exit._tag, "Failure", JSON.stringify(options))
+        }
+      })
+  )
+})
