@@ -14,6 +14,7 @@ import * as QuantumRefresher from "@ratings/domain/services/QuantumRefresher"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { AppInfo, AppLayer } from "../AppLayer.ts"
+import { DashboardRoutes } from "../dashboard/DashboardPage.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
 import { httpOptions } from "../HttpOptions.ts"
 import { responseCache } from "../Layers.ts"
@@ -80,7 +81,8 @@ export const ServeCommand = Command.make(
           host: config.host,
           auth: http.auth,
           policies: http.policies,
-          responseCache: responseCache()
+          responseCache: responseCache(),
+          routes: DashboardRoutes
         }),
         refresher
       )

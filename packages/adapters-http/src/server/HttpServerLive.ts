@@ -69,8 +69,10 @@ export const serve = <E = never, R = never>(options: {
   readonly auth?: AuthConfig | undefined
   readonly policies?: PoliciesConfig | undefined
   readonly responseCache?: Layer.Layer<ResponseCache, E, R> | undefined
+  /** More routes beside the API's (the app's dashboard page). */
+  readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter> | undefined
 }) =>
-  HttpRouter.serve(AllRoutes).pipe(
+  HttpRouter.serve(options.routes === undefined ? AllRoutes : Layer.merge(AllRoutes, options.routes)).pipe(
     Layer.provide(layerAuthentication(options.auth)),
     Layer.provide(layerCallerPolicies(options.policies)),
     Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),
