@@ -1,0 +1,825 @@
+/**
+ * Soak benchmark (issue 7, "Soak"): minutes of mixed traffic at the server's
+ * saturation point, proving zero errors, flat memory and no growth of file
+ * descriptors or connections.
+ *
+ * A fresh database gets the demo dataset (the importer, as `ratings import`
+ * runs it) and a Pro and an Enterprise API key (the Postgres key repository,
+ * as `ratings keys create` writes them). The real server runs as a child
+ * process (bench/soakServer.ts: `ratings serve` with rate limits that count
+ * but never refuse), the load generator as another (bench/soakLoad.ts:
+ * autocannon), so this process only orchestrates and measures.
+ *
+ * The traffic mix is built from the database: entity lists of every type with
+ * varied parameters, details and scorecard lists by slug and by id, the
+ * incident feed with parameters, quantum readiness (league table and per
+ * chain), methodology, /health, the Pro routes (domains, history, full
+ * scorecard history) and Enterprise routes (questions, rubric, evidence,
+ * scorecard by id, compare) with their keys, and a small share of requests
+ * whose right answer is a 404, a 422, a 401 or a 403. Each request carries
+ * its expected status, checked once before any load; an error is any other
+ * status, a socket error or a timeout, and there must be none.
+ *
+ * Phases: a ramp (RAMP connection counts, RAMP_SECONDS each) finds the
+ * saturation point, the smallest concurrency whose throughput is within 5% of
+ * the ramp's best; a reference run of the read benchmark's route at that
+ * concurrency (so the figures can be held against bench/read.bench.ts); a
+ * warm-up at that concurrency; then the soak for DURATION seconds. The
+ * server's RSS (VmRSS), open file descriptors and established TCP connections
+ * (from /proc/<pid>) and the database's Postgres connections (pg_stat_activity)
+ * are read at rest after the warm-up, every SAMPLE_EVERY seconds under load,
+ * and at rest after the soak. The run fails (exit code 1) on any error, on
+ * descriptor or connection growth beyond a small tolerance, or on RSS growth
+ * beyond 20% between the two rests.
+ *
+ *   DATABASE_URL=postgres://root@127.0.0.1:5432/test npm run bench:soak
+ *   (without DATABASE_URL an embedded Postgres is started)
+ *   DURATION=300 RAMP=16,32,64,128 RAMP_SECONDS=10 WARMUP=30 REFERENCE=10 SAMPLE_EVERY=5
+ *   CONNECTIONS=n (skips the ramp) KEEP=1 (keeps the database)
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
+import { readdirSync, readFileSync, readlinkSync } from "node:fs"
+import { cpus, loadavg, totalmem } from "node:os"
+import { join } from "node:path"
+import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
+import { freePort, start } from "@ratings/adapters-sql/EmbeddedPostgres"
+import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
+import type { EntityType } from "@ratings/domain/model/EntityType"
+import { PluralOf, ScorecardByIdSegment } from "@ratings/domain/model/EntityType"
+import { formatIssues, importPath } from "@ratings/server/ImportFiles"
+import { application, database } from "@ratings/server/Layers"
+import type { ProgressReporter } from "@ratings/server/Progress"
+import { terminalProgress } from "@ratings/server/Progress"
+import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import pg from "pg"
+import type { LoadPlan, LoadReport, PlannedRequest } from "./soakLoad.ts"
+
+const root = join(import.meta.dirname, "..")
+const DemoDir = join(root, "apps", "server", "data", "demo")
+const ServerScript = join(import.meta.dirname, "soakServer.ts")
+const LoadScript = join(import.meta.dirname, "soakLoad.ts")
+
+/** How much the measurements may grow between the rest before and the rest after the soak. */
+export const Tolerance = { rssGrowth: 0.2, fds: 5, tcp: 2, postgres: 2 } as const
+
+/** The saturation point: the least concurrency within this fraction of the ramp's best throughput. */
+const SaturationShare = 0.95
+
+export interface SoakOptions {
+  /** A Postgres server (any database in the URL); the soak creates and drops its own database on it. */
+  readonly serverUrl: string
+  /** Seconds of the soak. */
+  readonly duration: number
+  /** Connection counts of the ramp; empty: no ramp, `connections` is used. */
+  readonly ramp: ReadonlyArray<number>
+  readonly rampSeconds: number
+  /** The concurrency of the soak when there is no ramp. */
+  readonly connections: number
+  readonly warmup: number
+  /** Seconds of the reference run (the read benchmark's route); 0: none. */
+  readonly reference: number
+  readonly sampleEvery: number
+  readonly keep?: boolean | undefined
+  /** Progress lines. */
+  readonly log: (line: string) => void
+  /** Progress of the import; none when absent. */
+  readonly importProgress?: ProgressReporter | undefined
+}
+
+/** The server process and its database at one moment. */
+export interface Snapshot {
+  /** Seconds since the start of the load it was taken in (the soak's, for the rest after it; 0: the rest before). */
+  readonly at: number
+  readonly rssBytes: number
+  /** CPU time the server process has used since it started (user + system). */
+  readonly cpuSeconds: number
+  readonly fds: number
+  /** Established TCP connections of the server process, by peer. */
+  readonly tcp: { readonly http: number; readonly postgres: number; readonly other: number }
+  /** Backends connected to the soak's database (pg_stat_activity). */
+  readonly postgres: number
+}
+
+export interface Check {
+  readonly name: string
+  readonly pass: boolean
+  readonly detail: string
+}
+
+export interface SoakResult {
+  readonly entities: number
+  readonly plan: ReadonlyArray<PlannedRequest>
+  readonly ramp: ReadonlyArray<LoadReport>
+  readonly concurrency: number
+  readonly reference: ReadonlyArray<{ readonly name: string; readonly report: LoadReport }>
+  readonly warmup: LoadReport | undefined
+  readonly soak: LoadReport
+  readonly start: Snapshot
+  readonly end: Snapshot
+  /** Under load, every `sampleEvery` seconds: the soak's, and the warm-up's. */
+  readonly samples: ReadonlyArray<Snapshot>
+  readonly warmupSamples: ReadonlyArray<Snapshot>
+  /** Socket errors, timeouts and unexpected statuses over every load of the run (ramp and warm-up too). */
+  readonly errors: number
+  readonly checks: ReadonlyArray<Check>
+  readonly pass: boolean
+}
+
+const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const withDb = (url: string, db: string) => {
+  const u = new URL(url)
+  u.pathname = `/${db}`
+  return u.toString()
+}
+
+// ---------------------------------------------------------------- the dataset
+
+interface Listed {
+  readonly entity_type: EntityType
+  readonly id: string
+  readonly slug: string
+  readonly categories: ReadonlyArray<string>
+  readonly chain_slugs: ReadonlyArray<string>
+  readonly rated: boolean
+  readonly scorecard_id: string | null
+}
+
+interface Keys {
+  readonly pro: string
+  readonly enterprise: string
+}
+
+/** The demo dataset imported and two keys created, in the fresh database at `url`. */
+const prepare = async (url: string, serverKey: Redacted.Redacted<string>, progress?: ProgressReporter) => {
+  const keys = await run(
+    Effect.gen(function* () {
+      const outcome = yield* importPath(DemoDir, progress)
+      if (outcome._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(outcome.issues)))
+      const repository = yield* ApiKeyRepository
+      const create = (tier: "pro" | "enterprise") =>
+        Effect.gen(function* () {
+          const key = generateApiKey()
+          yield* repository.create({
+            id: randomUUID(),
+            name: `soak benchmark (${tier})`,
+            tier,
+            account_id: randomUUID(),
+            prefix: displayPrefix(key),
+            hash: hashApiKey(key),
+            created_at: new Date().toISOString()
+          })
+          return key
+        })
+      return { pro: yield* create("pro"), enterprise: yield* create("enterprise") } satisfies Keys
+    }).pipe(Effect.provide(application(serverKey).pipe(Layer.provideMerge(database(url)))), Effect.scoped)
+  )
+  const db = new pg.Client({ connectionString: url })
+  await db.connect()
+  try {
+    await db.query("VACUUM (ANALYZE)")
+    const listed = await db.query<Listed>(
+      `SELECT e.entity_type, e.id, e.slug, e.categories, e.chain_slugs, s.id IS NOT NULL AS rated,
+         s.id AS scorecard_id
+       FROM entities e LEFT JOIN scorecards s ON s.entity_id = e.id AND s.status = 'published'
+       WHERE e.status = 'published' AND e.is_active AND NOT e.is_private
+       ORDER BY e.entity_type, e.slug COLLATE "C"`
+    )
+    const total = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM entities")
+    const incidents = await db.query<{ slug: string }>(
+      "SELECT DISTINCT slug FROM incidents WHERE servable AND slug IS NOT NULL ORDER BY slug"
+    )
+    return {
+      keys,
+      listed: listed.rows,
+      entities: total.rows[0]!.n,
+      incidentSlugs: incidents.rows.map((r) => r.slug)
+    }
+  } finally {
+    await db.end()
+  }
+}
+
+/** Up to `n` items spread over the list (first, last and evenly between). */
+const spread = <A>(items: ReadonlyArray<A>, n: number): ReadonlyArray<A> => {
+  if (items.length <= n) return items
+  return Array.from({ length: n }, (_, i) => items[Math.round((i * (items.length - 1)) / (n - 1))]!)
+}
+
+/** Types whose list takes `search`, `status` and `chain` (spec part 4's table, as Parameters.ts has it). */
+const Searchable: ReadonlyArray<EntityType> = ["protocol", "chain", "token", "oracle", "bridge"]
+const ChainFiltered: ReadonlyArray<EntityType> = ["protocol", "token", "oracle", "vault", "bridge"]
+
+/**
+ * The mix: every request with the status it must answer. The order is
+ * interleaved (kinds of request alternate) so that each connection, which
+ * loops over the list, keeps a mixed load at every moment.
+ */
+export const buildPlan = (
+  listed: ReadonlyArray<Listed>,
+  incidentSlugs: ReadonlyArray<string>,
+  keys: Keys
+): ReadonlyArray<PlannedRequest> => {
+  const api = "/api/v1"
+  const pro = { authorization: `Bearer ${keys.pro}` }
+  const enterprise = { authorization: `Bearer ${keys.enterprise}` }
+  const byType = new Map<EntityType, Array<Listed>>()
+  for (const e of listed) byType.set(e.entity_type, [...(byType.get(e.entity_type) ?? []), e])
+  const groups: Array<Array<PlannedRequest>> = []
+  const ok = (name: string, path: string, headers?: Record<string, string>): PlannedRequest => ({
+    name,
+    path,
+    headers,
+    expect: 200
+  })
+
+  for (const [type, entities] of byType) {
+    const plural = PluralOf[type]
+    const group: Array<PlannedRequest> = []
+    const first = entities[0]!
+    group.push(ok(`list ${plural}`, `${api}/${plural}`))
+    group.push(ok(`list ${plural} page`, `${api}/${plural}?limit=5&skip=2`))
+    const category = first.categories[0]
+    if (category !== undefined)
+      group.push(ok(`list ${plural} by category`, `${api}/${plural}?category=${category}&limit=20`))
+    if (Searchable.includes(type)) {
+      group.push(ok(`list ${plural} search`, `${api}/${plural}?search=${first.slug.slice(0, 3)}`))
+      group.push(ok(`list ${plural} by status`, `${api}/${plural}?status=published&limit=100`))
+    }
+    if (ChainFiltered.includes(type)) {
+      const chain = entities.flatMap((e) => e.chain_slugs)[0]
+      if (chain !== undefined) group.push(ok(`list ${plural} by chain`, `${api}/${plural}?chain=${chain}`))
+    }
+    for (const e of spread(entities, 3)) {
+      group.push(ok(`detail ${plural} by slug`, `${api}/${plural}/${e.slug}`))
+      group.push(ok(`detail ${plural} by id`, `${api}/${plural}/${e.id}`))
+      group.push(ok(`scorecards ${plural} by slug`, `${api}/${plural}/${e.slug}/scorecards`))
+      group.push(ok(`scorecards ${plural} by id (Pro)`, `${api}/${plural}/${e.id}/scorecards`, pro))
+    }
+    const rated = entities.filter((e) => e.rated)
+    for (const e of spread(rated, 2)) {
+      group.push(ok("domains (Pro)", `${api}/${plural}/${e.slug}/domains`, pro))
+      group.push(ok("history (Pro)", `${api}/${plural}/${e.slug}/history`, pro))
+      group.push(ok("questions (Enterprise)", `${api}/${plural}/${e.slug}/questions`, enterprise))
+      group.push(ok("rubric (Enterprise)", `${api}/${plural}/${e.slug}/rubric`, enterprise))
+      group.push(ok("evidence (Enterprise)", `${api}/${plural}/${e.slug}/evidence`, enterprise))
+      group.push(
+        ok(
+          "scorecard by id (Enterprise)",
+          `${api}/${ScorecardByIdSegment[type]}/${e.scorecard_id}`,
+          enterprise
+        )
+      )
+    }
+    if (rated.length >= 2) {
+      const ids = spread(rated, 3)
+        .map((e) => e.slug)
+        .join(",")
+      group.push(
+        ok(
+          "compare (Enterprise)",
+          `${api}/compare?entity=${plural}&ids=${ids}&fields=slug,grade,composite_score`,
+          enterprise
+        )
+      )
+    }
+    groups.push(group)
+  }
+
+  const chains = spread(byType.get("chain") ?? [], 3)
+  groups.push([
+    ok("incidents", `${api}/incidents`),
+    ok("incidents rumored and up", `${api}/incidents?min_status=rumored`),
+    ok("incidents page", `${api}/incidents?min_status=corroborated&limit=2&offset=1`),
+    ok("incidents since", `${api}/incidents?since=2026-01-01T00:00:00%2B00:00&min_status=rumored`),
+    ...incidentSlugs.slice(0, 2).map((slug) => ok("incidents by slug", `${api}/incidents?slug=${slug}`)),
+    ok("quantum readiness", `${api}/quantum-readiness`),
+    ...chains.map((c) => ok("chain quantum readiness", `${api}/chains/${c.slug}/quantum-readiness`)),
+    ok("chain quantum readiness, unassessed", `${api}/chains/no-such-chain/quantum-readiness`),
+    ok("methodology", `${api}/methodology`),
+    ok("methodology (Pro)", `${api}/methodology`, pro),
+    ok("health", "/health")
+  ])
+
+  const refused: Array<PlannedRequest> = [
+    { name: "404 unknown protocol", path: `${api}/protocols/no-such-protocol`, expect: 404 },
+    { name: "404 unknown chain scorecards", path: `${api}/chains/no-such-chain/scorecards`, expect: 404 },
+    {
+      name: "404 unknown token domains (Pro)",
+      path: `${api}/tokens/no-such-token/domains`,
+      headers: pro,
+      expect: 404
+    },
+    { name: "404 unknown route", path: `${api}/no-such-route`, expect: 404 },
+    { name: "422 limit 0", path: `${api}/protocols?limit=0`, expect: 422 },
+    { name: "422 limit not a number", path: `${api}/tokens?limit=many`, expect: 422 },
+    { name: "422 negative skip", path: `${api}/bridges?skip=-1`, expect: 422 },
+    { name: "422 unknown min_status", path: `${api}/incidents?min_status=imagined`, expect: 422 },
+    {
+      name: "401 domains without a key",
+      path: `${api}/protocols/${byType.get("protocol")![0]!.slug}/domains`,
+      expect: 401
+    },
+    {
+      name: "403 questions with a Pro key",
+      path: `${api}/protocols/${byType.get("protocol")![0]!.slug}/questions`,
+      headers: pro,
+      expect: 403
+    }
+  ]
+  groups.push(refused)
+
+  // Round-robin over the groups, so kinds alternate along the list.
+  const plan: Array<PlannedRequest> = []
+  const longest = Math.max(...groups.map((g) => g.length))
+  for (let i = 0; i < longest; i++) for (const g of groups) if (i < g.length) plan.push(g[i]!)
+  return plan
+}
+
+// ------------------------------------------------------------------ the server
+
+interface Server {
+  readonly child: ChildProcess
+  readonly pid: number
+  readonly port: number
+  readonly baseUrl: string
+}
+
+const startServer = async (url: string, serverKey: Redacted.Redacted<string>): Promise<Server> => {
+  const port = await run(freePort)
+  const child = spawn(process.execPath, [ServerScript], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: url,
+      RATINGS_SECRET_KEY: Redacted.value(serverKey),
+      NODE_ENV: "production"
+    }
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
+    const up = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.ok,
+      () => false
+    )
+    if (up) return { child, pid: child.pid!, port, baseUrl }
+    await sleep(200)
+  }
+  child.kill("SIGKILL")
+  throw new Error("the server did not answer within 60 s")
+}
+
+const stopServer = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve()
+    const kill = setTimeout(() => server.child.kill("SIGKILL"), 10_000)
+    server.child.once("exit", () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    server.child.kill("SIGTERM")
+  })
+
+/** Each request once, before any load: its status must be the one the plan expects. */
+const probe = async (baseUrl: string, plan: ReadonlyArray<PlannedRequest>): Promise<void> => {
+  const wrong: Array<string> = []
+  for (const r of plan) {
+    const response = await fetch(baseUrl + r.path, {
+      headers: { accept: "application/json", ...r.headers },
+      signal: AbortSignal.timeout(10_000)
+    })
+    await response.arrayBuffer()
+    if (response.status !== r.expect)
+      wrong.push(`${r.name} (${r.path}): ${response.status}, expected ${r.expect}`)
+  }
+  if (wrong.length > 0) throw new Error(`the mix does not answer as planned:\n  ${wrong.join("\n  ")}`)
+}
+
+// -------------------------------------------------------------------- the load
+
+const load = (plan: LoadPlan): Promise<LoadReport> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [LoadScript], { stdio: ["pipe", "pipe", "inherit"] })
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.on("error", reject)
+    child.on("close", (code) => {
+      try {
+        if (code !== 0) throw new Error(`exit code ${code}`)
+        resolve(JSON.parse(out) as LoadReport)
+      } catch (e) {
+        reject(new Error(`the load generator failed: ${String(e)}\n${out}`))
+      }
+    })
+    child.stdin.end(JSON.stringify(plan))
+  })
+
+const errorsOf = (r: LoadReport): number => r.errors + r.unexpected
+
+// ---------------------------------------------------------------- measurements
+
+const rssOf = (pid: number): number => {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"))
+  if (line === undefined) throw new Error(`no VmRSS for process ${pid}`)
+  return Number(line.split(/\s+/)[1]) * 1024
+}
+
+/** User + system CPU time of a process: fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 a second on Linux). */
+const cpuOf = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** The process's socket inodes, from its descriptors' links (`socket:[inode]`). */
+const descriptorsOf = (pid: number): { readonly fds: number; readonly sockets: ReadonlySet<string> } => {
+  const entries = readdirSync(`/proc/${pid}/fd`)
+  const sockets = new Set<string>()
+  for (const fd of entries) {
+    try {
+      const link = readlinkSync(`/proc/${pid}/fd/${fd}`)
+      const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1]
+      if (inode !== undefined) sockets.add(inode)
+    } catch {
+      // closed between the listing and the read
+    }
+  }
+  return { fds: entries.length, sockets }
+}
+
+/** Established TCP connections among the sockets, by peer: HTTP clients on `httpPort`, Postgres on `pgPort`. */
+const tcpOf = (pid: number, sockets: ReadonlySet<string>, httpPort: number, pgPort: number) => {
+  const tcp = { http: 0, postgres: 0, other: 0 }
+  for (const table of ["tcp", "tcp6"]) {
+    let text: string
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, "utf8")
+    } catch {
+      continue
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/)
+      if (f.length < 10 || f[3] !== "01" || !sockets.has(f[9]!)) continue
+      const localPort = Number.parseInt(f[1]!.split(":")[1]!, 16)
+      const remotePort = Number.parseInt(f[2]!.split(":")[1]!, 16)
+      if (localPort === httpPort) tcp.http++
+      else if (remotePort === pgPort) tcp.postgres++
+      else tcp.other++
+    }
+  }
+  return tcp
+}
+
+const snapshot = async (
+  server: Server,
+  admin: pg.Client,
+  dbName: string,
+  pgPort: number,
+  at: number
+): Promise<Snapshot> => {
+  const { fds, sockets } = descriptorsOf(server.pid)
+  const rssBytes = rssOf(server.pid)
+  const cpuSeconds = cpuOf(server.pid)
+  const tcp = tcpOf(server.pid, sockets, server.port, pgPort)
+  const backends = await admin.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
+    [dbName]
+  )
+  return { at, rssBytes, cpuSeconds, fds, tcp, postgres: backends.rows[0]!.n }
+}
+
+/** At rest: once the load generator's connections are gone from the server (at most 15 s). */
+const atRest = async (
+  server: Server,
+  admin: pg.Client,
+  dbName: string,
+  pgPort: number,
+  at: number
+): Promise<Snapshot> => {
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const { sockets } = descriptorsOf(server.pid)
+    if (tcpOf(server.pid, sockets, server.port, pgPort).http === 0 || Date.now() > deadline) break
+    await sleep(200)
+  }
+  return snapshot(server, admin, dbName, pgPort, at)
+}
+
+const tcpTotal = (s: Snapshot) => s.tcp.http + s.tcp.postgres + s.tcp.other
+
+/** Descriptors other than the Postgres pool's sockets, whose number the pool varies with demand. */
+const ownFds = (s: Snapshot) => s.fds - s.tcp.postgres
+
+/**
+ * The verdict. Memory, descriptors and HTTP connections are compared at rest,
+ * before and after the soak. Postgres connections come from a pool that opens
+ * them on demand (up to its bound) and closes them as demand falls, so their
+ * number at rest depends on the last minute's load: they are held instead
+ * against the most the warm-up, at the same concurrency, needed. A leak shows
+ * as more than that, under load or at rest.
+ */
+export const checksOf = (measured: {
+  readonly errors: number
+  readonly start: Snapshot
+  readonly end: Snapshot
+  readonly warmup: ReadonlyArray<Snapshot>
+  readonly soak: ReadonlyArray<Snapshot>
+}): ReadonlyArray<Check> => {
+  const { errors, start, end } = measured
+  const growth = end.rssBytes / start.rssBytes - 1
+  const needed = Math.max(start.postgres, ...measured.warmup.map((s) => s.postgres))
+  const used = Math.max(end.postgres, ...measured.soak.map((s) => s.postgres))
+  const outside = (s: Snapshot) => s.tcp.http + s.tcp.other
+  return [
+    {
+      name: "errors",
+      pass: errors === 0,
+      detail: `${errors} (socket errors, timeouts and unexpected statuses over every load)`
+    },
+    {
+      name: "RSS",
+      pass: growth <= Tolerance.rssGrowth,
+      detail: `${(growth * 100).toFixed(1)}% at rest after the soak (tolerance ${Tolerance.rssGrowth * 100}%)`
+    },
+    {
+      name: "file descriptors",
+      pass: ownFds(end) - ownFds(start) <= Tolerance.fds,
+      detail: `${ownFds(start)} -> ${ownFds(end)} at rest, Postgres sockets aside (tolerance +${Tolerance.fds})`
+    },
+    {
+      name: "TCP connections",
+      pass: outside(end) - outside(start) <= Tolerance.tcp,
+      detail: `${outside(start)} -> ${outside(end)} at rest, Postgres aside (tolerance +${Tolerance.tcp})`
+    },
+    {
+      name: "Postgres connections",
+      pass: used - needed <= Tolerance.postgres,
+      detail:
+        `at most ${used} during and after the soak; the warm-up needed ${needed} ` +
+        `(tolerance +${Tolerance.postgres})`
+    }
+  ]
+}
+
+// ------------------------------------------------------------------- the soak
+
+export const soak = async (options: SoakOptions): Promise<SoakResult> => {
+  const { log } = options
+  const pgPort = Number(new URL(options.serverUrl).port || 5432)
+  const admin = new pg.Client({ connectionString: withDb(options.serverUrl, "postgres") })
+  await admin.connect()
+  const dbName = `bench_soak_${process.pid}_${Date.now().toString(36)}`
+  await admin.query(`CREATE DATABASE ${dbName}`)
+  const url = withDb(options.serverUrl, dbName)
+  let server: Server | undefined
+  try {
+    const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
+    log("importing the demo dataset and creating a Pro and an Enterprise key")
+    const data = await prepare(url, serverKey, options.importProgress)
+    const plan = buildPlan(data.listed, data.incidentSlugs, data.keys)
+    server = await startServer(url, serverKey)
+    await probe(server.baseUrl, plan)
+    const mix = (connections: number, seconds: number): LoadPlan => ({
+      url: server!.baseUrl,
+      connections,
+      seconds,
+      requests: plan
+    })
+    let errors = 0
+
+    // 1. Ramp: where throughput stops growing.
+    const ramp: Array<LoadReport> = []
+    for (const connections of options.ramp) {
+      const r = await load(mix(connections, options.rampSeconds))
+      errors += errorsOf(r)
+      ramp.push(r)
+      log(`  ramp ${connections} connections: ${Math.round(r.rps)} req/s, p99 ${r.latency.p99} ms`)
+    }
+    const best = Math.max(0, ...ramp.map((r) => r.rps))
+    const concurrency =
+      ramp.length === 0 ? options.connections : ramp.find((r) => r.rps >= SaturationShare * best)!.connections
+
+    // 2. The read benchmark's routes at that concurrency, for reference.
+    const reference: Array<{ name: string; report: LoadReport }> = []
+    if (options.reference > 0) {
+      const protocol = data.listed.find((e) => e.entity_type === "protocol" && e.rated)!
+      for (const [name, path] of [
+        ["GET /api/v1/protocols?limit=50", "/api/v1/protocols?limit=50"],
+        ["GET /api/v1/protocols/{id}/scorecards", `/api/v1/protocols/${protocol.id}/scorecards`]
+      ] as const) {
+        const report = await load({
+          url: server.baseUrl,
+          connections: concurrency,
+          seconds: options.reference,
+          requests: [{ name, path, expect: 200 }]
+        })
+        errors += errorsOf(report)
+        reference.push({ name, report })
+        log(`  reference ${name}: ${Math.round(report.rps)} req/s, p99 ${report.latency.p99} ms`)
+      }
+    }
+
+    // 3. Warm-up at the soak's concurrency (sampled: it shows what that concurrency needs), then the state at rest.
+    const sampledLoad = async (seconds: number) => {
+      const began = Date.now()
+      const samples: Array<Snapshot> = []
+      let loading = true
+      const running = load(mix(concurrency, seconds)).finally(() => {
+        loading = false
+      })
+      const sampler = (async () => {
+        for (let i = 0; loading; i++) {
+          const due = began + i * options.sampleEvery * 1000
+          while (loading && Date.now() < due) await sleep(Math.min(200, due - Date.now()))
+          if (!loading) break
+          samples.push(await snapshot(server!, admin, dbName, pgPort, (Date.now() - began) / 1000))
+        }
+      })()
+      const report = await running
+      await sampler
+      errors += errorsOf(report)
+      return { report, samples, began }
+    }
+    const warmup = options.warmup > 0 ? await sampledLoad(options.warmup) : undefined
+    const start = await atRest(server, admin, dbName, pgPort, 0)
+
+    // 4. The soak, sampled every `sampleEvery` seconds.
+    log(`  soak: ${options.duration} s at ${concurrency} connections`)
+    const { report: soakReport, samples, began } = await sampledLoad(options.duration)
+    const end = await atRest(server, admin, dbName, pgPort, (Date.now() - began) / 1000)
+
+    const checks = checksOf({ errors, start, end, warmup: warmup?.samples ?? [], soak: samples })
+    return {
+      entities: data.entities,
+      plan,
+      ramp,
+      concurrency,
+      reference,
+      warmup: warmup?.report,
+      soak: soakReport,
+      start,
+      end,
+      samples,
+      warmupSamples: warmup?.samples ?? [],
+      errors,
+      checks,
+      pass: checks.every((c) => c.pass)
+    }
+  } finally {
+    if (server !== undefined) await stopServer(server)
+    if (!options.keep) await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+    else log(`kept database ${url}`)
+    await admin.end()
+  }
+}
+
+// -------------------------------------------------------------------- the report
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+
+export const formatResult = (r: SoakResult): string => {
+  const lines: Array<string> = []
+  const byStatus = new Map<number, number>()
+  for (const p of r.plan) byStatus.set(p.expect, (byStatus.get(p.expect) ?? 0) + 1)
+  const statusMix = [...byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${n} x ${s}`)
+    .join(", ")
+  const keyed = r.plan.filter((p) => p.headers !== undefined).length
+  lines.push(
+    `soak benchmark: demo dataset (${r.entities} entities); a mix of ${r.plan.length} requests ` +
+      `(${statusMix}; ${keyed} with a Pro or Enterprise key); node ${process.version}, ` +
+      `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`
+  )
+  const row = (label: string, l: LoadReport) =>
+    `    ${label.padEnd(40)} ${fmt(l.rps).padStart(7)} req/s   p50 ${String(l.latency.p50).padStart(4)} ms   ` +
+    `p99 ${String(l.latency.p99).padStart(4)} ms   errors ${errorsOf(l)}`
+  if (r.ramp.length > 0) {
+    lines.push(`  ramp (mixed traffic, ${r.ramp[0]!.seconds.toFixed(0)} s per step)`)
+    for (const l of r.ramp) lines.push(row(`${l.connections} connections`, l))
+    lines.push(
+      `    saturation point: ${r.concurrency} connections (least within ${(100 - SaturationShare * 100).toFixed(0)}% ` +
+        "of the ramp's best throughput)"
+    )
+  }
+  if (r.reference.length > 0) {
+    lines.push(`  reference (read benchmark's routes, anonymous, ${r.concurrency} connections, demo dataset)`)
+    for (const { name, report } of r.reference) lines.push(row(name, report))
+  }
+  const s = r.soak
+  lines.push(`  soak: ${s.seconds.toFixed(0)} s of mixed traffic at ${r.concurrency} connections`)
+  lines.push(
+    `    requests ${fmt(s.requests)}, ${fmt(s.rps)} req/s, latency p50 ${s.latency.p50} ms, ` +
+      `p90 ${s.latency.p90} ms, p99 ${s.latency.p99} ms, max ${s.latency.max} ms`
+  )
+  lines.push(
+    `    errors ${errorsOf(s)} (socket errors ${s.errors - s.timeouts}, timeouts ${s.timeouts}, ` +
+      `unexpected statuses ${s.unexpected}); statuses ${Object.entries(s.statuses)
+        .map(([code, n]) => `${code}: ${fmt(n)}`)
+        .join(", ")}`
+  )
+  for (const [name, t] of Object.entries(s.byRequest)) {
+    const wrong = Object.entries(t.unexpected)
+    if (wrong.length > 0) lines.push(`      ${name}: ${wrong.map(([c, n]) => `${n} x ${c}`).join(", ")}`)
+  }
+  // Throughput and memory over the soak in ten windows (a last partial one dropped): a drift shows as a trend.
+  const seconds = s.perSecond.slice(0, Math.max(1, Math.floor(s.seconds)))
+  const width = Math.max(1, Math.round(seconds.length / 10))
+  const rates: Array<string> = []
+  const rss: Array<string> = []
+  for (let from = 0; from + width <= seconds.length; from += width) {
+    const window = seconds.slice(from, from + width)
+    rates.push(fmt(window.reduce((n, c) => n + c, 0) / window.length))
+    const sample = r.samples.filter((x) => x.at <= from + width).at(-1)
+    rss.push(sample === undefined ? "-" : (sample.rssBytes / 2 ** 20).toFixed(0))
+  }
+  const first = r.samples[0]
+  const last = r.samples.at(-1)
+  if (first !== undefined && last !== undefined && last.at > first.at)
+    lines.push(
+      `    server CPU under load: ${(((last.cpuSeconds - first.cpuSeconds) / (last.at - first.at)) * 100).toFixed(0)}% ` +
+        "of one core"
+    )
+  lines.push(`    by ${width} s: req/s ${rates.join(" ")}; RSS MiB ${rss.join(" ")}`)
+  const maxOf = (f: (x: Snapshot) => number) => Math.max(...r.samples.map(f))
+  lines.push(
+    `    server RSS: ${mib(r.start.rssBytes)} at rest after warm-up, ${mib(r.end.rssBytes)} at rest after the soak, ` +
+      `max ${mib(maxOf((x) => x.rssBytes))} under load (${r.samples.length} samples)`
+  )
+  lines.push(
+    `    open file descriptors: ${r.start.fds} -> ${r.end.fds} (max ${maxOf((x) => x.fds)} under load)`
+  )
+  lines.push(
+    `    established TCP: ${tcpTotal(r.start)} -> ${tcpTotal(r.end)} at rest (Postgres ${r.start.tcp.postgres} -> ` +
+      `${r.end.tcp.postgres}, HTTP ${r.start.tcp.http} -> ${r.end.tcp.http}, other ${r.start.tcp.other} -> ` +
+      `${r.end.tcp.other}); max ${maxOf(tcpTotal)} under load (HTTP ${maxOf((x) => x.tcp.http)})`
+  )
+  lines.push(
+    `    Postgres connections to the database: ${r.start.postgres} -> ${r.end.postgres} at rest ` +
+      `(max ${maxOf((x) => x.postgres)} under load; the warm-up's max ` +
+      `${Math.max(r.start.postgres, ...r.warmupSamples.map((x) => x.postgres))})`
+  )
+  for (const c of r.checks) lines.push(`  ${c.pass ? "ok  " : "FAIL"} ${c.name}: ${c.detail}`)
+  lines.push(`verdict: ${r.pass ? "PASS" : "FAIL"}`)
+  return lines.join("\n")
+}
+
+const main = async () => {
+  const scope = await run(Scope.make())
+  try {
+    let serverUrl = process.env.DATABASE_URL
+    if (serverUrl === undefined) {
+      const embedded = await run(
+        start({
+          dir: join(root, ".tmp", `bench-pg-${process.pid}`),
+          persistent: false,
+          database: "postgres"
+        }).pipe(Scope.provide(scope))
+      )
+      serverUrl = embedded.url
+    }
+    const list = (text: string) =>
+      text
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "")
+        .map(Number)
+    const fixed = process.env.CONNECTIONS
+    const result = await soak({
+      serverUrl,
+      duration: Number(process.env.DURATION ?? 300),
+      ramp: fixed === undefined ? list(process.env.RAMP ?? "16,32,64,128") : [],
+      rampSeconds: Number(process.env.RAMP_SECONDS ?? 10),
+      connections: Number(fixed ?? 64),
+      warmup: Number(process.env.WARMUP ?? 30),
+      reference: Number(process.env.REFERENCE ?? 10),
+      sampleEvery: Number(process.env.SAMPLE_EVERY ?? 5),
+      keep: process.env.KEEP === "1",
+      log: (line) => console.error(line),
+      importProgress: terminalProgress("import")
+    })
+    console.log(formatResult(result))
+    if (!result.pass) process.exitCode = 1
+  } finally {
+    await run(Scope.close(scope, Exit.void))
+  }
+}
+
+if (import.meta.main) {
+  main().catch((e) => {
+    console.error(e)
+    process.exitCode = 1
+  })
+}

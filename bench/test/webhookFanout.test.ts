@@ -1,0 +1,38 @@
+/**
+ * The webhook fan-out benchmark's logic at a tiny size, so the figures it
+ * prints come from a run that is known to deliver: one publish through the
+ * Publisher over Postgres, the production dispatcher and undici transport, a
+ * real receiver process on loopback. `runFanout` itself fails on any delivery
+ * not received exactly once or any sampled signature that does not verify;
+ * these assertions pin the counts down from the outside as well.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { runFanout, withScratchDatabase } from "../webhookFanout.bench.ts"
+
+const serverUrl = () => {
+  const url = process.env.DATABASE_URL ?? process.env.RATINGS_TEST_PG_URL
+  if (url === undefined) throw new Error("no DATABASE_URL and no embedded test server (vitest global setup)")
+  return url
+}
+
+describe("webhook fan-out benchmark", () => {
+  it("a re-rating published to 50 matching rules enqueues one delivery per rule per event, and the dispatcher " +
+    "delivers each exactly once, signed with its rule's key (X-Service-Signature and Standard Webhooks)", async () => {
+    const rules = 50
+    const result = await withScratchDatabase(serverUrl(), "bench_webhooks_test", false, (url) =>
+      Effect.runPromise(
+        Effect.scoped(runFanout(url, { rules, concurrency: 8, seed: "test", sample: 10, timeoutMs: 20_000 }))
+      )
+    )
+    // lendwell's re-rating moves both its composite and its grade: rating.changed and a grade transition.
+    assert.strictEqual(result.events, 2)
+    assert.strictEqual(result.deliveries, rules * 2)
+    assert.strictEqual(result.deliveredOnce, result.deliveries)
+    assert.strictEqual(result.dispatch.requests, result.deliveries)
+    assert.strictEqual(result.signaturesVerified, result.deliveries / 10)
+    assert.strictEqual(result.baseline.requests, result.deliveries)
+    assert.isTrue(result.bodyBytes > 0 && result.dispatch.perSecond > 0 && result.baseline.perSecond > 0)
+    assert.isTrue(result.latency.p50 <= result.latency.p99 && result.latency.p99 <= result.latency.max)
+  }, 60_000)
+})
