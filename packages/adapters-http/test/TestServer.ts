@@ -11,21 +11,35 @@
  * ApiKeyRepository and trusts a test identity provider (a generated ES256 key
  * pair) for admin JWTs. `get(path, { caller: "pro" })` sends the pro key as
  * `Authorization: Bearer`; there is no test-only way in.
+ *
+ * Alert rules run over the backend's rule store and delivery outbox, with the
+ * real HMAC signer and the real undici transport (allowed to call loopback
+ * receivers), and a dispatcher without its loop: a test sends what is due by
+ * calling `WebhookDispatcher.runOnce` itself. The create-time URL policy
+ * allows http and private targets unless `webhookTargets` says otherwise.
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { layer as layerSuite, type Vitest } from "@effect/vitest"
+import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
+import * as PgDeliveryOutbox from "@ratings/adapters-sql/PgDeliveryOutbox"
 import * as PgEntityRepository from "@ratings/adapters-sql/PgEntityRepository"
 import * as PgExportLog from "@ratings/adapters-sql/PgExportLog"
 import * as PgIncidentRepository from "@ratings/adapters-sql/PgIncidentRepository"
 import * as PgQuantumSnapshotStore from "@ratings/adapters-sql/PgQuantumSnapshotStore"
 import * as PgRubricRepository from "@ratings/adapters-sql/PgRubricRepository"
 import * as PgScorecardRepository from "@ratings/adapters-sql/PgScorecardRepository"
+import * as PgTransaction from "@ratings/adapters-sql/PgTransaction"
+import { SecretBox } from "@ratings/adapters-sql/SecretBox"
+import * as HmacSigner from "@ratings/adapters-webhook/HmacSigner"
+import * as UndiciTransport from "@ratings/adapters-webhook/UndiciTransport"
 import { type AdminRole, type Caller, type KeyTier, KeyTiers } from "@ratings/domain/model/Caller"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
+import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
+import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ExportLog } from "@ratings/domain/ports/ExportLog"
 import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
@@ -34,12 +48,18 @@ import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore
 import { QuantumSource, type QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
+import type { Signer } from "@ratings/domain/ports/Signer"
+import { Transaction } from "@ratings/domain/ports/Transaction"
+import type { WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
+import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
 import { CompareService } from "@ratings/domain/services/CompareService"
 import { ExportService } from "@ratings/domain/services/ExportService"
 import { IncidentService, RatedProtocols } from "@ratings/domain/services/IncidentService"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
+import { WebhookDispatcher } from "@ratings/domain/services/WebhookDispatcher"
+import { type TargetPolicy, WebhookTargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
 import { Context, Effect, Layer, Logger, Option, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
@@ -50,6 +70,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyC
 import { layerAuthentication } from "../src/server/Authentication.ts"
 import { type DevKeyPair, generateDevKeyPair, mintDevAdminToken } from "../src/server/DevToken.ts"
 import { AllRoutes, layerCallerPolicies, type PoliciesConfig } from "../src/server/HttpServerLive.ts"
+import { MaxPathParamLength } from "../src/server/RouterFallbacks.ts"
 import { type CallerName, Callers5, Seed } from "./fixtures.ts"
 import { ScratchDatabase } from "./ScratchDatabase.ts"
 
@@ -70,8 +91,23 @@ export type FeedPorts =
   | QuantumSourceMemory
   | ChainDirectory
 
+/**
+ * The ports behind alert rules and their deliveries, and the dispatcher over
+ * them (without its loop: tests call `runOnce`).
+ */
+export type AlertPorts =
+  | AlertRuleRepository
+  | DeliveryOutbox
+  | Transaction
+  | Signer
+  | WebhookTransport
+  | WebhookDispatcher
+
 /** What a backend gives the server: the ports the use cases need, and the key store. */
-export type Stores = Ports | ApiKeyRepository | FeedPorts
+export type BackendStores = Ports | ApiKeyRepository | FeedPorts
+
+/** What the server runs on and provides to tests: the backend's stores and the alert ports. */
+export type Stores = BackendStores | AlertPorts
 
 /** A fresh random UUID per call, as in production (the memory generator counts from 1). */
 const RandomIds = Layer.succeed(IdGenerator, IdGenerator.of({ uuid: Effect.sync(() => crypto.randomUUID()) }))
@@ -96,6 +132,29 @@ const PostgresFeeds = Layer.mergeAll(
   PgQuantumSnapshotStore.layer,
   QuantumSource.layerMemory,
   ChainDirectory.layerEntities
+)
+
+/** The transport of every backend: real undici POSTs, allowed to reach the tests' loopback receivers. */
+const LoopbackTransport = UndiciTransport.layer(WebhookTargetPolicy.permissive)
+
+/** The dispatcher without its loop over the alert ports, the signer and the transport being real. */
+const alertPorts = <E, R>(stores: Layer.Layer<AlertRuleRepository | DeliveryOutbox | Transaction, E, R>) =>
+  WebhookDispatcher.layerWithoutLoop().pipe(
+    Layer.provideMerge(Layer.mergeAll(stores, HmacSigner.layer, LoopbackTransport))
+  )
+
+/** Alert rules and deliveries in memory. */
+export const MemoryAlerts = alertPorts(
+  Layer.mergeAll(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemory, Transaction.layerMemory)
+)
+
+/** Alert rules and deliveries on Postgres, signing keys sealed with a random server key (as in production). */
+const PostgresAlerts = alertPorts(
+  Layer.mergeAll(
+    PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layerRandom)),
+    PgDeliveryOutbox.layer,
+    PgTransaction.layer
+  )
 )
 
 export interface Response {
@@ -145,6 +204,8 @@ export interface TestServerOptions {
   readonly logger?: Logger.Logger<unknown, unknown> | undefined
   /** Rate-limit store and limits; by default in memory, with limits no test reaches (TestPolicies). */
   readonly policies?: PoliciesConfig | undefined
+  /** The create-time webhook URL policy; by default http and private (loopback) targets are allowed. */
+  readonly webhookTargets?: TargetPolicy | undefined
 }
 
 export class TestServer extends Context.Service<
@@ -167,8 +228,18 @@ export class TestServer extends Context.Service<
     readonly callers: () => ReadonlyArray<Caller>
   }
 >()("@ratings/adapters-http/test/TestServer") {
-  /** The server over the given stores, which it also provides (so a test can reach them). */
-  static readonly layer = <E, R>(stores: Layer.Layer<Stores, E, R>, options: TestServerOptions = {}) =>
+  /**
+   * The server over the given stores, with the alert ports in memory, all of
+   * which it also provides (so a test can reach them).
+   */
+  static readonly layer = <E, R>(stores: Layer.Layer<BackendStores, E, R>, options: TestServerOptions = {}) =>
+    TestServer.layerWithAlerts(Layer.merge(stores, MemoryAlerts), options)
+
+  /** The server over the given stores, alert ports included, which it also provides. */
+  static readonly layerWithAlerts = <E, R>(
+    stores: Layer.Layer<Stores, E, R>,
+    options: TestServerOptions = {}
+  ) =>
     Layer.unwrap(
       Effect.sync(() => {
         const idp: TestIdp = { ...generateDevKeyPair(), issuer: TestIssuer, audience: TestAudience }
@@ -281,6 +352,7 @@ export class TestServer extends Context.Service<
         return Layer.effect(TestServer, service).pipe(
           Layer.provide(
             HttpRouter.serve(AllRoutes, {
+              routerConfig: { maxParamLength: MaxPathParamLength },
               disableLogger: options.logger === undefined,
               disableListenLog: true
             })
@@ -294,7 +366,12 @@ export class TestServer extends Context.Service<
               IncidentService.layer,
               QuantumService.layer,
               ExportService.layer,
-              CompareService.layer
+              CompareService.layer,
+              AlertRuleService.layer.pipe(
+                Layer.provide(
+                  WebhookTargetPolicy.layer(options.webhookTargets ?? WebhookTargetPolicy.permissive)
+                )
+              )
             )
           ),
           Layer.provideMerge(served),
@@ -306,8 +383,8 @@ export class TestServer extends Context.Service<
 
   /** The server over the domain's in-memory stores, seeded with the fixtures. */
   static readonly layerMemory = (seed = Seed, options: TestServerOptions = {}) =>
-    TestServer.layer(
-      MemoryFeeds.pipe(
+    TestServer.layerWithAlerts(
+      Layer.mergeAll(MemoryFeeds, MemoryAlerts).pipe(
         Layer.provideMerge(
           Layer.mergeAll(
             EntityRepository.layerMemory(seed.entities),
@@ -327,9 +404,9 @@ export class TestServer extends Context.Service<
    * too (see `database`).
    */
   static readonly layerPostgres = (seed = Seed, options: TestServerOptions = {}) =>
-    TestServer.layer(
+    TestServer.layerWithAlerts(
       Layer.effectDiscard(seedStores(seed)).pipe(
-        Layer.provideMerge(PostgresFeeds),
+        Layer.provideMerge(Layer.mergeAll(PostgresFeeds, PostgresAlerts)),
         Layer.provideMerge(
           Layer.mergeAll(
             PgEntityRepository.layer,

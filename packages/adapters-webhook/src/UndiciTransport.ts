@@ -15,7 +15,7 @@
  *   connections, so a burst to one receiver reuses sockets instead of opening
  *   thousands; HTTP/2 is not offered, keeping one request per connection and
  *   the failure modes of plain sockets.
- * - Target policy (`TargetPolicy.ts`), applied at send time on every attempt:
+ * - Target policy (the domain's `WebhookTargetPolicy`), applied at send time on every attempt:
  *   the URL checks, then in the connector every address the name resolves to
  *   (one refused address refuses the name), the socket connecting to exactly
  *   those checked addresses, and finally the peer address of the connected
@@ -37,7 +37,12 @@ import {
 import { type WebhookRequest, WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
 import { Effect, Layer, Result, type Scope } from "effect"
 import { Agent, buildConnector } from "undici"
-import { addressRefusal, checkUrl, parseIpLiteral, type TargetPolicy } from "./TargetPolicy.ts"
+import {
+  addressRefusal,
+  checkUrl,
+  parseIpLiteral,
+  type TargetPolicy
+} from "@ratings/domain/webhooks/WebhookTargetPolicy"
 
 /** Resolves a host name to all of its addresses (the system resolver by default). */
 export type ResolveHost = (hostname: string) => Promise<ReadonlyArray<LookupAddress>>

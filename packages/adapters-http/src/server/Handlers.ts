@@ -8,6 +8,7 @@ import { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
+import { AlertRuleHandlers } from "./AlertRuleHandlers.ts"
 import { EntityHandlers } from "./EntityHandlers.ts"
 import { ValidationErrorsLive } from "./ErrorMapping.ts"
 import { IncidentHandlers } from "./IncidentHandlers.ts"
@@ -33,5 +34,6 @@ export const Handlers = Layer.mergeAll(
   EntityHandlers,
   IncidentHandlers,
   QuantumHandlers,
-  UtilityHandlers
+  UtilityHandlers,
+  AlertRuleHandlers
 ).pipe(Layer.provide(ValidationErrorsLive))

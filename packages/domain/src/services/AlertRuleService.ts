@@ -7,10 +7,14 @@
  * "not found", never "forbidden", so ids reveal nothing across accounts. The
  * signing key leaves the service once, in the answer to `create`.
  *
- * - `create` stores the rule with a fresh key. In the same transaction it
- *   enqueues the `webhook.test` delivery that saving a webhook URL fires
- *   (Configuration rule 3), so a rule never exists without its test event.
- *   The dispatcher sends that delivery like any other.
+ * - `create` first checks the webhook URL against the configured
+ *   `WebhookTargetPolicy` (https outside development, no private, loopback
+ *   or link-local literal targets unless allowed), failing with
+ *   `WebhookUrlRejected`, which says why; DNS names are checked again at
+ *   every send. It then stores the rule with a fresh key. In the same
+ *   transaction it enqueues the `webhook.test` delivery that saving a webhook
+ *   URL fires (Configuration rule 3), so a rule never exists without its
+ *   test event. The dispatcher sends that delivery like any other.
  * - `testWebhook` makes a real attempt at once, through the dispatcher's
  *   `deliverNow`: a new `webhook.test` delivery, recorded in the rule's log
  *   and retried on the schedule if it fails. The caller gets the outcome of
@@ -23,7 +27,7 @@
  *   be re-fired. A delivery whose rule is gone cannot be re-fired: it could
  *   only fail again.
  */
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import {
   type AlertRuleCreate,
   type AlertRuleCreated,
@@ -49,6 +53,12 @@ import { Transaction } from "../ports/Transaction.ts"
 import { WebhookTransport } from "../ports/WebhookTransport.ts"
 import { newDelivery } from "../webhooks/DeliveryStateMachine.ts"
 import { addressEvent, serializeEvent, webhookTest } from "../webhooks/EventPayloads.ts"
+import {
+  type TargetPolicy,
+  validateWebhookUrl,
+  WebhookTargetPolicy,
+  type WebhookUrlRejected
+} from "../webhooks/WebhookTargetPolicy.ts"
 import { WebhookDispatcher } from "./WebhookDispatcher.ts"
 
 /** Re-fire of a delivery that is not failed: a pending one is still in its cycle, a delivered one was acknowledged. */
@@ -83,11 +93,15 @@ export class AlertRuleService extends Context.Service<
   {
     /** The account's rules, oldest first, without signing keys. */
     readonly list: (accountId: string) => Effect.Effect<AlertRuleList>
-    /** A new rule with a fresh signing key, served this once, and its webhook.test delivery enqueued. */
+    /**
+     * A new rule with a fresh signing key, served this once, and its
+     * webhook.test delivery enqueued; a URL the target policy refuses is
+     * `WebhookUrlRejected` and stores nothing.
+     */
     readonly create: (
       accountId: string,
       request: AlertRuleCreate
-    ) => Effect.Effect<AlertRuleCreated, StoreError>
+    ) => Effect.Effect<AlertRuleCreated, StoreError | WebhookUrlRejected>
     readonly delete: (accountId: string, ruleId: string) => Effect.Effect<void, AlertRuleNotFound>
     /** A real, signed webhook.test attempt made now, and how it ended. */
     readonly testWebhook: (
@@ -121,6 +135,7 @@ export class AlertRuleService extends Context.Service<
       const signer = yield* Signer
       const tx = yield* Transaction
       const dispatcher = yield* WebhookDispatcher
+      const targets = yield* WebhookTargetPolicy
 
       const list = Effect.fn("AlertRuleService.list")(function* (accountId: string) {
         const items = yield* rules.list(accountId)
@@ -131,6 +146,8 @@ export class AlertRuleService extends Context.Service<
         accountId: string,
         request: AlertRuleCreate
       ) {
+        const url = validateWebhookUrl(request.channels.webhook_url, targets)
+        if (Result.isFailure(url)) return yield* url.failure
         const now = yield* Clock.currentTimeMillis
         const record: AlertRuleRecord = {
           id: yield* ids.uuid,
@@ -232,20 +249,26 @@ export class AlertRuleService extends Context.Service<
 
   /**
    * The service over in-memory ports, a scripted transport
-   * (`WebhookTransportScript`) and a dispatcher without its loop. Every
-   * dependency is exposed so tests can drive `runOnce` and read the outbox.
+   * (`WebhookTransportScript`), a dispatcher without its loop, and the
+   * production target policy (https, public targets only) unless another is
+   * given. Every dependency is exposed so tests can drive `runOnce` and read
+   * the outbox.
    */
-  static readonly layerTest = AlertRuleService.layer.pipe(
-    Layer.provideMerge(WebhookDispatcher.layerWithoutLoop()),
-    Layer.provideMerge(
-      Layer.mergeAll(
-        AlertRuleRepository.layerMemory,
-        DeliveryOutbox.layerMemory,
-        IdGenerator.layerMemory,
-        Signer.layerMemory,
-        Transaction.layerMemory,
-        WebhookTransport.layerMemory
+  static readonly layerTestWith = (targets: TargetPolicy = WebhookTargetPolicy.strict) =>
+    AlertRuleService.layer.pipe(
+      Layer.provideMerge(WebhookDispatcher.layerWithoutLoop()),
+      Layer.provideMerge(
+        Layer.mergeAll(
+          AlertRuleRepository.layerMemory,
+          DeliveryOutbox.layerMemory,
+          IdGenerator.layerMemory,
+          Signer.layerMemory,
+          Transaction.layerMemory,
+          WebhookTransport.layerMemory,
+          WebhookTargetPolicy.layer(targets)
+        )
       )
     )
-  )
+
+  static readonly layerTest = AlertRuleService.layerTestWith()
 }

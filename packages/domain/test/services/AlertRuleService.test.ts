@@ -15,6 +15,7 @@ import { AlertRuleService } from "../../src/services/AlertRuleService.ts"
 import { WebhookDispatcher } from "../../src/services/WebhookDispatcher.ts"
 import { RetryOffsetsMs } from "../../src/webhooks/RetrySchedule.ts"
 import { isSigningKey, verifyStandardWebhook } from "../../src/webhooks/WebhookSignature.ts"
+import { WebhookTargetPolicy } from "../../src/webhooks/WebhookTargetPolicy.ts"
 
 const SECOND = 1_000
 const T0 = Date.UTC(2026, 7, 1)
@@ -81,6 +82,50 @@ describe("AlertRuleService", () => {
         assert.notStrictEqual(second.webhook_signing_key, created.webhook_signing_key, "a fresh key per rule")
       })
     )
+  )
+
+  it.effect(
+    "webhook URLs are validated at create: https required and private targets refused; a refused URL stores nothing",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const service = yield* AlertRuleService
+          const cases: ReadonlyArray<readonly [url: string, reason: string, says: RegExp]> = [
+            ["http://hooks.alice.example/ratings", "https_required", /must use https/],
+            ["https://127.0.0.1:8443/hook", "private_target", /loopback/],
+            ["https://169.254.169.254/latest/meta-data/", "private_target", /link-local/],
+            ["https://10.1.2.3/hook", "private_target", /private-network/],
+            ["https://[::1]/hook", "private_target", /loopback/],
+            ["https://localhost/hook", "private_target", /loopback name/]
+          ]
+          for (const [url, reason, says] of cases) {
+            const error = yield* Effect.flip(service.create(ALICE, body({ channels: { webhook_url: url } })))
+            assert.strictEqual(error._tag, "WebhookUrlRejected", url)
+            if (error._tag === "WebhookUrlRejected") {
+              assert.strictEqual(error.reason, reason, url)
+              assert.match(error.message, says, url)
+            }
+          }
+          assert.strictEqual((yield* service.list(ALICE)).total, 0, "no rule was stored")
+          assert.strictEqual((yield* service.failed(undefined)).length, 0)
+          const outbox = yield* DeliveryOutbox
+          assert.lengthOf(yield* outbox.claimDue({ at: T0, limit: 10 }), 0, "no test delivery was enqueued")
+        })
+      )
+  )
+
+  it.effect(
+    "a policy that allows private targets and http (development, tests) accepts a loopback receiver",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(T0)
+        const service = yield* AlertRuleService
+        const created = yield* service.create(
+          ALICE,
+          body({ channels: { webhook_url: "http://127.0.0.1:8080/hook" } })
+        )
+        assert.strictEqual(created.channels.webhook_url, "http://127.0.0.1:8080/hook")
+      }).pipe(Effect.provide(AlertRuleService.layerTestWith(WebhookTargetPolicy.permissive)))
   )
 
   it.effect(
@@ -269,7 +314,8 @@ describe("AlertRuleService", () => {
                 IdGenerator.layerMemory,
                 Signer.layerMemory,
                 Transaction.layerMemory,
-                slowTransport
+                slowTransport,
+                WebhookTargetPolicy.layer(WebhookTargetPolicy.strict)
               )
             )
           )

@@ -1,0 +1,243 @@
+/**
+ * Alert rules and their webhook deliveries (spec part 4 "Pro and Enterprise
+ * utilities", part 6 "Events", part 3 "Webhook delivery", part 7: 201, 204,
+ * a non-UUID rule_id is 422). Pro tier and above; a rule belongs to the
+ * account of the key that created it, and another account's rule or delivery
+ * answers 404 exactly like one that does not exist.
+ *
+ * Shapes the spec leaves open, designed here:
+ * - the create body (AlertRuleCreate: entity_types, slugs, events filters
+ *   and channels.webhook_url; see the domain's AlertRule model);
+ * - test-webhook's answer (WebhookTestReport: the outcome of one real attempt);
+ * - the delivery routes: a rule's delivery log, the account's failed
+ *   deliveries (the dashboard watchlist) and the re-fire of one. Lists are
+ *   `{items, total}` like every list of the API; they hold the newest `limit`
+ *   deliveries and `total` counts the items of the answer.
+ *
+ * An admin bearer JWT has no account: an admin's rules belong to the account
+ * `admin:<subject>`, as their exports do (ExportService.accountOf), so an
+ * admin can try the routes without seeing anyone else's rules.
+ */
+import { Capabilities } from "@ratings/domain/access/Capabilities"
+import { AlertRuleCreate, AlertRuleCreated, AlertRuleList } from "@ratings/domain/model/AlertRule"
+import { Delivery, DeliveryStatus, DeliveryWithAttempts } from "@ratings/domain/model/Delivery"
+import { WebhookTestReport } from "@ratings/domain/model/WebhookTest"
+import { ErrorReporter, Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { InsufficientTierError, MissingKeyError, NotFoundError, ServiceUnavailableError } from "./Errors.ts"
+import {
+  documentParameters,
+  IntegerParam,
+  invalidParameter,
+  type ParameterDocs,
+  UuidParam
+} from "./Parameters.ts"
+
+/** Page size of the delivery lists. */
+export const DeliveryListLimit = { min: 1, max: 200, default: 50 } as const
+
+const DeliveryLimitParam = IntegerParam({ minimum: DeliveryListLimit.min, maximum: DeliveryListLimit.max })
+
+/** The delivery statuses GET /deliveries lists: failed only (the watchlist). */
+export const ListedDeliveryStatuses = ["failed"] as const
+
+export const DeliveryStatusParam = Schema.String.check(
+  Schema.makeFilter((text: string) =>
+    (ListedDeliveryStatuses as ReadonlyArray<string>).includes(text)
+      ? undefined
+      : invalidParameter(
+          "literal_error",
+          "Input should be 'failed': the failed deliveries are listed here; a rule's deliveries of every " +
+            "status are at /alert-rules/{rule_id}/deliveries",
+          text
+        )
+  )
+)
+
+export const AlertRuleListBody = AlertRuleList.annotate({
+  identifier: "AlertRuleList",
+  description: "The account's alert rules, oldest first; signing keys are never listed"
+})
+
+export const AlertRuleCreatedBody = AlertRuleCreated.annotate({
+  identifier: "AlertRuleCreated",
+  description: "The rule just created, with its webhook_signing_key: the only time the key is served"
+})
+
+export const DeliveryLog = Schema.Struct({
+  items: Schema.Array(DeliveryWithAttempts),
+  total: Schema.Int.annotate({ description: "Number of deliveries in this answer (at most limit)" })
+}).annotate({
+  identifier: "DeliveryLog",
+  description:
+    "A rule's deliveries, newest first, each with its attempts (attempt_log). body is the exact JSON text " +
+    "signed and sent; signing keys are never part of it."
+})
+export type DeliveryLog = typeof DeliveryLog.Type
+
+export const DeliveryListBody = Schema.Struct({
+  items: Schema.Array(Delivery),
+  total: Schema.Int.annotate({ description: "Number of deliveries in this answer (at most limit)" })
+}).annotate({
+  identifier: "DeliveryList",
+  description: "Deliveries, newest first"
+})
+export type DeliveryListBody = typeof DeliveryListBody.Type
+
+export const DeliveryBody = Delivery.annotate({
+  identifier: "Delivery",
+  description: "One webhook delivery: its event, raw body, status and schedule"
+})
+
+export const DeliveryNotFailedBody = Schema.Struct({
+  detail: Schema.String.annotate({
+    description: "Why: the delivery's status, and that only failed ones re-fire"
+  }),
+  delivery_id: Schema.String,
+  status: DeliveryStatus
+}).annotate({
+  identifier: "DeliveryNotFailedBody",
+  description: "409: the delivery is not failed (pending: still in its cycle; delivered: acknowledged)"
+})
+
+/** 409: re-fire of a delivery that is pending or delivered. */
+export class DeliveryNotFailedError extends Schema.Error<DeliveryNotFailedError>("DeliveryNotFailedError")(
+  DeliveryNotFailedBody,
+  {
+    httpApiStatus: 409,
+    description: "Conflict: only a failed delivery can be re-fired; the body gives its status"
+  }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
+const Gated = [MissingKeyError, InsufficientTierError] as const
+
+const ruleDocs: ParameterDocs = {
+  rule_id: { schema: UuidParam, description: "UUID of the alert rule" }
+}
+
+const deliveryLogDocs: ParameterDocs = {
+  ...ruleDocs,
+  limit: {
+    schema: DeliveryLimitParam,
+    description: `Most deliveries listed (the newest), ${DeliveryListLimit.min} to ${DeliveryListLimit.max}`,
+    default: DeliveryListLimit.default
+  }
+}
+
+const failedDocs: ParameterDocs = {
+  status: {
+    schema: Schema.Literals(ListedDeliveryStatuses),
+    description: "Which deliveries: failed (the only status listed here). Required."
+  },
+  limit: deliveryLogDocs.limit!
+}
+
+const refireDocs: ParameterDocs = {
+  delivery_id: { schema: UuidParam, description: "UUID of the delivery (its delivery_id and webhook-id)" }
+}
+
+const tier = Capabilities.alert_rules
+const tierNote = "Tier: Pro and above."
+
+const documented = (summary: string, description: string, docs?: ParameterDocs) =>
+  OpenApi.annotations({
+    summary,
+    description: `${description} ${tierNote}`,
+    override: { "x-required-tier": tier },
+    ...(docs === undefined ? {} : { transform: documentParameters(docs) })
+  })
+
+export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
+  HttpApiEndpoint.get("list", "/alert-rules", {
+    success: AlertRuleListBody,
+    error: Gated
+  }).annotateMerge(
+    documented(
+      "List alert rules",
+      "The alert rules of the caller's account, oldest first, as {items, total}. Signing keys are never listed."
+    )
+  ),
+  HttpApiEndpoint.post("create", "/alert-rules", {
+    payload: AlertRuleCreate,
+    success: AlertRuleCreatedBody.pipe(HttpApiSchema.status(201)),
+    error: [...Gated, ServiceUnavailableError]
+  }).annotateMerge(
+    documented(
+      "Create an alert rule",
+      "A rule watches the conjunction of its filters (entity_types, slugs, events; empty or omitted means " +
+        "all) and delivers signed webhooks to channels.webhook_url. The 201 answer carries " +
+        "webhook_signing_key exactly once: store it. Saving the rule fires a webhook.test event with a " +
+        "synthetic payload. The URL must be https (http only when the server runs in development) and must " +
+        "not name a private, loopback or link-local address unless the server allows private targets; a " +
+        'refused URL is a 422 at ["body", "channels", "webhook_url"] saying why. Names are checked again ' +
+        "on the resolved address at every send."
+    )
+  ),
+  HttpApiEndpoint.delete("delete", "/alert-rules/:rule_id", {
+    params: { rule_id: UuidParam },
+    success: HttpApiSchema.NoContent,
+    error: [...Gated, NotFoundError]
+  }).annotateMerge(
+    documented(
+      "Delete an alert rule",
+      "204 with no body. A rule_id that is not a UUID is a 422; an unknown rule, or another account's, is a " +
+        "404. Deliveries not yet sent for the rule are never sent; its delivery log is kept.",
+      ruleDocs
+    )
+  ),
+  HttpApiEndpoint.post("testWebhook", "/alert-rules/:rule_id/test-webhook", {
+    params: { rule_id: UuidParam },
+    success: WebhookTestReport.annotate({ identifier: "WebhookTestReport" }),
+    error: [...Gated, NotFoundError]
+  }).annotateMerge(
+    documented(
+      "Test a rule's webhook",
+      "Makes one real, signed webhook.test delivery to the rule's URL now and reports how it ended (2xx " +
+        "within 10 s is delivered). The attempt is recorded in the rule's delivery log; a failed test is " +
+        "retried on the usual schedule and next_attempt_at says when.",
+      ruleDocs
+    )
+  ),
+  HttpApiEndpoint.get("deliveries", "/alert-rules/:rule_id/deliveries", {
+    params: { rule_id: UuidParam },
+    query: { limit: Schema.optionalKey(DeliveryLimitParam) },
+    success: DeliveryLog,
+    error: [...Gated, NotFoundError]
+  }).annotateMerge(
+    documented(
+      "A rule's delivery log",
+      "The rule's newest deliveries first, each with every attempt (when, outcome, status code, error, " +
+        "duration), as {items, total}.",
+      deliveryLogDocs
+    )
+  ),
+  HttpApiEndpoint.get("failedDeliveries", "/deliveries", {
+    query: { status: DeliveryStatusParam, limit: Schema.optionalKey(DeliveryLimitParam) },
+    success: DeliveryListBody,
+    error: Gated
+  }).annotateMerge(
+    documented(
+      "Failed deliveries (the watchlist)",
+      "The account's deliveries that exhausted their retries (initial attempt and 5 retries at 30 s, 5 min, " +
+        "30 min, 2 h and 12 h), newest first, as {items, total}. They are never replayed automatically; " +
+        "re-fire one with POST /deliveries/{delivery_id}/refire.",
+      failedDocs
+    )
+  ),
+  HttpApiEndpoint.post("refire", "/deliveries/:delivery_id/refire", {
+    params: { delivery_id: UuidParam },
+    success: DeliveryBody,
+    error: [...Gated, NotFoundError, DeliveryNotFailedError]
+  }).annotateMerge(
+    documented(
+      "Re-fire a failed delivery",
+      "Starts a new cycle of a failed delivery: the same delivery_id (receivers dedupe on it), its initial " +
+        "attempt due now, then the same retries. Answers the delivery, pending again. A delivery that is not " +
+        "failed is a 409 giving its status; an unknown delivery, another account's, or one whose rule was " +
+        "deleted is a 404.",
+      refireDocs
+    )
+  )
+) {}

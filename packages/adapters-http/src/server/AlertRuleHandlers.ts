@@ -1,0 +1,127 @@
+/**
+ * Handlers of the alert-rule and delivery routes. The tier comes from the
+ * domain's table (`alert_rules` needs Pro); ownership, the signing key served
+ * once, URL validation and the delivery state machine are AlertRuleService's.
+ * Here the caller becomes an account, errors become their statuses, and
+ * responses are marked `no-store`.
+ *
+ * Why `no-store`: these answers are one account's live state, which its own
+ * requests change (a created rule, a re-fired delivery). The default private
+ * 60 s cache of keyed reads would show the dashboard a list from before the
+ * change it just made.
+ */
+import { authorize } from "@ratings/domain/access/Capabilities"
+import type { Caller } from "@ratings/domain/model/Caller"
+import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
+import { accountOf } from "@ratings/domain/services/ExportService"
+import { Effect } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { DeliveryListLimit, DeliveryNotFailedError } from "../api/AlertRulesApi.ts"
+import { RatingsApi } from "../api/Api.ts"
+import { NotFoundError, ValidationError } from "../api/Errors.ts"
+import { NoStore } from "./Caching.ts"
+import { currentCaller } from "./EntityHandlers.ts"
+import { mapReadErrors } from "./ErrorMapping.ts"
+
+/** The account whose rules a caller works with: its key's, or `admin:<subject>` for an admin JWT. */
+const accountOfPro = (caller: Caller) =>
+  mapReadErrors(Effect.fromResult(authorize(caller, "alert_rules"))).pipe(
+    // Every caller that holds the capability is a key or an admin, and both have an account.
+    Effect.map(() => accountOf(caller)!)
+  )
+
+/** Registers `Cache-Control: no-store` for this request's response, whatever the caching policy set before. */
+const noStore = HttpEffect.appendPreResponseHandler((_, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", NoStore))
+)
+
+const notFound = () => Effect.fail(NotFoundError.instance)
+
+export const AlertRuleHandlers = HttpApiBuilder.group(
+  RatingsApi,
+  "alertRules",
+  Effect.fnUntraced(function* (handlers) {
+    const rules = yield* AlertRuleService
+
+    /** Runs `use` for the caller's account, answering no-store. */
+    const forAccount = <A, E, R>(
+      request: HttpServerRequest.HttpServerRequest,
+      use: (account: string) => Effect.Effect<A, E, R>
+    ) =>
+      Effect.gen(function* () {
+        yield* noStore
+        const account = yield* Effect.flatMap(currentCaller(request), accountOfPro)
+        return yield* use(account)
+      }).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+
+    return handlers
+      .handle("list", ({ request }) => forAccount(request, (account) => rules.list(account)))
+      .handle("create", ({ payload, request }) =>
+        forAccount(request, (account) =>
+          rules.create(account, payload).pipe(
+            Effect.catchTag("WebhookUrlRejected", (rejected) =>
+              Effect.fail(
+                new ValidationError({
+                  detail: [
+                    {
+                      type: "value_error",
+                      loc: ["body", "channels", "webhook_url"],
+                      msg: rejected.message,
+                      input: payload.channels.webhook_url,
+                      // https_required, private_target, ...: for clients that branch on why.
+                      ctx: { reason: rejected.reason }
+                    }
+                  ]
+                })
+              )
+            ),
+            mapReadErrors
+          )
+        )
+      )
+      .handle("delete", ({ params, request }) =>
+        forAccount(request, (account) =>
+          rules.delete(account, params.rule_id).pipe(Effect.catchTag("AlertRuleNotFound", notFound))
+        )
+      )
+      .handle("testWebhook", ({ params, request }) =>
+        forAccount(request, (account) =>
+          rules.testWebhook(account, params.rule_id).pipe(Effect.catchTag("AlertRuleNotFound", notFound))
+        )
+      )
+      .handle("deliveries", ({ params, query, request }) =>
+        forAccount(request, (account) =>
+          rules.deliveries(account, params.rule_id, { limit: query.limit ?? DeliveryListLimit.default }).pipe(
+            Effect.map((items) => ({ items, total: items.length })),
+            Effect.catchTag("AlertRuleNotFound", notFound)
+          )
+        )
+      )
+      .handle("failedDeliveries", ({ query, request }) =>
+        forAccount(request, (account) =>
+          rules
+            .failed(account, { limit: query.limit ?? DeliveryListLimit.default })
+            .pipe(Effect.map((items) => ({ items, total: items.length })))
+        )
+      )
+      .handle("refire", ({ params, request }) =>
+        forAccount(request, (account) =>
+          rules.refire(account, params.delivery_id).pipe(
+            Effect.catchTags({
+              DeliveryNotFound: notFound,
+              AlertRuleNotFound: notFound,
+              DeliveryNotFailed: (e) =>
+                Effect.fail(
+                  new DeliveryNotFailedError({
+                    detail: e.message,
+                    delivery_id: e.delivery_id,
+                    status: e.status
+                  })
+                )
+            })
+          )
+        )
+      )
+  })
+)

@@ -1,0 +1,375 @@
+/**
+ * Which webhook targets may be called (spec part 6; issue 6 "Webhook URLs are
+ * validated"; issue 7 "SSRF targets refused"): the pure classification of IP
+ * addresses, the check of a webhook URL, and the `WebhookTargetPolicy`
+ * service that carries the configured policy to every layer that applies it.
+ *
+ * A webhook URL is chosen by a caller, so without this policy the service
+ * would POST wherever a caller points it: its own loopback admin ports, the
+ * cloud metadata endpoint (169.254.169.254), the private network behind it.
+ * Unless configuration allows private targets (development and tests do),
+ * every address that is not public unicast is refused.
+ *
+ * Two moments apply the policy:
+ * - create time (`validateWebhookUrl`, called by AlertRuleService.create):
+ *   the URL's form, its scheme and a host written as a literal address or a
+ *   `localhost` name; a clear 422 for the caller. It cannot be the last word:
+ *   a DNS name may resolve anywhere, and differently tomorrow.
+ * - send time (the undici transport of adapters-webhook): the same URL
+ *   checks, then every address the name resolves to, and the address
+ *   actually connected to.
+ *
+ * It lives in the domain so that the use case and the transport share one
+ * rule without adapters importing each other; it is plain data and
+ * functions, with no `node:*` import. URLs are parsed by the WHATWG URL
+ * parser every JavaScript runtime has (browsers, Node, Deno, Bun).
+ *
+ * Literal addresses are parsed in every notation the WHATWG URL parser and
+ * `inet_aton` accept (`0x7f000001`, `2130706433`, `0177.1`, `[::ffff:7f00:1]`),
+ * because a check that only knows dotted quads is bypassed by the others.
+ */
+import { Context, Layer, Result, Schema } from "effect"
+
+/** The configuration of the policy. */
+export interface TargetPolicy {
+  /** Allow loopback, private, link-local and other non-public targets (development and tests). */
+  readonly allowPrivateTargets: boolean
+  /** Refuse `http:` URLs (everywhere outside development). */
+  readonly requireHttps: boolean
+}
+
+/** The parts of a parsed URL the policy and the transport read (a WHATWG `URL` has them all). */
+export interface ParsedUrl {
+  readonly href: string
+  readonly protocol: string
+  readonly username: string
+  readonly password: string
+  readonly hostname: string
+  readonly origin: string
+  readonly pathname: string
+  readonly search: string
+}
+
+// The domain compiles without DOM or Node typings: it declares the one global it uses.
+const WhatwgUrl = (globalThis as unknown as { readonly URL: new (input: string) => ParsedUrl }).URL
+
+/**
+ * The configured policy as a service, so the use case that validates a
+ * webhook URL at create time reads the same configuration as the transport
+ * that applies it at send time.
+ */
+export class WebhookTargetPolicy extends Context.Service<WebhookTargetPolicy, TargetPolicy>()(
+  "@ratings/domain/webhooks/WebhookTargetPolicy"
+) {
+  static readonly layer = (policy: TargetPolicy): Layer.Layer<WebhookTargetPolicy> =>
+    Layer.succeed(WebhookTargetPolicy, WebhookTargetPolicy.of(policy))
+
+  /** Production's policy: https only, public targets only. */
+  static readonly strict: TargetPolicy = { allowPrivateTargets: false, requireHttps: true }
+
+  /** Development and tests: http allowed, loopback and private receivers allowed. */
+  static readonly permissive: TargetPolicy = { allowPrivateTargets: true, requireHttps: false }
+}
+
+/** What an IP address is, as far as calling it goes; only `public` is callable under the strict policy. */
+export type AddressKind =
+  | "public"
+  | "unspecified"
+  | "loopback"
+  | "private"
+  | "shared"
+  | "link_local"
+  | "multicast"
+  | "broadcast"
+  | "reserved"
+
+const kindDescriptions: { readonly [K in AddressKind]: string } = {
+  public: "a public address",
+  unspecified: "the unspecified address",
+  loopback: "a loopback address",
+  private: "a private-network address",
+  shared: "a carrier-grade NAT (shared, 100.64.0.0/10) address",
+  link_local: "a link-local address (this includes cloud metadata endpoints)",
+  multicast: "a multicast address",
+  broadcast: "the broadcast address",
+  reserved: "a reserved or special-purpose address"
+}
+
+export type IpAddress =
+  | { readonly family: 4; readonly value: number }
+  | { readonly family: 6; readonly groups: ReadonlyArray<number> }
+
+// --- parsing ---------------------------------------------------------------
+
+const parseIPv4Part = (part: string): number | undefined => {
+  let digits = part
+  let radix = 10
+  if (/^0x/i.test(digits)) {
+    digits = digits.slice(2)
+    radix = 16
+  } else if (digits.length > 1 && digits.startsWith("0")) {
+    digits = digits.slice(1)
+    radix = 8
+  }
+  // "0x" alone is zero for both the URL parser and inet_aton.
+  if (digits === "") return radix === 10 ? undefined : 0
+  const pattern = radix === 16 ? /^[0-9a-f]+$/i : radix === 8 ? /^[0-7]+$/ : /^[0-9]+$/
+  if (!pattern.test(digits)) return undefined
+  const value = Number.parseInt(digits, radix)
+  return Number.isSafeInteger(value) ? value : undefined
+}
+
+/**
+ * An IPv4 address in any notation the WHATWG URL host parser accepts (and
+ * `inet_aton`, which `getaddrinfo` uses): one to four dot-separated parts,
+ * each decimal, octal (leading 0) or hex (0x), the last part filling the
+ * remaining bytes; one trailing dot is allowed. The value is 0 .. 2^32-1.
+ */
+export const parseIPv4 = (text: string): number | undefined => {
+  const parts = text.split(".")
+  if (parts.length > 1 && parts[parts.length - 1] === "") parts.pop()
+  if (parts.length === 0 || parts.length > 4) return undefined
+  const numbers: Array<number> = []
+  for (const part of parts) {
+    const n = parseIPv4Part(part)
+    if (n === undefined) return undefined
+    numbers.push(n)
+  }
+  const last = numbers.pop()!
+  if (numbers.some((n) => n > 255)) return undefined
+  if (last >= 256 ** (4 - numbers.length)) return undefined
+  let value = last
+  numbers.forEach((n, i) => {
+    value += n * 256 ** (3 - i)
+  })
+  return value
+}
+
+const strictDottedQuad = (text: string): number | undefined => {
+  const parts = text.split(".")
+  if (parts.length !== 4 || !parts.every((p) => /^[0-9]{1,3}$/.test(p))) return undefined
+  const bytes = parts.map(Number)
+  if (bytes.some((b) => b > 255)) return undefined
+  return ((bytes[0]! * 256 + bytes[1]!) * 256 + bytes[2]!) * 256 + bytes[3]!
+}
+
+const parseGroups = (text: string, allowTailIPv4: boolean): Array<number> | undefined => {
+  if (text === "") return []
+  const groups: Array<number> = []
+  const pieces = text.split(":")
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i]!
+    if (allowTailIPv4 && i === pieces.length - 1 && piece.includes(".")) {
+      const v4 = strictDottedQuad(piece)
+      if (v4 === undefined) return undefined
+      groups.push(Math.floor(v4 / 65536), v4 % 65536)
+    } else {
+      if (!/^[0-9a-f]{1,4}$/i.test(piece)) return undefined
+      groups.push(Number.parseInt(piece, 16))
+    }
+  }
+  return groups
+}
+
+/**
+ * An IPv6 address as its eight 16-bit groups: `::` compression, an embedded
+ * dotted IPv4 tail (`::ffff:127.0.0.1`) and a zone (`fe80::1%eth0`, dropped).
+ */
+export const parseIPv6 = (text: string): ReadonlyArray<number> | undefined => {
+  const zone = text.indexOf("%")
+  const address = zone === -1 ? text : text.slice(0, zone)
+  if (zone !== -1 && zone === text.length - 1) return undefined
+  const halves = address.split("::")
+  if (halves.length > 2) return undefined
+  if (halves.length === 1) {
+    const groups = parseGroups(address, true)
+    return groups !== undefined && groups.length === 8 ? groups : undefined
+  }
+  const head = parseGroups(halves[0]!, false)
+  const tail = parseGroups(halves[1]!, true)
+  if (head === undefined || tail === undefined || head.length + tail.length > 7) return undefined
+  return [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail]
+}
+
+/**
+ * The address a host names literally (brackets around IPv6 allowed), or
+ * undefined when the host is a DNS name.
+ */
+export const parseIpLiteral = (host: string): IpAddress | undefined => {
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
+  if (bare.includes(":")) {
+    const groups = parseIPv6(bare)
+    return groups === undefined ? undefined : { family: 6, groups }
+  }
+  const value = parseIPv4(bare)
+  return value === undefined ? undefined : { family: 4, value }
+}
+
+/** Dotted-quad form of an IPv4 value, for messages. */
+export const formatIPv4 = (value: number): string =>
+  [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join(".")
+
+// --- classification ----------------------------------------------------------
+
+const ipv4Ranges: ReadonlyArray<readonly [cidr: string, kind: AddressKind]> = [
+  ["0.0.0.0/32", "unspecified"],
+  ["255.255.255.255/32", "broadcast"],
+  ["0.0.0.0/8", "reserved"], // "this network"; Linux connects 0.x to the local host
+  ["10.0.0.0/8", "private"],
+  ["100.64.0.0/10", "shared"],
+  ["127.0.0.0/8", "loopback"],
+  ["169.254.0.0/16", "link_local"],
+  ["172.16.0.0/12", "private"],
+  ["192.0.0.0/24", "reserved"], // IETF protocol assignments
+  ["192.0.2.0/24", "reserved"], // documentation
+  ["192.88.99.0/24", "reserved"], // deprecated 6to4 relay anycast
+  ["192.168.0.0/16", "private"],
+  ["198.18.0.0/15", "reserved"], // benchmarking
+  ["198.51.100.0/24", "reserved"], // documentation
+  ["203.0.113.0/24", "reserved"], // documentation
+  ["224.0.0.0/4", "multicast"],
+  ["240.0.0.0/4", "reserved"]
+]
+
+const compiledIPv4Ranges = ipv4Ranges.map(([cidr, kind]) => {
+  const [base, bits] = cidr.split("/")
+  const size = 2 ** (32 - Number(bits))
+  const start = strictDottedQuad(base!)!
+  return { start, end: start + size, kind }
+})
+
+export const classifyIPv4 = (value: number): AddressKind => {
+  for (const range of compiledIPv4Ranges) {
+    if (value >= range.start && value < range.end) return range.kind
+  }
+  return "public"
+}
+
+const embeddedIPv4 = (high: number, low: number): number => high * 65536 + low
+
+/** The kind of an embedded IPv4 address whose IPv6 wrapper is not itself routable: public becomes reserved. */
+const nonRoutableWrapper = (value: number): AddressKind => {
+  const kind = classifyIPv4(value)
+  return kind === "public" ? "reserved" : kind
+}
+
+export const classifyIPv6 = (groups: ReadonlyArray<number>): AddressKind => {
+  const g = (i: number) => groups[i] ?? 0
+  const zeroUpTo = (n: number) => groups.slice(0, n).every((x) => x === 0)
+  if (zeroUpTo(8)) return "unspecified"
+  if (zeroUpTo(7) && g(7) === 1) return "loopback"
+  // ::ffff:a.b.c.d, IPv4-mapped: the socket really talks to the IPv4 address.
+  if (zeroUpTo(5) && g(5) === 0xffff) return classifyIPv4(embeddedIPv4(g(6), g(7)))
+  // ::ffff:0:a.b.c.d, IPv4-translated (SIIT).
+  if (zeroUpTo(4) && g(4) === 0xffff && g(5) === 0) return classifyIPv4(embeddedIPv4(g(6), g(7)))
+  // ::a.b.c.d, the deprecated IPv4-compatible form.
+  if (zeroUpTo(6)) return nonRoutableWrapper(embeddedIPv4(g(6), g(7)))
+  // 64:ff9b::/96, well-known NAT64 prefix: the gateway forwards to the embedded IPv4.
+  if (g(0) === 0x64 && g(1) === 0xff9b && g(2) === 0 && g(3) === 0 && g(4) === 0 && g(5) === 0) {
+    return classifyIPv4(embeddedIPv4(g(6), g(7)))
+  }
+  // 64:ff9b:1::/48, local-use NAT64.
+  if (g(0) === 0x64 && g(1) === 0xff9b && g(2) === 1) return "private"
+  // 2002::/16, 6to4: the relay forwards to the IPv4 in bits 16..47.
+  if (g(0) === 0x2002) return classifyIPv4(embeddedIPv4(g(1), g(2)))
+  // 2001::/32, Teredo: the client's IPv4 is the complement of the last 32 bits.
+  if (g(0) === 0x2001 && g(1) === 0) {
+    return classifyIPv4(embeddedIPv4(g(6) ^ 0xffff, g(7) ^ 0xffff))
+  }
+  if (g(0) === 0x2001 && g(1) === 0xdb8) return "reserved" // documentation
+  if ((g(0) & 0xfe00) === 0xfc00) return "private" // unique local, fc00::/7
+  if ((g(0) & 0xffc0) === 0xfe80) return "link_local" // fe80::/10
+  if ((g(0) & 0xffc0) === 0xfec0) return "private" // deprecated site-local, fec0::/10
+  if ((g(0) & 0xff00) === 0xff00) return "multicast"
+  // Outside 2000::/3 nothing is global unicast (100::/64 discard, ::/8 ...).
+  if ((g(0) & 0xe000) !== 0x2000) return "reserved"
+  return "public"
+}
+
+export const classifyAddress = (address: IpAddress): AddressKind =>
+  address.family === 4 ? classifyIPv4(address.value) : classifyIPv6(address.groups)
+
+/**
+ * Why an address (as written in a host or returned by DNS) may not be called
+ * under the policy, or undefined when it may. A string that is not an IP
+ * address is refused: callers pass resolved or literal addresses only.
+ */
+export const addressRefusal = (address: string, policy: TargetPolicy): string | undefined => {
+  if (policy.allowPrivateTargets) return undefined
+  const ip = parseIpLiteral(address)
+  if (ip === undefined) return `refused target ${address}: not an IP address`
+  const kind = classifyAddress(ip)
+  if (kind === "public") return undefined
+  return `refused target ${address}: ${kindDescriptions[kind]}; private targets are not allowed`
+}
+
+// --- URLs --------------------------------------------------------------------
+
+export const WebhookUrlRejectionReasons = [
+  "invalid_url",
+  "unsupported_scheme",
+  "https_required",
+  "credentials_in_url",
+  "private_target"
+] as const
+
+/** A webhook URL the policy will not call; the HTTP layer answers it with 422. */
+export class WebhookUrlRejected extends Schema.TaggedError<WebhookUrlRejected>()("WebhookUrlRejected", {
+  reason: Schema.Literals(WebhookUrlRejectionReasons),
+  message: Schema.String
+}) {}
+
+const reject = (reason: (typeof WebhookUrlRejectionReasons)[number], message: string) =>
+  Result.fail(new WebhookUrlRejected({ reason, message }))
+
+/** The URL's hostname without IPv6 brackets and without one trailing dot (a fully qualified name). */
+const bareHostname = (url: ParsedUrl): string => {
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+  return host.endsWith(".") ? host.slice(0, -1) : host
+}
+
+/**
+ * The checks of a URL that need no DNS, applied at send time as well: an
+ * absolute http(s) URL, https when required, no credentials, and a host that
+ * is not a literal non-public address.
+ */
+export const checkUrl = (url: string, policy: TargetPolicy): Result.Result<ParsedUrl, WebhookUrlRejected> => {
+  let parsed: ParsedUrl
+  try {
+    parsed = new WhatwgUrl(url)
+  } catch {
+    return reject("invalid_url", "webhook_url is not an absolute URL")
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    return reject("unsupported_scheme", `webhook_url must be an http or https URL (got ${parsed.protocol})`)
+  }
+  if (policy.requireHttps && parsed.protocol !== "https:") {
+    return reject("https_required", "webhook_url must use https: plain http is not allowed here")
+  }
+  if (parsed.username !== "" || parsed.password !== "") {
+    // They would be stored and listed in clear text, and would not be sent anyway.
+    return reject("credentials_in_url", "webhook_url must not contain a user name or password")
+  }
+  if (parsed.hostname === "") return reject("invalid_url", "webhook_url has no host")
+  const refusal = parseIpLiteral(bareHostname(parsed)) && addressRefusal(bareHostname(parsed), policy)
+  if (refusal) return reject("private_target", `webhook_url ${refusal}`)
+  return Result.succeed(parsed)
+}
+
+/**
+ * Create-time validation of a webhook URL: `checkUrl`, and `localhost` names,
+ * which always resolve to loopback (RFC 6761). Any other name is resolved
+ * and checked when a delivery is sent, so that DNS cannot bypass the policy.
+ */
+export const validateWebhookUrl = (
+  url: string,
+  policy: TargetPolicy
+): Result.Result<ParsedUrl, WebhookUrlRejected> => {
+  const checked = checkUrl(url, policy)
+  if (Result.isFailure(checked) || policy.allowPrivateTargets) return checked
+  const host = bareHostname(checked.success).toLowerCase()
+  if (host === "localhost" || host.endsWith(".localhost")) {
+    return reject("private_target", `webhook_url refused target ${host}: a loopback name`)
+  }
+  return checked
+}
