@@ -1,7 +1,7 @@
 /**
  * The one place where layers are composed: the Postgres stores behind every
- * port of the domain, the domain's use cases over them, the importer, and the
- * HTTP server's response cache.
+ * port of the domain, the outbound webhook ports, the domain's use cases over
+ * them, the importer, and the HTTP server's response cache.
  */
 import { ResponseCache, type ResponseCacheConfig } from "@ratings/adapters-http/server/ResponseCache"
 import * as LayerQuSource from "@ratings/adapters-http/upstream/LayerQuSource"
@@ -18,8 +18,11 @@ import * as PgRubricRepository from "@ratings/adapters-sql/PgRubricRepository"
 import * as PgScorecardRepository from "@ratings/adapters-sql/PgScorecardRepository"
 import * as PgTransaction from "@ratings/adapters-sql/PgTransaction"
 import { SecretBox } from "@ratings/adapters-sql/SecretBox"
+import * as HmacSigner from "@ratings/adapters-webhook/HmacSigner"
+import * as UndiciTransport from "@ratings/adapters-webhook/UndiciTransport"
 import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
+import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
 import { CompareService } from "@ratings/domain/services/CompareService"
 import { ExportService } from "@ratings/domain/services/ExportService"
 import { Importer } from "@ratings/domain/services/Importer"
@@ -27,9 +30,26 @@ import { IncidentService } from "@ratings/domain/services/IncidentService"
 import { Publisher } from "@ratings/domain/services/Publisher"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
-import { Effect, Layer, Option, type Redacted } from "effect"
-import { QuantumConfig, QuantumSourceUrlSetting } from "./Config.ts"
+import { WebhookDispatcher } from "@ratings/domain/services/WebhookDispatcher"
+import { WebhookTargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
+import { Duration, Effect, Layer, Option, type Redacted } from "effect"
+import {
+  QuantumConfig,
+  QuantumSourceUrlSetting,
+  WebhookDeliveryConfig,
+  WebhookTargetsConfig,
+  webhookRetryPolicy
+} from "./Config.ts"
 import { NodeIdGenerator } from "./NodeIdGenerator.ts"
+
+/**
+ * The outbox on the configured retry policy (the offsets scaled only under
+ * NODE_ENV=test); `webhookDispatcherLoop` reads the same settings, so the
+ * outbox and the dispatcher always run on one policy.
+ */
+const deliveryOutbox = Layer.unwrap(
+  Effect.map(WebhookDeliveryConfig, (settings) => PgDeliveryOutbox.layerWith(webhookRetryPolicy(settings)))
+)
 
 /** Every port of the domain on Postgres. Needs the PgClient of `database`. */
 export const stores = (serverKey: Redacted.Redacted<string>) =>
@@ -43,7 +63,7 @@ export const stores = (serverKey: Redacted.Redacted<string>) =>
     PgIncidentRepository.layer,
     PgIncidentRepository.layerRatedProtocols,
     PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey))),
-    PgDeliveryOutbox.layer,
+    deliveryOutbox,
     PgQuantumSnapshotStore.layer,
     NodeIdGenerator,
     Scoring.layer
@@ -70,7 +90,33 @@ const quantum = QuantumService.layer.pipe(
   Layer.provide(Layer.mergeAll(ChainDirectory.layerEntities, quantumSource))
 )
 
-/** The domain's use cases over the stores. */
+/**
+ * Outbound webhooks on one configured target policy (WebhookTargetsConfig):
+ * the HMAC signer, the undici transport that applies the policy at every
+ * send, and the policy itself, which alert rules apply when a URL is saved.
+ */
+export const webhookPorts = Layer.unwrap(
+  Effect.map(WebhookTargetsConfig, (policy) =>
+    Layer.mergeAll(HmacSigner.layer, UndiciTransport.layer(policy), WebhookTargetPolicy.layer(policy))
+  )
+)
+
+/**
+ * Alert rules over the stores and the webhook ports. Its dispatcher has no
+ * loop: it makes the attempts test-webhook reports on, at once;
+ * `webhookDispatcherLoop` sends everything else.
+ */
+const alertRules = AlertRuleService.layer.pipe(
+  Layer.provide(
+    Layer.unwrap(
+      Effect.map(WebhookDeliveryConfig, (settings) =>
+        WebhookDispatcher.layerWithoutLoop({ policy: webhookRetryPolicy(settings) })
+      )
+    )
+  )
+)
+
+/** The domain's use cases over the stores and the webhook ports. */
 export const services = (serverKey: Redacted.Redacted<string>) =>
   Layer.mergeAll(
     RatingsReader.layer,
@@ -78,8 +124,9 @@ export const services = (serverKey: Redacted.Redacted<string>) =>
     ExportService.layer,
     CompareService.layer,
     PgIncidentRepository.serialisedIngest(IncidentService.layer),
-    quantum
-  ).pipe(Layer.provideMerge(stores(serverKey)))
+    quantum,
+    alertRules
+  ).pipe(Layer.provideMerge(Layer.merge(stores(serverKey), webhookPorts)))
 
 /** Use cases plus the importer, which replays publications through the Publisher. */
 export const application = (serverKey: Redacted.Redacted<string>) =>
@@ -89,14 +136,38 @@ export const application = (serverKey: Redacted.Redacted<string>) =>
 export const database = (url: string) => PgDatabase.layer({ url })
 
 /**
- * The HTTP server's response cache, invalidated by the changes every process
- * announces in Postgres (LISTEN ratings_changed). Needs the PgClient of `database`.
+ * The HTTP server's response cache: each read is served from it only while
+ * its type's version in Postgres (bumped by every write in its own
+ * transaction) is the one its entry was computed under, so no process serves
+ * a state older than a committed write to a read that begins after the
+ * commit; the changes every process announces (LISTEN ratings_changed) evict
+ * entries early. Needs the PgClient of `database`.
  */
 export const responseCache = (config?: ResponseCacheConfig) =>
   ResponseCache.layerInvalidatedBy(
-    Effect.gen(function* () {
-      const invalidation = yield* PgCacheInvalidation.CacheInvalidation
-      return yield* invalidation.subscribe
-    }),
-    config
+    Effect.flatMap(PgCacheInvalidation.CacheInvalidation, (invalidation) => invalidation.subscribe),
+    {
+      ...config,
+      versions: Effect.flatMap(PgCacheInvalidation.CacheInvalidation, (invalidation) => invalidation.versions)
+    }
   ).pipe(Layer.provide(PgCacheInvalidation.layer))
+
+/**
+ * The webhook dispatcher of a server process: its loop runs for the lifetime
+ * of the layer, claiming due deliveries from the outbox and sending them, on
+ * the configured retry policy, concurrency, poll interval and (tests only)
+ * claim lease. Closing the layer (shutdown) interrupts the loop and its
+ * sends; their claims expire and another process, or this one restarted,
+ * makes those attempts. Needs the rules and outbox of `stores`, a Signer
+ * and a WebhookTransport.
+ */
+export const webhookDispatcherLoop = Layer.unwrap(
+  Effect.map(WebhookDeliveryConfig, (settings) =>
+    WebhookDispatcher.layer({
+      policy: webhookRetryPolicy(settings),
+      concurrency: settings.concurrency,
+      pollInterval: settings.pollInterval,
+      leaseMs: Option.getOrUndefined(Option.map(settings.lease, Duration.toMillis))
+    })
+  )
+)

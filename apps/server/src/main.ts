@@ -2,11 +2,13 @@
 /**
  * `ratings`: the service's command line. `ratings serve` runs the HTTP API (what
  * `npm start` does); the other commands load and publish data, ingest incident
- * reports, refresh quantum-readiness data and manage keys.
+ * reports, refresh quantum-readiness data, manage keys and inspect and re-fire
+ * webhook deliveries.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
+import { DeliveriesCommand } from "./cli/DeliveriesCommand.ts"
 import { DemoCommand } from "./cli/DemoCommand.ts"
 import { DevCommand } from "./cli/DevCommand.ts"
 import { ImportCommand } from "./cli/ImportCommand.ts"
@@ -25,6 +27,7 @@ export const Ratings = Command.make("ratings").pipe(
     IncidentsCommand,
     QuantumCommand,
     KeysCommand,
+    DeliveriesCommand,
     DemoCommand,
     DevCommand
   ])

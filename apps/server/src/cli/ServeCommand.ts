@@ -4,6 +4,12 @@
  * or RATINGS_LOAD_DEMO=false. When RATINGS_QUANTUM_SOURCE_URL is set, the
  * quantum-readiness refresher runs beside the server; without it nothing is
  * fetched and the stored snapshot (the demo sample, say) is served as it is.
+ * Every server process also runs the webhook dispatcher loop beside the HTTP
+ * server: deliveries are claimed from the shared outbox, so any number of
+ * processes can serve one database. Shutdown (SIGTERM) closes the layers,
+ * which interrupts the loop and any send in flight; the claims of those
+ * sends expire and the attempts are made again, here after a restart or by
+ * another process.
  */
 import { fileURLToPath } from "node:url"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
@@ -17,7 +23,7 @@ import { AppInfo, AppLayer } from "../AppLayer.ts"
 import { DashboardRoutes } from "../dashboard/DashboardPage.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
 import { httpOptions } from "../HttpOptions.ts"
-import { responseCache } from "../Layers.ts"
+import { responseCache, webhookDispatcherLoop } from "../Layers.ts"
 import { terminalProgress } from "../Progress.ts"
 
 export const DemoDataDir = fileURLToPath(new URL("../../data/demo", import.meta.url))
@@ -71,11 +77,16 @@ export const ServeCommand = Command.make(
         `refreshing quantum readiness from ${describeUrl(sourceUrl.value)} every ${Duration.format(refreshInterval)}`
       )
     }
+    const { concurrency, pollInterval, retryScale } = config.webhooks
+    yield* Console.log(
+      `delivering webhooks from the outbox (up to ${concurrency} at once, polling every ${Duration.format(pollInterval)})` +
+        (Option.isSome(retryScale) ? `; retry offsets scaled by ${retryScale.value} (NODE_ENV=test)` : "")
+    )
     const refresher = Option.isSome(sourceUrl)
       ? QuantumRefresher.layer({ interval: refreshInterval })
       : Layer.empty
     return yield* Layer.launch(
-      Layer.merge(
+      Layer.mergeAll(
         serve({
           port: config.port,
           host: config.host,
@@ -84,7 +95,8 @@ export const ServeCommand = Command.make(
           responseCache: responseCache(),
           routes: DashboardRoutes
         }),
-        refresher
+        refresher,
+        webhookDispatcherLoop
       )
     )
   }, Effect.provide(AppLayer))
