@@ -1,28 +1,39 @@
 /**
- * The response cache across server processes (docs/adr/0007-projection-cache.md):
- * a publish through the Publisher in one process reaches the cache of a
- * server in another over Postgres LISTEN/NOTIFY, so that server's next read
- * returns the new figures although it held the old ones.
+ * The response cache across processes (docs/adr/0007-projection-cache.md).
  *
- * The two processes are modelled in this one, each built from the production
- * layers in its own memo map: its own connection pool, its own LISTEN
- * connection, its own cache. To Postgres they are two clients, exactly as two
- * OS processes are; in-process, the test can wait for the server's cache to
- * have applied the notification (no sleep, no polling).
+ * The guarantee under test (issue 7): once a publish (or any write) has
+ * returned, no server process serves the state before it to a read that
+ * begins afterwards. Each process checks its type's version in Postgres
+ * before serving an entry, so this holds whatever the NOTIFY latency; the
+ * notification only evicts early.
+ *
+ * - Two processes modelled in this one, each built from the production
+ *   layers in its own memo map (own pool, own LISTEN connection, own cache):
+ *   to Postgres they are two clients, as two OS processes are. In-process the
+ *   test can wait for the notification, or withhold it entirely.
+ * - Three real `ratings serve` child processes on one database, under
+ *   concurrent load, read the moment each of 50 publishes (and renames)
+ *   returns.
  */
+import type { ChildProcess } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import { ResponseCache } from "@ratings/adapters-http/server/ResponseCache"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
+import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
+import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
+import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Publisher } from "@ratings/domain/services/Publisher"
-import { Context, Effect, Layer, Option, PubSub, Redacted } from "effect"
+import { Context, Effect, Layer, ManagedRuntime, Option, PubSub, Redacted, Stream } from "effect"
 import { formatIssues, importPath } from "../src/ImportFiles.ts"
 import { application, database, responseCache } from "../src/Layers.ts"
-import { scratchDatabase } from "./CliHarness.ts"
+import { exited, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
 
 const docPath = join(import.meta.dirname, "..", "..", "..", "docs", "import-format.md")
 
@@ -122,4 +133,311 @@ describe("response cache across processes", () => {
       }),
     120_000
   )
+})
+
+/** Imports the example (with lendwell's v3 draft) into a fresh database through process A; lendwell's id. */
+const importedDatabase = Effect.gen(function* () {
+  const db = yield* Effect.acquireRelease(
+    Effect.promise(() => scratchDatabase()),
+    (d) => Effect.promise(() => d.drop())
+  )
+  const dir = mkdtempSync(join(tmpdir(), "ratings-cache-"))
+  writeFileSync(join(dir, "example.json"), JSON.stringify(exampleWithDraft()))
+  const a = yield* buildAlone(processOf(db.url))
+  const imported = yield* importPath(dir).pipe(Effect.provideContext(a))
+  if (imported._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(imported.issues)))
+  return { url: db.url, a }
+})
+
+describe("response cache across processes, strict", () => {
+  it.live(
+    "the first read after a publish returns in one process gets the new figures in another, even if that process never receives the notification",
+    () =>
+      Effect.gen(function* () {
+        const { url, a } = yield* importedDatabase
+        // Process B: the production layers and the production version source, but a change
+        // stream that never delivers anything: an infinitely late NOTIFY.
+        const silent = ResponseCache.layerInvalidatedBy(Effect.succeed(Stream.never), {
+          versions: Effect.flatMap(PgCacheInvalidation.CacheInvalidation, (i) => i.versions)
+        }).pipe(Layer.provide(PgCacheInvalidation.layer))
+        const port = yield* freePort
+        const b = yield* buildAlone(silent.pipe(Layer.provideMerge(processOf(url))))
+        const cacheB = Context.get(b, ResponseCache)
+        yield* buildAlone(
+          serve({ port, host: "127.0.0.1", responseCache: Layer.succeed(ResponseCache, cacheB) }).pipe(
+            Layer.provide(Layer.succeedContext(b))
+          )
+        )
+        const baseUrl = `http://127.0.0.1:${port}`
+
+        const before = yield* scorecardsAt(baseUrl)
+        assert.strictEqual(before[0]!.scorecard_version, 2)
+        const hitsBefore = (yield* cacheB.stats).hits
+        assert.deepStrictEqual(yield* scorecardsAt(baseUrl), before)
+        assert.strictEqual((yield* cacheB.stats).hits, hitsBefore + 1, "B holds the old figures")
+
+        const published = yield* Effect.flatMap(Effect.provideContext(Effect.service(Publisher), a), (p) =>
+          p.publish({ entity_type: "protocol", slug: "lendwell", reasoning: "re-rated", actor: "test" })
+        )
+        const after = yield* scorecardsAt(baseUrl)
+        assert.strictEqual(after[0]!.scorecard_version, 3)
+        assert.strictEqual(after[0]!.composite_score, published.scorecard.composite_score)
+        const stats = yield* cacheB.stats
+        assert.strictEqual(stats.invalidated, 0, "no notification reached B")
+        // And B caches the new figures: the next read is a hit again.
+        assert.deepStrictEqual(yield* scorecardsAt(baseUrl), after)
+        assert.strictEqual((yield* cacheB.stats).hits, stats.hits + 1)
+      }),
+    120_000
+  )
+})
+
+// --- three real server processes -----------------------------------------------------------
+
+const Servers = 3
+const Rounds = 50
+/** Background readers per server, so that every event loop is busy when a publish returns. */
+const LoadPerServer = 3
+/** Reads per server, route and caller class, one after the other, the moment a write returns. */
+const ReadsAfterWrite = 3
+
+interface Running {
+  readonly name: string
+  readonly base: string
+  readonly child: ChildProcess
+}
+
+const startServer = async (name: string, url: string): Promise<Running> => {
+  const port = await Effect.runPromise(freePort)
+  const child = startCli(["serve", "--no-demo"], {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATABASE_URL: url,
+    RATINGS_SECRET_KEY: Redacted.value(key),
+    RATINGS_DATA_DIR: mkdtempSync(join(tmpdir(), "ratings-cache-serve-")),
+    RATINGS_LOAD_DEMO: "false",
+    // Anonymous readers below each come from their own address, so that the per-address
+    // rate limit (not under test here) refuses none of them.
+    TRUST_PROXY: "1",
+    REDIS_URL: undefined
+  })
+  await waitForOutput(child, /Listening on/, 90_000)
+  // Keep reading the request log (nobody else does), so that a full pipe never stalls the server.
+  child.stdout?.resume()
+  child.stderr?.resume()
+  return { name, base: `http://127.0.0.1:${port}`, child }
+}
+
+let address = 0
+/** A new client address each time: 10.x.y.z. */
+const nextAddress = () => {
+  address++
+  return `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`
+}
+
+type Who = "anonymous" | "enterprise"
+
+describe("response cache across three server processes", () => {
+  it("three `ratings serve` processes under load on one database: the moment a publish (or a rename) returns, no process serves the state before it, for 50 publishes", async () => {
+    const db = await scratchDatabase()
+    const runtime = ManagedRuntime.make(processOf(db.url))
+    const servers: Array<Running> = []
+    let stopLoad = false
+    const load: Array<Promise<void>> = []
+    try {
+      // The data, and an Enterprise key (the `full` projection class: the published history).
+      const dir = mkdtempSync(join(tmpdir(), "ratings-cache-"))
+      writeFileSync(join(dir, "example.json"), JSON.stringify(exampleWithDraft()))
+      const imported = await runtime.runPromise(importPath(dir))
+      if (imported._tag === "Rejected") assert.fail(formatIssues(imported.issues))
+      const apiKey = generateApiKey()
+      await runtime.runPromise(
+        Effect.flatMap(Effect.service(ApiKeyRepository), (keys) =>
+          keys.create({
+            id: randomUUID(),
+            name: "cache test",
+            tier: "enterprise",
+            account_id: randomUUID(),
+            prefix: displayPrefix(apiKey),
+            hash: hashApiKey(apiKey),
+            created_at: new Date().toISOString()
+          })
+        )
+      )
+      const lendwell = Option.getOrThrow(
+        await runtime.runPromise(
+          Effect.flatMap(Effect.service(EntityRepository), (entities) =>
+            entities.findBySlug("protocol", "lendwell")
+          )
+        )
+      )
+
+      servers.push(
+        ...(await Promise.all(
+          Array.from({ length: Servers }, (_, i) => startServer(`server ${i + 1}`, db.url))
+        ))
+      )
+
+      const get = async <A>(server: Running, path: string, who: Who): Promise<A> => {
+        const headers: Record<string, string> =
+          who === "enterprise" ? { authorization: `Bearer ${apiKey}` } : { "x-forwarded-for": nextAddress() }
+        const response = await fetch(`${server.base}/api/v1${path}`, { headers })
+        const text = await response.text()
+        if (response.status !== 200)
+          throw new Error(`${server.name} ${who} ${path}: ${response.status} ${text}`)
+        return JSON.parse(text) as A
+      }
+      const latestCard = async (server: Running, who: Who) =>
+        (await get<{ items: ReadonlyArray<Card> }>(server, "/protocols/lendwell/scorecards", who)).items[0]!
+      const detailName = async (server: Running, who: Who) =>
+        (await get<{ name: string }>(server, `/protocols/${lendwell.id}`, who)).name
+      const listedName = async (server: Running, who: Who) =>
+        (
+          await get<{ items: ReadonlyArray<{ id: string; name: string }> }>(server, "/protocols", who)
+        ).items.find((e) => e.id === lendwell.id)?.name
+
+      const violations: Array<string> = []
+      let checkedReads = 0
+      /** Every server and class at once, each read `ReadsAfterWrite` times in a row. */
+      const everyServerAtOnce = (check: (server: Running, who: Who) => Promise<string | undefined>) =>
+        Promise.all(
+          servers.flatMap((server) =>
+            (["anonymous", "enterprise"] as const).map(async (who) => {
+              for (let i = 0; i < ReadsAfterWrite; i++) {
+                const wrong = await check(server, who)
+                checkedReads++
+                if (wrong !== undefined) violations.push(`${server.name}, ${who}, read ${i + 1}: ${wrong}`)
+              }
+            })
+          )
+        )
+
+      // Background readers: anonymous, on every cached route, each across the servers in turn.
+      // A reader's reads follow each other, so what it sees must never go back either.
+      for (let s = 0; s < servers.length; s++) {
+        for (let r = 0; r < LoadPerServer; r++) {
+          load.push(
+            (async () => {
+              let seen = 0
+              for (let n = r; !stopLoad; n++) {
+                const at = servers[(s + n) % servers.length]!
+                const card = await latestCard(at, "anonymous")
+                if (card.scorecard_version < seen)
+                  violations.push(
+                    `background reader at ${at.name}: v${card.scorecard_version} after v${seen}`
+                  )
+                seen = Math.max(seen, card.scorecard_version)
+                await detailName(at, "anonymous")
+                await listedName(at, "anonymous")
+              }
+            })()
+          )
+        }
+      }
+
+      const run = <A, E>(effect: Effect.Effect<A, E, Layer.Success<ReturnType<typeof processOf>>>) =>
+        runtime.runPromise(effect)
+      let published = 2
+      for (let round = 1; round <= Rounds; round++) {
+        // A rename: the detail and the list of every process must show it at once.
+        const name = `Lendwell r${round}`
+        await everyServerAtOnce(async (server, who) => {
+          await detailName(server, who)
+          await listedName(server, who)
+          return undefined
+        })
+        await run(
+          Effect.flatMap(Effect.service(EntityRepository), (entities) =>
+            entities.upsert([
+              {
+                entity_type: "protocol",
+                record: { ...lendwell, name },
+                domain_weights: { security: 60, governance: 40 }
+              }
+            ])
+          )
+        )
+        await everyServerAtOnce(async (server, who) => {
+          const [detail, listed] = await Promise.all([detailName(server, who), listedName(server, who)])
+          return detail === name && listed === name
+            ? undefined
+            : `after the rename to ${name}: detail ${detail}, list ${listed}`
+        })
+
+        // A re-rating: a new draft (its first answer scored differently each round), published.
+        await run(
+          Effect.gen(function* () {
+            const scorecards = yield* ScorecardRepository
+            const latest = yield* Effect.flatMap(
+              scorecards.latest("protocol", lendwell.id, "draft"),
+              (draft) =>
+                Option.isSome(draft)
+                  ? Effect.succeed(draft)
+                  : scorecards.latest("protocol", lendwell.id, "published")
+            )
+            const from = Option.getOrThrow(latest)
+            if (from.status === "draft") return
+            yield* scorecards.saveDraft({
+              ...from,
+              id: randomUUID(),
+              status: "draft",
+              scorecard_version: from.scorecard_version + 1,
+              grade: null,
+              letter_grade: null,
+              composite_score: null,
+              intrinsic_composite_score: null,
+              intrinsic_letter_grade: null,
+              largest_drag_hint: null,
+              domain_scores: null,
+              scorecard_published_at: null,
+              answers: from.answers.map((a, i) => ({
+                ...a,
+                id: randomUUID(),
+                score: i === 0 ? round % 5 : a.score
+              }))
+            })
+          })
+        )
+        // Every cache holds the current figures right before the publish.
+        await everyServerAtOnce(async (server, who) => {
+          await latestCard(server, who)
+          return undefined
+        })
+        const result = await run(
+          Effect.flatMap(Effect.service(Publisher), (p) =>
+            p.publish({
+              entity_type: "protocol",
+              slug: "lendwell",
+              reasoning: `round ${round}`,
+              actor: "test"
+            })
+          )
+        )
+        const card = result.scorecard
+        assert.strictEqual(card.scorecard_version, published + 1)
+        published = card.scorecard_version
+        await everyServerAtOnce(async (server, who) => {
+          const served = await latestCard(server, who)
+          return served.scorecard_version === card.scorecard_version &&
+            served.composite_score === card.composite_score
+            ? undefined
+            : `after publishing v${card.scorecard_version} (${card.composite_score}): v${served.scorecard_version} (${served.composite_score})`
+        })
+      }
+      stopLoad = true
+      await Promise.all(load)
+      console.log(
+        `${Rounds} publishes and ${Rounds} renames; ${checkedReads} reads checked the moment a write returned, ` +
+          `${violations.length} showed the state before it`
+      )
+      assert.deepStrictEqual(violations.slice(0, 20), [], `${violations.length} stale responses`)
+    } finally {
+      stopLoad = true
+      await Promise.allSettled(load)
+      for (const server of servers) server.child.kill("SIGTERM")
+      await Promise.all(servers.map((server) => exited(server.child)))
+      await runtime.dispose()
+      await db.drop()
+    }
+  }, 600_000)
 })

@@ -9,7 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { projectScorecardList } from "@ratings/domain/access/Projection"
 import type { EntityRecord } from "@ratings/domain/model/Entity"
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import { type EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
@@ -24,7 +24,12 @@ import {
   ProjectionStore,
   type StoreLimits
 } from "../src/server/ProjectionStore.ts"
-import { projectionClassOf, ResponseCache, type ResponseCacheConfig } from "../src/server/ResponseCache.ts"
+import {
+  type CacheVersions,
+  projectionClassOf,
+  ResponseCache,
+  type ResponseCacheConfig
+} from "../src/server/ResponseCache.ts"
 import { type CallerName, Callers5, cardsOf, entityId, Seed, slugOf } from "./fixtures.ts"
 import { type GetOptions, MemoryFeeds, type Response, TestPolicies, TestServer } from "./TestServer.ts"
 
@@ -605,5 +610,179 @@ describe("ResponseCache invalidated by notifications", () => {
         {},
         true
       )
+  )
+})
+
+/**
+ * A version source the test controls, as Postgres behaves: a query answers
+ * the versions as they were when it was sent (its snapshot), possibly later
+ * (while `gate` is set); `bump` is a write's commit.
+ */
+const versionSource = () => {
+  const state: {
+    versions: Record<EntityType, string>
+    sent: number
+    gate: Deferred.Deferred<void> | undefined
+    failing: boolean
+  } = {
+    versions: Object.fromEntries(EntityTypes.map((t) => [t, "0"])) as Record<EntityType, string>,
+    sent: 0,
+    gate: undefined,
+    failing: false
+  }
+  const versions: Effect.Effect<CacheVersions, Error> = Effect.suspend(() => {
+    state.sent++
+    if (state.failing) return Effect.fail(new Error("versions unavailable"))
+    const snapshot = { ...state.versions }
+    const gate = state.gate
+    return gate === undefined ? Effect.succeed(snapshot) : Effect.as(Deferred.await(gate), snapshot)
+  })
+  const bump = (type: EntityType) => {
+    state.versions[type] = String(Number(state.versions[type]) + 1)
+  }
+  return { state, versions, bump }
+}
+
+const scorecardVersion = (r: Response) =>
+  (r.json as { items: Array<{ scorecard_version: number }> }).items[0]!.scorecard_version
+
+/** Publishes alpha's draft (version 3) in the memory store: the write, without any notification. */
+const publishAlphaDraft = Effect.gen(function* () {
+  const scorecards = yield* ScorecardRepository
+  const draft = cardsOf("protocol", "alpha").find((s) => s.status === "draft")!
+  const published = { ...draft, status: "published" as const, scorecard_published_at: "2026-09-01T00:00:00Z" }
+  yield* scorecards.publish({
+    entity_type: "protocol",
+    entity_id: draft.entity_id,
+    scorecard: published,
+    history: {
+      scorecard_id: draft.id,
+      scorecard_version: 3,
+      grade: draft.grade,
+      letter_grade: draft.letter_grade,
+      composite_score: draft.composite_score,
+      intrinsic_composite_score: draft.intrinsic_composite_score,
+      intrinsic_letter_grade: draft.intrinsic_letter_grade,
+      published_at: "2026-09-01T00:00:00Z",
+      reasoning: "re-rated"
+    }
+  })
+})
+
+const ioTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+
+/** Yields to the I/O loop until `done` holds (the server's requests run on it); no timer involved. */
+const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 10_000 && !(yield* done); i++) yield* ioTurn
+    assert.isTrue(yield* done, "the awaited state was reached")
+  })
+
+describe("ResponseCache checked against versions (strict across processes)", () => {
+  it.effect(
+    "a read that begins after its type's version changed gets the state after the change, with no notification at all; other types stay cached",
+    () => {
+      const source = versionSource()
+      const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ versions: source.versions }) })
+      return Effect.gen(function* () {
+        const server = yield* TestServer
+        const entities = yield* EntityRepository
+        const scorecards = `/api/v1/protocols/${alpha("protocol")}/scorecards`
+        const detail = `/api/v1/protocols/${alpha("protocol")}`
+        assert.strictEqual((yield* missThenHit(reads, scorecards)).hitReads, 0)
+        assert.strictEqual((yield* missThenHit(reads, detail)).hitReads, 0)
+        assert.strictEqual((yield* missThenHit(reads, "/api/v1/chains")).hitReads, 0)
+        // A write whose version is not bumped is not seen: the version is what makes reads current.
+        yield* entities.upsert([renamed("protocol", "alpha", "Alpha Renamed")])
+        assert.notInclude((yield* server.get(detail)).text, "Alpha Renamed")
+        yield* publishAlphaDraft
+        source.bump("protocol")
+        assert.include((yield* server.get(detail)).text, "Alpha Renamed")
+        assert.strictEqual(scorecardVersion(yield* server.get(scorecards)), 3)
+        const before = reads.count
+        yield* server.get("/api/v1/chains")
+        assert.strictEqual(reads.count, before, "the chain list is still served from the cache")
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.effect(
+    "a read that begins while a version query is under way is answered by the next query, never by that one",
+    () => {
+      const source = versionSource()
+      const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ versions: source.versions }) })
+      return Effect.gen(function* () {
+        const server = yield* TestServer
+        const cache = yield* ResponseCache
+        const path = `/api/v1/protocols/${alpha("protocol")}/scorecards`
+        const warm = yield* missThenHit(reads, path)
+        assert.strictEqual(scorecardVersion(warm.hit), 2)
+        // A query is sent for a first read, and answers late with the versions of when it was sent.
+        const gate = yield* Deferred.make<void>()
+        source.state.gate = gate
+        const sentBefore = source.state.sent
+        const early = yield* Effect.forkChild(server.get(path))
+        yield* until(Effect.sync(() => source.state.sent === sentBefore + 1))
+        source.state.gate = undefined
+        // The publish commits while that query is under way; then eight reads begin.
+        yield* publishAlphaDraft
+        source.bump("protocol")
+        const late = yield* Effect.forkChild(
+          Effect.forEach(Array.from({ length: 8 }), () => server.get(path), { concurrency: "unbounded" })
+        )
+        yield* until(Effect.map(cache.stats, (s) => s.versionWaiting === 8))
+        const readsBefore = reads.count
+        yield* Deferred.succeed(gate, undefined)
+        assert.strictEqual(scorecardVersion(yield* Fiber.join(early)), 2, "began before the commit")
+        for (const r of yield* Fiber.join(late)) assert.strictEqual(scorecardVersion(r), 3)
+        assert.strictEqual(
+          source.state.sent,
+          sentBefore + 2,
+          "one query for the first read, one for the eight"
+        )
+        assert.strictEqual(reads.count - readsBefore, warm.missReads, "the eight shared one computation")
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.effect("when the versions cannot be read, every read is computed and nothing is stored", () => {
+    const source = versionSource()
+    const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ versions: source.versions }) })
+    return Effect.gen(function* () {
+      const cache = yield* ResponseCache
+      const path = "/api/v1/protocols"
+      source.state.failing = true
+      const failing = yield* missThenHit(reads, path)
+      assert.strictEqual(failing.miss.status, 200)
+      assert.isAbove(failing.hitReads, 0, "the second read computed again")
+      const stats = yield* cache.stats
+      assert.strictEqual(stats.entries, 0)
+      assert.strictEqual(stats.versionFailures, 2)
+      source.state.failing = false
+      assert.strictEqual((yield* missThenHit(reads, path)).hitReads, 0, "cached again once they can")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect(
+    "with a version source the cache serves while changes are not listened to, and still sees every change",
+    () => {
+      const source = versionSource()
+      const refused = Effect.fail(new Error("LISTEN refused"))
+      const { reads, layer } = cachedServer({
+        cache: ResponseCache.layerInvalidatedBy(refused, { versions: source.versions })
+      })
+      return Effect.gen(function* () {
+        const server = yield* TestServer
+        const cache = yield* ResponseCache
+        const path = `/api/v1/protocols/${alpha("protocol")}/scorecards`
+        const stats = yield* cache.stats
+        assert.isTrue(stats.active)
+        assert.isFalse(stats.listening)
+        assert.strictEqual((yield* missThenHit(reads, path)).hitReads, 0)
+        yield* publishAlphaDraft
+        source.bump("protocol")
+        assert.strictEqual(scorecardVersion(yield* server.get(path)), 3)
+      }).pipe(Effect.provide(layer))
+    }
   )
 })

@@ -1,10 +1,19 @@
 /**
- * Cache invalidation between server processes over Postgres LISTEN/NOTIFY.
- * Every process may hold cached projections of entities and scorecards; when
- * any process changes one (a publish, an entity upsert) it sends
- * `NOTIFY ratings_changed, '<entity_type>:<entity_id>'` inside its own
- * transaction, so Postgres delivers it to every listener on commit and never on
- * rollback. Listeners drop what they cached for that entity.
+ * Cache invalidation between server processes, over Postgres.
+ *
+ * Every process may hold cached projections of entities and scorecards
+ * (docs/adr/0007-projection-cache.md). When any process changes one (a
+ * publish, an entity upsert, a rubric) it calls `notifyChanges` inside its own
+ * transaction, which does two things that take effect exactly when that
+ * transaction commits, and never when it rolls back:
+ *
+ * - bumps the version counter of each changed type (table cache_versions), so
+ *   any transaction that starts after the commit reads the new version: a
+ *   cache that checks the version of its entry's type before serving it
+ *   (`currentVersions`) never serves a state older than the last committed
+ *   change, whatever the notification latency;
+ * - sends `NOTIFY ratings_changed, '<entity_type>:<entity_id>'`, which
+ *   listeners use to drop what they hold at once (memory, not correctness).
  */
 import { PgClient } from "@effect/sql-pg"
 import { EntityTypes, type EntityType } from "@ratings/domain/model/EntityType"
@@ -35,23 +44,58 @@ export const parsePayload = (payload: string): Result.Result<EntityChange, strin
 }
 
 /**
- * Queues the notifications on the current connection: inside a transaction
- * Postgres holds them until commit (identical payloads are sent once).
+ * Bumps the version of every changed type and queues the notifications, in
+ * one statement on the current connection: inside a transaction both take
+ * effect when it commits (identical payloads are sent once). Types are bumped
+ * in one order (sorted) so that two writers never wait on each other's
+ * counters in opposite orders; a writer holds its types' counters from here
+ * to its commit, so writes of one type commit one after the other from this
+ * point on (every write path calls this last, just before its commit).
  */
 export const notifyChanges = (
   sql: SqlClient.SqlClient,
   changes: ReadonlyArray<EntityChange>
-): Effect.Effect<void, SqlError.SqlError> =>
-  changes.length === 0
-    ? Effect.void
-    : Effect.asVoid(
-        sql`SELECT pg_notify(${Channel}, payload) FROM unnest(${changes.map(payloadOf)}::text[]) AS payload`
+): Effect.Effect<void, SqlError.SqlError> => {
+  if (changes.length === 0) return Effect.void
+  const types = [...new Set(changes.map((c) => c.entity_type))].sort()
+  return Effect.asVoid(
+    sql`WITH bumped AS (
+        INSERT INTO cache_versions AS v (entity_type, version)
+        SELECT t, 1 FROM unnest(${types}::text[]) AS t ORDER BY t
+        ON CONFLICT (entity_type) DO UPDATE SET version = v.version + 1
+        RETURNING 1
       )
+      SELECT pg_notify(${Channel}, payload) FROM unnest(${changes.map(payloadOf)}::text[]) AS payload`
+  )
+}
+
+/** A version per entity type: equal versions mean no change of the type committed in between. */
+export type Versions = { readonly [T in EntityType]: string }
+
+/**
+ * The version of each entity type, as of this statement's snapshot (a type
+ * without a row yet reads as "0": its first bump makes it "1"). Run it on its
+ * own, outside a transaction, so that its snapshot is taken when it runs: it
+ * then reflects every change committed before it was sent.
+ */
+export const currentVersions = (sql: SqlClient.SqlClient): Effect.Effect<Versions, SqlError.SqlError> =>
+  Effect.map(
+    sql<{
+      entity_type: string
+      version: string
+    }>`SELECT entity_type, version::text AS version FROM cache_versions`,
+    (rows) => {
+      const versions: { [type: string]: string } = {}
+      for (const type of EntityTypes) versions[type] = "0"
+      for (const row of rows) versions[row.entity_type] = row.version
+      return versions as Versions
+    }
+  )
 
 export class CacheInvalidation extends Context.Service<
   CacheInvalidation,
   {
-    /** Announces a change; inside a transaction it is delivered when that transaction commits. */
+    /** Announces a change (`notifyChanges`): inside a transaction, it takes effect when that transaction commits. */
     readonly publish: (change: EntityChange) => Effect.Effect<void, StoreError>
     /**
      * Starts listening and returns the stream of changes once Postgres has
@@ -59,6 +103,8 @@ export class CacheInvalidation extends Context.Service<
      * listening connection is held until the scope closes.
      */
     readonly subscribe: Effect.Effect<Stream.Stream<EntityChange, StoreError>, StoreError, Scope.Scope>
+    /** The version of every type now (`currentVersions` on the pool, outside any transaction). */
+    readonly versions: Effect.Effect<Versions, StoreError>
   }
 >()("@ratings/adapters-sql/PgCacheInvalidation/CacheInvalidation") {}
 
@@ -67,6 +113,7 @@ export const make = Effect.gen(function* () {
   return CacheInvalidation.of({
     publish: (change) =>
       notifyChanges(pg, [change]).pipe(Effect.mapError(toStoreError("cache invalidation"))),
+    versions: currentVersions(pg).pipe(Effect.mapError(toStoreError("read cache versions"))),
     subscribe: pg.listen(Channel).pipe(
       Effect.mapError(toStoreError(`LISTEN ${Channel}`)),
       Effect.map((queue) =>

@@ -1,14 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
+import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
+import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
-import { Effect, Exit, Layer, Result, Stream } from "effect"
+import { Context, Effect, Exit, Layer, Option, Result, Stream } from "effect"
 import * as PgCacheInvalidation from "../src/PgCacheInvalidation.ts"
 import { CacheInvalidation } from "../src/PgCacheInvalidation.ts"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
+import * as PgRubricRepository from "../src/PgRubricRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import { entity, historyOf, scorecard, T2 } from "./contract/ratings-fixtures.ts"
-import { TestDatabase } from "./TestDatabase.ts"
+import { question } from "./contract/ratings-rubric-repository.ts"
+import { PgClientLayer } from "../src/PgDatabase.ts"
+import { TestDatabase, testDatabaseUrl } from "./TestDatabase.ts"
 
 const ports = Layer.mergeAll(PgEntityRepository.layer, PgScorecardRepository.layer, PgCacheInvalidation.layer)
 
@@ -130,6 +135,152 @@ describe("PgCacheInvalidation", () => {
         const many = Array.from({ length: 150 }, (_, i) => entity("token", `bulk-${i}`))
         const received = yield* listen(entities.upsert(many))
         assert.deepStrictEqual(received, [{ entity_type: "token", entity_id: PgCacheInvalidation.AllOfType }])
+      }).pipe(Effect.provide(ports))
+    )
+  })
+})
+
+const versionsOf = Effect.flatMap(PgClient.PgClient, PgCacheInvalidation.currentVersions)
+
+const plus = (version: string | undefined, n: number) => String(Number(version) + n)
+
+describe("PgCacheInvalidation versions (read before serving a cached response)", () => {
+  it.layer(TestDatabase)((it) => {
+    it.effect(
+      "every type starts with a version, and a committed write bumps its type's version by one, no other",
+      () =>
+        Effect.gen(function* () {
+          const entities = yield* EntityRepository
+          const scorecards = yield* ScorecardRepository
+          const initial = yield* versionsOf
+          assert.deepStrictEqual(Object.keys(initial).sort(), [...EntityTypes].sort())
+          const e = entity("protocol", "versioned")
+          yield* entities.upsert([e])
+          const draft = scorecard(e, 1, "draft")
+          yield* scorecards.saveDraft(draft)
+          const before = yield* versionsOf
+          assert.strictEqual(before.protocol, plus(initial.protocol, 1), "the entity upsert")
+          assert.deepStrictEqual(before, { ...initial, protocol: before.protocol }, "a draft bumps nothing")
+          yield* scorecards.publish(publishRecord(e, draft))
+          const after = yield* versionsOf
+          assert.deepStrictEqual(after, { ...before, protocol: plus(before.protocol, 1) })
+          // An upsert that changes nothing announces nothing and bumps nothing.
+          yield* entities.upsert([e])
+          assert.deepStrictEqual(yield* versionsOf, after)
+          // One write of two types bumps each once.
+          yield* entities.upsert([
+            entity("chain", "two-types-chain"),
+            entity("token", "two-types-token"),
+            entity("token", "t2")
+          ])
+          assert.deepStrictEqual(yield* versionsOf, {
+            ...after,
+            chain: plus(after.chain, 1),
+            token: plus(after.token, 1)
+          })
+        }).pipe(Effect.provide(ports))
+    )
+
+    it.effect(
+      "a rubric replacement and a batch of publications bump their types; an unchanged rubric does not",
+      () =>
+        Effect.gen(function* () {
+          const entities = yield* EntityRepository
+          const scorecards = yield* ScorecardRepository
+          const rubric = yield* RubricRepository
+          const e = entity("bridge", "batch-published")
+          const f = entity("bridge", "batch-published-too")
+          yield* entities.upsert([e, f])
+          const drafts = [scorecard(e, 1, "draft"), scorecard(f, 1, "draft")]
+          yield* scorecards.saveDrafts(drafts)
+          const before = yield* versionsOf
+          yield* scorecards.publishMany([publishRecord(e, drafts[0]!), publishRecord(f, drafts[1]!)])
+          const published = yield* versionsOf
+          assert.deepStrictEqual(
+            published,
+            { ...before, bridge: plus(before.bridge, 1) },
+            "one bump per transaction"
+          )
+          const catalogue = [question("oracle", "O-1", 0)]
+          yield* rubric.replace("oracle", catalogue)
+          const replaced = yield* versionsOf
+          assert.deepStrictEqual(replaced, { ...published, oracle: plus(published.oracle, 1) })
+          yield* rubric.replace("oracle", catalogue)
+          assert.deepStrictEqual(yield* versionsOf, replaced)
+        }).pipe(Effect.provide(Layer.merge(ports, PgRubricRepository.layer)))
+    )
+
+    it.effect("a write that rolls back bumps no version", () =>
+      Effect.gen(function* () {
+        const entities = yield* EntityRepository
+        const scorecards = yield* ScorecardRepository
+        const sql = yield* PgClient.PgClient
+        const e = entity("protocol", "never-bumped")
+        yield* entities.upsert([e])
+        const draft = scorecard(e, 1, "draft")
+        yield* scorecards.saveDraft(draft)
+        const before = yield* versionsOf
+        const exit = yield* Effect.exit(
+          sql.withTransaction(
+            Effect.andThen(scorecards.publish(publishRecord(e, draft)), Effect.fail("roll back"))
+          )
+        )
+        assert.isTrue(Exit.isFailure(exit))
+        assert.deepStrictEqual(yield* versionsOf, before)
+        const stored = yield* scorecards.latest("protocol", e.record.id, "published")
+        assert.isTrue(Option.isNone(stored), "and the write itself is gone")
+      }).pipe(Effect.provide(ports))
+    )
+
+    it.effect(
+      "the bump is in the write's transaction: other connections read the old version with the old data until it commits, then the new with the new",
+      () =>
+        Effect.gen(function* () {
+          const entities = yield* EntityRepository
+          const scorecards = yield* ScorecardRepository
+          const sql = yield* PgClient.PgClient
+          const other = Context.get(
+            yield* Layer.build(PgClientLayer({ url: yield* testDatabaseUrl, maxConnections: 1 })),
+            PgClient.PgClient
+          )
+          const e = entity("protocol", "in-transaction")
+          yield* entities.upsert([e])
+          const draft = scorecard(e, 1, "draft")
+          yield* scorecards.saveDraft(draft)
+          const statusSeenByOther = Effect.map(
+            other<{ status: string }>`SELECT status FROM scorecards WHERE id = ${draft.id}::uuid`,
+            (rows) => rows[0]?.status
+          )
+          const before = yield* PgCacheInvalidation.currentVersions(other)
+          yield* sql.withTransaction(
+            Effect.gen(function* () {
+              yield* scorecards.publish(publishRecord(e, draft))
+              assert.deepStrictEqual(yield* PgCacheInvalidation.currentVersions(other), before)
+              assert.strictEqual(yield* statusSeenByOther, "draft")
+            })
+          )
+          assert.strictEqual(
+            (yield* PgCacheInvalidation.currentVersions(other)).protocol,
+            plus(before.protocol, 1)
+          )
+          assert.strictEqual(yield* statusSeenByOther, "published")
+        }).pipe(Effect.provide(ports))
+    )
+
+    it.effect("concurrent writers of one type never lose a bump", () =>
+      Effect.gen(function* () {
+        const invalidation = yield* CacheInvalidation
+        const before = yield* versionsOf
+        yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          (i) =>
+            invalidation.publish({
+              entity_type: "vault",
+              entity_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`
+            }),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual((yield* versionsOf).vault, plus(before.vault, 20))
       }).pipe(Effect.provide(ports))
     )
   })

@@ -2,7 +2,8 @@
  * The projection cache of the hot public reads (entity lists, details,
  * scorecard lists): the already-encoded response, body bytes and strong ETag
  * computed once, served to every caller who sees the same projection. A hit
- * runs no query, no schema encoding and no hashing; the caller policies
+ * runs no read of the data, no schema encoding and no hashing (only the
+ * version check below, shared by concurrent reads); the caller policies
  * (authentication, rate limit, attribution, cache headers, 304) run around it
  * as on any request, and Caching.ts reuses the ETag the response carries.
  *
@@ -15,12 +16,23 @@
  *   the builder does, so a hit is byte-identical to the uncached route.
  * - Errors are never cached: only a computed value is encoded and stored.
  * - Concurrent misses of one key share one computation (see `flights`).
- * - Invalidation (docs/adr/0007-projection-cache.md): `layerInvalidatedBy`
- *   listens to the changes of every process (Postgres LISTEN/NOTIFY in the
- *   server) and drops what each change touches; while it is not listening the
- *   cache is off (every request computes) and it starts empty each time it
- *   listens again, since changes may have been missed meanwhile. A process
- *   that changes data itself calls `invalidate` before answering.
+ * - Strict across processes (docs/adr/0007-projection-cache.md), when given
+ *   a version source (`versions`: one counter per entity type that every
+ *   write bumps in its own transaction): each cacheable read first reads the
+ *   current versions, from a query sent after the read began, and is served
+ *   from the cache only by an entry computed under the same version of its
+ *   type; an entry is stamped with the version read before its computation
+ *   began. So once a write has committed, no read that begins later gets the
+ *   state before it, whatever the notification latency. Concurrent reads share
+ *   one version query, but only one sent after each of them began. If the
+ *   versions cannot be read, the read is computed (and not stored).
+ * - Eager eviction: `layerInvalidatedBy` listens to the changes of every
+ *   process (Postgres LISTEN/NOTIFY in the server) and drops what each change
+ *   touches. Without a version source the notifications are the only
+ *   invalidation: the cache is then off (every request computes) while it is
+ *   not listening, and starts empty each time it listens again, since changes
+ *   may have been missed meanwhile. A process that changes data itself calls
+ *   `invalidate` before answering.
  * - Bounded: LRU by entries and bytes, and a TTL as a safety net.
  */
 import { type Caller, callerKind } from "@ratings/domain/model/Caller"
@@ -33,6 +45,7 @@ import {
   Exit,
   Layer,
   PubSub,
+  Queue,
   type Schema as S,
   Schema,
   type Scope,
@@ -75,6 +88,26 @@ export interface ResponseCacheConfig {
   readonly ttl?: Duration.Input | undefined
 }
 
+/**
+ * A version per entity type, from the source every write bumps in its own
+ * transaction: two reads of one type's version are equal only if no change
+ * of the type committed between them.
+ */
+export type CacheVersions = { readonly [T in EntityType]?: string }
+
+export interface ResponseCacheOptions<R = never> extends ResponseCacheConfig {
+  /**
+   * The current versions. Each call must read them afresh, in a snapshot
+   * taken after the call began (one query, outside any transaction), so that
+   * it reflects every change committed before. With it, entries are served
+   * only under the version they were computed under, and the cache is on
+   * whether or not changes are being listened to. Without it (the memory and
+   * test layers), correctness rests on the notifications, as described on
+   * `layerInvalidatedBy`.
+   */
+  readonly versions?: Effect.Effect<CacheVersions, unknown, R> | undefined
+}
+
 export const DefaultMaxEntries = 20_000
 export const DefaultMaxBytes = 64 * 1024 * 1024
 export const DefaultTtl = Duration.minutes(5)
@@ -97,8 +130,19 @@ export interface Cacheable<A, E> {
 }
 
 export interface ResponseCacheStats extends StoreStats {
-  /** Whether responses are served from the cache now (off while changes are not being listened to). */
+  /**
+   * Whether responses are served from the cache now: always with a version
+   * source; without one, only while changes are being listened to.
+   */
   readonly active: boolean
+  /** Whether changes are being listened to (always false for `layer`, which is told of changes directly). */
+  readonly listening: boolean
+  /** Version queries run (one serves every read that began before it was sent and after the previous one). */
+  readonly versionReads: number
+  /** Version queries that failed: the reads waiting on them were computed, not served from the cache. */
+  readonly versionFailures: number
+  /** Reads waiting for the next version query to be sent (it is sent when the one under way answers). */
+  readonly versionWaiting: number
 }
 
 type Encoder = (value: unknown) => Effect.Effect<Uint8Array>
@@ -152,36 +196,45 @@ export class ResponseCache extends Context.Service<
     readonly applied: Effect.Effect<PubSub.Subscription<EntityChange>, never, Scope.Scope>
   }
 >()("@ratings/adapters-http/ResponseCache") {
-  /** A cache that is always on, invalidated only through `invalidate` (one process that makes every change). */
-  static readonly layer = (config: ResponseCacheConfig = {}): Layer.Layer<ResponseCache> =>
-    Layer.effect(
-      ResponseCache,
-      Effect.map(makeCache(config, true), (cache) => cache.service)
-    )
-
   /**
-   * A cache invalidated by a stream of changes from every process.
-   * `subscribe` starts listening and returns the stream once listening is
-   * confirmed; the cache is on from then until the stream fails or ends, and
-   * then off (and emptied) until a new subscription, retried with a growing
-   * delay (up to 30 s). The layer is built once the first subscription
-   * succeeded or failed.
+   * A cache that is always on, invalidated through `invalidate` (one process
+   * that makes every change) and, given `versions`, by the version check.
    */
-  static readonly layerInvalidatedBy = <E, R>(
-    subscribe: Effect.Effect<Stream.Stream<EntityChange, E>, E, R>,
-    config: ResponseCacheConfig = {}
+  static readonly layer = <R = never>(
+    options: ResponseCacheOptions<R> = {}
   ): Layer.Layer<ResponseCache, never, Exclude<R, Scope.Scope>> =>
     Layer.effect(
       ResponseCache,
+      Effect.map(makeCache(options, true), (cache) => cache.service)
+    ) as Layer.Layer<ResponseCache, never, Exclude<R, Scope.Scope>>
+
+  /**
+   * A cache invalidated by a stream of changes from every process, and,
+   * given `options.versions`, checked against the versions on every read.
+   * `subscribe` starts listening and returns the stream once listening is
+   * confirmed. Without versions the cache is on from then until the stream
+   * fails or ends, and then off (and emptied) until a new subscription; with
+   * versions it is on throughout, and the stream only evicts early (a loss of
+   * listening empties it, as entries of missed changes would otherwise stay
+   * until the LRU or the TTL drops them). Subscriptions are retried with a
+   * growing delay (up to 30 s). The layer is built once the first
+   * subscription succeeded or failed.
+   */
+  static readonly layerInvalidatedBy = <E, R, R2 = never>(
+    subscribe: Effect.Effect<Stream.Stream<EntityChange, E>, E, R>,
+    options: ResponseCacheOptions<R2> = {}
+  ): Layer.Layer<ResponseCache, never, Exclude<R | R2, Scope.Scope>> =>
+    Layer.effect(
+      ResponseCache,
       Effect.gen(function* () {
-        const cache = yield* makeCache(config, false)
+        const cache = yield* makeCache(options, false)
         const firstAttempt = yield* Deferred.make<void>()
         const listen = Effect.scoped(
           Effect.gen(function* () {
             const changes = yield* subscribe
-            cache.activate()
+            cache.listening()
             yield* Deferred.succeed(firstAttempt, undefined)
-            yield* Effect.logInfo("response cache on: listening for changes")
+            yield* Effect.logInfo("response cache: listening for changes")
             yield* Stream.runForEach(changes, cache.apply)
           })
         )
@@ -189,13 +242,15 @@ export class ResponseCache extends Context.Service<
           let delay = 250
           while (true) {
             const exit = yield* Effect.exit(listen)
-            const wasActive = cache.deactivate()
+            const wasListening = cache.notListening()
             yield* Deferred.succeed(firstAttempt, undefined)
             yield* Effect.logWarning(
-              "response cache off: not listening for changes; retrying",
+              options.versions === undefined
+                ? "response cache off: not listening for changes; retrying"
+                : "response cache: not listening for changes (entries still checked against the versions); retrying",
               Exit.isFailure(exit) ? exit.cause : "the stream of changes ended"
             )
-            delay = wasActive ? 250 : Math.min(delay * 2, 30_000)
+            delay = wasListening ? 250 : Math.min(delay * 2, 30_000)
             yield* Effect.sleep(Duration.millis(delay))
           }
         })
@@ -203,24 +258,72 @@ export class ResponseCache extends Context.Service<
         yield* Deferred.await(firstAttempt)
         return cache.service
       })
-    ) as Layer.Layer<ResponseCache, never, Exclude<R, Scope.Scope>>
+    ) as Layer.Layer<ResponseCache, never, Exclude<R | R2, Scope.Scope>>
 }
 
+/**
+ * The versions as seen by reads that begin now. Reads wait in a queue; one
+ * fiber takes every read waiting, sends one query, and answers them all
+ * with its result, then takes the reads that arrived meanwhile. So each read
+ * gets versions from a query sent after it began (never from one already
+ * under way, whose snapshot may predate a commit the read must see), and a
+ * busy process runs one version query per round trip instead of one per read.
+ */
+const makeVersionReader = <R>(read: Effect.Effect<CacheVersions, unknown, R>) =>
+  Effect.gen(function* () {
+    const context = yield* Effect.context<R>()
+    const query = Effect.provideContext(read, context)
+    const waiting = yield* Queue.unbounded<Deferred.Deferred<CacheVersions, void>>()
+    let reads = 0
+    let failures = 0
+    const failAll = (batch: ReadonlyArray<Deferred.Deferred<CacheVersions, void>>) =>
+      Effect.sync(() => {
+        for (const waiter of batch) Deferred.doneUnsafe(waiter, Exit.fail(undefined))
+      })
+    const serveBatch = Effect.gen(function* () {
+      const batch = yield* Queue.takeAll(waiting)
+      reads++
+      const exit = yield* Effect.exit(query).pipe(Effect.onInterrupt(() => failAll(batch)))
+      if (Exit.isFailure(exit)) failures++
+      const outcome: Exit.Exit<CacheVersions, void> = Exit.isSuccess(exit) ? exit : Exit.fail(undefined)
+      for (const waiter of batch) Deferred.doneUnsafe(waiter, outcome)
+    })
+    yield* Effect.forkScoped(Effect.forever(serveBatch))
+    return {
+      /** Fails (with nothing) when the query failed: the caller then computes its read. */
+      current: Effect.suspend(() => {
+        const waiter = Deferred.makeUnsafe<CacheVersions, void>()
+        Queue.offerUnsafe(waiting, waiter)
+        return Deferred.await(waiter)
+      }),
+      stats: () => ({
+        versionReads: reads,
+        versionFailures: failures,
+        versionWaiting: Queue.sizeUnsafe(waiting)
+      })
+    }
+  })
+
 /** The cache and the switches its invalidation source drives. */
-const makeCache = (config: ResponseCacheConfig, alwaysOn: boolean) =>
+const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
   Effect.gen(function* () {
     const store = new ProjectionStore<HttpServerResponse.HttpServerResponse>({
-      maxEntries: config.maxEntries ?? DefaultMaxEntries,
-      maxBytes: config.maxBytes ?? DefaultMaxBytes,
-      ttlMillis: Duration.toMillis(Duration.fromInputUnsafe(config.ttl ?? DefaultTtl))
+      maxEntries: options.maxEntries ?? DefaultMaxEntries,
+      maxBytes: options.maxBytes ?? DefaultMaxBytes,
+      ttlMillis: Duration.toMillis(Duration.fromInputUnsafe(options.ttl ?? DefaultTtl))
     })
     const changes = yield* PubSub.unbounded<EntityChange>()
-    let active = alwaysOn
+    const versions = options.versions === undefined ? undefined : yield* makeVersionReader(options.versions)
+    let listening = false
+    /** Without versions, only notifications keep entries current: serve only while they are heard. */
+    const isActive = () => alwaysOn || versions !== undefined || listening
     /**
      * Misses of one key under way: later callers wait for the first one's
      * response instead of running the same query (a burst after an
      * invalidation costs one query). A change of the type forgets them, so a
      * read that begins after the change never waits for one begun before it.
+     * With versions, the key holds the version of the type, so a read only
+     * ever joins a computation begun under the version it read itself.
      */
     const flights = new Map<string, Flight>()
 
@@ -267,16 +370,29 @@ const makeCache = (config: ResponseCacheConfig, alwaysOn: boolean) =>
       )
     }
 
-    const respond = <A, E>(read: Cacheable<A, E>) => {
-      const projection = projectionClassOf(read.caller)
-      if (projection === undefined || !active) return read.compute()
-      const key = `${projection}|${read.key}`
-      return Effect.clockWith((clock) => {
+    /** The cached response of `key`, or the shared computation of it. */
+    const serve = <A, E>(read: Cacheable<A, E>, key: string) =>
+      Effect.clockWith((clock) => {
         const hit = store.get(key, clock.currentTimeMillisUnsafe())
         if (hit !== undefined) return Effect.succeed(hit)
         const flight = flights.get(key)
         if (flight === undefined) return lead(read, key)
         return Effect.catch(Deferred.await(flight.done), () => computeAndStore(read, key))
+      })
+
+    const respond = <A, E>(
+      read: Cacheable<A, E>
+    ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
+      const projection = projectionClassOf(read.caller)
+      if (projection === undefined || !isActive()) return read.compute()
+      if (versions === undefined) return serve(read, `${projection}|${read.key}`)
+      // The version is read before anything is looked up or computed: the entry's stamp.
+      return Effect.matchEffect(versions.current, {
+        onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => read.compute(),
+        onSuccess: (current): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
+          const version = current[read.type]
+          return version === undefined ? read.compute() : serve(read, `${projection}|v${version}|${read.key}`)
+        }
       })
     }
 
@@ -287,25 +403,33 @@ const makeCache = (config: ResponseCacheConfig, alwaysOn: boolean) =>
         store.clear()
         flights.clear()
       }),
-      stats: Effect.sync(() => ({ ...store.stats(), active })),
+      stats: Effect.sync(() => ({
+        ...store.stats(),
+        active: isActive(),
+        listening,
+        ...(versions?.stats() ?? { versionReads: 0, versionFailures: 0, versionWaiting: 0 })
+      })),
       applied: PubSub.subscribe(changes)
     })
+
+    const empty = () => {
+      store.clear()
+      flights.clear()
+    }
 
     return {
       service,
       apply: (change: EntityChange) => Effect.asVoid(apply(change)),
-      /** Listening is confirmed: start empty, since changes may have been missed while off. */
-      activate: () => {
-        store.clear()
-        flights.clear()
-        active = true
+      /** Listening is confirmed: start empty, since changes may have been missed before. */
+      listening: () => {
+        empty()
+        listening = true
       },
-      /** Not listening: off and empty. Returns whether it was on. */
-      deactivate: (): boolean => {
-        const was = active
-        active = false
-        store.clear()
-        flights.clear()
+      /** Not listening (any more): empty. Returns whether it was listening. */
+      notListening: (): boolean => {
+        const was = listening
+        listening = false
+        empty()
         return was
       }
     }

@@ -3,8 +3,10 @@
  */
 import Ratings from "./0001_ratings.ts"
 import EventsAndFeeds from "./0002_events_and_feeds.ts"
+import CacheVersions from "./0003_cache_versions.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
-  "0002_events_and_feeds": EventsAndFeeds
+  "0002_events_and_feeds": EventsAndFeeds,
+  "0003_cache_versions": CacheVersions
 }
