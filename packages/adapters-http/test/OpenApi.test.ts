@@ -193,7 +193,7 @@ onEachBackend((it) => {
     )
 
     it.effect(
-      "every response a route can give is documented with its body: 200, 401 (missing key where gated; invalid key or token everywhere), 403 where gated, 404, 422, 429, 503",
+      "every response a route can give is documented with its body: 200, 401 (missing key where gated; invalid key or token everywhere), 403 where gated, 404 (lists: an unroutable path), 422, 429, 503",
       () =>
         Effect.gen(function* () {
           const doc = yield* Document
@@ -213,7 +213,7 @@ onEachBackend((it) => {
                 200,
                 401,
                 ...(gated ? [403] : []),
-                ...(capability === "list" ? [] : [404]),
+                404, // lists too: the router's "no route matches the path as sent"
                 422,
                 429,
                 503

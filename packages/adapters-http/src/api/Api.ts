@@ -14,6 +14,7 @@
 import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
 import { ErrorReporter, Schema } from "effect"
 import { HttpApi, HttpApiMiddleware, OpenApi } from "effect/http-api"
+import { AlertRulesApi } from "./AlertRulesApi.ts"
 import { Authentication, documentOptionalBearer } from "./Authentication.ts"
 import {
   BridgesApi,
@@ -28,6 +29,7 @@ import { ValidationErrors } from "./Errors.ts"
 import { IncidentsApi } from "./IncidentsApi.ts"
 import { MethodologyApi } from "./MethodologyApi.ts"
 import { QuantumApi } from "./QuantumApi.ts"
+import { documentRouterResponses } from "./RouterResponses.ts"
 import { SystemApi } from "./SystemApi.ts"
 import { UtilitiesApi } from "./UtilitiesApi.ts"
 
@@ -73,11 +75,12 @@ export class RatingsApi extends HttpApi.make("ratings")
   .add(IncidentsApi.prefix(ApiPrefix))
   .add(QuantumApi.prefix(ApiPrefix))
   .add(UtilitiesApi.prefix(ApiPrefix))
+  .add(AlertRulesApi.prefix(ApiPrefix))
   .middleware(CallerPolicies)
   .add(SystemApi)
   .middleware(ValidationErrors)
   .middleware(Authentication)
-  .annotate(OpenApi.Transform, documentOptionalBearer)
+  .annotate(OpenApi.Transform, (spec) => documentRouterResponses(documentOptionalBearer(spec)))
   .annotate(HttpApi.QueryParseOptions, CollectAllIssues)
   .annotate(HttpApi.ParamsParseOptions, CollectAllIssues)
   .annotateMerge(

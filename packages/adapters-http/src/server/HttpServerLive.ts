@@ -23,6 +23,7 @@ import { Cors } from "./Cors.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { Handlers } from "./Handlers.ts"
 import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
+import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import type { ResponseCache } from "./ResponseCache.ts"
 
 export const ApiRoutes = HttpApiBuilder.layer(RatingsApi, { openapiPath: "/openapi.json" }).pipe(
@@ -31,7 +32,7 @@ export const ApiRoutes = HttpApiBuilder.layer(RatingsApi, { openapiPath: "/opena
 
 export const DocsRoute = HttpApiScalar.layer(RatingsApi, { path: "/docs" })
 
-export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors)
+export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors, RouterFallbacks)
 
 /** The configuration of the caller policies: where rate-limit counters live, and the limits. */
 export type PoliciesConfig = RateLimitConfig
@@ -72,7 +73,9 @@ export const serve = <E = never, R = never>(options: {
   /** More routes beside the API's (the app's dashboard page). */
   readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter> | undefined
 }) =>
-  HttpRouter.serve(options.routes === undefined ? AllRoutes : Layer.merge(AllRoutes, options.routes)).pipe(
+  HttpRouter.serve(options.routes === undefined ? AllRoutes : Layer.merge(AllRoutes, options.routes), {
+    routerConfig: { maxParamLength: MaxPathParamLength }
+  }).pipe(
     Layer.provide(layerAuthentication(options.auth)),
     Layer.provide(layerCallerPolicies(options.policies)),
     Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),

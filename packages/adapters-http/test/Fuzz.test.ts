@@ -1,0 +1,165 @@
+/**
+ * Fuzzing every route of the served OpenAPI document (issue 7; spec parts 7
+ * and 9): the real server on an ephemeral port, its /openapi.json fetched from
+ * it, and for every operation the document lists (whatever it lists: routes
+ * added later are fuzzed too) thousands of generated requests, valid and
+ * broken (fuzz/Requests.ts), each response held to the document
+ * (fuzz/ResponseOracle.ts): a documented status, the documented content type,
+ * a body valid against the documented schema, never a 5xx, every 4xx with a
+ * JSON `detail` that says why. The seed is fixed and printed with the
+ * requests per operation; FUZZ_SEED replays another, FUZZ_TRACE=<operationId>
+ * prints every request and response of one operation, FUZZ_DUMP=<dir> writes
+ * every violation uncapped. Reported server bugs not fixed yet are allowed,
+ * narrowly and counted, in fuzz/Known.ts.
+ *
+ * Once over the in-memory stores with at least 10,000 requests, and once over
+ * Postgres with fewer, so that what the repositories read back is fuzzed too.
+ */
+import { writeFileSync } from "node:fs"
+import { assert, describe, layer } from "@effect/vitest"
+import { type KeyTier, KeyTiers } from "@ratings/domain/model/Caller"
+import { QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
+import { QuantumService } from "@ratings/domain/services/QuantumService"
+import { Cause, Effect, Formatter, Logger } from "effect"
+import { Arbitrum, CallerNames, type CallerName, Ethereum, Seed, slugOf } from "./fixtures.ts"
+import { type CampaignOptions, formatSummary, formatViolations, runCampaign } from "./fuzz/Campaign.ts"
+import { type OpenApiDocument, operationsOf } from "./fuzz/Document.ts"
+import { KnownBugs } from "./fuzz/Known.ts"
+import type { Hints } from "./fuzz/Requests.ts"
+import { TestServer } from "./TestServer.ts"
+
+const FuzzSeed = Number(process.env.FUZZ_SEED ?? 20_260_801)
+if (!Number.isSafeInteger(FuzzSeed))
+  throw new Error(`FUZZ_SEED must be an integer, got ${process.env.FUZZ_SEED}`)
+
+/** Whether an anonymous caller may see a fixture entity (spec part 5 rule 4 and part 7). */
+const isVisible = ({ record }: (typeof Seed.entities)[number]): boolean =>
+  record.status === "published" &&
+  record.is_active &&
+  !record.is_private &&
+  !("is_framework" in record && record.is_framework)
+
+const visibleIds = new Set(Seed.entities.filter(isVisible).map((e) => e.record.id))
+
+/** What the generators may draw on: the fixture records, the callers and the tiers. */
+const hints: Hints = {
+  entities: Seed.entities.map((e) => ({
+    type: e.entity_type,
+    slug: e.record.slug,
+    id: e.record.id,
+    visible: visibleIds.has(e.record.id)
+  })),
+  scorecards: Seed.scorecards.map((s) => ({
+    type: s.entity_type,
+    id: s.id,
+    published: s.status === "published" && visibleIds.has(s.entity_id)
+  })),
+  learnedIds: [],
+  names: [Ethereum.slug, Arbitrum.slug],
+  callers: CallerNames,
+  tiers: KeyTiers
+}
+
+/**
+ * The server's log, kept out of the test output (thousands of refusals are
+ * logged at info); what it logged at Error or above is printed after the run.
+ */
+const serverErrors: Array<string> = []
+const serverLog = Logger.make(({ logLevel, message, cause }) => {
+  if (logLevel === "Error" || logLevel === "Fatal")
+    serverErrors.push(
+      `${logLevel}: ${Formatter.format(message)}${Cause.hasFails(cause) || Cause.hasDies(cause) ? ` ${Cause.pretty(cause)}` : ""}`
+    )
+})
+
+/** A quantum snapshot to serve, so the quantum routes answer with data and not only `available: false`. */
+const quantumRow = (slug: string, qri: number | null) => ({
+  slug,
+  name: slug,
+  profile: "L1",
+  qri,
+  band: qri === null ? null : Math.min(7, Math.floor(qri / (100 / 7)) + 1),
+  band_label: qri === null ? null : "Acknowledged",
+  stage: qri === null ? null : 2,
+  hybrid: "FAIL",
+  danger: false,
+  ci: 5
+})
+
+const serveQuantumSnapshot = Effect.gen(function* () {
+  const script = yield* QuantumSourceMemory
+  yield* script.respond([
+    quantumRow(slugOf("chain", "alpha"), 25),
+    quantumRow(slugOf("chain", "draft"), 18),
+    quantumRow(slugOf("chain", "beta"), null),
+    ...Array.from({ length: 72 }, (_, i) => quantumRow(`other-chain-${i}`, 10 + i)),
+    { slug: "broken", qri: "high" }
+  ])
+  const quantum = yield* QuantumService
+  yield* Effect.orDie(quantum.refresh)
+}).pipe(Effect.provide(QuantumService.layer))
+
+const fuzz = (label: string, options: Omit<CampaignOptions, "seed" | "known" | "trace">) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    yield* serveQuantumSnapshot
+    const served = yield* server.get("/openapi.json")
+    assert.strictEqual(served.status, 200, "the document is served")
+    const doc = served.json as OpenApiDocument
+    const operations = operationsOf(doc)
+    assert.isAbove(operations.length, 0, "the document lists operations")
+
+    const report = yield* runCampaign(
+      doc,
+      operations,
+      {
+        baseUrl: server.baseUrl,
+        bearerFor: (caller) => server.bearerFor(caller as CallerName),
+        freshKey: (tier) =>
+          Effect.map(server.createKey(tier as KeyTier, { account_id: crypto.randomUUID() }), ({ key }) => key)
+      },
+      hints,
+      { ...options, seed: FuzzSeed, known: KnownBugs, trace: process.env.FUZZ_TRACE }
+    )
+    console.log(formatSummary(label, report))
+    const logged = serverErrors.splice(0)
+    if (logged.length > 0)
+      console.log(
+        `the server logged ${logged.length} errors, first: \n${[...new Set(logged)].slice(0, 5).join("\n")}`
+      )
+    // FUZZ_DUMP=dir writes every violation, uncapped, for whoever fixes them.
+    if (process.env.FUZZ_DUMP !== undefined)
+      writeFileSync(
+        `${process.env.FUZZ_DUMP}/fuzz-${label}.txt`,
+        formatViolations(report.violations, Number.POSITIVE_INFINITY)
+      )
+    for (const stat of report.stats) assert.isAtLeast(stat.sent, options.floor, `${stat.op.id} was fuzzed`)
+    assert.isAtLeast(report.requests, options.total, "the planned number of requests was sent")
+    if (report.violations.length > 0) assert.fail(formatViolations(report.violations))
+  })
+
+const TestName =
+  "spec parts 7 and 9: every operation of /openapi.json, fuzzed, answers only documented statuses, " +
+  "content types and bodies, never a 5xx, and every 4xx says why in a JSON detail"
+
+layer(TestServer.layerMemory(Seed, { logger: serverLog }), {
+  excludeTestServices: true,
+  timeout: "60 seconds"
+})("memory", (it) => {
+  describe("fuzzing the served OpenAPI document", () => {
+    it.effect(TestName, () => fuzz("memory", { total: 10_000, floor: 120, concurrency: 8, warmUp: 4 }), {
+      timeout: 180_000
+    })
+  })
+})
+
+layer(TestServer.layerPostgres(Seed, { logger: serverLog }), {
+  excludeTestServices: true,
+  timeout: "60 seconds"
+})("postgres", (it) => {
+  describe("fuzzing the served OpenAPI document", () => {
+    it.effect(TestName, () => fuzz("postgres", { total: 1_200, floor: 12, concurrency: 8, warmUp: 2 }), {
+      timeout: 180_000
+    })
+  })
+})

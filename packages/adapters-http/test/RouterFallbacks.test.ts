@@ -1,0 +1,92 @@
+/**
+ * What the router answers itself, in the API's shapes (found by the fuzzer):
+ * unroutable paths are a JSON 404 with CORS, a raw `;` never lets a shorter
+ * path's route answer, and a non-JSON body is a JSON 415 that says what to
+ * send. Spec part 7: bad input gets a clear error, never an empty answer.
+ */
+import { request as httpRequest } from "node:http"
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestServer } from "./TestServer.ts"
+
+/** A raw request (fetch would normalise the path), answering status, headers and body. */
+const raw = (method: string, target: string, headers: Record<string, string> = {}, body?: string) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    const url = new URL(server.baseUrl)
+    return yield* Effect.promise(
+      () =>
+        new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+          const req = httpRequest(
+            { host: url.hostname, port: url.port, method, path: target, headers },
+            (res) => {
+              let text = ""
+              res.on("data", (d) => (text += d))
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }))
+            }
+          )
+          req.on("error", reject)
+          req.end(body)
+        })
+    )
+  })
+
+layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks", (it) => {
+  it.effect("an unroutable path (bad percent-encoding, unknown path) is a JSON 404 with CORS", () =>
+    Effect.forEach(
+      [
+        "/api/v1/protocols/%E2%82",
+        "/api/v1/tokens/%zz/rubric",
+        "/nope",
+        "/api/v1/chains/%C0%AF/quantum-readiness"
+      ],
+      (target) =>
+        Effect.gen(function* () {
+          const r = yield* raw("GET", target, { origin: "https://elsewhere.example" })
+          assert.strictEqual(r.status, 404, target)
+          assert.deepStrictEqual(JSON.parse(r.text), { detail: "not found" }, target)
+          assert.match(String(r.headers["content-type"]), /^application\/json/, target)
+          assert.strictEqual(r.headers["access-control-allow-origin"], "*", target)
+        })
+    )
+  )
+
+  it.effect("a segment longer than the router's default 100 characters still reaches its route", () =>
+    Effect.gen(function* () {
+      const r = yield* raw("GET", `/api/v1/protocols/${"a".repeat(300)}`)
+      assert.strictEqual(r.status, 404)
+      assert.deepStrictEqual(JSON.parse(r.text), { detail: "not found" })
+      const uuid = yield* raw("GET", `/api/v1/chain-scorecards/${"a".repeat(300)}`)
+      assert.strictEqual(uuid.status, 422, "the route's own check answers: not a UUID")
+      assert.deepStrictEqual(JSON.parse(uuid.text).detail[0].loc, ["path", "scorecard_id"])
+    })
+  )
+
+  it.effect("a raw ';' in the path never lets the route of the shorter path answer", () =>
+    Effect.forEach(
+      ["/api/v1/tokens/;/evidence", "/api/v1/protocols;x=1", "/api/v1/protocols/protocol-alpha;v=2"],
+      (target) =>
+        Effect.gen(function* () {
+          const r = yield* raw("GET", target)
+          assert.strictEqual(r.status, 404, target)
+          assert.deepStrictEqual(JSON.parse(r.text), { detail: "not found" }, target)
+        })
+    )
+  )
+
+  it.effect("a body that is not application/json is a JSON 415 naming the type sent", () =>
+    Effect.gen(function* () {
+      const server = yield* TestServer
+      const r = yield* raw(
+        "POST",
+        "/api/v1/admin/incidents",
+        { "content-type": "application/x-www-form-urlencoded", authorization: server.bearerFor("admin")! },
+        "nonce=1"
+      )
+      assert.strictEqual(r.status, 415)
+      const body = JSON.parse(r.text)
+      assert.include(body.detail, "application/x-www-form-urlencoded")
+      assert.include(body.detail, "application/json")
+    })
+  )
+})
