@@ -250,6 +250,7 @@ export const ended = (child: ChildProcess): Promise<void> =>
 
 export interface Server {
   readonly child: ChildProcess
+  readonly port: number
   /** Everything it printed so far, stdout and stderr. */
   readonly output: () => string
 }
@@ -320,7 +321,7 @@ export const webhookWorld = (): WebhookWorld => {
         await ended(child)
       })
       await waitForOutput(child, /Listening on/, 60_000)
-      return { child, output: () => output }
+      return { child, port, output: () => output }
     },
     receiver: async (answer) => {
       const receiver = await startReceiver(tls, answer)
