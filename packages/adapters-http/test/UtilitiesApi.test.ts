@@ -17,7 +17,7 @@ import { Caller } from "@ratings/domain/model/Caller"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ExportLog } from "@ratings/domain/ports/ExportLog"
 import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
-import { ExportService } from "@ratings/domain/services/ExportService"
+import { ExportPageSize, ExportService } from "@ratings/domain/services/ExportService"
 import { Effect, Layer, Option } from "effect"
 import { type CallerName, entityId, Seed, slugOf } from "./fixtures.ts"
 import { type Backend, onEachBackend, type ServerIt, TestServer } from "./TestServer.ts"
@@ -289,6 +289,55 @@ const exportRoutes = (it: ServerIt, backend: Backend) => {
             assert.deepStrictEqual(cells[3] === "" ? null : JSON.parse(cells[3]!), r.domain_scores)
           }
         })
+    )
+
+    it.effect(
+      "CSV and JSON are streamed page by page: 5000 rows in list order, each entity once, chunked with no Content-Length",
+      () =>
+        Effect.gen(function* () {
+          const entities = yield* EntityRepository
+          const base = Seed.entities.find((e) => e.entity_type === "bridge")!
+          const bulk = Array.from({ length: 5000 + 2 * ExportPageSize + 7 }, (_, i) => ({
+            entity_type: "bridge" as const,
+            record: {
+              ...base.record,
+              id: crypto.randomUUID(),
+              slug: `bulk-bridge-${String(i).padStart(5, "0")}`,
+              name: `Bulk, "bridge" ${i}`
+            } as EntityRecord
+          }))
+          yield* Effect.orDie(entities.upsert(bulk))
+          const expected = (yield* Effect.orDie(entities.published("bridge", 5000))).map((r) => r.slug)
+          assert.lengthOf(expected, 5000)
+          assert.isTrue(expected.every((slug, i) => i === 0 || expected[i - 1]! < slug))
+          const key = yield* freshKey()
+          const csv = yield* key.call("/export.csv?entity=bridges&fields=slug,name&limit=5000")
+          assert.strictEqual(csv.status, 200)
+          assert.strictEqual(csv.headers.get("content-length"), null)
+          assert.strictEqual(csv.headers.get("transfer-encoding"), "chunked")
+          const table = parseCsv(csv.text)
+          assert.deepStrictEqual(
+            table.slice(1).map((r) => r[0]),
+            expected
+          )
+          const names = new Map(bulk.map((e) => [e.record.slug, e.record.name]))
+          const bulkRows = table.slice(1).filter((r) => names.has(r[0]!))
+          assert.isAbove(bulkRows.length, 4900)
+          assert.isTrue(bulkRows.every((r) => r[1] === names.get(r[0]!)))
+          const json = yield* key.call("/export.json?entity=bridge&fields=slug&limit=5000")
+          assert.strictEqual(json.status, 200)
+          assert.match(json.headers.get("content-type")!, /^application\/json/)
+          assert.strictEqual(json.headers.get("content-length"), null)
+          assert.deepStrictEqual(
+            (json.json as ReadonlyArray<Json>).map((r) => r.slug),
+            expected
+          )
+          const exportId = json.headers.get("x-export-id")!
+          assert.isTrue((json.json as ReadonlyArray<Json>).every((r) => r.__export_id === exportId))
+          const logged = Option.getOrThrow(yield* Effect.orDie((yield* ExportLog).find(exportId)))
+          assert.strictEqual(logged.row_count, 5000)
+        }),
+      { timeout: 120_000 }
     )
 
     it.effect(

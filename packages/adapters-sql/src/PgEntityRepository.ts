@@ -24,7 +24,11 @@ import { PgClient } from "@effect/sql-pg"
 import { categoryMode, type EntityListQuery, ListParameters } from "@ratings/domain/access/ListFilter"
 import type { EntityRecord } from "@ratings/domain/model/Entity"
 import type { EntityType } from "@ratings/domain/model/EntityType"
-import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
+import {
+  EntityRepository,
+  type ListPosition,
+  type StoredEntity
+} from "@ratings/domain/ports/EntityRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Effect, Layer, Option } from "effect"
 import type { SqlError, Statement } from "effect/sql"
@@ -255,13 +259,24 @@ export const make = Effect.gen(function* () {
         WHERE entity_type = ${type}::text AND slug = ${slug}::text`
     )
 
-  const published = (type: EntityType, limit: number) =>
-    sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+  const published = (type: EntityType, limit: number, after?: ListPosition) =>
+    after !== undefined && !isUuid(after.id)
+      ? Effect.fail(new StoreError({ message: `published ${type}: page position id is not a UUID` }))
+      : sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
       WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
         AND NOT is_framework
+        ${after === undefined ? sql`` : sql`AND (slug COLLATE "C", id) > (${after.slug}::text COLLATE "C", ${after.id}::uuid)`}
       ORDER BY slug COLLATE "C", id LIMIT ${limit}`.pipe(
-      Effect.map((rows) => rows.map(toRecord)),
-      orStoreError(`published ${type}`)
+          Effect.map((rows) => rows.map(toRecord)),
+          orStoreError(`published ${type}`)
+        )
+
+  const countPublished = (type: EntityType) =>
+    sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM entities
+      WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
+        AND NOT is_framework`.pipe(
+      Effect.map((rows) => rows[0]?.n ?? 0),
+      orStoreError(`count published ${type}`)
     )
 
   const all = (type: EntityType) =>
@@ -341,7 +356,7 @@ export const make = Effect.gen(function* () {
       .pipe(catchSqlError("upsert entities"))
   })
 
-  return EntityRepository.of({ list, findById, findBySlug, published, all, upsert })
+  return EntityRepository.of({ list, findById, findBySlug, published, countPublished, all, upsert })
 })
 
 export const layer: Layer.Layer<EntityRepository, never, PgClient.PgClient> = Layer.effect(

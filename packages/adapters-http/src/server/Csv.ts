@@ -16,24 +16,12 @@ export const csvField = (value: unknown): string => {
 
 export const csvLine = (values: ReadonlyArray<unknown>): string => `${values.map(csvField).join(",")}\r\n`
 
-/**
- * The document as chunks of at most `rowsPerChunk` rows each, encoded as it
- * is sent, so a large export is never held as one string.
- */
-export function* csvChunks(
+/** One page of rows as CSV lines, in the given column order. */
+export const csvRows = (
   columns: ReadonlyArray<string>,
-  rows: ReadonlyArray<{ readonly [column: string]: unknown }>,
-  rowsPerChunk = 256
-): Generator<Uint8Array> {
-  const encoder = new TextEncoder()
-  yield encoder.encode(csvLine(columns))
-  for (let start = 0; start < rows.length; start += rowsPerChunk) {
-    let chunk = ""
-    const end = Math.min(rows.length, start + rowsPerChunk)
-    for (let i = start; i < end; i++) {
-      const row = rows[i]!
-      chunk += csvLine(columns.map((c) => row[c]))
-    }
-    yield encoder.encode(chunk)
-  }
+  rows: ReadonlyArray<{ readonly [column: string]: unknown }>
+): string => {
+  let text = ""
+  for (const row of rows) text += csvLine(columns.map((c) => row[c]))
+  return text
 }

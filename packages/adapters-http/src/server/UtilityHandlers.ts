@@ -1,12 +1,12 @@
 /**
  * Handlers of export and compare. The domain decides tier, visibility, the
  * watermark and the quota (ExportService, CompareService); here the parsed
- * parameters go in, and the CSV is streamed out chunk by chunk.
+ * parameters go in, and both formats are streamed out a page at a time as the
+ * domain reads them (ExportResult.pages), so memory stays flat whatever the limit.
  */
 import { type EntityType, entityTypeFromName } from "@ratings/domain/model/EntityType"
 import {
   type CompareBody,
-  type ExportedRecord,
   type ExportField,
   ExportLimit,
   parseFields,
@@ -19,7 +19,7 @@ import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
 import { CompareNotFoundError, ExportQuotaError, splitIds } from "../api/UtilitiesApi.ts"
-import { csvChunks } from "./Csv.ts"
+import { csvLine, csvRows } from "./Csv.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
 
@@ -78,17 +78,31 @@ export const UtilityHandlers = HttpApiBuilder.group(
 
     return handlers
       .handle("exportJson", ({ query, request }) =>
-        Effect.map(
-          runExport(request, query, "json"),
-          // The rows are built from the same field list; the response encoder checks every value.
-          (result) => result.rows as unknown as ReadonlyArray<ExportedRecord>
-        )
+        Effect.map(runExport(request, query, "json"), (result) => {
+          // `[`, then each page's rows comma-separated (a comma before every page but the first), then `]`.
+          const body = Stream.suspend(() => {
+            let first = true
+            return Stream.concat(
+              Stream.map(result.pages, (rows) => {
+                const text = (first ? "[" : ",") + rows.map((row) => JSON.stringify(row)).join(",")
+                first = false
+                return text
+              }),
+              Stream.fromEffect(Effect.sync(() => (first ? "[]" : "]")))
+            )
+          })
+          return HttpServerResponse.stream(Stream.encodeText(body), { contentType: "application/json" })
+        })
       )
       .handle("exportCsv", ({ query, request }) =>
         Effect.map(runExport(request, query, "csv"), (result) => {
           const columns = [...result.fields, WatermarkField]
           const name = `${typeOf(query.entity)}-export-${result.export_id}.csv`
-          return HttpServerResponse.stream(Stream.fromIterable(csvChunks(columns, result.rows)), {
+          const body = Stream.concat(
+            Stream.succeed(csvLine(columns)),
+            Stream.map(result.pages, (rows) => csvRows(columns, rows))
+          )
+          return HttpServerResponse.stream(Stream.encodeText(body), {
             contentType: "text/csv; charset=utf-8",
             headers: { "content-disposition": `attachment; filename="${name}"` }
           })

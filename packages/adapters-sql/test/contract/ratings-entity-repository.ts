@@ -384,6 +384,33 @@ export const entityRepositoryContract = <D>(target: Target<EntityRepository, D>)
         ])
         assert.deepStrictEqual(slugsOf(yield* repo.published("vault", 10)), ["a", "b", "c"])
         assert.deepStrictEqual(slugsOf(yield* repo.published("vault", 2)), ["a", "b"])
+        assert.strictEqual(yield* repo.countPublished("vault"), 3)
+        assert.strictEqual(yield* repo.countPublished("bridge"), 0)
+      }))
+
+    test("published after a (slug, id) position: keyset pages that together list every entity once", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        yield* repo.upsert([
+          ...["e", "a", "c", "b", "d", "f", "g"].map((slug) => entity("vault", slug)),
+          entity("vault", "cc", { is_private: true })
+        ])
+        const pages: string[][] = []
+        let after: { slug: string; id: string } | undefined
+        for (;;) {
+          const page = yield* repo.published("vault", 2, after)
+          if (page.length === 0) break
+          pages.push(slugsOf(page))
+          const last = page.at(-1)!
+          after = { slug: last.slug, id: last.id }
+        }
+        assert.deepStrictEqual(pages, [["a", "b"], ["c", "d"], ["e", "f"], ["g"]])
+        // the position is (slug, id): a slug alone, with the smallest id, starts at that slug
+        const from = yield* repo.published("vault", 10, {
+          slug: "e",
+          id: "00000000-0000-0000-0000-000000000000"
+        })
+        assert.deepStrictEqual(slugsOf(from), ["e", "f", "g"])
       }))
 
     test("all: every entity of a type whatever its status or visibility", () =>

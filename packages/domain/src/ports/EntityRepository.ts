@@ -16,7 +16,17 @@ export interface StoredEntity {
   readonly domain_weights?: { readonly [domain: string]: number } | undefined
 }
 
+/** A position in list order: the (slug, id) of the last record of the previous page. */
+export interface ListPosition {
+  readonly slug: string
+  readonly id: string
+}
+
 const isFramework = (r: EntityRecord): boolean => "is_framework" in r && r.is_framework === true
+const isAfter = (r: EntityRecord, p: ListPosition): boolean =>
+  r.slug > p.slug || (r.slug === p.slug && r.id.toLowerCase() > p.id.toLowerCase())
+const isListedPublished = (r: EntityRecord): boolean =>
+  r.status === "published" && !r.is_private && r.is_active && !isFramework(r)
 
 export class EntityRepository extends Context.Service<
   EntityRepository,
@@ -33,11 +43,16 @@ export class EntityRepository extends Context.Service<
     /**
      * Published, public, active entities of a type in list order (slug, id), at most
      * `limit`: what exports and compare may show (spec part 3: only published entities).
+     * With `after`, the page starts just after that (slug, id) position (keyset paging,
+     * so a streamed export reads one page at a time whatever its size).
      */
     readonly published: (
       type: EntityType,
-      limit: number
+      limit: number,
+      after?: ListPosition | undefined
     ) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
+    /** How many entities `published` would list, all pages together. */
+    readonly countPublished: (type: EntityType) => Effect.Effect<number, StoreError>
     /** Every entity of a type whatever its status or visibility (matching, directories). */
     readonly all: (type: EntityType) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
     readonly upsert: (entities: ReadonlyArray<StoredEntity>) => Effect.Effect<void, StoreError>
@@ -61,13 +76,15 @@ export class EntityRepository extends Context.Service<
             Effect.map(Ref.get(store), (m) => Option.fromNullishOr(m.get(key(type, id))?.record)),
           findBySlug: (type, slug) =>
             Effect.map(ofType(type), (records) => Option.fromNullishOr(records.find((r) => r.slug === slug))),
-          published: (type, limit) =>
+          published: (type, limit, after) =>
             Effect.map(ofType(type), (records) =>
               records
-                .filter((r) => r.status === "published" && !r.is_private && r.is_active && !isFramework(r))
+                .filter((r) => isListedPublished(r) && (after === undefined || isAfter(r, after)))
                 .sort(compareListOrder)
                 .slice(0, limit)
             ),
+          countPublished: (type) =>
+            Effect.map(ofType(type), (records) => records.filter(isListedPublished).length),
           all: ofType,
           upsert: (entities) =>
             Ref.update(store, (m) => {

@@ -4,13 +4,14 @@
  * scorecard, every export watermarked with its own `__export_id` and recorded,
  * and at most 5 exports per account in any rolling 24 hours, whatever the tier.
  */
-import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Result, Schema, Stream } from "effect"
 import { type AccessDenied, authorize } from "../access/Capabilities.ts"
 import type { Caller } from "../model/Caller.ts"
+import type { EntityRecord } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import { type ExportField, ExportQuota } from "../model/ExportFields.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
-import { EntityRepository } from "../ports/EntityRepository.ts"
+import { EntityRepository, type ListPosition } from "../ports/EntityRepository.ts"
 import { ExportLog } from "../ports/ExportLog.ts"
 import { IdGenerator } from "../ports/IdGenerator.ts"
 import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
@@ -30,11 +31,22 @@ export interface ExportRequest {
 
 export type ExportRow = { readonly [K in ExportField]?: unknown } & { readonly __export_id: string }
 
+/**
+ * An export ready to send: its watermark, its columns, how many rows it was
+ * recorded with, and the rows as a stream of pages. The pages are read from the
+ * store one at a time, as the stream is pulled (keyset paging in list order,
+ * each page with its own latest-scorecard lookup), so an export of 5000 rows
+ * holds one page in memory, never the whole file.
+ */
 export interface ExportResult {
   readonly export_id: string
   readonly fields: ReadonlyArray<ExportField>
-  readonly rows: ReadonlyArray<ExportRow>
+  readonly row_count: number
+  readonly pages: Stream.Stream<ReadonlyArray<ExportRow>, StoreError>
 }
+
+/** Rows read from the store per page of a streamed export. */
+export const ExportPageSize = 500
 
 /** The account an export counts against: the key's account, or the admin's subject. */
 export const accountOf = (caller: Caller): string | undefined =>
@@ -88,7 +100,8 @@ export class ExportService extends Context.Service<
           const account = accountOf(caller)!
           const now = yield* Clock.currentTimeMillis
           const exportId = yield* ids.uuid
-          const records = yield* entities.published(request.entity_type, request.limit)
+          const available = yield* entities.countPublished(request.entity_type)
+          const rowCount = Math.min(available, request.limit)
           const outcome = yield* log.recordWithinQuota(
             {
               export_id: exportId,
@@ -96,7 +109,7 @@ export class ExportService extends Context.Service<
               entity_type: request.entity_type,
               format: request.format,
               fields: request.fields,
-              row_count: records.length,
+              row_count: rowCount,
               created_at: new Date(now).toISOString()
             },
             new Date(now - ExportQuota.windowMs).toISOString(),
@@ -109,14 +122,31 @@ export class ExportService extends Context.Service<
               quota: ExportQuota.exports
             })
           }
-          const cards = yield* scorecards.latestPublishedOf(
-            request.entity_type,
-            records.map((r) => r.id)
-          )
+          const page = (position: { readonly sent: number; readonly after: ListPosition | undefined }) =>
+            Effect.gen(function* () {
+              const size = Math.min(ExportPageSize, request.limit - position.sent)
+              const records: ReadonlyArray<EntityRecord> =
+                size > 0 ? yield* entities.published(request.entity_type, size, position.after) : []
+              const cards = yield* scorecards.latestPublishedOf(
+                request.entity_type,
+                records.map((r) => r.id)
+              )
+              const rows = records.map((r) => rowOf(r, cards.get(r.id), request.fields, exportId))
+              const last = records.at(-1)
+              const sent = position.sent + records.length
+              const next =
+                last !== undefined && records.length === size && sent < request.limit
+                  ? Option.some({ sent, after: { slug: last.slug, id: last.id } })
+                  : Option.none()
+              return [[rows], next] as const
+            })
           return {
             export_id: exportId,
             fields: request.fields,
-            rows: records.map((r) => rowOf(r, cards.get(r.id), request.fields, exportId))
+            row_count: rowCount,
+            pages: Stream.paginate({ sent: 0, after: undefined as ListPosition | undefined }, page).pipe(
+              Stream.filter((rows) => rows.length > 0)
+            )
           }
         })
       })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Result } from "effect"
+import { Effect, Layer, Ref, Result, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { Caller } from "../../src/model/Caller.ts"
 import { parseFields } from "../../src/model/ExportFields.ts"
@@ -7,7 +7,7 @@ import { EntityRepository } from "../../src/ports/EntityRepository.ts"
 import { ExportLog } from "../../src/ports/ExportLog.ts"
 import { IdGenerator } from "../../src/ports/IdGenerator.ts"
 import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
-import { ExportService } from "../../src/services/ExportService.ts"
+import { ExportPageSize, type ExportResult, ExportService } from "../../src/services/ExportService.ts"
 import { entity, scorecard } from "./fixtures.ts"
 
 const pro = Caller.apiKey("pro", "acct-pro", "k1")
@@ -44,12 +44,15 @@ const request = {
   format: "csv" as const
 }
 
+/** Every row of an export, pulling its whole stream of pages. */
+const rowsOf = (result: ExportResult) => Effect.map(Stream.runCollect(result.pages), (pages) => pages.flat())
+
 describe("ExportService", () => {
   it.effect("published entities only, with figures from each one's latest published scorecard", () =>
     Effect.gen(function* () {
       const r = yield* (yield* ExportService).export(pro, request)
       assert.deepStrictEqual(
-        r.rows.map((row) => [row.slug, row.composite_score, row.grade]),
+        (yield* rowsOf(r)).map((row) => [row.slug, row.composite_score, row.grade]),
         [
           ["alpha", 81.5, "A"],
           ["beta", 80, "A"],
@@ -65,7 +68,7 @@ describe("ExportService", () => {
       const first = yield* svc.export(pro, request)
       const second = yield* svc.export(pro, request)
       assert.notStrictEqual(first.export_id, second.export_id)
-      assert.isTrue(first.rows.every((row) => row.__export_id === first.export_id))
+      assert.isTrue((yield* rowsOf(first)).every((row) => row.__export_id === first.export_id))
       const logged = yield* (yield* ExportLog).find(first.export_id)
       assert.isTrue(
         logged._tag === "Some" && logged.value.account_id === "acct-pro" && logged.value.row_count === 3
@@ -76,7 +79,8 @@ describe("ExportService", () => {
   it.effect("limit caps the rows", () =>
     Effect.gen(function* () {
       const r = yield* (yield* ExportService).export(pro, { ...request, limit: 1 })
-      assert.strictEqual(r.rows.length, 1)
+      assert.strictEqual((yield* rowsOf(r)).length, 1)
+      assert.strictEqual(r.row_count, 1)
     }).pipe(Effect.provide(layer))
   )
 
@@ -116,5 +120,99 @@ describe("ExportService", () => {
     const bad = parseFields("slug,secret")
     assert.isTrue(Result.isFailure(bad) && bad.failure.includes("secret"))
     assert.isTrue(Result.isFailure(parseFields(" , ")))
+  })
+
+  describe("streamed in pages (flat memory at 5000 rows)", () => {
+    const many = Array.from({ length: 3 * ExportPageSize + 137 }, (_, i) =>
+      entity("vault", `v-${String(i).padStart(5, "0")}`, i % 7 === 3 ? { status: "draft" } : {})
+    )
+    const listed = many.filter((e) => e.record.status === "published").map((e) => e.record.slug)
+    const counting = Effect.gen(function* () {
+      const reads = yield* Ref.make<ReadonlyArray<number>>([])
+      const base = yield* EntityRepository
+      return {
+        reads,
+        layer: Layer.succeed(
+          EntityRepository,
+          EntityRepository.of({
+            ...base,
+            published: (type, limit, after) =>
+              Effect.tap(base.published(type, limit, after), (page) =>
+                Ref.update(reads, (r) => [...r, page.length])
+              )
+          })
+        )
+      }
+    })
+    const manyLayer = Layer.mergeAll(
+      EntityRepository.layerMemory(many),
+      ScorecardRepository.layerMemory({
+        scorecards: many.slice(0, 40).map((e) => scorecard(e, 1, "published"))
+      }),
+      ExportLog.layerMemory,
+      IdGenerator.layerMemory
+    )
+    const vaults = { ...request, entity_type: "vault" as const, fields: ["slug", "grade"] as const }
+
+    it.effect("every published row once, in list order, across pages of at most ExportPageSize rows", () =>
+      Effect.gen(function* () {
+        const { reads, layer: counted } = yield* counting
+        const svc = yield* Effect.provide(
+          Effect.gen(function* () {
+            return yield* ExportService
+          }),
+          ExportService.layer.pipe(Layer.provide(counted))
+        )
+        const r = yield* svc.export(pro, { ...vaults, limit: 5000 })
+        const rows = yield* rowsOf(r)
+        assert.deepStrictEqual(
+          rows.map((row) => row.slug),
+          listed
+        )
+        assert.strictEqual(r.row_count, listed.length)
+        const sizes = yield* Ref.get(reads)
+        assert.isTrue(sizes.length >= 3 && sizes.every((n) => n <= ExportPageSize), `page sizes ${sizes}`)
+        assert.strictEqual(rows.filter((row) => row.grade !== null).length, 40 - 6)
+      }).pipe(Effect.provide(manyLayer))
+    )
+
+    it.effect("the limit ends the stream mid-page, and counts the recorded row_count", () =>
+      Effect.gen(function* () {
+        const svc = yield* ExportService
+        const r = yield* svc.export(pro, { ...vaults, limit: ExportPageSize + 3 })
+        const rows = yield* rowsOf(r)
+        assert.deepStrictEqual(
+          rows.map((row) => row.slug),
+          listed.slice(0, ExportPageSize + 3)
+        )
+        const logged = yield* (yield* ExportLog).find(r.export_id)
+        assert.isTrue(logged._tag === "Some" && logged.value.row_count === ExportPageSize + 3)
+      }).pipe(Effect.provide(ExportService.layer.pipe(Layer.provideMerge(manyLayer))))
+    )
+
+    it.effect("pages are read from the store only as the stream is pulled", () =>
+      Effect.gen(function* () {
+        const { reads, layer: counted } = yield* counting
+        const svc = yield* Effect.provide(
+          Effect.gen(function* () {
+            return yield* ExportService
+          }),
+          ExportService.layer.pipe(Layer.provide(counted))
+        )
+        const r = yield* svc.export(pro, { ...vaults, limit: 5000 })
+        assert.deepStrictEqual(yield* Ref.get(reads), [], "nothing read before the stream is pulled")
+        const firstPage = yield* Stream.runHead(r.pages)
+        assert.isTrue(firstPage._tag === "Some" && firstPage.value.length === ExportPageSize)
+        assert.deepStrictEqual(yield* Ref.get(reads), [ExportPageSize], "one page read for one page pulled")
+      }).pipe(Effect.provide(manyLayer))
+    )
+
+    it.effect("an empty export is an empty stream", () =>
+      Effect.gen(function* () {
+        const r = yield* (yield* ExportService).export(pro, { ...vaults, entity_type: "bridge" })
+        assert.deepStrictEqual(yield* rowsOf(r), [])
+        assert.strictEqual(r.row_count, 0)
+      }).pipe(Effect.provide(ExportService.layer.pipe(Layer.provideMerge(manyLayer))))
+    )
   })
 })
