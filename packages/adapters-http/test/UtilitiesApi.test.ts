@@ -8,19 +8,23 @@
  * Every test that exports uses keys of its own account, so the quota one
  * test spends does not reach another.
  */
-import { assert, describe } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import * as PgExportLog from "@ratings/adapters-sql/PgExportLog"
 import type { EntityRecord } from "@ratings/domain/model/Entity"
 import type { KeyTier } from "@ratings/domain/model/Caller"
 import { Caller } from "@ratings/domain/model/Caller"
+import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ExportLog } from "@ratings/domain/ports/ExportLog"
 import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
+import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
+import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
+import { StoreError } from "@ratings/domain/ports/StoreError"
 import { ExportPageSize, ExportService } from "@ratings/domain/services/ExportService"
 import { Effect, Layer, Option } from "effect"
 import { type CallerName, entityId, Seed, slugOf } from "./fixtures.ts"
-import { type Backend, onEachBackend, type ServerIt, TestServer } from "./TestServer.ts"
+import { type Backend, MemoryFeeds, onEachBackend, type ServerIt, TestServer } from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
@@ -506,3 +510,74 @@ const exportRoutes = (it: ServerIt, backend: Backend) => {
 }
 
 onEachBackend((it, backend) => exportRoutes(it, backend))
+
+// A store that fails part-way: vaults cannot even be counted; bridges list their first page, then fail.
+const failing = new StoreError({ message: "connect ECONNREFUSED 10.9.8.7:5432 (ratings_db)" })
+const bridgeBase = Seed.entities.find((e) => e.entity_type === "bridge")!
+const manyBridges = Array.from({ length: ExportPageSize + 50 }, (_, i) => ({
+  entity_type: "bridge" as const,
+  record: { ...bridgeBase.record, id: crypto.randomUUID(), slug: `many-bridge-${String(i).padStart(4, "0")}` }
+}))
+const FailingPartWay = MemoryFeeds.pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(
+      Layer.effect(
+        EntityRepository,
+        Effect.map(Effect.service(EntityRepository), (store) =>
+          EntityRepository.of({
+            ...store,
+            countPublished: (type) => (type === "vault" ? Effect.fail(failing) : store.countPublished(type)),
+            published: (type, limit, after) =>
+              after === undefined ? store.published(type, limit) : Effect.fail(failing)
+          })
+        )
+      ).pipe(Layer.provide(EntityRepository.layerMemory([...Seed.entities, ...manyBridges]))),
+      ScorecardRepository.layerMemory({ scorecards: Seed.scorecards }),
+      RubricRepository.layerMemory(),
+      ApiKeyRepository.layerMemory
+    )
+  )
+)
+
+layer(TestServer.layer(FailingPartWay), { excludeTestServices: true })(
+  "export when the store fails (spec part 7)",
+  (it) => {
+    it.effect(
+      "a failure before the first row is a 503 that says the service is unavailable, and spends no quota",
+      () =>
+        Effect.gen(function* () {
+          const key = yield* freshKey()
+          for (let i = 0; i < 6; i++) {
+            const r = yield* key.call("/export.csv?entity=vault&fields=slug")
+            assert.strictEqual(r.status, 503)
+            assert.notInclude(r.text, "ECONNREFUSED")
+          }
+          assert.strictEqual((yield* key.call("/export.csv?entity=chain&fields=slug")).status, 200)
+        })
+    )
+
+    it.effect("a failure mid-stream aborts the response: a cut file never ends like a complete one", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const { key } = yield* server.createKey("pro", { account_id: crypto.randomUUID() })
+        for (const format of ["csv", "json"]) {
+          // The 200 head goes out with the first page, so the failure can only cut the connection:
+          // the client sees the request or the body fail (whichever it was reading), never a clean end.
+          const outcome = yield* Effect.promise(async () => {
+            try {
+              const response = await fetch(
+                `${server.baseUrl}/api/v1/export.${format}?entity=bridge&fields=slug&limit=5000`,
+                { headers: { authorization: `Bearer ${key}` } }
+              )
+              const text = await response.text()
+              return { completed: true, text: `${response.status} ${text.slice(-80)}` }
+            } catch (e) {
+              return { completed: false, text: String(e) }
+            }
+          })
+          assert.isFalse(outcome.completed, `${format}: the response ended cleanly: ${outcome.text}`)
+        }
+      })
+    )
+  }
+)
