@@ -3,13 +3,21 @@
  * trigger carries the account in its WHERE clause, so another account's rule
  * is "not found" by construction, not by a check after the fact. The signing
  * key is sealed with the server key (SecretBox) before it reaches the table,
- * bound to the rule id, and only `signingKey` and `destination` (what the
- * dispatcher reads to send) ever select that column.
+ * bound to the rule id, and only `signingKey`, `destination` and
+ * `destinations` (what the dispatcher reads to send) ever select that column.
+ *
+ * Opened keys are cached in this process, by rule id and sealed text, for a
+ * few minutes: the dispatcher reads a rule's key for every delivery, and a
+ * fan-out sends many deliveries to each rule. The cache only saves the
+ * decryption; every read still asks the table, so a deleted rule is gone at
+ * once, and a re-sealed key is new sealed text and misses the cache. The
+ * cache is bounded, holds nothing that is not in the table, and is never
+ * logged.
  *
  * The port has no error channel for store failures; a database failure is a
  * defect carrying a StoreError with the reason, never a bare SqlError.
  */
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import {
   type AlertRule,
@@ -19,7 +27,7 @@ import {
 } from "@ratings/domain/model/AlertRule"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import type { AlertEventKind } from "@ratings/domain/model/WebhookEvent"
-import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
+import { AlertRuleRepository, type RuleDestination } from "@ratings/domain/ports/AlertRuleRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { SecretBox } from "./SecretBox.ts"
 import { isUuid } from "./PgTransaction.ts"
@@ -34,7 +42,9 @@ const orDie =
 /** The sealed key is bound to its rule (in Postgres's lowercase spelling), so it cannot be moved to another row. */
 const keyContext = (ruleId: string) => `alert_rule:${ruleId.toLowerCase()}`
 
-/** Only a UUID can name a stored rule; checked first so a bad id is "not found", not a database error. */
+/** How long an opened signing key stays cached, and how many are kept at most. */
+const KeyCacheTtlMs = 5 * 60_000
+const KeyCacheSize = 20_000
 
 interface RuleRow {
   readonly id: string
@@ -64,6 +74,28 @@ export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient 
 
     // The column list of a served rule; the sealed key is deliberately not in it.
     const ruleColumns = sql.literal("id, name, entity_types, slugs, events, webhook_url, created_at")
+
+    // Insertion order is age order, so the first entry is the one to drop when full.
+    const openedKeys = new Map<string, { readonly key: string; readonly until: number }>()
+
+    /** The rule's signing key from its sealed text, decrypted at most once per cache lifetime. */
+    const openKey = (ruleId: string, sealed: string) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const cacheKey = `${ruleId.toLowerCase()}\n${sealed}`
+        const cached = openedKeys.get(cacheKey)
+        if (cached !== undefined && cached.until > now) return cached.key
+        const key = yield* box.open(sealed, keyContext(ruleId))
+        openedKeys.delete(cacheKey)
+        if (openedKeys.size >= KeyCacheSize) {
+          for (const old of openedKeys.keys()) {
+            openedKeys.delete(old)
+            if (openedKeys.size < KeyCacheSize) break
+          }
+        }
+        openedKeys.set(cacheKey, { key, until: now + KeyCacheTtlMs })
+        return key
+      })
 
     const list = (accountId: string) =>
       sql<RuleRow>`
@@ -135,7 +167,7 @@ export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient 
           SELECT signing_key_sealed FROM alert_rules WHERE id = ${ruleId}
         `.pipe(orDie("signingKey"))
         if (row === undefined) return yield* new AlertRuleNotFound({ rule_id: ruleId })
-        return yield* box.open(row.signing_key_sealed, keyContext(ruleId)).pipe(orDie("signingKey"))
+        return yield* openKey(ruleId, row.signing_key_sealed).pipe(orDie("signingKey"))
       }).pipe(Effect.withSpan("PgAlertRuleRepository.signingKey"))
 
     const destination = (ruleId: string) =>
@@ -145,12 +177,45 @@ export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient 
           SELECT webhook_url, signing_key_sealed FROM alert_rules WHERE id = ${ruleId}
         `.pipe(orDie("destination"))
         if (row === undefined) return yield* new AlertRuleNotFound({ rule_id: ruleId })
-        const signing_key = yield* box
-          .open(row.signing_key_sealed, keyContext(ruleId))
-          .pipe(orDie("destination"))
+        const signing_key = yield* openKey(ruleId, row.signing_key_sealed).pipe(orDie("destination"))
         return { webhook_url: row.webhook_url, signing_key }
       }).pipe(Effect.withSpan("PgAlertRuleRepository.destination"))
 
-    return AlertRuleRepository.of({ list, get, create, delete: del, matching, signingKey, destination })
+    // One query for a batch of claimed deliveries; ids are matched in Postgres's lowercase
+    // spelling but returned under the caller's, as `destination` would answer each.
+    const destinations = (ruleIds: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const found = new Map<string, RuleDestination>()
+        const wanted = [...new Set(ruleIds.filter(isUuid).map((id) => id.toLowerCase()))]
+        if (wanted.length === 0) return found
+        const rows = yield* sql<{
+          readonly id: string
+          readonly webhook_url: string
+          readonly signing_key_sealed: string
+        }>`
+          SELECT id, webhook_url, signing_key_sealed FROM alert_rules WHERE id = ANY (${wanted}::uuid[])
+        `.pipe(orDie("destinations"))
+        const byId = new Map<string, RuleDestination>()
+        for (const row of rows) {
+          const signing_key = yield* openKey(row.id, row.signing_key_sealed).pipe(orDie("destinations"))
+          byId.set(row.id, { webhook_url: row.webhook_url, signing_key })
+        }
+        for (const id of ruleIds) {
+          const destination = byId.get(id.toLowerCase())
+          if (destination !== undefined) found.set(id, destination)
+        }
+        return found
+      }).pipe(Effect.withSpan("PgAlertRuleRepository.destinations"))
+
+    return AlertRuleRepository.of({
+      list,
+      get,
+      create,
+      delete: del,
+      matching,
+      signingKey,
+      destination,
+      destinations
+    })
   })
 )

@@ -9,8 +9,23 @@
  * measured on the caller's clock (`at`), as in memory, so a test clock drives
  * them and no database clock is mixed in.
  *
- * `recordAttempt` locks the row, refuses a stale claim (the stored cycle or
- * attempt count moved on), and applies the domain's pure state machine; the
+ * Recording attempts is the dispatcher's hot path, so a batch of them is one
+ * statement: the domain's pure state machine computes each transition in
+ * TypeScript from the delivery as claimed, and one guarded UPDATE applies
+ * every transition whose row still holds exactly the claimed state (status,
+ * cycle, attempt count, due time, first attempt), its RETURNING feeding the
+ * INSERT of the attempt rows. A row that moved on (a stale claim, recorded by
+ * another process after the lease ran out) fails its guard; under READ
+ * COMMITTED a concurrent writer of the same row is waited for and the guard
+ * re-checked on what it committed, so of two racing records one wins. One
+ * statement is one commit, not a transaction of five statements per attempt.
+ *
+ * Whatever the batch statement does not record (a guard that failed, an
+ * attempt the state machine refuses, an id that is not a UUID, an id twice in
+ * one batch, or the whole statement failing, say on a deadlock with another
+ * process) goes the careful way, one by one in order: lock the row, refuse a
+ * stale claim, apply the state machine to the stored row. That is the path
+ * `recordAttempt` always took, so each refusal is the one it always was. The
  * attempt row's primary key is a second guard against counting one twice.
  *
  * The port has no error channel for store failures; a database failure is a
@@ -29,6 +44,8 @@ import {
 } from "@ratings/domain/model/Delivery"
 import type { WebhookEventKind } from "@ratings/domain/model/WebhookEvent"
 import {
+  type AttemptRecordResult,
+  type AttemptToRecord,
   type ClaimOptions,
   DefaultLeaseMs,
   DeliveryOutbox,
@@ -37,6 +54,7 @@ import {
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import {
   type AttemptInput,
+  type AttemptRecorded,
   recordAttempt as applyAttempt,
   refire as applyRefire
 } from "@ratings/domain/webhooks/DeliveryStateMachine"
@@ -54,6 +72,9 @@ const orDie =
 
 /** Rows per INSERT when enqueueing a large fan-out (11 parameters each, well under the protocol's limit). */
 const EnqueueChunk = 500
+
+/** Attempts per batch statement; a larger batch is split (its one parameter is JSON). */
+const RecordChunk = 500
 
 interface DeliveryRow {
   readonly delivery_id: string
@@ -253,7 +274,8 @@ export const layerWith = (policy: RetryPolicy): Layer.Layer<DeliveryOutbox, neve
         WHERE delivery_id = ${d.delivery_id}
       `
 
-      const recordAttempt = (claimed: Delivery, input: AttemptInput) =>
+      /** The careful way: lock the row, refuse a stale claim, apply the state machine to what is stored. */
+      const recordOne = (claimed: Delivery, input: AttemptInput) =>
         Effect.gen(function* () {
           const stored = yield* lockOne(claimed.delivery_id)
           if (stored.cycle !== claimed.cycle || stored.attempts !== claimed.attempts) {
@@ -272,11 +294,130 @@ export const layerWith = (policy: RetryPolicy): Layer.Layer<DeliveryOutbox, neve
             )
           `
           return result.success
-        }).pipe(
-          sql.withTransaction,
-          orDie("recordAttempt"),
-          Effect.withSpan("PgDeliveryOutbox.recordAttempt")
-        )
+        }).pipe(sql.withTransaction, orDie("recordAttempt"))
+
+      /**
+       * One statement for transitions computed from the claimed state: each is
+       * applied only where the row still holds that state. Returns the indexes
+       * (into `transitions`) that were applied, with the rows as stored now.
+       */
+      const recordGuarded = (
+        transitions: ReadonlyArray<{ readonly claimed: Delivery; readonly recorded: AttemptRecorded }>
+      ) => {
+        const input = transitions.map(({ claimed, recorded: { delivery: d, attempt: a } }, idx) => ({
+          idx,
+          delivery_id: claimed.delivery_id,
+          status: claimed.status,
+          cycle: claimed.cycle,
+          attempts: claimed.attempts,
+          next_attempt_at: claimed.next_attempt_at,
+          first_attempt_at: claimed.first_attempt_at,
+          new_status: d.status,
+          new_attempts: d.attempts,
+          new_next_attempt_at: d.next_attempt_at,
+          new_first_attempt_at: d.first_attempt_at,
+          new_last_error: d.last_error,
+          attempt_cycle: a.cycle,
+          attempt: a.attempt,
+          started_at: a.started_at,
+          status_code: a.status_code,
+          outcome: a.outcome,
+          error: a.error,
+          duration_ms: a.duration_ms
+        }))
+        return sql<DeliveryRow & { readonly idx: number }>`
+          WITH input AS (
+            SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS i (
+              idx int, delivery_id uuid, status text, cycle int, attempts int,
+              next_attempt_at timestamptz, first_attempt_at timestamptz,
+              new_status text, new_attempts int, new_next_attempt_at timestamptz,
+              new_first_attempt_at timestamptz, new_last_error text,
+              attempt_cycle int, attempt int, started_at timestamptz, status_code int,
+              outcome text, error text, duration_ms int
+            )
+          ), updated AS (
+            UPDATE webhook_deliveries d SET
+              status = i.new_status,
+              attempts = i.new_attempts,
+              next_attempt_at = i.new_next_attempt_at,
+              first_attempt_at = i.new_first_attempt_at,
+              last_error = i.new_last_error,
+              leased_until = NULL
+            FROM input i
+            WHERE d.delivery_id = i.delivery_id
+              AND d.status = i.status
+              AND d.cycle = i.cycle
+              AND d.attempts = i.attempts
+              AND d.next_attempt_at IS NOT DISTINCT FROM i.next_attempt_at
+              AND d.first_attempt_at IS NOT DISTINCT FROM i.first_attempt_at
+            RETURNING i.idx, d.delivery_id, d.rule_id, d.event, d.body, d.status, d.cycle, d.attempts,
+              d.next_attempt_at, d.first_attempt_at, d.last_error, d.created_at
+          ), logged AS (
+            INSERT INTO webhook_delivery_attempts
+              (delivery_id, cycle, attempt, started_at, status_code, outcome, error, duration_ms)
+            SELECT i.delivery_id, i.attempt_cycle, i.attempt, i.started_at, i.status_code, i.outcome, i.error,
+              i.duration_ms
+            FROM input i JOIN updated u ON u.idx = i.idx
+          )
+          SELECT * FROM updated
+        `
+      }
+
+      const recordAttempts = (attempts: ReadonlyArray<AttemptToRecord>) =>
+        Effect.gen(function* () {
+          const results: Array<AttemptRecordResult | undefined> = attempts.map(() => undefined)
+          for (let start = 0; start < attempts.length; start += RecordChunk) {
+            const end = Math.min(attempts.length, start + RecordChunk)
+            const fast: Array<{
+              readonly index: number
+              readonly claimed: Delivery
+              readonly recorded: AttemptRecorded
+            }> = []
+            const careful: Array<number> = []
+            const seen = new Set<string>()
+            for (let index = start; index < end; index++) {
+              const { claimed, input } = attempts[index]!
+              const id = claimed.delivery_id.toLowerCase()
+              // A delivery's second attempt in one batch is judged after its first, the careful way.
+              const first = isUuid(id) && !seen.has(id)
+              seen.add(id)
+              const transition = first ? applyAttempt(claimed, input, policy) : undefined
+              if (transition === undefined || Result.isFailure(transition)) careful.push(index)
+              else fast.push({ index, claimed, recorded: transition.success })
+            }
+            const applied =
+              fast.length === 0
+                ? []
+                : yield* recordGuarded(fast).pipe(
+                    Effect.catchTag("SqlError", (error) =>
+                      Effect.as(
+                        Effect.logWarning(
+                          "delivery outbox: a batch of attempts was not recorded; recording them one by one"
+                        ).pipe(Effect.annotateLogs({ error: error.message, attempts: fast.length })),
+                        []
+                      )
+                    )
+                  )
+            const byIdx = new Map(applied.map((row) => [row.idx, row]))
+            for (const [idx, { index, recorded }] of fast.entries()) {
+              const row = byIdx.get(idx)
+              if (row === undefined) careful.push(index)
+              else results[index] = Result.succeed({ delivery: toDelivery(row), attempt: recorded.attempt })
+            }
+            // In input order, so two attempts on one delivery are judged one after the other.
+            careful.sort((a, b) => a - b)
+            for (const index of careful) {
+              const { claimed, input } = attempts[index]!
+              results[index] = yield* Effect.result(recordOne(claimed, input))
+            }
+          }
+          return results as ReadonlyArray<AttemptRecordResult>
+        }).pipe(orDie("recordAttempts"), Effect.withSpan("PgDeliveryOutbox.recordAttempts"))
+
+      const recordAttempt = (claimed: Delivery, input: AttemptInput) =>
+        Effect.flatMap(recordAttempts([{ claimed, input }]), ([result]) =>
+          Result.isSuccess(result!) ? Effect.succeed(result.success) : Effect.fail(result!.failure)
+        ).pipe(Effect.withSpan("PgDeliveryOutbox.recordAttempt"))
 
       const get = (deliveryId: string) =>
         Effect.gen(function* () {
@@ -333,6 +474,7 @@ export const layerWith = (policy: RetryPolicy): Layer.Layer<DeliveryOutbox, neve
         enqueueClaimed,
         claimDue,
         recordAttempt,
+        recordAttempts,
         get,
         listByRule,
         listFailed,

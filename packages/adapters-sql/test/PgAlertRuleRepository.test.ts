@@ -74,6 +74,39 @@ describe("PgAlertRuleRepository", () => {
       }).pipe(Effect.provide(repository))
     )
 
+    it.effect(
+      "opened keys are cached by rule and sealed text only: a re-sealed key is read anew, and a sealed key copied onto another rule still does not open there",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* AlertRuleRepository
+          const sql = yield* SqlClient.SqlClient
+          const box = yield* Effect.provide(Effect.service(SecretBox), SecretBox.layer(serverKey))
+          const [a, b] = [ruleId(16), ruleId(17)]
+          yield* repo.create(rule(a, "alice", { signing_key: "whsec_first" }))
+          yield* repo.create(rule(b, "mallory", { signing_key: "whsec_mallory" }))
+          assert.strictEqual((yield* repo.destinations([a])).get(a)?.signing_key, "whsec_first")
+          const resealed = yield* box.seal("whsec_second", `alert_rule:${a}`)
+          yield* sql`UPDATE alert_rules SET signing_key_sealed = ${resealed} WHERE id = ${a}`
+          assert.strictEqual((yield* repo.destinations([a])).get(a)?.signing_key, "whsec_second")
+          assert.strictEqual((yield* repo.destination(a)).signing_key, "whsec_second")
+          // a's sealed key is cached now; on b's row it must still fail to open.
+          yield* sql`UPDATE alert_rules SET signing_key_sealed = ${resealed} WHERE id = ${b}`
+          const exit = yield* Effect.exit(repo.destinations([b]))
+          assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
+        }).pipe(Effect.provide(repository))
+    )
+
+    it.effect("destinations finds a rule by its id in any letter case, under the id as given", () =>
+      Effect.gen(function* () {
+        const repo = yield* AlertRuleRepository
+        const id = "0b8e7d21-3c4f-4a59-8e6d-1f2a3b4c5d6e"
+        yield* repo.create(rule(id, "alice", { signing_key: "whsec_case" }))
+        const read = yield* repo.destinations([id.toUpperCase()])
+        assert.deepStrictEqual([...read.keys()], [id.toUpperCase()])
+        assert.strictEqual(read.get(id.toUpperCase())?.signing_key, "whsec_case")
+      }).pipe(Effect.provide(repository))
+    )
+
     it.effect("a rule created by one server process is listed, matched and signed by another", () =>
       Effect.gen(function* () {
         const repo = yield* AlertRuleRepository

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Latch, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { millisOf, responded } from "@ratings/domain/model/Delivery"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
@@ -142,6 +142,113 @@ describe("PgDeliveryOutbox", () => {
         assert.strictEqual(exits.filter((e) => e._tag === "Success").length, 1)
         assert.lengthOf((yield* outbox.get(deliveryId(1))).attempt_log, 1)
       }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
+    it.effect(
+      "two processes recording overlapping batches of the same claims at once, in opposite orders: each attempt is counted exactly once",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const outbox = yield* DeliveryOutbox
+          yield* outbox.enqueue(Array.from({ length: 40 }, (_, i) => delivery(i + 1)))
+          const claimed = yield* outbox.claimDue({ at: T0, limit: 40 })
+          const batch = claimed.map((d, i) => ({
+            claimed: d,
+            input: { at: T0 + 1, outcome: responded(200, i) }
+          }))
+          const recordAll = (attempts: typeof batch) =>
+            Effect.flatMap(DeliveryOutbox, (o) => o.recordAttempts(attempts))
+          const [mine, theirs] = yield* Effect.all(
+            [recordAll(batch), secondConnection(recordAll([...batch].reverse()), PgDeliveryOutbox.layer)],
+            { concurrency: 2 }
+          )
+          const theirsInOrder = [...theirs].reverse()
+          for (const [i, d] of claimed.entries()) {
+            assert.strictEqual(
+              [mine[i]!, theirsInOrder[i]!].filter(Result.isSuccess).length,
+              1,
+              `${d.delivery_id} is recorded by exactly one of the two`
+            )
+          }
+          const stored = yield* Effect.forEach(claimed, (d) => outbox.get(d.delivery_id))
+          assert.isTrue(stored.every((d) => d.status === "delivered" && d.attempt_log.length === 1))
+        }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
+    it.effect(
+      "a batch caught in a deadlock with another process is not lost: each of its attempts is still recorded once",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const sql = yield* SqlClient.SqlClient
+          const outbox = yield* DeliveryOutbox
+          yield* outbox.enqueue([delivery(1), delivery(2)])
+          const [one, two] = yield* outbox.claimDue({ at: T0, limit: 2 })
+          const waiting = sql<{ readonly n: number }>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'
+          `
+          // Another process holds delivery 2, the batch locks 1 and waits for 2, then the other
+          // process asks for 1: Postgres breaks the deadlock by failing one of the two.
+          const started = yield* Latch.make(false)
+          const batchWaits = yield* Latch.make(false)
+          const other = Effect.gen(function* () {
+            const otherSql = yield* SqlClient.SqlClient
+            return yield* otherSql.withTransaction(
+              Effect.gen(function* () {
+                yield* otherSql`SELECT 1 FROM webhook_deliveries WHERE delivery_id = ${deliveryId(2)} FOR UPDATE`
+                yield* started.open
+                yield* batchWaits.await
+                return yield* Effect.exit(
+                  otherSql`SELECT 1 FROM webhook_deliveries WHERE delivery_id = ${deliveryId(1)} FOR UPDATE`
+                )
+              })
+            )
+          }).pipe(Effect.provide(otherProcessClient))
+          const otherFiber = yield* Effect.forkChild(other)
+          yield* started.await
+          const batch = yield* Effect.forkChild(
+            outbox.recordAttempts([
+              { claimed: one!, input: { at: T0 + 1, outcome: responded(200, 1) } },
+              { claimed: two!, input: { at: T0 + 1, outcome: responded(200, 2) } }
+            ])
+          )
+          while ((yield* waiting)[0]!.n === 0) yield* Effect.yieldNow
+          yield* batchWaits.open
+          yield* Fiber.join(otherFiber)
+          const results = yield* Fiber.join(batch)
+          assert.isTrue(results.every(Result.isSuccess), "both recorded")
+          for (const n of [1, 2]) {
+            const stored = yield* outbox.get(deliveryId(n))
+            assert.strictEqual(stored.status, "delivered")
+            assert.lengthOf(stored.attempt_log, 1)
+          }
+        }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
+    it.effect(
+      "a claim whose row changed under it in any field a transition reads is judged on the stored row, as a lone record is",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const sql = yield* SqlClient.SqlClient
+          const outbox = yield* DeliveryOutbox
+          yield* outbox.enqueue([delivery(1), delivery(2)])
+          const [one, two] = yield* outbox.claimDue({ at: T0, limit: 2 })
+          // Same cycle and attempt count, but no longer due: the stored row must decide.
+          yield* sql`
+            UPDATE webhook_deliveries SET next_attempt_at = ${new Date(T0 + 3_600_000)}
+            WHERE delivery_id = ${deliveryId(1)}
+          `
+          const [early, fine] = yield* outbox.recordAttempts([
+            { claimed: one!, input: { at: T0 + 5, outcome: responded(200, 1) } },
+            { claimed: two!, input: { at: T0 + 5, outcome: responded(200, 1) } }
+          ])
+          assert.isTrue(Result.isFailure(early!) && early.failure._tag === "DeliveryTransitionRejected")
+          assert.isTrue(Result.isSuccess(fine!))
+          assert.strictEqual((yield* outbox.get(deliveryId(1))).attempt_log.length, 0)
+          assert.strictEqual((yield* outbox.get(deliveryId(2))).status, "delivered")
+        }).pipe(Effect.provide(PgDeliveryOutbox.layer))
     )
 
     it.effect(

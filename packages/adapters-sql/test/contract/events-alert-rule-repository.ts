@@ -116,6 +116,36 @@ export const alertRuleRepositoryContract = (
         )
     )
 
+    it.effect(
+      "the destinations of many rules are read at once, under the ids as given; a deleted, unknown or malformed id is absent",
+      () =>
+        run(
+          Effect.gen(function* () {
+            const repo = yield* AlertRuleRepository
+            yield* repo.create(rule(A1, "alice"))
+            yield* repo.create(
+              rule(A2, "alice", { channels: { webhook_url: "https://other.example.com/hook" } })
+            )
+            yield* repo.create(rule(B1, "bob", { signing_key: "whsec_bobs" }))
+            const read = yield* repo.destinations([A1, B1, A1, B2, "not-a-uuid", A2])
+            assert.deepStrictEqual(
+              [...read.entries()].sort(([a], [b]) => a.localeCompare(b)),
+              [
+                [A1, { webhook_url: `https://hooks.example.com/${A1}`, signing_key: `whsec_key-of-${A1}` }],
+                [A2, { webhook_url: "https://other.example.com/hook", signing_key: `whsec_key-of-${A2}` }],
+                [B1, { webhook_url: `https://hooks.example.com/${B1}`, signing_key: "whsec_bobs" }]
+              ]
+            )
+            assert.deepStrictEqual(yield* repo.destination(B1), read.get(B1))
+            // A rule deleted after its destination was read is gone from the next read.
+            yield* repo.delete("alice", A1)
+            const after = yield* repo.destinations([A1, B1])
+            assert.deepStrictEqual([...after.keys()], [B1])
+            assert.strictEqual((yield* repo.destinations([])).size, 0)
+          })
+        )
+    )
+
     it.effect("nobody reads another account's rule: it is not found, not forbidden", () =>
       run(
         Effect.gen(function* () {

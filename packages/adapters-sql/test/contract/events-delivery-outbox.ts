@@ -6,7 +6,7 @@
  * dashboard rely on. Each test gets a fresh, empty outbox.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, type Layer } from "effect"
+import { Effect, Exit, type Layer, Result } from "effect"
 import { type Delivery, millisOf, noResponse, responded } from "@ratings/domain/model/Delivery"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { newDelivery } from "@ratings/domain/webhooks/DeliveryStateMachine"
@@ -352,6 +352,108 @@ export const deliveryOutboxContract = (name: string, makeLayer: () => Layer.Laye
             outbox.recordAttempt(delivery(7), { at: T0, outcome: responded(200, 1) })
           )
           assert.strictEqual(error._tag, "DeliveryNotFound")
+        })
+      )
+    )
+
+    it.effect(
+      "a batch of attempts is recorded as if one after the other: each refused one (stale claim, early, terminal, unknown, the same attempt twice) is refused alone, and the others are recorded",
+      () =>
+        run(
+          Effect.gen(function* () {
+            const outbox = yield* DeliveryOutbox
+            yield* outbox.enqueue([
+              delivery(1),
+              delivery(2),
+              delivery(3),
+              delivery(4, T0 + HOUR),
+              delivery(5)
+            ])
+            const claimed = yield* outbox.claimDue({ at: T0, limit: 10 })
+            const byId = (n: number) => claimed.find((d) => d.delivery_id === deliveryId(n))!
+            // Delivery 3 moves on before the batch: its claim is stale when the batch comes.
+            yield* outbox.recordAttempt(byId(3), { at: T0, outcome: responded(500, 1) })
+            const { delivery: done } = yield* outbox.recordAttempt(byId(5), {
+              at: T0,
+              outcome: responded(200, 1)
+            })
+            const results = yield* outbox.recordAttempts([
+              { claimed: byId(1), input: { at: T0 + 1, outcome: responded(204, 7) } },
+              { claimed: byId(3), input: { at: T0 + 1, outcome: responded(204, 7) } },
+              { claimed: byId(2), input: { at: T0 + 2, outcome: responded(503, 9) } },
+              { claimed: delivery(4, T0 + HOUR), input: { at: T0 + 3, outcome: responded(200, 1) } },
+              { claimed: done, input: { at: T0 + 4, outcome: responded(200, 1) } },
+              { claimed: delivery(6), input: { at: T0 + 5, outcome: responded(200, 1) } },
+              { claimed: byId(1), input: { at: T0 + 6, outcome: responded(200, 1) } }
+            ])
+            assert.deepStrictEqual(
+              results.map((r) => (Result.isSuccess(r) ? r.success.delivery.status : r.failure._tag)),
+              [
+                "delivered",
+                "DeliveryTransitionRejected",
+                "pending",
+                "DeliveryTransitionRejected",
+                "DeliveryTransitionRejected",
+                "DeliveryNotFound",
+                "DeliveryTransitionRejected"
+              ]
+            )
+            const [first, , second] = results
+            assert.isTrue(Result.isSuccess(first!) && Result.isSuccess(second!))
+            if (Result.isSuccess(first!) && Result.isSuccess(second!)) {
+              assert.deepStrictEqual(first.success.delivery, {
+                ...byId(1),
+                status: "delivered",
+                attempts: 1,
+                next_attempt_at: null,
+                first_attempt_at: new Date(T0 + 1).toISOString(),
+                last_error: null
+              })
+              assert.deepStrictEqual(first.success.attempt, {
+                delivery_id: deliveryId(1),
+                cycle: 0,
+                attempt: 0,
+                started_at: new Date(T0 + 1).toISOString(),
+                status_code: 204,
+                outcome: "delivered",
+                error: null,
+                duration_ms: 7
+              })
+              assert.strictEqual(millisOf(second.success.delivery.next_attempt_at!), T0 + 2 + 30 * SECOND)
+            }
+            // What was stored is what was returned, and each attempt is logged once.
+            const stored = yield* Effect.forEach([1, 2, 3, 4, 5], (n) => outbox.get(deliveryId(n)))
+            assert.deepStrictEqual(
+              stored.map((d) => [d.status, d.attempt_log.length]),
+              [
+                ["delivered", 1],
+                ["pending", 1],
+                ["pending", 1],
+                ["pending", 0],
+                ["delivered", 1]
+              ]
+            )
+            if (Result.isSuccess(first!)) {
+              assert.deepStrictEqual(stored[0], {
+                ...first.success.delivery,
+                attempt_log: [first.success.attempt]
+              })
+            }
+            assert.strictEqual(stored[2]!.last_error, "HTTP 500", "the stale claim did not overwrite it")
+            // Recording released the claims: the retries are claimable when due (3's first).
+            assert.deepStrictEqual(
+              (yield* outbox.claimDue({ at: T0 + 2 + 30 * SECOND, limit: 10 })).map((d) => d.delivery_id),
+              [deliveryId(3), deliveryId(2)]
+            )
+          })
+        )
+    )
+
+    it.effect("an empty batch records nothing", () =>
+      run(
+        Effect.gen(function* () {
+          const outbox = yield* DeliveryOutbox
+          assert.deepStrictEqual(yield* outbox.recordAttempts([]), [])
         })
       )
     )

@@ -5,7 +5,12 @@
  * scoped to the caller's account, and another account's rule is "not found"
  * (not "forbidden"), so rule ids do not leak across accounts. The signing key
  * is stored with the rule and read back only by the dispatcher
- * (`signingKey`), never through `list` or `get`.
+ * (`signingKey`, `destination`, `destinations`), never through `list` or `get`.
+ *
+ * `destinations` reads the destinations of many rules at once: the dispatcher
+ * claims deliveries in batches and looks up their rules together, instead of
+ * paying a lookup per delivery. A rule it does not return is deleted (or never
+ * existed), exactly as `destination` would say "not found".
  *
  * Production: adapters-sql. `layerMemory` keeps rules in a Ref, listed in
  * creation order.
@@ -46,6 +51,13 @@ export class AlertRuleRepository extends Context.Service<
      * rule, not the rule's account. Not found once the rule is deleted.
      */
     readonly destination: (ruleId: string) => Effect.Effect<RuleDestination, AlertRuleNotFound>
+    /**
+     * `destination` for many rules at once: the map holds each given id whose
+     * rule exists, under the id as given; a deleted or unknown rule is absent.
+     */
+    readonly destinations: (
+      ruleIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, RuleDestination>>
   }
 >()("@ratings/domain/ports/AlertRuleRepository") {
   static readonly layerMemory: Layer.Layer<AlertRuleRepository> = Layer.effect(
@@ -61,6 +73,10 @@ export class AlertRuleRepository extends Context.Service<
             ? Effect.fail(new AlertRuleNotFound({ rule_id: ruleId }))
             : Effect.succeed(found)
         })
+      const destinationOf = (r: AlertRuleRecord): RuleDestination => ({
+        webhook_url: r.channels.webhook_url,
+        signing_key: r.signing_key
+      })
       return AlertRuleRepository.of({
         list: (accountId) =>
           Effect.map(Ref.get(rules), (all) => all.filter((r) => r.account_id === accountId).map(toAlertRule)),
@@ -83,11 +99,16 @@ export class AlertRuleRepository extends Context.Service<
         matching: (event) =>
           Effect.map(Ref.get(rules), (all) => all.filter((r) => matches(r, event)).map(toAlertRule)),
         signingKey: (ruleId) => Effect.map(find(ruleId), (r) => r.signing_key),
-        destination: (ruleId) =>
-          Effect.map(find(ruleId), (r) => ({
-            webhook_url: r.channels.webhook_url,
-            signing_key: r.signing_key
-          }))
+        destination: (ruleId) => Effect.map(find(ruleId), destinationOf),
+        destinations: (ruleIds) =>
+          Effect.map(Ref.get(rules), (all) => {
+            const found = new Map<string, RuleDestination>()
+            for (const id of ruleIds) {
+              const r = all.find((rule) => rule.id === id)
+              if (r !== undefined) found.set(id, destinationOf(r))
+            }
+            return found
+          })
       })
     })
   )

@@ -9,6 +9,12 @@
  * one has moved on since (another worker recorded that attempt after a lease
  * expired), so an attempt is never counted twice.
  *
+ * `recordAttempts` records many attempts at once, each judged on its own: a
+ * stale or refused one gets its own failure and does not hold back the
+ * others. A busy dispatcher finishes many sends while one record is being
+ * written, and a store that applies them together (one SQL statement instead
+ * of a transaction each) is what lets it keep up with its receivers.
+ *
  * `enqueueClaimed` writes a new delivery already leased to its caller, for an
  * attempt made at once (the test-webhook route): enqueueing and then claiming
  * would leave a window in which a dispatcher takes it first, and the caller
@@ -47,6 +53,18 @@ export interface ClaimOptions {
   readonly leaseMs?: number | undefined
 }
 
+/** One attempt to record: the delivery as it was claimed, and what the attempt gave. */
+export interface AttemptToRecord {
+  readonly claimed: Delivery
+  readonly input: AttemptInput
+}
+
+/** The result of recording one attempt: recorded, or refused for that delivery alone. */
+export type AttemptRecordResult = Result.Result<
+  AttemptRecorded,
+  DeliveryNotFound | DeliveryTransitionRejected
+>
+
 export interface EnqueueClaimedOptions {
   /** Epoch ms the claim starts; the lease runs to `at + leaseMs`. */
   readonly at: number
@@ -70,6 +88,15 @@ export class DeliveryOutbox extends Context.Service<
       claimed: Delivery,
       input: AttemptInput
     ) => Effect.Effect<AttemptRecorded, DeliveryNotFound | DeliveryTransitionRejected>
+    /**
+     * `recordAttempt` for each attempt, as if one after the other in the
+     * given order; one result per attempt, in that order. A refused attempt
+     * is refused alone. Only a store failure fails the whole call (a defect),
+     * and then any of them may or may not have been recorded.
+     */
+    readonly recordAttempts: (
+      attempts: ReadonlyArray<AttemptToRecord>
+    ) => Effect.Effect<ReadonlyArray<AttemptRecordResult>>
     readonly get: (deliveryId: string) => Effect.Effect<DeliveryWithAttempts, DeliveryNotFound>
     /** A rule's deliveries with their attempts, newest first. */
     readonly listByRule: (
@@ -132,6 +159,41 @@ function makeMemory(policy: RetryPolicy) {
         })
       )
 
+    /** Applies attempts one after the other, each against the outbox as the previous ones left it. */
+    const recordOne = (
+      entries: Map<string, Entry>,
+      { claimed, input }: AttemptToRecord
+    ): AttemptRecordResult => {
+      const entry = entries.get(claimed.delivery_id)
+      if (entry === undefined) return Result.fail(new DeliveryNotFound({ delivery_id: claimed.delivery_id }))
+      const stored = entry.delivery
+      if (stored.cycle !== claimed.cycle || stored.attempts !== claimed.attempts) {
+        return Result.fail(
+          new DeliveryTransitionRejected({
+            delivery_id: stored.delivery_id,
+            status: stored.status,
+            reason: "stale claim: the delivery moved on since it was claimed"
+          })
+        )
+      }
+      const result = recordAttempt(stored, input, policy)
+      if (Result.isSuccess(result)) {
+        entries.set(claimed.delivery_id, {
+          delivery: result.success.delivery,
+          attempts: [...entry.attempts, result.success.attempt],
+          leasedUntil: undefined
+        })
+      }
+      return result
+    }
+
+    const recordAll = (attempts: ReadonlyArray<AttemptToRecord>) =>
+      Ref.modify(state, (entries) => {
+        const next = new Map(entries)
+        const results = attempts.map((attempt) => recordOne(next, attempt))
+        return [results as ReadonlyArray<AttemptRecordResult>, next] as const
+      })
+
     return DeliveryOutbox.of({
       enqueue: (deliveries) =>
         Ref.update(state, (entries) => {
@@ -172,30 +234,11 @@ function makeMemory(policy: RetryPolicy) {
         }),
 
       recordAttempt: (claimed, input) =>
-        update(claimed.delivery_id, (entry) => {
-          const stored = entry.delivery
-          if (stored.cycle !== claimed.cycle || stored.attempts !== claimed.attempts) {
-            return Result.fail(
-              new DeliveryTransitionRejected({
-                delivery_id: stored.delivery_id,
-                status: stored.status,
-                reason: "stale claim: the delivery moved on since it was claimed"
-              })
-            )
-          }
-          return Result.map(
-            recordAttempt(stored, input, policy),
-            (recorded) =>
-              [
-                recorded,
-                {
-                  delivery: recorded.delivery,
-                  attempts: [...entry.attempts, recorded.attempt],
-                  leasedUntil: undefined
-                }
-              ] as const
-          )
-        }),
+        Effect.flatMap(recordAll([{ claimed, input }]), ([result]) =>
+          Result.isSuccess(result!) ? Effect.succeed(result.success) : Effect.fail(result!.failure)
+        ),
+
+      recordAttempts: recordAll,
 
       get: (deliveryId) =>
         Effect.flatMap(Ref.get(state), (entries) => {

@@ -59,11 +59,83 @@ const rule = (id: string, webhook_url = URL): AlertRuleRecord => ({
 
 type Ports = AlertRuleRepository | DeliveryOutbox | Signer | WebhookTransport
 
-/** In-memory ports and the scripted transport; a given `transport` replaces the scripted one's sends. */
-const ports = (policy: RetryPolicy, transport?: Layer.Layer<WebhookTransport>) =>
+/** What the dispatcher asked of the outbox and the rules, as counted by `observedStores`. */
+interface StoreCalls {
+  readonly claims: Array<{ readonly limit: number; readonly got: number }>
+  readonly recordBatches: Array<number>
+  recordAlone: number
+  destinationBatches: number
+  destinationLookups: number
+}
+
+/**
+ * The in-memory outbox and rules, wrapped to count the dispatcher's calls.
+ * `recordMs` makes each batch record take that long on the clock;
+ * `failDestinations` makes that many batch lookups of rules die first.
+ */
+const observedStores = (
+  policy: RetryPolicy,
+  options: { readonly recordMs?: number; readonly failDestinations?: number } = {}
+) => {
+  const calls: StoreCalls = {
+    claims: [],
+    recordBatches: [],
+    recordAlone: 0,
+    destinationBatches: 0,
+    destinationLookups: 0
+  }
+  let failures = options.failDestinations ?? 0
+  const outbox = Layer.effect(
+    DeliveryOutbox,
+    Effect.gen(function* () {
+      const inner = yield* DeliveryOutbox
+      return DeliveryOutbox.of({
+        ...inner,
+        claimDue: (claim) =>
+          Effect.tap(inner.claimDue(claim), (got) =>
+            Effect.sync(() => calls.claims.push({ limit: claim.limit, got: got.length }))
+          ),
+        recordAttempt: (claimed, input) => {
+          calls.recordAlone++
+          return inner.recordAttempt(claimed, input)
+        },
+        recordAttempts: (attempts) => {
+          calls.recordBatches.push(attempts.length)
+          return Effect.andThen(Effect.sleep(options.recordMs ?? 0), inner.recordAttempts(attempts))
+        }
+      })
+    })
+  ).pipe(Layer.provide(DeliveryOutbox.layerMemoryWith(policy)))
+  const rules = Layer.effect(
+    AlertRuleRepository,
+    Effect.gen(function* () {
+      const inner = yield* AlertRuleRepository
+      return AlertRuleRepository.of({
+        ...inner,
+        destination: (ruleId) => {
+          calls.destinationLookups++
+          return inner.destination(ruleId)
+        },
+        destinations: (ruleIds) => {
+          calls.destinationBatches++
+          return failures-- > 0
+            ? Effect.die(new StoreError({ message: "connection lost" }))
+            : inner.destinations(ruleIds)
+        }
+      })
+    })
+  ).pipe(Layer.provide(AlertRuleRepository.layerMemory))
+  return { calls, layer: Layer.merge(outbox, rules) }
+}
+
+/** In-memory ports and the scripted transport; a given `transport` replaces the scripted one's sends, given `stores` the outbox and rules. */
+const ports = (
+  policy: RetryPolicy,
+  transport?: Layer.Layer<WebhookTransport>,
+  stores?: Layer.Layer<AlertRuleRepository | DeliveryOutbox>
+) =>
   Layer.mergeAll(
-    AlertRuleRepository.layerMemory,
-    DeliveryOutbox.layerMemoryWith(policy),
+    stores ?? Layer.merge(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemoryWith(policy)),
     Signer.layerMemory,
     WebhookTransport.layerMemory,
     transport ?? Layer.empty
@@ -81,6 +153,7 @@ const withDispatcher = <A, E>(
     readonly options?: WebhookDispatcherOptions
     readonly loop?: boolean
     readonly transport?: Layer.Layer<WebhookTransport>
+    readonly stores?: Layer.Layer<AlertRuleRepository | DeliveryOutbox>
   },
   body: Effect.Effect<A, E, WebhookDispatcher | Ports | WebhookTransportScript>
 ) =>
@@ -91,7 +164,7 @@ const withDispatcher = <A, E>(
     yield* (yield* DeliveryOutbox).enqueue(setup.deliveries ?? [])
     const dispatcher = setup.loop === false ? WebhookDispatcher.layerWithoutLoop : WebhookDispatcher.layer
     return yield* Effect.provide(body, dispatcher(setup.options))
-  }).pipe(Effect.provide(ports(setup.options?.policy ?? DefaultRetryPolicy, setup.transport)))
+  }).pipe(Effect.provide(ports(setup.options?.policy ?? DefaultRetryPolicy, setup.transport, setup.stores)))
 
 /** A transport whose every POST takes `delayMs(request)` of (test) clock time, then answers `status`; it counts sends in flight. */
 const timedTransport = (delayMs: (request: WebhookRequest) => number, status = 200) => {
@@ -449,10 +522,15 @@ describe("WebhookDispatcher", () => {
           const inner = yield* DeliveryOutbox
           return DeliveryOutbox.of({
             ...inner,
+            // The first record fails, whichever way the dispatcher records.
             recordAttempt: (claimed, input) =>
               failures-- > 0
                 ? Effect.die(new StoreError({ message: "connection lost" }))
-                : inner.recordAttempt(claimed, input)
+                : inner.recordAttempt(claimed, input),
+            recordAttempts: (attempts) =>
+              failures-- > 0
+                ? Effect.die(new StoreError({ message: "connection lost" }))
+                : inner.recordAttempts(attempts)
           })
         })
       ).pipe(Layer.provide(DeliveryOutbox.layerMemory))
@@ -504,6 +582,135 @@ describe("WebhookDispatcher", () => {
           assert.strictEqual(after.status, "delivered")
           assert.strictEqual(attempt.started_at, new Date(T0).toISOString())
           assert.lengthOf(stats.sent, 1)
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "attempts that end while a record is being written are recorded together, in one call to the outbox",
+    () => {
+      const stores = observedStores(DefaultRetryPolicy, { recordMs: 10 })
+      // Delivery n answers after 100 + n ms: the first record (10 ms) overlaps the other seven sends.
+      const { layer } = timedTransport((request) => 100 + Number(request.headers["webhook-id"]!.slice(-12)))
+      return withDispatcher(
+        {
+          deliveries: Array.from({ length: 8 }, (_, i) => delivery(i + 1)),
+          options: { concurrency: 8 },
+          loop: false,
+          transport: layer,
+          stores: stores.layer
+        },
+        Effect.gen(function* () {
+          const fiber = yield* Effect.forkChild((yield* WebhookDispatcher).runOnce)
+          yield* TestClock.adjust(SECOND)
+          const summary = yield* Fiber.join(fiber)
+          assert.deepStrictEqual(summary, { claimed: 8, delivered: 8, retrying: 0, failed: 0, abandoned: 0 })
+          assert.deepStrictEqual(stores.calls.recordBatches, [1, 7])
+          assert.strictEqual(stores.calls.recordAlone, 0)
+          for (let n = 1; n <= 8; n++) {
+            const stored = yield* attemptLog(deliveryId(n))
+            assert.strictEqual(stored.status, "delivered")
+            assert.strictEqual(millisOf(stored.attempt_log[0]!.started_at), T0, "started together")
+            assert.strictEqual(stored.attempt_log[0]!.duration_ms, 100 + n)
+          }
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "run claims for many deliveries at once, ahead of its free slots, reads their rules in one lookup per claim, and still keeps at most `concurrency` sends in flight",
+    () => {
+      const stores = observedStores(DefaultRetryPolicy)
+      // Staggered answers: slots free up one at a time, as they do with real receivers.
+      const { stats, layer } = timedTransport(
+        (request) => 100 + (Number(request.headers["webhook-id"]!.slice(-12)) % 4) * 7
+      )
+      return withDispatcher(
+        {
+          deliveries: Array.from({ length: 30 }, (_, i) => delivery(i + 1)),
+          options: { concurrency: 4 },
+          transport: layer,
+          stores: stores.layer
+        },
+        Effect.gen(function* () {
+          yield* TestClock.adjust(2 * SECOND)
+          for (let n = 1; n <= 30; n++)
+            assert.strictEqual((yield* attemptLog(deliveryId(n))).status, "delivered")
+          assert.lengthOf(stats.sent, 30, "each delivery sent once")
+          assert.strictEqual(stats.maxInFlight, 4, "the slots were kept full, and never over the bound")
+          const fruitful = stores.calls.claims.filter((c) => c.got > 0)
+          assert.isTrue(
+            stores.calls.claims.every((c) => c.limit >= 4),
+            `no claim for fewer than a slot-full: ${JSON.stringify(stores.calls.claims)}`
+          )
+          assert.isAtMost(
+            fruitful.length,
+            6,
+            "30 deliveries in a handful of claims, not one per finished send"
+          )
+          assert.strictEqual(
+            stores.calls.destinationBatches,
+            fruitful.length,
+            "one lookup of rules per claim"
+          )
+          assert.strictEqual(stores.calls.destinationLookups, 0, "no lookup per delivery")
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "a delivery claimed ahead that could not start in time to end well inside its lease is not sent; it is attempted once its lease has ended",
+    () => {
+      // The shortest lease allowed: a ready delivery must start within 1 ms of its claim.
+      const leaseMs = 2 * (10 * SECOND + 5 * SECOND) + 1
+      const { stats, layer } = timedTransport((request) => (request.url.endsWith("/slow") ? 9 * SECOND : 100))
+      return withDispatcher(
+        {
+          rules: [rule(RULE), rule(SLOW_RULE, "https://hooks.example.com/slow")],
+          deliveries: [delivery(0, SLOW_RULE), delivery(1)],
+          options: { concurrency: 1, leaseMs },
+          transport: layer
+        },
+        Effect.gen(function* () {
+          yield* TestClock.adjust(leaseMs - 1)
+          assert.deepStrictEqual(
+            stats.sent.map((r) => r.headers["webhook-id"]),
+            [deliveryId(0)],
+            "delivery 1 waited 9 s behind the slow send: too long to start"
+          )
+          assert.lengthOf((yield* attemptLog(deliveryId(1))).attempt_log, 0)
+          yield* TestClock.adjust(2 * SECOND)
+          const stored = yield* attemptLog(deliveryId(1))
+          assert.strictEqual(stored.status, "delivered")
+          assert.lengthOf(stored.attempt_log, 1)
+          assert.isAtLeast(millisOf(stored.attempt_log[0]!.started_at), T0 + leaseMs, "after its lease ended")
+          assert.lengthOf(stats.sent, 2)
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "if the rules of a claimed batch cannot be read, none of it is sent, and the deliveries are attempted once their leases end",
+    () => {
+      const stores = observedStores(DefaultRetryPolicy, { failDestinations: 1 })
+      return withDispatcher(
+        { deliveries: [delivery(1), delivery(2)], stores: stores.layer },
+        Effect.gen(function* () {
+          const script = yield* WebhookTransportScript
+          yield* TestClock.adjust(60 * SECOND - 1)
+          assert.lengthOf(yield* script.requests, 0, "nothing sent without its rule")
+          assert.lengthOf((yield* attemptLog(deliveryId(1))).attempt_log, 0)
+          yield* TestClock.adjust(2 * SECOND)
+          assert.lengthOf(yield* script.requests, 2)
+          for (const n of [1, 2]) {
+            const stored = yield* attemptLog(deliveryId(n))
+            assert.strictEqual(stored.status, "delivered")
+            assert.isAtLeast(millisOf(stored.attempt_log[0]!.started_at), T0 + 60 * SECOND)
+          }
         })
       )
     }
