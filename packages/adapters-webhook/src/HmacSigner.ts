@@ -5,16 +5,52 @@
  * (`Signer.layerMemory`), which tests and other tools rely on; the test of
  * this module checks that on random keys and bodies.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto"
 import { Signer } from "@ratings/domain/ports/Signer"
 import { SigningKeyByteLength, signingKeyFromBytes } from "@ratings/domain/webhooks/WebhookSignature"
 import { Effect, Layer } from "effect"
 
+/**
+ * How many keys keep a prepared `KeyObject`; past that the oldest entry is
+ * dropped. Exported for the test that crosses the bound.
+ */
+export const keyCacheLimit = 1_024
+
+/**
+ * Key -> `KeyObject` made from exactly the bytes `createHmac` would use: a
+ * string key's UTF-8 bytes (lone surrogates become U+FFFD, as
+ * `Buffer.from(key, "utf8")` does), a byte key's bytes (the Standard Webhooks
+ * key, decoded from its `whsec_` text, is signed with as bytes). Node 24's
+ * `createHmac` takes about 12 us to accept raw key bytes and 2 to 3 us for a
+ * prepared `KeyObject` (bench: 650-byte body), and the dispatcher signs every
+ * attempt with the same few keys, so they are prepared once. The keys are
+ * secrets: this map stays module-private and is never logged or returned.
+ */
+const keyCache = new Map<string, KeyObject>()
+
+const secretKey = (key: Uint8Array | string): KeyObject => {
+  // Byte keys are looked up by their base64 text, prefixed so no string key can collide with one.
+  const id =
+    typeof key === "string"
+      ? `s:${key}`
+      : `b:${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("base64")}`
+  const cached = keyCache.get(id)
+  if (cached !== undefined) return cached
+  const prepared = createSecretKey(typeof key === "string" ? Buffer.from(key, "utf8") : Buffer.from(key))
+  if (keyCache.size >= keyCacheLimit) {
+    // A Map iterates in insertion order: the first key is the oldest.
+    const oldest = keyCache.keys().next()
+    if (oldest.done !== true) keyCache.delete(oldest.value)
+  }
+  keyCache.set(id, prepared)
+  return prepared
+}
+
 const hmacSha256 = (key: Uint8Array | string, message: string): Uint8Array =>
-  new Uint8Array(createHmac("sha256", key).update(message, "utf8").digest())
+  new Uint8Array(createHmac("sha256", secretKey(key)).update(message, "utf8").digest())
 
 const sign = (key: string, rawBody: string): string =>
-  createHmac("sha256", key).update(rawBody, "utf8").digest("hex")
+  createHmac("sha256", secretKey(key)).update(rawBody, "utf8").digest("hex")
 
 /**
  * Constant-time check of a hex signature. `timingSafeEqual` throws on

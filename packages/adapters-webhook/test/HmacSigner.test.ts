@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Signer } from "@ratings/domain/ports/Signer"
 import { deliveryHeaders, isSigningKey } from "@ratings/domain/webhooks/WebhookSignature"
@@ -75,6 +75,74 @@ describe("HmacSigner", () => {
       }),
       { numRuns: 50 }
     )
+  })
+
+  it("signatures stay right for more distinct keys than the key cache holds, and for keys reused after eviction", () => {
+    // Non-ASCII and lone-surrogate keys too: the cached KeyObject must hold the
+    // same UTF-8 bytes createHmac derives from the string.
+    const keys = Array.from({ length: HmacSigner.keyCacheLimit + 300 }, (_, i) =>
+      i % 3 === 0 ? `key-${i}` : i % 3 === 1 ? `clé-${i}-\u{1F511}` : `\ud800${i}\udfff`
+    )
+    assert.strictEqual(new Set(keys).size, keys.length)
+    const body = (key: string) => `{"event":"rating.changed","key_length":${key.length}}`
+    const expected = keys.map((key) => createHmac("sha256", key).update(body(key)).digest("hex"))
+    // Twice through: the second pass meets the first keys after they were
+    // evicted, and the later ones while still cached; then newest-first.
+    for (const order of [keys, keys, [...keys].reverse()]) {
+      for (const key of order) {
+        const want = expected[keys.indexOf(key)]!
+        assert.strictEqual(node.sign(key, body(key)), want, `sign with key #${keys.indexOf(key)}`)
+        assert.isTrue(node.verify(key, body(key), want))
+        assert.strictEqual(
+          Buffer.from(node.hmacSha256(key, body(key))).toString("hex"),
+          want,
+          `hmacSha256 with key #${keys.indexOf(key)}`
+        )
+      }
+    }
+    // A signature made with one key never verifies under another cached one.
+    assert.isFalse(node.verify(keys[1]!, body(keys[0]!), expected[0]!))
+    assert.strictEqual(node.sign(keys[5]!, "same body"), pure.sign(keys[5]!, "same body"))
+  })
+
+  it("byte keys (the Standard Webhooks key) are cached by their bytes: views, evictions and string keys of the same bytes all sign right", () => {
+    const backing = new Uint8Array(randomBytes(32 * (HmacSigner.keyCacheLimit + 200) + 7))
+    // Views at odd offsets into one buffer: the cache must key on the bytes seen, not the whole buffer.
+    const keys = Array.from({ length: HmacSigner.keyCacheLimit + 200 }, (_, i) =>
+      backing.subarray(7 + 32 * i, 7 + 32 * (i + 1))
+    )
+    const message = 'msg_1.1732270000.{"event":"rating.changed"}'
+    const expected = keys.map((key) => createHmac("sha256", Buffer.from(key)).update(message).digest("hex"))
+    for (const order of [keys, keys, [...keys].reverse()])
+      for (const key of order)
+        assert.strictEqual(
+          Buffer.from(node.hmacSha256(key, message)).toString("hex"),
+          expected[keys.indexOf(key)]
+        )
+    // A string key and a byte key with the same bytes are the same HMAC key; neither shadows the other wrongly.
+    const text = "whsec-lookalike"
+    const bytes = new Uint8Array(Buffer.from(text, "utf8"))
+    assert.strictEqual(
+      Buffer.from(node.hmacSha256(bytes, message)).toString("hex"),
+      Buffer.from(node.hmacSha256(text, message)).toString("hex")
+    )
+    // A copy of a key, changed in one byte after use, signs with its new bytes.
+    const mutable = new Uint8Array(keys[0]!)
+    const before = Buffer.from(node.hmacSha256(mutable, message)).toString("hex")
+    mutable[0] = mutable[0]! ^ 1
+    const after = Buffer.from(node.hmacSha256(mutable, message)).toString("hex")
+    assert.notStrictEqual(after, before)
+    assert.strictEqual(after, createHmac("sha256", Buffer.from(mutable)).update(message).digest("hex"))
+  })
+
+  it("the key cache stays private: neither the module's exports nor the signer show a key that was used", () => {
+    const secret = "s3cret-signing-key-that-must-not-leak"
+    node.sign(secret, "body")
+    for (const value of Object.values(HmacSigner)) {
+      assert.isFalse(value instanceof Map || value instanceof WeakMap || value instanceof Set)
+    }
+    assert.deepStrictEqual(Object.keys(node).sort(), ["hmacSha256", "newSigningKey", "sign", "verify"])
+    assert.notInclude(JSON.stringify(node) ?? "", secret)
   })
 
   it("new signing keys are whsec_ + base64 of 32 random bytes", () => {
