@@ -1,6 +1,7 @@
 import { BlockList, isIP } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { Result } from "effect"
+import { WebhookUrl } from "@ratings/domain/model/AlertRule"
+import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import {
   type AddressKind,
@@ -344,6 +345,13 @@ describe("TargetPolicy", () => {
       ["https://[::ffff:a9fe:a9fe]/", production, "private_target"],
       ["https://10.0.0.1/", production, "private_target"],
       ["https://[fd00::1]/", production, "private_target"],
+      ["https://[2606:4700::1111]:8443/hook", production, "ok"],
+      ["https://[fe80::1]/x", production, "private_target"],
+      ["https://[fc00::1]/x", production, "private_target"],
+      ["https://[::1]/x", production, "private_target"],
+      ["https://[::ffff:127.0.0.1]/x", production, "private_target"],
+      ["http://[2606:4700::1111]/hook", production, "https_required"],
+      ["http://[::1]:8080/hook", development, "ok"],
       ["https://0.0.0.0/", production, "private_target"],
       ["http://127.0.0.1:8080/", development, "ok"],
       ["http://localhost:8080/", development, "ok"]
@@ -364,6 +372,39 @@ describe("TargetPolicy", () => {
         }
       })
     }
+
+    it("bracketed IPv6 hosts: a public one passes schema and policy; private ones pass the schema, and the policy refuses them saying why", () => {
+      const schemaAccepts = Schema.is(WebhookUrl)
+      for (const url of ["https://[2606:4700::1111]/hook", "https://[2001:4860:4860::8888]:8443/x"]) {
+        assert.isTrue(schemaAccepts(url), url)
+        assert.isTrue(Result.isSuccess(validateWebhookUrl(url, production)), url)
+      }
+      const refused: ReadonlyArray<readonly [url: string, says: RegExp]> = [
+        ["https://[::1]/x", /refused target ::1: a loopback address; private targets are not allowed/],
+        ["https://[fe80::1]/x", /refused target fe80::1: a link-local address/],
+        ["https://[fc00::1]/x", /refused target fc00::1: a private-network address/],
+        // The URL parser rewrites the mapped address in hex; it is still loopback.
+        ["https://[::ffff:127.0.0.1]/x", /refused target ::ffff:7f00:1: a loopback address/]
+      ]
+      for (const [url, says] of refused) {
+        assert.isTrue(schemaAccepts(url), `the schema leaves ${url} to the policy`)
+        const result = validateWebhookUrl(url, production)
+        assert.isTrue(Result.isFailure(result), `${url} was accepted`)
+        if (Result.isFailure(result)) {
+          assert.strictEqual(result.failure.reason, "private_target", url)
+          assert.match(result.failure.message, says, url)
+          assert.notInclude(
+            result.failure.message,
+            "[",
+            "the message names the address, not the bracketed host"
+          )
+        }
+        assert.isTrue(
+          Result.isSuccess(validateWebhookUrl(url, development)),
+          `${url} is allowed in development`
+        )
+      }
+    })
 
     it("the https rejection says that https is required", () => {
       const result = validateWebhookUrl("http://hooks.example.com/", production)

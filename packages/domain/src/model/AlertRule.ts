@@ -20,18 +20,63 @@
 import { Schema } from "effect"
 import { EntityType } from "./EntityType.ts"
 import { IsoDateTime, Slug, Uuid } from "./Primitives.ts"
+import { parseIPv6 } from "../webhooks/WebhookTargetPolicy.ts"
 import { AlertEventKind } from "./WebhookEvent.ts"
 
-const urlPattern = /^https?:\/\/[^\s/?#@:]+(?::\d{1,5})?(?:[/?#]\S*)?$/u
+/**
+ * The host is a DNS name or IPv4 address (no space, `/`, `?`, `#`, `@`, `:`
+ * or bracket), or an IPv6 literal in brackets (`[2606:4700::1111]`), then an
+ * optional port. This is the shape the OpenAPI document shows; the IPv6
+ * check below is the precise one.
+ */
+const urlPattern = /^https?:\/\/(?:[^\s/?#@:[\]]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:[/?#]\S*)?$/u
+
+const ipv6Example = "https://[2606:4700::1111]/hook"
+
+/** Dotted IPv4 pieces as the URL parser takes them inside IPv6: 0-255, no leading zero. */
+const ipv4TailPiece = /^(?:0|[1-9][0-9]{0,2})$/u
 
 /**
- * An absolute http(s) URL. Which hosts may be called (no private or
- * link-local targets unless configured) is the transport's decision, taken at
+ * What is wrong with a bracketed IPv6 host, or undefined when the URL has
+ * none or it is well formed. It accepts exactly the IPv6 text the WHATWG URL
+ * parser accepts in brackets (no zone identifier: URLs cannot carry one).
+ */
+export const ipv6HostProblem = (url: string): string | undefined => {
+  const start = /^https?:\/\/\[/u.exec(url)
+  if (start === null) return undefined
+  const rest = url.slice(start[0].length)
+  const end = rest.search(/[\]/?#]/u)
+  if (end === -1 || rest[end] !== "]") {
+    return `an IPv6 host must be closed with "]" before the port or path, as in ${ipv6Example}`
+  }
+  const inside = rest.slice(0, end)
+  const tail = inside.slice(inside.lastIndexOf(":") + 1)
+  const valid =
+    /^[0-9A-Fa-f:.]+$/u.test(inside) &&
+    parseIPv6(inside) !== undefined &&
+    (!tail.includes(".") || tail.split(".").every((piece) => ipv4TailPiece.test(piece)))
+  if (!valid) return `[${inside}] is not an IPv6 address; an IPv6 host is written as in ${ipv6Example}`
+  if (!/^(?::\d{1,5})?(?:[/?#]\S*)?$/u.test(rest.slice(end + 1))) {
+    return `after the IPv6 host [${inside}] only an optional :port and then a path, query or fragment may follow`
+  }
+  return undefined
+}
+
+/**
+ * An absolute http(s) URL; the host may be a DNS name, an IPv4 address or a
+ * bracketed IPv6 address. Which hosts may be called (no private or
+ * link-local targets unless configured) is the target policy's decision
+ * (`WebhookTargetPolicy`), taken at create time for literal addresses and at
  * send time when DNS is resolved; checking it here would be bypassed by DNS.
  */
 export const WebhookUrl = Schema.String.annotate({
-  description: "Absolute http or https URL that receives the webhook POSTs"
+  description:
+    "Absolute http or https URL that receives the webhook POSTs; an IPv6 host is written in brackets " +
+    `(${ipv6Example})`
 }).check(
+  Schema.makeFilter((url: string) => ipv6HostProblem(url) ?? true, {
+    expected: "an http or https URL whose IPv6 host is a valid address in brackets"
+  }).abort(),
   Schema.isPattern(urlPattern, { expected: "an absolute http or https URL" }),
   Schema.isMaxLength(2048)
 )

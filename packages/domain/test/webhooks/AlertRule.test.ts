@@ -9,7 +9,8 @@ import {
   matches,
   normalizeFilters,
   toAlertRule,
-  toAlertRuleCreated
+  toAlertRuleCreated,
+  WebhookUrl
 } from "../../src/model/AlertRule.ts"
 import { EntityTypes } from "../../src/model/EntityType.ts"
 import { AlertEventKinds } from "../../src/model/WebhookEvent.ts"
@@ -48,6 +49,97 @@ describe("AlertRule", () => {
     assert.throws(() => decode({ channels: { webhook_url: "https://user:pw@example.com/" } }))
     assert.throws(() => decode({ channels: { webhook_url: "https://x.example" }, events: ["webhook.test"] }))
     assert.throws(() => decode({ channels: { webhook_url: "https://x.example" }, slugs: ["Not_A_Slug"] }))
+  })
+
+  describe("webhook_url with an IPv6 literal host", () => {
+    /** The schema's message for a URL, or undefined when it is valid. */
+    const problem = (url: string): string | undefined => {
+      try {
+        Schema.decodeUnknownSync(WebhookUrl)(url)
+        return undefined
+      } catch (error) {
+        return (error as Error).message
+      }
+    }
+    const whatwgAccepts = (url: string): boolean => {
+      try {
+        new URL(url)
+        return true
+      } catch {
+        return false
+      }
+    }
+
+    it("a bracketed IPv6 host, with or without a port, is valid; refusing private ones is the target policy's job", () => {
+      for (const url of [
+        "https://[2606:4700::1111]/hook",
+        "https://[2606:4700:4700::1111]:8443/hook?team=1#x",
+        "https://[2001:4860:4860::8888]",
+        "https://[::ffff:8.8.8.8]/hook",
+        "http://[::1]:8080/hook",
+        "https://[fe80::1]/x"
+      ]) {
+        assert.isUndefined(problem(url), url)
+        assert.strictEqual(
+          Schema.decodeUnknownSync(AlertRuleCreate)({ channels: { webhook_url: url } }).channels.webhook_url,
+          url
+        )
+      }
+    })
+
+    it("every address fast-check writes as IPv6 is accepted in brackets, as the URL parser accepts it", () => {
+      fc.assert(
+        fc.property(fc.ipV6(), fc.option(fc.integer({ min: 1, max: 65_535 })), (address, port) => {
+          const url = `https://[${address}]${port === null ? "" : `:${port}`}/hook`
+          assert.isTrue(whatwgAccepts(url), url)
+          assert.isUndefined(problem(url), url)
+        }),
+        { numRuns: 500 }
+      )
+    })
+
+    it("a bracketed host is accepted exactly when the WHATWG URL parser accepts it as an IPv6 address", () => {
+      const inside = fc.string({ unit: fc.constantFrom(..."0123456789abcdefABF:.%gz"), maxLength: 40 })
+      fc.assert(
+        fc.property(inside, (text) => {
+          const url = `https://[${text}]/hook`
+          assert.strictEqual(problem(url) === undefined, whatwgAccepts(url), url)
+        }),
+        { numRuns: 5_000 }
+      )
+    })
+
+    it("malformed brackets are refused with a message naming the problem, not the vague 'absolute URL' one", () => {
+      const cases: ReadonlyArray<readonly [url: string, says: RegExp]> = [
+        ["https://[::1/x", /IPv6 host must be closed with "\]"/],
+        ["https://[2606:4700::1111", /IPv6 host must be closed with "\]"/],
+        ["https://[zz::1]/x", /\[zz::1\] is not an IPv6 address/],
+        ["https://[1::2::3]/x", /\[1::2::3\] is not an IPv6 address/],
+        ["https://[fe80::1%25eth0]/x", /is not an IPv6 address/],
+        ["https://[example.com]/x", /\[example\.com\] is not an IPv6 address/],
+        ["https://[::1]x", /after the IPv6 host \[::1\] only an optional :port/],
+        ["https://[::1]:port/x", /after the IPv6 host \[::1\] only an optional :port/]
+      ]
+      for (const [url, says] of cases) {
+        const message = problem(url)
+        assert.isDefined(message, `${url} was accepted`)
+        assert.match(message!, says, url)
+        assert.match(message!, /https:\/\/\[2606:4700::1111\]\/hook|:port/, "it shows the expected form")
+        assert.notMatch(message!, /absolute http or https URL/, url)
+        assert.isFalse(whatwgAccepts(url), `the URL parser refuses ${url} too`)
+      }
+    })
+
+    it("brackets are only a whole host: inside a name, or after credentials, the URL stays refused", () => {
+      for (const url of [
+        "https://a[b]/x",
+        "https://hooks[::1]/x",
+        "https://user@[::1]/x",
+        "https://[::1]@evil.example/"
+      ]) {
+        assert.isDefined(problem(url), `${url} was accepted`)
+      }
+    })
   })
 
   it("the create response carries webhook_signing_key exactly once: only in the 201 body", () => {
