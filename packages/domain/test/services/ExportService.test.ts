@@ -127,22 +127,27 @@ describe("ExportService", () => {
       entity("vault", `v-${String(i).padStart(5, "0")}`, i % 7 === 3 ? { status: "draft" } : {})
     )
     const listed = many.filter((e) => e.record.status === "published").map((e) => e.record.slug)
+    /** The export service over a store that notes the size of every page it is asked for. */
     const counting = Effect.gen(function* () {
       const reads = yield* Ref.make<ReadonlyArray<number>>([])
       const base = yield* EntityRepository
-      return {
-        reads,
-        layer: Layer.succeed(
-          EntityRepository,
-          EntityRepository.of({
-            ...base,
-            published: (type, limit, after) =>
-              Effect.tap(base.published(type, limit, after), (page) =>
-                Ref.update(reads, (r) => [...r, page.length])
-              )
-          })
-        )
-      }
+      const counted = Layer.succeed(
+        EntityRepository,
+        EntityRepository.of({
+          ...base,
+          published: (type, limit, after) =>
+            Effect.tap(base.published(type, limit, after), (page) =>
+              Ref.update(reads, (r) => [...r, page.length])
+            )
+        })
+      )
+      const svc = yield* Effect.provide(
+        Effect.gen(function* () {
+          return yield* ExportService
+        }),
+        ExportService.layer.pipe(Layer.provide(counted))
+      )
+      return { reads, svc }
     })
     const manyLayer = Layer.mergeAll(
       EntityRepository.layerMemory(many),
@@ -156,13 +161,7 @@ describe("ExportService", () => {
 
     it.effect("every published row once, in list order, across pages of at most ExportPageSize rows", () =>
       Effect.gen(function* () {
-        const { reads, layer: counted } = yield* counting
-        const svc = yield* Effect.provide(
-          Effect.gen(function* () {
-            return yield* ExportService
-          }),
-          ExportService.layer.pipe(Layer.provide(counted))
-        )
+        const { reads, svc } = yield* counting
         const r = yield* svc.export(pro, { ...vaults, limit: 5000 })
         const rows = yield* rowsOf(r)
         assert.deepStrictEqual(
@@ -192,13 +191,7 @@ describe("ExportService", () => {
 
     it.effect("pages are read from the store only as the stream is pulled", () =>
       Effect.gen(function* () {
-        const { reads, layer: counted } = yield* counting
-        const svc = yield* Effect.provide(
-          Effect.gen(function* () {
-            return yield* ExportService
-          }),
-          ExportService.layer.pipe(Layer.provide(counted))
-        )
+        const { reads, svc } = yield* counting
         const r = yield* svc.export(pro, { ...vaults, limit: 5000 })
         assert.deepStrictEqual(yield* Ref.get(reads), [], "nothing read before the stream is pulled")
         const firstPage = yield* Stream.runHead(r.pages)
