@@ -3,8 +3,8 @@
  * (Fetch standard, "CORS check" and "CORS-preflight fetch"): public routes
  * answer any origin with `Access-Control-Allow-Origin: *`; a preflight for GET
  * with an Authorization header, and for POST and DELETE with a JSON body (the
- * alert-rule routes), is allowed; scripts can read the rate-limit headers and
- * Retry-After; errors and 429s answer cross-origin too.
+ * alert-rule routes), is allowed; scripts can read the rate-limit headers,
+ * Retry-After and an export's watermark id; errors and 429s answer cross-origin too.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -145,6 +145,26 @@ describe("cross-origin access from browsers (spec part 1 rule 1)", () => {
       ])
         assert.isTrue(readableByScript(r, name), name)
       assert.isNotNull(r.headers.get("ratelimit-remaining"))
+    }).pipe(Effect.provide(server()))
+  )
+
+  it.effect("a script that exports can read the export's X-Export-Id watermark and its file name", () =>
+    Effect.gen(function* () {
+      const server = yield* TestServer
+      for (const format of ["csv", "json"]) {
+        const r = yield* send("GET", `/api/v1/export.${format}?entity=protocol&fields=slug`, {
+          authorization: server.bearerFor("pro")!
+        })
+        assert.strictEqual(r.status, 200, format)
+        assert.isTrue(corsCheckPasses(r), format)
+        assert.isTrue(readableByScript(r, "x-export-id"), format)
+        assert.match(r.headers.get("x-export-id")!, /^[0-9a-f-]{36}$/)
+      }
+      const csv = yield* send("GET", "/api/v1/export.csv?entity=protocol&fields=slug", {
+        authorization: server.bearerFor("enterprise")!
+      })
+      assert.isTrue(readableByScript(csv, "content-disposition"))
+      assert.include(csv.headers.get("content-disposition")!, csv.headers.get("x-export-id")!)
     }).pipe(Effect.provide(server()))
   )
 

@@ -13,8 +13,10 @@
  * No credentials mode: the wildcard origin forbids it, and the API does not
  * use cookies; a bearer key sent by script is an ordinary header.
  *
- * Exposed to scripts: the rate-limit headers, Retry-After, the validators
- * and the attribution (Cache-Control and Content-Type are exposed anyway).
+ * Exposed to scripts: the rate-limit headers, Retry-After, the validators,
+ * the attribution, and an export's watermark id (X-Export-Id) and file name
+ * (Content-Disposition), so a dashboard can keep them with the file it saves
+ * (Cache-Control and Content-Type are exposed anyway).
  */
 import { HttpRouter } from "effect/http"
 
@@ -30,7 +32,9 @@ export const CorsExposedHeaders = [
   "retry-after",
   "etag",
   "link",
-  "x-attribution"
+  "x-attribution",
+  "x-export-id",
+  "content-disposition"
 ] as const
 
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
