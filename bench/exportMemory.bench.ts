@@ -34,18 +34,17 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { existsSync, readdirSync } from "node:fs"
-import { cpus, loadavg, platform, release, totalmem } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
-import { freePort, start as startEmbedded } from "@ratings/adapters-sql/EmbeddedPostgres"
+import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { writeDataset } from "@ratings/server/demo/generate"
 import { formatIssues, importPath } from "@ratings/server/ImportFiles"
 import { application, database } from "@ratings/server/Layers"
-import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
-import { withScratchDatabase } from "./webhookFanout.bench.ts"
+import { machineLine, runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
 
 export interface ExportMemoryOptions {
   /** Rows per export, smallest first; the first and last are compared. */
@@ -333,32 +332,14 @@ const main = async () => {
   if (!whole(options.concurrency) || !whole(options.repeat) || !whole(options.entities))
     throw new Error("CONCURRENCY, REPEAT and ENTITIES must be whole numbers >= 1")
 
-  const scope = await run(Scope.make())
-  try {
-    let serverUrl = process.env.DATABASE_URL
-    if (serverUrl === undefined) {
-      const embedded = await run(
-        startEmbedded({
-          dir: join(root, ".tmp", `bench-pg-${process.pid}`),
-          persistent: false,
-          database: "postgres"
-        }).pipe(Scope.provide(scope))
-      )
-      serverUrl = embedded.url
-    }
-    const cpu = cpus()
-    console.log(
-      `machine: ${cpu.length} x ${cpu[0]?.model ?? "unknown cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ` +
-        `${platform()} ${release()}, node ${process.version}, load average ${loadavg()
-          .map((l) => l.toFixed(2))
-          .join(" ")}`
-    )
+  await withPostgresServer(async (serverUrl) => {
+    console.log(machineLine())
     console.log(
       `settings: sizes ${options.sizes.join(", ")} rows, ${options.concurrency} exports at once, ` +
         `${options.repeat} batches each, all ${FieldList.split(",").length} fields, dataset ${entities} entities seed ${seed}`
     )
-    const r = await withScratchDatabase(serverUrl, "bench_export", process.env.KEEP === "1", (url) =>
-      runExportMemory(url, options)
+    const r = await withScratchDatabase(serverUrl, "bench_export", process.env.KEEP === "1", (db) =>
+      runExportMemory(db.url, options)
     )
     console.log(
       `export memory: ${r.listed} listed protocols; server idle heap+external ${mib(r.idleJs)} MiB; ` +
@@ -381,17 +362,7 @@ const main = async () => {
       `  verdict: ${v.flat ? "PASS, flat" : "FAIL, grows with the rows"} (ours' live peak within 2x from ${v.small} to ${v.large} rows)`
     )
     if (!v.flat) process.exitCode = 1
-  } finally {
-    await run(Scope.close(scope, Exit.void))
-  }
+  })
 }
 
-if (import.meta.main) {
-  main().then(
-    () => process.exit(process.exitCode ?? 0),
-    (error: unknown) => {
-      console.error(error)
-      process.exit(1)
-    }
-  )
-}
+if (import.meta.main) runMain(main)

@@ -13,15 +13,15 @@ import { join } from "node:path"
 import { pipeline } from "node:stream/promises"
 import { PassThrough } from "node:stream"
 import { NodeServices } from "@effect/platform-node"
-import { start } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { MigrationsLayer, PgClientLayer } from "@ratings/adapters-sql/PgDatabase"
 import { writeDataset } from "@ratings/server/demo/generate"
 import { importPath, formatIssues } from "@ratings/server/ImportFiles"
 import { application, database } from "@ratings/server/Layers"
 import { terminalProgress } from "@ratings/server/Progress"
-import { Effect, Layer, Redacted, Scope, Exit } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import copy from "pg-copy-streams"
+import { runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
 
 const ENTITIES = Number(process.env.ENTITIES ?? 100_000)
 const SEED = process.env.SEED ?? "1"
@@ -43,114 +43,85 @@ const Tables = [
   "quantum_snapshots"
 ]
 
-const withDb = (url: string, db: string) => {
-  const u = new URL(url)
-  u.pathname = `/${db}`
-  return u.toString()
-}
-
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
 
-const main = async () => {
-  const scope = await run(Scope.make())
-  let serverUrl = process.env.DATABASE_URL
-  if (serverUrl === undefined) {
-    const server = await run(
-      start({
-        dir: join(root, ".tmp", `bench-pg-${process.pid}`),
-        persistent: false,
-        database: "postgres"
-      }).pipe(Scope.provide(scope))
-    )
-    serverUrl = server.url
-  }
-  const admin = new pg.Client({ connectionString: withDb(serverUrl, "postgres") })
-  await admin.connect()
-  const stamp = Date.now().toString(36)
-  const dbImport = `bench_import_${stamp}`
-  const dbCopy = `bench_copy_${stamp}`
-  await admin.query(`CREATE DATABASE ${dbImport}`)
-  await admin.query(`CREATE DATABASE ${dbCopy}`)
-  try {
-    if (!existsSync(dataDir) || readdirSync(dataDir).length === 0) {
-      const progress = terminalProgress("generate")
-      await run(
-        writeDataset(dataDir, { entities: ENTITIES, seed: SEED }, (p) =>
-          progress(p.entitiesWritten, p.totalEntities, "entities")
-        ).pipe(Effect.provide(NodeServices.layer))
-      )
-    }
-
-    // 1. The import pipeline, as `ratings import` runs it.
-    const importUrl = withDb(serverUrl, dbImport)
-    const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
-    const t0 = performance.now()
-    const outcome = await run(
-      importPath(dataDir, terminalProgress("import")).pipe(
-        Effect.provide(application(key).pipe(Layer.provideMerge(database(importUrl)))),
-        Effect.scoped
-      )
-    )
-    const importSeconds = (performance.now() - t0) / 1000
-    if (outcome._tag === "Rejected") throw new Error(formatIssues(outcome.issues))
-
-    // 2. The same rows, COPY'd into the same tables of a fresh, migrated database.
+/** Generates the dataset if need be, imports it into `importUrl`, COPYs the same rows into `copyUrl`; prints. */
+const measure = async (importUrl: string, copyUrl: string) => {
+  if (!existsSync(dataDir) || readdirSync(dataDir).length === 0) {
+    const progress = terminalProgress("generate")
     await run(
-      Layer.build(
-        MigrationsLayer.pipe(Layer.provideMerge(PgClientLayer({ url: withDb(serverUrl, dbCopy) })))
-      ).pipe(Effect.scoped)
+      writeDataset(dataDir, { entities: ENTITIES, seed: SEED }, (p) =>
+        progress(p.entitiesWritten, p.totalEntities, "entities")
+      ).pipe(Effect.provide(NodeServices.layer))
     )
-    const source = new pg.Client({ connectionString: importUrl })
-    const target = new pg.Client({ connectionString: withDb(serverUrl, dbCopy) })
-    await source.connect()
-    await target.connect()
-    let rows = 0
-    let copySeconds = 0
-    for (const table of Tables) {
-      const count = Number((await source.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n)
-      if (count === 0) continue
-      rows += count
-      // Buffer the table's rows first so only the COPY into the target is timed.
-      const chunks: Array<Buffer> = []
-      const buffer = new PassThrough()
-      buffer.on("data", (c: Buffer) => chunks.push(c))
-      await pipeline(source.query(copy.to(`COPY ${table} TO STDOUT (FORMAT binary)`)), buffer)
-      const started = performance.now()
-      const into = target.query(copy.from(`COPY ${table} FROM STDIN (FORMAT binary)`))
-      const feed = new PassThrough()
-      const done = pipeline(feed, into)
-      for (const c of chunks) feed.write(c)
-      feed.end()
-      await done
-      copySeconds += (performance.now() - started) / 1000
-    }
-    await source.end()
-    await target.end()
-
-    const importRate = rows / importSeconds
-    const copyRate = rows / copySeconds
-    const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
-    console.log(
-      `import benchmark: ${fmt(ENTITIES)} entities (seed ${SEED}), ${fmt(rows)} rows written, node ${process.version}`
-    )
-    console.log(
-      `  ratings import (validate + write + publish)  ${importSeconds.toFixed(1).padStart(8)} s  ${fmt(importRate).padStart(10)} rows/s`
-    )
-    console.log(
-      `  COPY of the same rows (baseline)             ${copySeconds.toFixed(1).padStart(8)} s  ${fmt(copyRate).padStart(10)} rows/s`
-    )
-    console.log(`  ratio import/COPY                            ${(importRate / copyRate).toFixed(3)}`)
-  } finally {
-    if (!KEEP) {
-      await admin.query(`DROP DATABASE IF EXISTS ${dbImport} WITH (FORCE)`)
-      await admin.query(`DROP DATABASE IF EXISTS ${dbCopy} WITH (FORCE)`)
-    }
-    await admin.end()
-    await run(Scope.close(scope, Exit.void))
   }
+
+  // 1. The import pipeline, as `ratings import` runs it.
+  const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
+  const t0 = performance.now()
+  const outcome = await run(
+    importPath(dataDir, terminalProgress("import")).pipe(
+      Effect.provide(application(key).pipe(Layer.provideMerge(database(importUrl)))),
+      Effect.scoped
+    )
+  )
+  const importSeconds = (performance.now() - t0) / 1000
+  if (outcome._tag === "Rejected") throw new Error(formatIssues(outcome.issues))
+
+  // 2. The same rows, COPY'd into the same tables of a fresh, migrated database.
+  await run(
+    Layer.build(MigrationsLayer.pipe(Layer.provideMerge(PgClientLayer({ url: copyUrl })))).pipe(Effect.scoped)
+  )
+  const source = new pg.Client({ connectionString: importUrl })
+  const target = new pg.Client({ connectionString: copyUrl })
+  await source.connect()
+  await target.connect()
+  let rows = 0
+  let copySeconds = 0
+  for (const table of Tables) {
+    const count = Number((await source.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n)
+    if (count === 0) continue
+    rows += count
+    // Buffer the table's rows first so only the COPY into the target is timed.
+    const chunks: Array<Buffer> = []
+    const buffer = new PassThrough()
+    buffer.on("data", (c: Buffer) => chunks.push(c))
+    await pipeline(source.query(copy.to(`COPY ${table} TO STDOUT (FORMAT binary)`)), buffer)
+    const started = performance.now()
+    const into = target.query(copy.from(`COPY ${table} FROM STDIN (FORMAT binary)`))
+    const feed = new PassThrough()
+    const done = pipeline(feed, into)
+    for (const c of chunks) feed.write(c)
+    feed.end()
+    await done
+    copySeconds += (performance.now() - started) / 1000
+  }
+  await source.end()
+  await target.end()
+
+  const importRate = rows / importSeconds
+  const copyRate = rows / copySeconds
+  const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+  console.log(
+    `import benchmark: ${fmt(ENTITIES)} entities (seed ${SEED}), ${fmt(rows)} rows written, node ${process.version}`
+  )
+  console.log(
+    `  ratings import (validate + write + publish)  ${importSeconds.toFixed(1).padStart(8)} s  ${fmt(importRate).padStart(10)} rows/s`
+  )
+  console.log(
+    `  COPY of the same rows (baseline)             ${copySeconds.toFixed(1).padStart(8)} s  ${fmt(copyRate).padStart(10)} rows/s`
+  )
+  console.log(`  ratio import/COPY                            ${(importRate / copyRate).toFixed(3)}`)
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exitCode = 1
-})
+const main = async () => {
+  if (!Number.isInteger(ENTITIES) || ENTITIES < 1)
+    throw new Error(`ENTITIES must be a whole number >= 1, got ${process.env.ENTITIES}`)
+  await withPostgresServer((serverUrl) =>
+    withScratchDatabase(serverUrl, "bench_import", KEEP, (dbImport) =>
+      withScratchDatabase(serverUrl, "bench_copy", KEEP, (dbCopy) => measure(dbImport.url, dbCopy.url))
+    )
+  )
+}
+
+if (import.meta.main) runMain(main)

@@ -30,13 +30,14 @@ import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
 import { NodeServices } from "@effect/platform-node"
-import { freePort, start } from "@ratings/adapters-sql/EmbeddedPostgres"
+import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { typeCounts, writeDataset } from "@ratings/server/demo/generate"
 import { formatIssues, importPath } from "@ratings/server/ImportFiles"
 import { application, database } from "@ratings/server/Layers"
 import { terminalProgress } from "@ratings/server/Progress"
-import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
+import { runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
 
 const PROTOCOLS = Number(process.env.PROTOCOLS ?? 10_000)
 const SEED = process.env.SEED ?? "1"
@@ -50,12 +51,6 @@ const dataDir = join(root, ".data", "bench", `read-${PROTOCOLS}-protocols-seed-$
 const Autocannon = join(root, "node_modules", "autocannon", "autocannon.js")
 
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
-
-const withDb = (url: string, db: string) => {
-  const u = new URL(url)
-  u.pathname = `/${db}`
-  return u.toString()
-}
 
 /** The dataset size whose protocol share is exactly `protocols` (the generator splits a total by type). */
 const entitiesFor = (protocols: number): number => {
@@ -144,24 +139,8 @@ const median = (xs: ReadonlyArray<number>): number => {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
-const main = async () => {
-  const scope = await run(Scope.make())
-  let serverUrl = process.env.DATABASE_URL
-  if (serverUrl === undefined) {
-    const embedded = await run(
-      start({
-        dir: join(root, ".tmp", `bench-pg-${process.pid}`),
-        persistent: false,
-        database: "postgres"
-      }).pipe(Scope.provide(scope))
-    )
-    serverUrl = embedded.url
-  }
-  const admin = new pg.Client({ connectionString: withDb(serverUrl, "postgres") })
-  await admin.connect()
-  const dbName = `bench_read_${Date.now().toString(36)}`
-  await admin.query(`CREATE DATABASE ${dbName}`)
-  const url = withDb(serverUrl, dbName)
+/** The whole benchmark on `url`, a fresh database; prints the figures. */
+const measure = async (url: string) => {
   const servers: Array<Server> = []
   try {
     // 1. The dataset (generated once, then reused) imported into the fresh database.
@@ -262,14 +241,13 @@ const main = async () => {
     }
   } finally {
     await Promise.all(servers.map(stop))
-    if (!KEEP) await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
-    else console.log(`kept database ${url}`)
-    await admin.end()
-    await run(Scope.close(scope, Exit.void))
+    if (KEEP) console.log(`kept database ${url}`)
   }
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exitCode = 1
-})
+const main = () =>
+  withPostgresServer((serverUrl) =>
+    withScratchDatabase(serverUrl, "bench_read", KEEP, (db) => measure(db.url))
+  )
+
+if (import.meta.main) runMain(main)

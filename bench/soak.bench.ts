@@ -43,7 +43,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
 import { join } from "node:path"
 import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
-import { freePort, start } from "@ratings/adapters-sql/EmbeddedPostgres"
+import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import { PluralOf, ScorecardByIdSegment } from "@ratings/domain/model/EntityType"
@@ -51,8 +51,9 @@ import { formatIssues, importPath } from "@ratings/server/ImportFiles"
 import { application, database } from "@ratings/server/Layers"
 import type { ProgressReporter } from "@ratings/server/Progress"
 import { terminalProgress } from "@ratings/server/Progress"
-import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
+import { runMain, type ScratchDatabase, withPostgresServer, withScratchDatabase } from "./harness.ts"
 import type { LoadPlan, LoadReport, PlannedRequest } from "./soakLoad.ts"
 
 const root = join(import.meta.dirname, "..")
@@ -128,12 +129,6 @@ export interface SoakResult {
 
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const withDb = (url: string, db: string) => {
-  const u = new URL(url)
-  u.pathname = `/${db}`
-  return u.toString()
-}
 
 // ---------------------------------------------------------------- the dataset
 
@@ -572,14 +567,15 @@ export const checksOf = (measured: {
 
 // ------------------------------------------------------------------- the soak
 
-export const soak = async (options: SoakOptions): Promise<SoakResult> => {
+export const soak = (options: SoakOptions): Promise<SoakResult> =>
+  withScratchDatabase(options.serverUrl, "bench_soak", options.keep ?? false, (db) => soakOn(db, options))
+
+const soakOn = async (
+  { name: dbName, url, admin }: ScratchDatabase,
+  options: SoakOptions
+): Promise<SoakResult> => {
   const { log } = options
   const pgPort = Number(new URL(options.serverUrl).port || 5432)
-  const admin = new pg.Client({ connectionString: withDb(options.serverUrl, "postgres") })
-  await admin.connect()
-  const dbName = `bench_soak_${process.pid}_${Date.now().toString(36)}`
-  await admin.query(`CREATE DATABASE ${dbName}`)
-  const url = withDb(options.serverUrl, dbName)
   let server: Server | undefined
   try {
     const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
@@ -676,9 +672,7 @@ export const soak = async (options: SoakOptions): Promise<SoakResult> => {
     }
   } finally {
     if (server !== undefined) await stopServer(server)
-    if (!options.keep) await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
-    else log(`kept database ${url}`)
-    await admin.end()
+    if (options.keep) log(`kept database ${url}`)
   }
 }
 
@@ -776,20 +770,8 @@ export const formatResult = (r: SoakResult): string => {
   return lines.join("\n")
 }
 
-const main = async () => {
-  const scope = await run(Scope.make())
-  try {
-    let serverUrl = process.env.DATABASE_URL
-    if (serverUrl === undefined) {
-      const embedded = await run(
-        start({
-          dir: join(root, ".tmp", `bench-pg-${process.pid}`),
-          persistent: false,
-          database: "postgres"
-        }).pipe(Scope.provide(scope))
-      )
-      serverUrl = embedded.url
-    }
+const main = () =>
+  withPostgresServer(async (serverUrl) => {
     const list = (text: string) =>
       text
         .split(",")
@@ -812,14 +794,6 @@ const main = async () => {
     })
     console.log(formatResult(result))
     if (!result.pass) process.exitCode = 1
-  } finally {
-    await run(Scope.close(scope, Exit.void))
-  }
-}
-
-if (import.meta.main) {
-  main().catch((e) => {
-    console.error(e)
-    process.exitCode = 1
   })
-}
+
+if (import.meta.main) runMain(main)

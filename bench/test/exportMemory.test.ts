@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { type ExportMemoryResult, type Measured, runExportMemory, verdictOf } from "../exportMemory.bench.ts"
-import { withScratchDatabase } from "../webhookFanout.bench.ts"
+import { withScratchDatabase } from "../harness.ts"
 
 const serverUrl = (): string => {
   const url = process.env.DATABASE_URL ?? process.env.RATINGS_TEST_PG_URL
@@ -51,8 +51,8 @@ describe("export memory benchmark", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "bench-export-data-"))
     try {
       const options = { sizes: [20, 200], concurrency: 2, repeat: 1, entities: 600, seed: "test", dataDir }
-      const r = await withScratchDatabase(serverUrl(), "bench_export_test", false, (url) =>
-        runExportMemory(url, options)
+      const r = await withScratchDatabase(serverUrl(), "bench_export_test", false, (db) =>
+        runExportMemory(db.url, options)
       )
       assert.strictEqual(r.compared, 2)
       assert.isAtLeast(r.listed, 200)

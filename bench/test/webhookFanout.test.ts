@@ -8,7 +8,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { runFanout, withScratchDatabase } from "../webhookFanout.bench.ts"
+import { withScratchDatabase } from "../harness.ts"
+import { runFanout } from "../webhookFanout.bench.ts"
 
 const serverUrl = () => {
   const url = process.env.DATABASE_URL ?? process.env.RATINGS_TEST_PG_URL
@@ -20,9 +21,11 @@ describe("webhook fan-out benchmark", () => {
   it("a re-rating published to 50 matching rules enqueues one delivery per rule per event, and the dispatcher " +
     "delivers each exactly once, signed with its rule's key (X-Service-Signature and Standard Webhooks)", async () => {
     const rules = 50
-    const result = await withScratchDatabase(serverUrl(), "bench_webhooks_test", false, (url) =>
+    const result = await withScratchDatabase(serverUrl(), "bench_webhooks_test", false, (db) =>
       Effect.runPromise(
-        Effect.scoped(runFanout(url, { rules, concurrency: 8, seed: "test", sample: 10, timeoutMs: 20_000 }))
+        Effect.scoped(
+          runFanout(db.url, { rules, concurrency: 8, seed: "test", sample: 10, timeoutMs: 20_000 })
+        )
       )
     )
     // lendwell's re-rating moves both its composite and its grade: rating.changed and a grade transition.
