@@ -17,7 +17,7 @@
  */
 import type { ChildProcess } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -28,32 +28,14 @@ import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
-import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Publisher } from "@ratings/domain/services/Publisher"
 import { Context, Effect, Layer, ManagedRuntime, Option, PubSub, Redacted, Stream } from "effect"
+import type { SqlClient } from "effect/sql"
 import { formatIssues, importPath } from "../src/ImportFiles.ts"
 import { application, database, responseCache } from "../src/Layers.ts"
 import { exited, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
-
-const docPath = join(import.meta.dirname, "..", "..", "..", "docs", "import-format.md")
-
-/** The documented import example, plus a third version of lendwell left as a draft, with lower scores. */
-const exampleWithDraft = (): unknown => {
-  const data = JSON.parse(
-    /<!-- import-example:begin -->\s*```json\n([\s\S]*?)```/.exec(readFileSync(docPath, "utf8"))![1]!
-  )
-  const v3 = structuredClone(data.scorecards[1])
-  v3.id = "7d3f0a4e-9a8b-4c1d-8e2f-3a4b5c6d7e8f"
-  v3.scorecard_version = 3
-  delete v3.composite_score
-  v3.answers = v3.answers.map((a: { score: number | null }, i: number) => ({
-    ...a,
-    id: `7d3f0a4e-9a8b-4c1d-8e2f-3a4b5c6d7e${(90 + i).toString(16)}`,
-    score: a.score === null ? null : 1
-  }))
-  data.scorecards.push(v3)
-  return data
-}
+import { draftNextRating } from "./NextDraft.ts"
+import { exampleWithDraft } from "./WebhookHarness.ts"
 
 const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 
@@ -75,67 +57,7 @@ const scorecardsAt = (baseUrl: string) =>
     return ((await response.json()) as { items: ReadonlyArray<Card> }).items
   })
 
-describe("response cache across processes", () => {
-  it.live(
-    "after a publish through the Publisher in one process, the next read in another server process returns the new figures",
-    () =>
-      Effect.gen(function* () {
-        const db = yield* Effect.acquireRelease(
-          Effect.promise(() => scratchDatabase()),
-          (d) => Effect.promise(() => d.drop())
-        )
-        const dir = mkdtempSync(join(tmpdir(), "ratings-cache-"))
-        writeFileSync(join(dir, "example.json"), JSON.stringify(exampleWithDraft()))
-
-        // Process A: imports the data, and later publishes.
-        const a = yield* buildAlone(processOf(db.url))
-        const imported = yield* importPath(dir).pipe(Effect.provideContext(a))
-        if (imported._tag === "Rejected") return assert.fail(formatIssues(imported.issues))
-        const lendwell = yield* Effect.flatMap(
-          Effect.provideContext(Effect.service(EntityRepository), a),
-          (entities) => entities.findBySlug("protocol", "lendwell")
-        )
-        const lendwellId = Option.getOrThrow(lendwell).id
-
-        // Process B: the server, with the production response cache.
-        const port = yield* freePort
-        const b = yield* buildAlone(responseCache().pipe(Layer.provideMerge(processOf(db.url))))
-        const cacheB = Context.get(b, ResponseCache)
-        yield* buildAlone(
-          serve({ port, host: "127.0.0.1", responseCache: Layer.succeed(ResponseCache, cacheB) }).pipe(
-            Layer.provide(Layer.succeedContext(b))
-          )
-        )
-        const baseUrl = `http://127.0.0.1:${port}`
-
-        const before = yield* scorecardsAt(baseUrl)
-        assert.strictEqual(before[0]!.scorecard_version, 2)
-        const hitsBefore = (yield* cacheB.stats).hits
-        assert.deepStrictEqual(yield* scorecardsAt(baseUrl), before)
-        assert.strictEqual(
-          (yield* cacheB.stats).hits,
-          hitsBefore + 1,
-          "B serves the old figures from its cache"
-        )
-
-        const applied = yield* cacheB.applied
-        const published = yield* Effect.flatMap(Effect.provideContext(Effect.service(Publisher), a), (p) =>
-          p.publish({ entity_type: "protocol", slug: "lendwell", reasoning: "re-rated", actor: "test" })
-        )
-        // B drops the entry when Postgres delivers the notification sent in A's publish transaction.
-        let change = yield* PubSub.take(applied)
-        while (change.entity_id !== lendwellId) change = yield* PubSub.take(applied)
-
-        const after = yield* scorecardsAt(baseUrl)
-        assert.strictEqual(after[0]!.scorecard_version, 3)
-        assert.strictEqual(after[0]!.composite_score, published.scorecard.composite_score)
-        assert.notStrictEqual(after[0]!.composite_score, before[0]!.composite_score)
-      }),
-    120_000
-  )
-})
-
-/** Imports the example (with lendwell's v3 draft) into a fresh database through process A; lendwell's id. */
+/** Imports the example (with lendwell's v3 draft) into a fresh database through process A: its URL, and A. */
 const importedDatabase = Effect.gen(function* () {
   const db = yield* Effect.acquireRelease(
     Effect.promise(() => scratchDatabase()),
@@ -149,6 +71,69 @@ const importedDatabase = Effect.gen(function* () {
   return { url: db.url, a }
 })
 
+/** Process B: the production layers over the database with `cache` in front, serving HTTP on a free port. */
+const serverProcess = <E>(url: string, cache: Layer.Layer<ResponseCache, E, SqlClient.SqlClient>) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const b = yield* buildAlone(cache.pipe(Layer.provideMerge(processOf(url))))
+    const cacheB = Context.get(b, ResponseCache)
+    yield* buildAlone(
+      serve({ port, host: "127.0.0.1", responseCache: Layer.succeed(ResponseCache, cacheB) }).pipe(
+        Layer.provide(Layer.succeedContext(b))
+      )
+    )
+    return { cacheB, baseUrl: `http://127.0.0.1:${port}` }
+  })
+
+/** Lendwell's scorecards read twice from B: v2 on top, the second read a hit of B's cache. */
+const cachedBeforePublish = (baseUrl: string, cacheB: ResponseCache["Service"]) =>
+  Effect.gen(function* () {
+    const before = yield* scorecardsAt(baseUrl)
+    assert.strictEqual(before[0]!.scorecard_version, 2)
+    const hitsBefore = (yield* cacheB.stats).hits
+    assert.deepStrictEqual(yield* scorecardsAt(baseUrl), before)
+    assert.strictEqual((yield* cacheB.stats).hits, hitsBefore + 1, "B serves the old figures from its cache")
+    return before
+  })
+
+/** Lendwell's re-rating (its v3 draft) published through the Publisher of process A. */
+const publishThrough = (a: Context.Context<Publisher>) =>
+  Effect.flatMap(Effect.provideContext(Effect.service(Publisher), a), (p) =>
+    p.publish({ entity_type: "protocol", slug: "lendwell", reasoning: "re-rated", actor: "test" })
+  )
+
+describe("response cache across processes", () => {
+  it.live(
+    "after a publish through the Publisher in one process, the next read in another server process returns the new figures",
+    () =>
+      Effect.gen(function* () {
+        // Process A: imports the data, and later publishes.
+        const { url, a } = yield* importedDatabase
+        const lendwell = yield* Effect.flatMap(
+          Effect.provideContext(Effect.service(EntityRepository), a),
+          (entities) => entities.findBySlug("protocol", "lendwell")
+        )
+        const lendwellId = Option.getOrThrow(lendwell).id
+
+        // Process B: the server, with the production response cache.
+        const { cacheB, baseUrl } = yield* serverProcess(url, responseCache())
+        const before = yield* cachedBeforePublish(baseUrl, cacheB)
+
+        const applied = yield* cacheB.applied
+        const published = yield* publishThrough(a)
+        // B drops the entry when Postgres delivers the notification sent in A's publish transaction.
+        let change = yield* PubSub.take(applied)
+        while (change.entity_id !== lendwellId) change = yield* PubSub.take(applied)
+
+        const after = yield* scorecardsAt(baseUrl)
+        assert.strictEqual(after[0]!.scorecard_version, 3)
+        assert.strictEqual(after[0]!.composite_score, published.scorecard.composite_score)
+        assert.notStrictEqual(after[0]!.composite_score, before[0]!.composite_score)
+      }),
+    120_000
+  )
+})
+
 describe("response cache across processes, strict", () => {
   it.live(
     "the first read after a publish returns in one process gets the new figures in another, even if that process never receives the notification",
@@ -160,25 +145,10 @@ describe("response cache across processes, strict", () => {
         const silent = ResponseCache.layerInvalidatedBy(Effect.succeed(Stream.never), {
           versions: Effect.flatMap(PgCacheInvalidation.CacheInvalidation, (i) => i.versions)
         }).pipe(Layer.provide(PgCacheInvalidation.layer))
-        const port = yield* freePort
-        const b = yield* buildAlone(silent.pipe(Layer.provideMerge(processOf(url))))
-        const cacheB = Context.get(b, ResponseCache)
-        yield* buildAlone(
-          serve({ port, host: "127.0.0.1", responseCache: Layer.succeed(ResponseCache, cacheB) }).pipe(
-            Layer.provide(Layer.succeedContext(b))
-          )
-        )
-        const baseUrl = `http://127.0.0.1:${port}`
+        const { cacheB, baseUrl } = yield* serverProcess(url, silent)
+        yield* cachedBeforePublish(baseUrl, cacheB)
 
-        const before = yield* scorecardsAt(baseUrl)
-        assert.strictEqual(before[0]!.scorecard_version, 2)
-        const hitsBefore = (yield* cacheB.stats).hits
-        assert.deepStrictEqual(yield* scorecardsAt(baseUrl), before)
-        assert.strictEqual((yield* cacheB.stats).hits, hitsBefore + 1, "B holds the old figures")
-
-        const published = yield* Effect.flatMap(Effect.provideContext(Effect.service(Publisher), a), (p) =>
-          p.publish({ entity_type: "protocol", slug: "lendwell", reasoning: "re-rated", actor: "test" })
-        )
+        const published = yield* publishThrough(a)
         const after = yield* scorecardsAt(baseUrl)
         assert.strictEqual(after[0]!.scorecard_version, 3)
         assert.strictEqual(after[0]!.composite_score, published.scorecard.composite_score)
@@ -364,40 +334,9 @@ describe("response cache across three server processes", () => {
             : `after the rename to ${name}: detail ${detail}, list ${listed}`
         })
 
-        // A re-rating: a new draft (its first answer scored differently each round), published.
-        await run(
-          Effect.gen(function* () {
-            const scorecards = yield* ScorecardRepository
-            const latest = yield* Effect.flatMap(
-              scorecards.latest("protocol", lendwell.id, "draft"),
-              (draft) =>
-                Option.isSome(draft)
-                  ? Effect.succeed(draft)
-                  : scorecards.latest("protocol", lendwell.id, "published")
-            )
-            const from = Option.getOrThrow(latest)
-            if (from.status === "draft") return
-            yield* scorecards.saveDraft({
-              ...from,
-              id: randomUUID(),
-              status: "draft",
-              scorecard_version: from.scorecard_version + 1,
-              grade: null,
-              letter_grade: null,
-              composite_score: null,
-              intrinsic_composite_score: null,
-              intrinsic_letter_grade: null,
-              largest_drag_hint: null,
-              domain_scores: null,
-              scorecard_published_at: null,
-              answers: from.answers.map((a, i) => ({
-                ...a,
-                id: randomUUID(),
-                score: i === 0 ? round % 5 : a.score
-              }))
-            })
-          })
-        )
+        // A re-rating, published: the import left a draft (v3) for the first round; later rounds
+        // draft the next one, its first answer scored differently each round.
+        if (round > 1) await run(draftNextRating("protocol", lendwell.id, round % 5))
         // Every cache holds the current figures right before the publish.
         await everyServerAtOnce(async (server, who) => {
           await latestCard(server, who)

@@ -28,11 +28,11 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
-import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Publisher } from "@ratings/domain/services/Publisher"
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { application, database } from "../src/Layers.ts"
 import { deleteRedisKeys, rateLimitKeys, redisProblem, testRedisUrl } from "./MultiProcessHarness.ts"
+import { draftNextRating } from "./NextDraft.ts"
 import {
   createRules,
   type OutboxState,
@@ -248,33 +248,7 @@ beforeAll(async () => {
     for (let round = 1; round <= Publishes; round++) {
       // The import left a draft (v3) for the first publish; later rounds draft a re-rating that
       // moves the first answer, so that each publish changes the composite and emits events.
-      if (round > 1) {
-        await rt.runPromise(
-          Effect.gen(function* () {
-            const scorecards = yield* ScorecardRepository
-            const from = Option.getOrThrow(yield* scorecards.latest("protocol", lendwell.id, "published"))
-            yield* scorecards.saveDraft({
-              ...from,
-              id: randomUUID(),
-              status: "draft",
-              scorecard_version: from.scorecard_version + 1,
-              grade: null,
-              letter_grade: null,
-              composite_score: null,
-              intrinsic_composite_score: null,
-              intrinsic_letter_grade: null,
-              largest_drag_hint: null,
-              domain_scores: null,
-              scorecard_published_at: null,
-              answers: from.answers.map((a, i) => ({
-                ...a,
-                id: randomUUID(),
-                score: i === 0 ? (round % 2 === 0 ? 4 : 1) : a.score
-              }))
-            })
-          })
-        )
-      }
+      if (round > 1) await rt.runPromise(draftNextRating("protocol", lendwell.id, round % 2 === 0 ? 4 : 1))
       const result = await rt.runPromise(
         Effect.flatMap(Effect.service(Publisher), (p) =>
           p.publish({ entity_type: "protocol", slug: "lendwell", reasoning: `round ${round}`, actor: "test" })

@@ -111,6 +111,8 @@ const receiver = (initialStatus: number) =>
       return {
         url: `http://127.0.0.1:${port}/hooks/ratings`,
         received,
+        /** The requests of one delivery (its webhook-id): other tests' deliveries may reach this receiver too. */
+        of: (deliveryId: string) => received.filter((d) => d.headers["webhook-id"] === deliveryId),
         answer: (status: number) => {
           state.status = status
         },
@@ -211,6 +213,30 @@ const ok = (r: Response) => {
   return r.json as Json
 }
 
+type Caller = Effect.Success<ReturnType<typeof account>>
+
+/** A rule's delivery log, newest first (asserted 200). */
+const deliveriesOf = (caller: Caller, ruleId: string) =>
+  Effect.map(caller.get(`/alert-rules/${ruleId}/deliveries`), (r) => ok(r).items)
+
+/** A Pro key of a fresh account, a receiver answering `status`, and a rule of that account pointing at it. */
+const ruleWithReceiver = (status: number, extra: Json = {}) =>
+  Effect.gen(function* () {
+    const caller = yield* account()
+    const hook = yield* receiver(status)
+    const rule = created(yield* caller.post("/alert-rules", ruleFor(hook.url, extra)))
+    return { caller, hook, rule }
+  })
+
+/** `ruleWithReceiver(status)`, then its test-webhook route called: the report it answered (asserted 200). */
+const testWebhookAgainst = (status: number) =>
+  Effect.gen(function* () {
+    const arranged = yield* ruleWithReceiver(status)
+    const { caller, rule } = arranged
+    const report = ok(yield* caller.post(`/alert-rules/${rule.id}/test-webhook`))
+    return { ...arranged, report }
+  })
+
 const alertRuleRoutes = (it: ServerIt) => {
   describe("spec part 5 rule 3: alert rules are a Pro capability", () => {
     it.effect(
@@ -310,11 +336,7 @@ const alertRuleRoutes = (it: ServerIt) => {
       () =>
         Effect.scoped(
           Effect.gen(function* () {
-            const caller = yield* account()
-            const hook = yield* receiver(200)
-            const rule = created(
-              yield* caller.post("/alert-rules", ruleFor(hook.url, { slugs: ["aave-v3"] }))
-            )
+            const { caller, hook, rule } = yield* ruleWithReceiver(200, { slugs: ["aave-v3"] })
             const key: string = rule.webhook_signing_key
             assert.match(key, /^whsec_[A-Za-z0-9+/]{43}=$/)
             assert.deepStrictEqual(
@@ -360,17 +382,15 @@ const alertRuleRoutes = (it: ServerIt) => {
       () =>
         Effect.scoped(
           Effect.gen(function* () {
-            const caller = yield* account()
-            const hook = yield* receiver(204)
-            const rule = created(yield* caller.post("/alert-rules", ruleFor(hook.url)))
+            const { caller, hook, rule } = yield* ruleWithReceiver(204)
             const key: string = rule.webhook_signing_key
-            const [queued] = ok(yield* caller.get(`/alert-rules/${rule.id}/deliveries`)).items
+            const [queued] = yield* deliveriesOf(caller, rule.id)
             assert.strictEqual(queued.event, "webhook.test")
             assert.strictEqual(queued.status, "pending")
 
             const before = Math.floor(Date.now() / 1000)
             yield* dispatch()
-            const mine = hook.received.filter((d) => d.headers["webhook-id"] === queued.delivery_id)
+            const mine = hook.of(queued.delivery_id)
             assert.lengthOf(mine, 1)
             const delivery = mine[0]!
             assert.strictEqual(delivery.headers["content-type"], "application/json")
@@ -390,7 +410,7 @@ const alertRuleRoutes = (it: ServerIt) => {
               "the check can fail: one byte more does not verify"
             )
 
-            const [sent] = ok(yield* caller.get(`/alert-rules/${rule.id}/deliveries`)).items
+            const [sent] = yield* deliveriesOf(caller, rule.id)
             assert.strictEqual(sent.status, "delivered")
             assert.lengthOf(sent.attempt_log, 1)
             assert.strictEqual(sent.attempt_log[0].outcome, "delivered")
@@ -407,12 +427,10 @@ const alertRuleRoutes = (it: ServerIt) => {
       () =>
         Effect.scoped(
           Effect.gen(function* () {
-            const alice = yield* account()
+            const { caller: alice, hook, rule: alices } = yield* ruleWithReceiver(200)
             const bob = yield* account("enterprise")
-            const hook = yield* receiver(200)
-            const alices = created(yield* alice.post("/alert-rules", ruleFor(hook.url)))
             created(yield* bob.post("/alert-rules", ruleFor(nowhere)))
-            const [queued] = ok(yield* alice.get(`/alert-rules/${alices.id}/deliveries`)).items
+            const [queued] = yield* deliveriesOf(alice, alices.id)
 
             const bobs = ok(yield* bob.get("/alert-rules"))
             assert.strictEqual(bobs.total, 1)
@@ -533,22 +551,19 @@ const alertRuleRoutes = (it: ServerIt) => {
       () =>
         Effect.scoped(
           Effect.gen(function* () {
-            const caller = yield* account()
-            const hook = yield* receiver(202)
-            const rule = created(yield* caller.post("/alert-rules", ruleFor(hook.url)))
-            const report = ok(yield* caller.post(`/alert-rules/${rule.id}/test-webhook`))
+            const { caller, hook, rule, report } = yield* testWebhookAgainst(202)
             assert.strictEqual(report.delivered, true)
             assert.strictEqual(report.outcome, "delivered")
             assert.strictEqual(report.status_code, 202)
             assert.isNull(report.error)
             assert.isNull(report.next_attempt_at)
             assert.isAtLeast(report.elapsed_ms, 0)
-            const mine = hook.received.filter((d) => d.headers["webhook-id"] === report.delivery_id)
+            const mine = hook.of(report.delivery_id)
             assert.lengthOf(mine, 1, "sent now, by the route itself")
             assert.isTrue(validServiceSignature(rule.webhook_signing_key, mine[0]!))
             assert.isTrue(validStandardSignature(rule.webhook_signing_key, mine[0]!))
             assert.strictEqual(JSON.parse(mine[0]!.body).event, "webhook.test")
-            const log = ok(yield* caller.get(`/alert-rules/${rule.id}/deliveries`)).items
+            const log = yield* deliveriesOf(caller, rule.id)
             assert.strictEqual(log[0].delivery_id, report.delivery_id, "newest first")
             assert.strictEqual(log[0].status, "delivered")
           })
@@ -560,10 +575,7 @@ const alertRuleRoutes = (it: ServerIt) => {
       () =>
         Effect.scoped(
           Effect.gen(function* () {
-            const caller = yield* account()
-            const hook = yield* receiver(500)
-            const rule = created(yield* caller.post("/alert-rules", ruleFor(hook.url)))
-            const report = ok(yield* caller.post(`/alert-rules/${rule.id}/test-webhook`))
+            const { caller, hook, rule, report } = yield* testWebhookAgainst(500)
             assert.strictEqual(report.delivered, false)
             assert.strictEqual(report.outcome, "http_error")
             assert.strictEqual(report.status_code, 500)
@@ -573,11 +585,8 @@ const alertRuleRoutes = (it: ServerIt) => {
               RetryOffsetsMs[0],
               "retry 1 at 30 s after the initial attempt"
             )
-            assert.lengthOf(
-              hook.received.filter((d) => d.headers["webhook-id"] === report.delivery_id),
-              1
-            )
-            const log = ok(yield* caller.get(`/alert-rules/${rule.id}/deliveries`)).items
+            assert.lengthOf(hook.of(report.delivery_id), 1)
+            const log = yield* deliveriesOf(caller, rule.id)
             const tested = log.find((d: Json) => d.delivery_id === report.delivery_id)
             assert.strictEqual(tested.status, "pending")
             assert.strictEqual(tested.next_attempt_at, report.next_attempt_at)
@@ -596,10 +605,8 @@ const alertRuleRoutes = (it: ServerIt) => {
       () =>
         Effect.scoped(
           Effect.gen(function* () {
-            const caller = yield* account()
-            const hook = yield* receiver(500)
-            const rule = created(yield* caller.post("/alert-rules", ruleFor(hook.url)))
-            const [queued] = ok(yield* caller.get(`/alert-rules/${rule.id}/deliveries`)).items
+            const { caller, hook, rule } = yield* ruleWithReceiver(500)
+            const [queued] = yield* deliveriesOf(caller, rule.id)
             const id: string = queued.delivery_id
 
             const early = yield* caller.post(`/deliveries/${id}/refire`)
@@ -608,7 +615,7 @@ const alertRuleRoutes = (it: ServerIt) => {
             assert.match((early.json as Json).detail, /pending/)
 
             for (const offset of [0, ...RetryOffsetsMs]) yield* dispatch(offset)
-            const sentToUs = () => hook.received.filter((d) => d.headers["webhook-id"] === id)
+            const sentToUs = () => hook.of(id)
             assert.lengthOf(sentToUs(), 6, "the initial attempt and 5 retries")
             assert.isTrue(
               sentToUs().every((d) => validServiceSignature(rule.webhook_signing_key, d)),
@@ -621,7 +628,7 @@ const alertRuleRoutes = (it: ServerIt) => {
               [[id, "failed", 6]]
             )
             assert.strictEqual(failed.total, 1)
-            const [logged] = ok(yield* caller.get(`/alert-rules/${rule.id}/deliveries`)).items
+            const [logged] = yield* deliveriesOf(caller, rule.id)
             assert.deepStrictEqual(
               logged.attempt_log.map((a: Json) => a.attempt),
               [0, 1, 2, 3, 4, 5]
@@ -637,7 +644,7 @@ const alertRuleRoutes = (it: ServerIt) => {
 
             yield* dispatch()
             assert.lengthOf(sentToUs(), 7, "re-fired once, same webhook-id")
-            const [done] = ok(yield* caller.get(`/alert-rules/${rule.id}/deliveries`)).items
+            const [done] = yield* deliveriesOf(caller, rule.id)
             assert.strictEqual(done.status, "delivered")
 
             const again = yield* caller.post(`/deliveries/${id}/refire`)

@@ -213,6 +213,15 @@ const cachedServer = (
   return { reads, layer }
 }
 
+/** `body` against a `cachedServer(options)`, given the server's read count. */
+const withCachedServer = <A, E, R>(
+  body: (reads: Reads) => Effect.Effect<A, E, R>,
+  options?: Parameters<typeof cachedServer>[0]
+) => {
+  const { reads, layer } = cachedServer(options)
+  return body(reads).pipe(Effect.provide(layer))
+}
+
 /** GET twice: the first computes, the second must be a hit that ran no query. */
 const missThenHit = (reads: Reads, path: string, options?: GetOptions) =>
   Effect.gen(function* () {
@@ -256,6 +265,43 @@ const renamed = (type: EntityType, kind: "alpha" | "beta", name: string) => {
   return { ...stored, record: { ...stored.record, name } as EntityRecord }
 }
 
+const scorecardVersion = (r: Response) =>
+  (r.json as { items: Array<{ scorecard_version: number }> }).items[0]!.scorecard_version
+
+/** Publishes alpha's draft (version 3) in the memory store: the write, without any notification; the draft. */
+const publishAlphaDraft = Effect.gen(function* () {
+  const scorecards = yield* ScorecardRepository
+  const draft = cardsOf("protocol", "alpha").find((s) => s.status === "draft")!
+  const published = { ...draft, status: "published" as const, scorecard_published_at: "2026-09-01T00:00:00Z" }
+  yield* scorecards.publish({
+    entity_type: "protocol",
+    entity_id: draft.entity_id,
+    scorecard: published,
+    history: {
+      scorecard_id: draft.id,
+      scorecard_version: 3,
+      grade: draft.grade,
+      letter_grade: draft.letter_grade,
+      composite_score: draft.composite_score,
+      intrinsic_composite_score: draft.intrinsic_composite_score,
+      intrinsic_letter_grade: draft.intrinsic_letter_grade,
+      published_at: "2026-09-01T00:00:00Z",
+      reasoning: "re-rated"
+    }
+  })
+  return draft
+})
+
+/** One turn of the I/O loop. */
+const ioTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+
+/** Yields to the I/O loop until `done` holds (the server's requests run on it); no timer involved. */
+const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 10_000 && !(yield* done); i++) yield* ioTurn
+    assert.isTrue(yield* done, "the awaited state was reached")
+  })
+
 describe("ResponseCache over the HTTP routes", () => {
   it.effect(
     "a hit returns byte-identical bodies (and the same ETag) to a miss and to the uncached route",
@@ -282,168 +328,174 @@ describe("ResponseCache over the HTTP routes", () => {
 
   it.effect(
     "a Pro caller never gets the anonymous projection, and an anonymous caller never the Pro one",
-    () => {
-      const { reads, layer } = cachedServer()
-      return Effect.gen(function* () {
-        const server = yield* TestServer
-        const path = `/api/v1/protocols/${alpha("protocol")}/scorecards`
-        const items = (r: Response) => (r.json as { items: Array<{ domain_scores: unknown }> }).items
-        const anonymous = yield* server.get(path)
-        const pro = yield* server.get(path, { caller: "pro" })
-        const anonymousAgain = yield* server.get(path)
-        const proAgain = yield* server.get(path, { caller: "pro" })
-        assert.strictEqual(items(anonymous).length, 1)
-        assert.isNull(items(anonymous)[0]!.domain_scores)
-        assert.strictEqual(items(pro).length, 2)
-        assert.isNotNull(items(pro)[0]!.domain_scores)
-        assert.strictEqual(anonymousAgain.text, anonymous.text)
-        assert.strictEqual(proAgain.text, pro.text)
-        assert.notStrictEqual(anonymous.headers.get("etag"), pro.headers.get("etag"))
-        // Free shares the anonymous entry, Enterprise the Pro one: hits, no query.
-        const before = reads.count
-        assert.strictEqual((yield* server.get(path, { caller: "free" })).text, anonymous.text)
-        assert.strictEqual((yield* server.get(path, { caller: "enterprise" })).text, pro.text)
-        assert.strictEqual(reads.count, before)
-      }).pipe(Effect.provide(layer))
-    }
-  )
-
-  it.effect("an admin's responses are never cached", () => {
-    const { reads, layer } = cachedServer()
-    return Effect.gen(function* () {
-      const cache = yield* ResponseCache
-      for (const path of CacheableRoutes) {
-        const { missReads, hitReads } = yield* missThenHit(reads, path, { caller: "admin" })
-        assert.isAbove(missReads, 0, path)
-        assert.isAbove(hitReads, 0, `${path}: an admin's second read computes again`)
-      }
-      assert.strictEqual((yield* cache.stats).entries, 0)
-      assert.strictEqual((yield* cache.stats).stored, 0)
-    }).pipe(Effect.provide(layer))
-  })
-
-  it.effect("errors are never cached: a 404 or a 422 is computed every time", () => {
-    const { reads, layer } = cachedServer()
-    return Effect.gen(function* () {
-      const server = yield* TestServer
-      const cache = yield* ResponseCache
-      const entities = yield* EntityRepository
-      const newcomer = renamed("protocol", "beta", "Newcomer")
-      const created = {
-        ...newcomer,
-        record: { ...newcomer.record, id: "00000000-0000-4000-8000-00000000abcd", slug: "newcomer" }
-      }
-      const path = "/api/v1/protocols/newcomer"
-      const { miss, hit, hitReads } = yield* missThenHit(reads, path)
-      assert.strictEqual(miss.status, 404)
-      assert.strictEqual(hit.status, 404)
-      assert.isAbove(hitReads, 0)
-      assert.strictEqual((yield* server.get("/api/v1/protocols?limit=500")).status, 422)
-      assert.strictEqual((yield* cache.stats).entries, 0)
-      // No invalidation at all: the record is found because the 404 was not kept.
-      yield* entities.upsert([created])
-      const found = yield* server.get(path)
-      assert.strictEqual(found.status, 200)
-      assert.strictEqual((found.json as { name: string }).name, "Newcomer")
-    }).pipe(Effect.provide(layer))
-  })
-
-  it.effect("rate limiting, attribution and 304 still apply to hits", () => {
-    const { reads, layer } = cachedServer({
-      policies: { limits: { ...TestPolicies.limits, anonymous: [{ limit: 3, window: "1 minute" }] } }
-    })
-    return Effect.gen(function* () {
-      const server = yield* TestServer
-      const path = "/api/v1/protocols?limit=50"
-      const { miss, hit } = yield* missThenHit(reads, path)
-      assert.strictEqual(hit.headers.get("x-attribution"), miss.headers.get("x-attribution"))
-      assert.isNotNull(hit.headers.get("x-attribution"))
-      assert.strictEqual(hit.headers.get("cache-control"), "public, max-age=60")
-      assert.strictEqual(miss.headers.get("ratelimit-remaining"), "2")
-      assert.strictEqual(hit.headers.get("ratelimit-remaining"), "1")
-      const before = reads.count
-      const revalidated = yield* server.get(path, { headers: { "if-none-match": hit.headers.get("etag")! } })
-      assert.strictEqual(revalidated.status, 304)
-      assert.strictEqual(revalidated.headers.get("etag"), hit.headers.get("etag"))
-      assert.strictEqual(reads.count, before, "the 304 came from the cached ETag, no query")
-      const limited = yield* server.get(path)
-      assert.strictEqual(limited.status, 429)
-      assert.strictEqual(limited.headers.get("cache-control"), "no-store")
-    }).pipe(Effect.provide(layer))
-  })
-
-  it.effect("concurrent misses of one route run one query; the others get its response", () => {
-    const { reads, layer } = cachedServer()
-    return Effect.gen(function* () {
-      const server = yield* TestServer
-      const cache = yield* ResponseCache
-      const gate = yield* Deferred.make<void>()
-      reads.gate = gate
-      const requests = yield* Effect.forkChild(
-        Effect.forEach(Array.from({ length: 8 }), () => server.get("/api/v1/protocols"), {
-          concurrency: "unbounded"
+    () =>
+      withCachedServer((reads) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const path = `/api/v1/protocols/${alpha("protocol")}/scorecards`
+          const items = (r: Response) => (r.json as { items: Array<{ domain_scores: unknown }> }).items
+          const anonymous = yield* server.get(path)
+          const pro = yield* server.get(path, { caller: "pro" })
+          const anonymousAgain = yield* server.get(path)
+          const proAgain = yield* server.get(path, { caller: "pro" })
+          assert.strictEqual(items(anonymous).length, 1)
+          assert.isNull(items(anonymous)[0]!.domain_scores)
+          assert.strictEqual(items(pro).length, 2)
+          assert.isNotNull(items(pro)[0]!.domain_scores)
+          assert.strictEqual(anonymousAgain.text, anonymous.text)
+          assert.strictEqual(proAgain.text, pro.text)
+          assert.notStrictEqual(anonymous.headers.get("etag"), pro.headers.get("etag"))
+          // Free shares the anonymous entry, Enterprise the Pro one: hits, no query.
+          const before = reads.count
+          assert.strictEqual((yield* server.get(path, { caller: "free" })).text, anonymous.text)
+          assert.strictEqual((yield* server.get(path, { caller: "enterprise" })).text, pro.text)
+          assert.strictEqual(reads.count, before)
         })
       )
-      // Every request has missed (and so joined the first one's computation) before the query may answer.
-      const ioTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-      for (let i = 0; i < 10_000 && (yield* cache.stats).misses < 8; i++) yield* ioTurn
-      assert.strictEqual((yield* cache.stats).misses, 8)
-      yield* Deferred.succeed(gate, undefined)
-      const responses = yield* Fiber.join(requests)
-      assert.strictEqual(reads.count, 1, "one list query for eight requests")
-      for (const r of responses) assert.strictEqual(r.text, responses[0]!.text)
-    }).pipe(Effect.provide(layer))
-  })
+  )
 
-  it.effect(
-    "a read that begins after a change never waits for, nor gets, a computation begun before it",
-    () => {
-      const { reads, layer } = cachedServer()
-      return Effect.gen(function* () {
+  it.effect("an admin's responses are never cached", () =>
+    withCachedServer((reads) =>
+      Effect.gen(function* () {
+        const cache = yield* ResponseCache
+        for (const path of CacheableRoutes) {
+          const { missReads, hitReads } = yield* missThenHit(reads, path, { caller: "admin" })
+          assert.isAbove(missReads, 0, path)
+          assert.isAbove(hitReads, 0, `${path}: an admin's second read computes again`)
+        }
+        assert.strictEqual((yield* cache.stats).entries, 0)
+        assert.strictEqual((yield* cache.stats).stored, 0)
+      })
+    )
+  )
+
+  it.effect("errors are never cached: a 404 or a 422 is computed every time", () =>
+    withCachedServer((reads) =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const cache = yield* ResponseCache
+        const entities = yield* EntityRepository
+        const newcomer = renamed("protocol", "beta", "Newcomer")
+        const created = {
+          ...newcomer,
+          record: { ...newcomer.record, id: "00000000-0000-4000-8000-00000000abcd", slug: "newcomer" }
+        }
+        const path = "/api/v1/protocols/newcomer"
+        const { miss, hit, hitReads } = yield* missThenHit(reads, path)
+        assert.strictEqual(miss.status, 404)
+        assert.strictEqual(hit.status, 404)
+        assert.isAbove(hitReads, 0)
+        assert.strictEqual((yield* server.get("/api/v1/protocols?limit=500")).status, 422)
+        assert.strictEqual((yield* cache.stats).entries, 0)
+        // No invalidation at all: the record is found because the 404 was not kept.
+        yield* entities.upsert([created])
+        const found = yield* server.get(path)
+        assert.strictEqual(found.status, 200)
+        assert.strictEqual((found.json as { name: string }).name, "Newcomer")
+      })
+    )
+  )
+
+  it.effect("rate limiting, attribution and 304 still apply to hits", () =>
+    withCachedServer(
+      (reads) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const path = "/api/v1/protocols?limit=50"
+          const { miss, hit } = yield* missThenHit(reads, path)
+          assert.strictEqual(hit.headers.get("x-attribution"), miss.headers.get("x-attribution"))
+          assert.isNotNull(hit.headers.get("x-attribution"))
+          assert.strictEqual(hit.headers.get("cache-control"), "public, max-age=60")
+          assert.strictEqual(miss.headers.get("ratelimit-remaining"), "2")
+          assert.strictEqual(hit.headers.get("ratelimit-remaining"), "1")
+          const before = reads.count
+          const revalidated = yield* server.get(path, {
+            headers: { "if-none-match": hit.headers.get("etag")! }
+          })
+          assert.strictEqual(revalidated.status, 304)
+          assert.strictEqual(revalidated.headers.get("etag"), hit.headers.get("etag"))
+          assert.strictEqual(reads.count, before, "the 304 came from the cached ETag, no query")
+          const limited = yield* server.get(path)
+          assert.strictEqual(limited.status, 429)
+          assert.strictEqual(limited.headers.get("cache-control"), "no-store")
+        }),
+      {
+        policies: { limits: { ...TestPolicies.limits, anonymous: [{ limit: 3, window: "1 minute" }] } }
+      }
+    )
+  )
+
+  it.effect("concurrent misses of one route run one query; the others get its response", () =>
+    withCachedServer((reads) =>
+      Effect.gen(function* () {
         const server = yield* TestServer
         const cache = yield* ResponseCache
         const gate = yield* Deferred.make<void>()
         reads.gate = gate
-        const ioTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-        const untilMisses = (n: number) =>
-          Effect.gen(function* () {
-            for (let i = 0; i < 10_000 && (yield* cache.stats).misses < n; i++) yield* ioTurn
+        const requests = yield* Effect.forkChild(
+          Effect.forEach(Array.from({ length: 8 }), () => server.get("/api/v1/protocols"), {
+            concurrency: "unbounded"
           })
-        const before = yield* Effect.forkChild(server.get("/api/v1/protocols"))
-        yield* untilMisses(1)
-        yield* cache.invalidate(changes("protocol", entityId("protocol", "beta")))
-        const after = yield* Effect.forkChild(server.get("/api/v1/protocols"))
-        yield* untilMisses(2)
+        )
+        // Every request has missed (and so joined the first one's computation) before the query may answer.
+        yield* until(Effect.map(cache.stats, (s) => s.misses >= 8))
+        assert.strictEqual((yield* cache.stats).misses, 8)
         yield* Deferred.succeed(gate, undefined)
-        yield* Fiber.join(before)
-        yield* Fiber.join(after)
-        assert.strictEqual(reads.count, 2, "the later read ran its own query")
-        const stats = yield* cache.stats
-        assert.strictEqual(stats.refused, 1, "the earlier computation was not stored")
-        assert.strictEqual(stats.entries, 1)
-      }).pipe(Effect.provide(layer))
-    }
+        const responses = yield* Fiber.join(requests)
+        assert.strictEqual(reads.count, 1, "one list query for eight requests")
+        for (const r of responses) assert.strictEqual(r.text, responses[0]!.text)
+      })
+    )
   )
 
-  it.effect("holds at most maxEntries responses, the least recently used evicted first", () => {
-    const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ maxEntries: 2 }) })
-    return Effect.gen(function* () {
-      const server = yield* TestServer
-      const cache = yield* ResponseCache
-      const [a, b, c] = CacheableRoutes
-      yield* server.get(a!)
-      yield* server.get(b!)
-      yield* server.get(a!)
-      yield* server.get(c!)
-      assert.strictEqual((yield* cache.stats).entries, 2)
-      const before = reads.count
-      yield* server.get(a!)
-      yield* server.get(c!)
-      assert.strictEqual(reads.count, before, "a and c are held")
-      yield* server.get(b!)
-      assert.isAbove(reads.count, before, "b was evicted")
-    }).pipe(Effect.provide(layer))
-  })
+  it.effect(
+    "a read that begins after a change never waits for, nor gets, a computation begun before it",
+    () =>
+      withCachedServer((reads) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const cache = yield* ResponseCache
+          const gate = yield* Deferred.make<void>()
+          reads.gate = gate
+          const untilMisses = (n: number) => until(Effect.map(cache.stats, (s) => s.misses >= n))
+          const before = yield* Effect.forkChild(server.get("/api/v1/protocols"))
+          yield* untilMisses(1)
+          yield* cache.invalidate(changes("protocol", entityId("protocol", "beta")))
+          const after = yield* Effect.forkChild(server.get("/api/v1/protocols"))
+          yield* untilMisses(2)
+          yield* Deferred.succeed(gate, undefined)
+          yield* Fiber.join(before)
+          yield* Fiber.join(after)
+          assert.strictEqual(reads.count, 2, "the later read ran its own query")
+          const stats = yield* cache.stats
+          assert.strictEqual(stats.refused, 1, "the earlier computation was not stored")
+          assert.strictEqual(stats.entries, 1)
+        })
+      )
+  )
+
+  it.effect("holds at most maxEntries responses, the least recently used evicted first", () =>
+    withCachedServer(
+      (reads) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const cache = yield* ResponseCache
+          const [a, b, c] = CacheableRoutes
+          yield* server.get(a!)
+          yield* server.get(b!)
+          yield* server.get(a!)
+          yield* server.get(c!)
+          assert.strictEqual((yield* cache.stats).entries, 2)
+          const before = reads.count
+          yield* server.get(a!)
+          yield* server.get(c!)
+          assert.strictEqual(reads.count, before, "a and c are held")
+          yield* server.get(b!)
+          assert.isAbove(reads.count, before, "b was evicted")
+        }),
+      { cache: ResponseCache.layer({ maxEntries: 2 }) }
+    )
+  )
 })
 
 /** A source of changes the test controls: each subscription reads a new queue; `fail` is what LISTEN refusing does. */
@@ -488,10 +540,9 @@ describe("ResponseCache invalidated by notifications", () => {
     Effect.gen(function* () {
       const source = yield* changeSource
       source.refuse(refuseFirst)
-      const { reads, layer } = cachedServer({
+      return yield* withCachedServer((reads) => body(source, reads), {
         cache: ResponseCache.layerInvalidatedBy(source.subscribe, config)
       })
-      return yield* Effect.provide(body(source, reads), layer)
     })
 
   it.effect(
@@ -527,36 +578,12 @@ describe("ResponseCache invalidated by notifications", () => {
     withSource((source) =>
       Effect.gen(function* () {
         const server = yield* TestServer
-        const scorecards = yield* ScorecardRepository
         const queue = yield* source.current
         const path = `/api/v1/protocols/${alpha("protocol")}/scorecards`
-        const version = (r: Response) =>
-          (r.json as { items: Array<{ scorecard_version: number }> }).items[0]!.scorecard_version
-        assert.strictEqual(version(yield* server.get(path)), 2)
-        const draft = cardsOf("protocol", "alpha").find((s) => s.status === "draft")!
-        const published = {
-          ...draft,
-          status: "published" as const,
-          scorecard_published_at: "2026-09-01T00:00:00Z"
-        }
-        yield* scorecards.publish({
-          entity_type: "protocol",
-          entity_id: draft.entity_id,
-          scorecard: published,
-          history: {
-            scorecard_id: draft.id,
-            scorecard_version: 3,
-            grade: draft.grade,
-            letter_grade: draft.letter_grade,
-            composite_score: draft.composite_score,
-            intrinsic_composite_score: draft.intrinsic_composite_score,
-            intrinsic_letter_grade: draft.intrinsic_letter_grade,
-            published_at: "2026-09-01T00:00:00Z",
-            reasoning: "re-rated"
-          }
-        })
+        assert.strictEqual(scorecardVersion(yield* server.get(path)), 2)
+        const draft = yield* publishAlphaDraft
         yield* notify(queue, changes("protocol", draft.entity_id))
-        assert.strictEqual(version(yield* server.get(path)), 3)
+        assert.strictEqual(scorecardVersion(yield* server.get(path)), 3)
       })
     )
   )
@@ -643,125 +670,98 @@ const versionSource = () => {
   return { state, versions, bump }
 }
 
-const scorecardVersion = (r: Response) =>
-  (r.json as { items: Array<{ scorecard_version: number }> }).items[0]!.scorecard_version
-
-/** Publishes alpha's draft (version 3) in the memory store: the write, without any notification. */
-const publishAlphaDraft = Effect.gen(function* () {
-  const scorecards = yield* ScorecardRepository
-  const draft = cardsOf("protocol", "alpha").find((s) => s.status === "draft")!
-  const published = { ...draft, status: "published" as const, scorecard_published_at: "2026-09-01T00:00:00Z" }
-  yield* scorecards.publish({
-    entity_type: "protocol",
-    entity_id: draft.entity_id,
-    scorecard: published,
-    history: {
-      scorecard_id: draft.id,
-      scorecard_version: 3,
-      grade: draft.grade,
-      letter_grade: draft.letter_grade,
-      composite_score: draft.composite_score,
-      intrinsic_composite_score: draft.intrinsic_composite_score,
-      intrinsic_letter_grade: draft.intrinsic_letter_grade,
-      published_at: "2026-09-01T00:00:00Z",
-      reasoning: "re-rated"
-    }
+/** `body` against a `cachedServer` whose cache checks the versions of a `versionSource` (and listens to no change). */
+const withVersionedServer = <A, E, R>(
+  body: (source: ReturnType<typeof versionSource>, reads: Reads) => Effect.Effect<A, E, R>
+) => {
+  const source = versionSource()
+  return withCachedServer((reads) => body(source, reads), {
+    cache: ResponseCache.layer({ versions: source.versions })
   })
-})
-
-const ioTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-
-/** Yields to the I/O loop until `done` holds (the server's requests run on it); no timer involved. */
-const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 10_000 && !(yield* done); i++) yield* ioTurn
-    assert.isTrue(yield* done, "the awaited state was reached")
-  })
+}
 
 describe("ResponseCache checked against versions (strict across processes)", () => {
   it.effect(
     "a read that begins after its type's version changed gets the state after the change, with no notification at all; other types stay cached",
-    () => {
-      const source = versionSource()
-      const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ versions: source.versions }) })
-      return Effect.gen(function* () {
-        const server = yield* TestServer
-        const entities = yield* EntityRepository
-        const scorecards = `/api/v1/protocols/${alpha("protocol")}/scorecards`
-        const detail = `/api/v1/protocols/${alpha("protocol")}`
-        assert.strictEqual((yield* missThenHit(reads, scorecards)).hitReads, 0)
-        assert.strictEqual((yield* missThenHit(reads, detail)).hitReads, 0)
-        assert.strictEqual((yield* missThenHit(reads, "/api/v1/chains")).hitReads, 0)
-        // A write whose version is not bumped is not seen: the version is what makes reads current.
-        yield* entities.upsert([renamed("protocol", "alpha", "Alpha Renamed")])
-        assert.notInclude((yield* server.get(detail)).text, "Alpha Renamed")
-        yield* publishAlphaDraft
-        source.bump("protocol")
-        assert.include((yield* server.get(detail)).text, "Alpha Renamed")
-        assert.strictEqual(scorecardVersion(yield* server.get(scorecards)), 3)
-        const before = reads.count
-        yield* server.get("/api/v1/chains")
-        assert.strictEqual(reads.count, before, "the chain list is still served from the cache")
-      }).pipe(Effect.provide(layer))
-    }
+    () =>
+      withVersionedServer((source, reads) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const entities = yield* EntityRepository
+          const scorecards = `/api/v1/protocols/${alpha("protocol")}/scorecards`
+          const detail = `/api/v1/protocols/${alpha("protocol")}`
+          assert.strictEqual((yield* missThenHit(reads, scorecards)).hitReads, 0)
+          assert.strictEqual((yield* missThenHit(reads, detail)).hitReads, 0)
+          assert.strictEqual((yield* missThenHit(reads, "/api/v1/chains")).hitReads, 0)
+          // A write whose version is not bumped is not seen: the version is what makes reads current.
+          yield* entities.upsert([renamed("protocol", "alpha", "Alpha Renamed")])
+          assert.notInclude((yield* server.get(detail)).text, "Alpha Renamed")
+          yield* publishAlphaDraft
+          source.bump("protocol")
+          assert.include((yield* server.get(detail)).text, "Alpha Renamed")
+          assert.strictEqual(scorecardVersion(yield* server.get(scorecards)), 3)
+          const before = reads.count
+          yield* server.get("/api/v1/chains")
+          assert.strictEqual(reads.count, before, "the chain list is still served from the cache")
+        })
+      )
   )
 
   it.effect(
     "a read that begins while a version query is under way is answered by the next query, never by that one",
-    () => {
-      const source = versionSource()
-      const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ versions: source.versions }) })
-      return Effect.gen(function* () {
-        const server = yield* TestServer
-        const cache = yield* ResponseCache
-        const path = `/api/v1/protocols/${alpha("protocol")}/scorecards`
-        const warm = yield* missThenHit(reads, path)
-        assert.strictEqual(scorecardVersion(warm.hit), 2)
-        // A query is sent for a first read, and answers late with the versions of when it was sent.
-        const gate = yield* Deferred.make<void>()
-        source.state.gate = gate
-        const sentBefore = source.state.sent
-        const early = yield* Effect.forkChild(server.get(path))
-        yield* until(Effect.sync(() => source.state.sent === sentBefore + 1))
-        source.state.gate = undefined
-        // The publish commits while that query is under way; then eight reads begin.
-        yield* publishAlphaDraft
-        source.bump("protocol")
-        const late = yield* Effect.forkChild(
-          Effect.forEach(Array.from({ length: 8 }), () => server.get(path), { concurrency: "unbounded" })
-        )
-        yield* until(Effect.map(cache.stats, (s) => s.versionWaiting === 8))
-        const readsBefore = reads.count
-        yield* Deferred.succeed(gate, undefined)
-        assert.strictEqual(scorecardVersion(yield* Fiber.join(early)), 2, "began before the commit")
-        for (const r of yield* Fiber.join(late)) assert.strictEqual(scorecardVersion(r), 3)
-        assert.strictEqual(
-          source.state.sent,
-          sentBefore + 2,
-          "one query for the first read, one for the eight"
-        )
-        assert.strictEqual(reads.count - readsBefore, warm.missReads, "the eight shared one computation")
-      }).pipe(Effect.provide(layer))
-    }
+    () =>
+      withVersionedServer((source, reads) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const cache = yield* ResponseCache
+          const path = `/api/v1/protocols/${alpha("protocol")}/scorecards`
+          const warm = yield* missThenHit(reads, path)
+          assert.strictEqual(scorecardVersion(warm.hit), 2)
+          // A query is sent for a first read, and answers late with the versions of when it was sent.
+          const gate = yield* Deferred.make<void>()
+          source.state.gate = gate
+          const sentBefore = source.state.sent
+          const early = yield* Effect.forkChild(server.get(path))
+          yield* until(Effect.sync(() => source.state.sent === sentBefore + 1))
+          source.state.gate = undefined
+          // The publish commits while that query is under way; then eight reads begin.
+          yield* publishAlphaDraft
+          source.bump("protocol")
+          const late = yield* Effect.forkChild(
+            Effect.forEach(Array.from({ length: 8 }), () => server.get(path), { concurrency: "unbounded" })
+          )
+          yield* until(Effect.map(cache.stats, (s) => s.versionWaiting === 8))
+          const readsBefore = reads.count
+          yield* Deferred.succeed(gate, undefined)
+          assert.strictEqual(scorecardVersion(yield* Fiber.join(early)), 2, "began before the commit")
+          for (const r of yield* Fiber.join(late)) assert.strictEqual(scorecardVersion(r), 3)
+          assert.strictEqual(
+            source.state.sent,
+            sentBefore + 2,
+            "one query for the first read, one for the eight"
+          )
+          assert.strictEqual(reads.count - readsBefore, warm.missReads, "the eight shared one computation")
+        })
+      )
   )
 
-  it.effect("when the versions cannot be read, every read is computed and nothing is stored", () => {
-    const source = versionSource()
-    const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ versions: source.versions }) })
-    return Effect.gen(function* () {
-      const cache = yield* ResponseCache
-      const path = "/api/v1/protocols"
-      source.state.failing = true
-      const failing = yield* missThenHit(reads, path)
-      assert.strictEqual(failing.miss.status, 200)
-      assert.isAbove(failing.hitReads, 0, "the second read computed again")
-      const stats = yield* cache.stats
-      assert.strictEqual(stats.entries, 0)
-      assert.strictEqual(stats.versionFailures, 2)
-      source.state.failing = false
-      assert.strictEqual((yield* missThenHit(reads, path)).hitReads, 0, "cached again once they can")
-    }).pipe(Effect.provide(layer))
-  })
+  it.effect("when the versions cannot be read, every read is computed and nothing is stored", () =>
+    withVersionedServer((source, reads) =>
+      Effect.gen(function* () {
+        const cache = yield* ResponseCache
+        const path = "/api/v1/protocols"
+        source.state.failing = true
+        const failing = yield* missThenHit(reads, path)
+        assert.strictEqual(failing.miss.status, 200)
+        assert.isAbove(failing.hitReads, 0, "the second read computed again")
+        const stats = yield* cache.stats
+        assert.strictEqual(stats.entries, 0)
+        assert.strictEqual(stats.versionFailures, 2)
+        source.state.failing = false
+        assert.strictEqual((yield* missThenHit(reads, path)).hitReads, 0, "cached again once they can")
+      })
+    )
+  )
 
   it.effect(
     "with a version source the cache serves while changes are not listened to, and still sees every change",
