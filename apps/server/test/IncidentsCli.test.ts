@@ -179,7 +179,8 @@ describe("ratings incidents ingest (against Postgres)", () => {
           item!.sources.map((s) => s.handle),
           ["peckshield", "blockaid"]
         )
-        assert.strictEqual(item!.first_seen_at, "2026-08-01T10:00:00Z")
+        // The report said `...Z`; the feed writes the service's form.
+        assert.strictEqual(item!.first_seen_at, "2026-08-01T10:00:00+00:00")
       }),
     60_000
   )

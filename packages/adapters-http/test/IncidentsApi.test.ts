@@ -152,7 +152,9 @@ const incidentRoutes = (it: ServerIt) => {
             for (const item of items.filter((i) => i.protocol_name === "Poller Lending")) {
               seen.push(`${item.incident_id}:${item.status}`)
             }
-            for (const item of items) if (item.detected_at > cursor) cursor = item.detected_at
+            // Instants, not strings: the cursor starts as `...Z`, the feed writes `...+00:00`.
+            for (const item of items)
+              if (Date.parse(item.detected_at) > Date.parse(cursor)) cursor = item.detected_at
           })
           yield* ingest(report("Poller Lending", "blockaid"))
           yield* poll

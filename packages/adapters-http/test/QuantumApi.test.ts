@@ -10,6 +10,7 @@
  * snapshot state it needs (none, fresh, expired after a failed refresh).
  */
 import { assert, describe } from "@effect/vitest"
+import { isoTimestamp } from "@ratings/domain/model/Primitives"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
 import { QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
 import { makeSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
@@ -190,7 +191,7 @@ const quantumRoutes = (it: ServerIt) =>
             { now: fetched, ttlMillis: 24 * 60 * 60 * 1000 }
           )
         )
-        yield* store.recordOutcome({ at: new Date(fetched).toISOString(), ok: true })
+        yield* store.recordOutcome({ at: isoTimestamp(fetched), ok: true })
         const expiredNoFailure = (yield* get("/quantum-readiness")).json as Json
         assert.strictEqual(expiredNoFailure.available, true)
         assert.notProperty(expiredNoFailure, "stale")
@@ -201,7 +202,7 @@ const quantumRoutes = (it: ServerIt) =>
         const table = (yield* get("/quantum-readiness")).json as Json
         assert.strictEqual(table.available, true)
         assert.strictEqual(table.stale, true)
-        assert.strictEqual(table.as_of, new Date(fetched).toISOString())
+        assert.strictEqual(table.as_of, isoTimestamp(fetched))
         const chain = (yield* get(`/chains/${slugOf("chain", "alpha")}/quantum-readiness`)).json as Json
         assert.strictEqual(chain.stale, true)
 

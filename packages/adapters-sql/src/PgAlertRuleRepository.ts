@@ -30,7 +30,7 @@ import type { AlertEventKind } from "@ratings/domain/model/WebhookEvent"
 import { AlertRuleRepository, type RuleDestination } from "@ratings/domain/ports/AlertRuleRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { SecretBox } from "./SecretBox.ts"
-import { isUuid } from "./PgTransaction.ts"
+import { isoOf, isUuid } from "./PgTransaction.ts"
 
 const orDie =
   (operation: string) =>
@@ -63,7 +63,7 @@ const toRule = (row: RuleRow): AlertRule => ({
   slugs: row.slugs,
   events: row.events,
   channels: { webhook_url: row.webhook_url },
-  created_at: row.created_at.toISOString()
+  created_at: isoOf(row.created_at)
 })
 
 export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient | SecretBox> = Layer.effect(

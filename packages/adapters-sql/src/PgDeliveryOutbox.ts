@@ -59,7 +59,7 @@ import {
   refire as applyRefire
 } from "@ratings/domain/webhooks/DeliveryStateMachine"
 import { DefaultRetryPolicy, type RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
-import { isoOrNull, isUuid } from "./PgTransaction.ts"
+import { isoOf, isoOrNull, isUuid } from "./PgTransaction.ts"
 
 const orDie =
   (operation: string) =>
@@ -112,14 +112,14 @@ const toDelivery = (row: DeliveryRow): Delivery => ({
   next_attempt_at: isoOrNull(row.next_attempt_at),
   first_attempt_at: isoOrNull(row.first_attempt_at),
   last_error: row.last_error,
-  created_at: row.created_at.toISOString()
+  created_at: isoOf(row.created_at)
 })
 
 const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
   delivery_id: row.delivery_id,
   cycle: row.cycle,
   attempt: row.attempt,
-  started_at: row.started_at.toISOString(),
+  started_at: isoOf(row.started_at),
   status_code: row.status_code,
   outcome: row.outcome,
   error: row.error,

@@ -6,7 +6,8 @@
  * database (ORDER BY slug COLLATE "C", id) and count under the same WHERE.
  *
  * Round trip: a record reads back as it was written, except where a column
- * normalises it: timestamps come back in UTC with milliseconds (`toISOString`),
+ * normalises it: timestamps come back in UTC to the millisecond, in the form
+ * this service writes (`isoTimestamp`: `...T00:00:00+00:00`),
  * ids and curator_id in lowercase (uuid), and a token's optional shared fields
  * that were absent come back present and empty (categories [], chains [],
  * urls {}, external_ids {}, description null), which suits clients that read

@@ -5,6 +5,7 @@
  * the mapping of database failures to the domain's `StoreError`, and the
  * conversions at the wire boundary (timestamps, UUID parameters).
  */
+import { isoTimestampOf } from "@ratings/domain/model/Primitives"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Transaction } from "@ratings/domain/ports/Transaction"
 import { Effect, Layer } from "effect"
@@ -56,10 +57,15 @@ export const orStoreError =
  */
 export { isUuid } from "@ratings/domain/services/RatingsReader"
 
-/** timestamptz values arrive as Date; the domain keeps ISO 8601 text (always UTC, milliseconds). */
-export const isoOf = (value: Date): string => value.toISOString()
+/**
+ * timestamptz values arrive as Date (milliseconds); the domain keeps ISO 8601 text
+ * in the one form this service writes (`isoTimestamp`: `...T00:00:00+00:00`, or
+ * `...T00:00:00.123000+00:00`), which is what the live service's clients parse.
+ */
+export const isoOf = (value: Date): string => isoTimestampOf(value)
 
-export const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString())
+export const isoOrNull = (value: Date | null): string | null =>
+  value === null ? null : isoTimestampOf(value)
 
 /**
  * Runs `effect` in one transaction. The effect's own failures pass through

@@ -130,18 +130,29 @@ describe("PgEntityRepository", () => {
         }).pipe(Effect.provide(PgEntityRepository.layer))
     )
 
-    it.effect("timestamps come back as the same instant in UTC with milliseconds", () =>
-      Effect.gen(function* () {
-        const repo = yield* EntityRepository
-        const e = entity("organisation", "offset-org", {
-          created_at: "2026-08-01T02:00:00+02:00",
-          updated_at: "2026-08-01T00:00:00Z"
-        })
-        yield* repo.upsert([e])
-        const read = Option.getOrThrow(yield* repo.findById("organisation", e.record.id))
-        assert.strictEqual(read.created_at, T0)
-        assert.strictEqual(read.updated_at, T0)
-      }).pipe(Effect.provide(PgEntityRepository.layer))
+    it.effect(
+      "timestamps come back as the same instant in the wire form: UTC as +00:00, a six-digit fraction only when there is one",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* EntityRepository
+          const e = entity("organisation", "offset-org", {
+            created_at: "2026-08-01T02:00:00+02:00",
+            updated_at: "2026-08-01T00:00:00Z"
+          })
+          yield* repo.upsert([e])
+          const read = Option.getOrThrow(yield* repo.findById("organisation", e.record.id))
+          assert.strictEqual(read.created_at, T0)
+          assert.strictEqual(read.created_at, "2026-08-01T00:00:00+00:00")
+          assert.strictEqual(read.updated_at, "2026-08-01T00:00:00+00:00")
+          const fraction = entity("organisation", "fraction-org", {
+            created_at: "2026-08-01T05:30:00.25+05:30",
+            updated_at: "2026-07-31T19:00:00.001-05:00"
+          })
+          yield* repo.upsert([fraction])
+          const again = Option.getOrThrow(yield* repo.findById("organisation", fraction.record.id))
+          assert.strictEqual(again.created_at, "2026-08-01T00:00:00.250000+00:00")
+          assert.strictEqual(again.updated_at, "2026-08-01T00:00:00.001000+00:00")
+        }).pipe(Effect.provide(PgEntityRepository.layer))
     )
 
     it.effect("schema constraints: protocols hold at most one category, categories are lowercase", () =>

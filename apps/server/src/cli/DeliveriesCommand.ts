@@ -16,7 +16,7 @@
  * with a message that says which.
  */
 import type { Delivery } from "@ratings/domain/model/Delivery"
-import { Uuid } from "@ratings/domain/model/Primitives"
+import { isoTimestampOf, Uuid } from "@ratings/domain/model/Primitives"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
 import { Console, Effect, Option, Schema } from "effect"
@@ -75,7 +75,7 @@ const allDeliveries = (limit: number) =>
     `
     return rows.map((row) => ({
       ...row,
-      next_attempt_at: row.next_attempt_at === null ? null : row.next_attempt_at.toISOString()
+      next_attempt_at: row.next_attempt_at === null ? null : isoTimestampOf(row.next_attempt_at)
     }))
   })
 

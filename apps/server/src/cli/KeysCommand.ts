@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto"
 import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { KeyTiers } from "@ratings/domain/model/Caller"
+import { isoTimestamp } from "@ratings/domain/model/Primitives"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -33,7 +34,7 @@ const create = Command.make(
       account_id: Option.getOrElse(account, () => randomUUID()),
       prefix: displayPrefix(key),
       hash: hashApiKey(key),
-      created_at: new Date().toISOString()
+      created_at: isoTimestamp(Date.now())
     })
     yield* Console.log(`${key}\n`)
     yield* Console.error(
@@ -61,7 +62,7 @@ const revoke = Command.make(
   "revoke",
   { id: Argument.String("id") },
   Effect.fnUntraced(function* ({ id }) {
-    const done = yield* (yield* ApiKeyRepository).revoke(id, new Date().toISOString())
+    const done = yield* (yield* ApiKeyRepository).revoke(id, isoTimestamp(Date.now()))
     if (!done) {
       yield* Console.error(`no active key with id ${id}`)
       return yield* new CommandFailed({ message: "failed" })

@@ -21,7 +21,7 @@ export const rule = (
   slugs: [],
   events: [],
   channels: { webhook_url: `https://hooks.example.com/${id}` },
-  created_at: "2026-08-01T00:00:00.000Z",
+  created_at: "2026-08-01T00:00:00+00:00",
   ...overrides
 })
 
@@ -49,9 +49,9 @@ export const alertRuleRepositoryContract = (
       run(
         Effect.gen(function* () {
           const repo = yield* AlertRuleRepository
-          yield* repo.create(rule(A2, "alice", { created_at: "2026-08-01T00:00:00.000Z" }))
+          yield* repo.create(rule(A2, "alice", { created_at: "2026-08-01T00:00:00+00:00" }))
           yield* repo.create(rule(B1, "bob"))
-          yield* repo.create(rule(A1, "alice", { created_at: "2026-08-01T00:00:00.000Z" }))
+          yield* repo.create(rule(A1, "alice", { created_at: "2026-08-01T00:00:00+00:00" }))
           const listed = yield* repo.list("alice")
           assert.deepStrictEqual(
             listed.map((r) => r.id),
@@ -73,7 +73,7 @@ export const alertRuleRepositoryContract = (
             slugs: ["aave-v4", "morpho-blue"],
             events: ["rating.changed", "rating.new"],
             channels: { webhook_url: "http://127.0.0.1:8080/hook?x=1" },
-            created_at: "2026-08-01T12:34:56.789Z"
+            created_at: "2026-08-01T12:34:56.789000+00:00"
           })
           const created = yield* repo.create(record)
           const { signing_key: _key, account_id: _account, ...served } = record

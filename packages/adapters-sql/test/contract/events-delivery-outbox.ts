@@ -214,7 +214,7 @@ export const deliveryOutboxContract = (name: string, makeLayer: () => Layer.Laye
           yield* outbox.enqueue([{ ...delivery(1, T0 + HOUR), body: '{"replaced":true}' }, delivery(2)])
           const stored = yield* outbox.get(deliveryId(1))
           assert.strictEqual(stored.body, '{"n":1}')
-          assert.strictEqual(stored.next_attempt_at, new Date(T0).toISOString())
+          assert.strictEqual(stored.next_attempt_at, "2026-08-01T00:00:00+00:00")
           assert.lengthOf(yield* outbox.listByRule(RULE), 2)
         })
       )
@@ -238,7 +238,7 @@ export const deliveryOutboxContract = (name: string, makeLayer: () => Layer.Laye
           })
           const stored = yield* outbox.get(deliveryId(1))
           assert.deepStrictEqual(stored.attempt_log, [attempt])
-          assert.strictEqual(stored.first_attempt_at, new Date(T0 + 5).toISOString())
+          assert.strictEqual(stored.first_attempt_at, "2026-08-01T00:00:00.005000+00:00")
           assert.strictEqual((yield* Effect.flip(outbox.get(deliveryId(2))))._tag, "DeliveryNotFound")
           assert.strictEqual((yield* Effect.flip(outbox.get("not-a-uuid")))._tag, "DeliveryNotFound")
         })
@@ -274,7 +274,7 @@ export const deliveryOutboxContract = (name: string, makeLayer: () => Layer.Laye
             status: "failed",
             attempts: 6,
             next_attempt_at: null,
-            first_attempt_at: new Date(T0).toISOString(),
+            first_attempt_at: "2026-08-01T00:00:00+00:00",
             last_error: "HTTP 500"
           })
           yield* outbox.enqueue([failed(1), delivery(2), failed(3, OTHER_RULE), failed(4)])
@@ -406,14 +406,14 @@ export const deliveryOutboxContract = (name: string, makeLayer: () => Layer.Laye
                 status: "delivered",
                 attempts: 1,
                 next_attempt_at: null,
-                first_attempt_at: new Date(T0 + 1).toISOString(),
+                first_attempt_at: "2026-08-01T00:00:00.001000+00:00",
                 last_error: null
               })
               assert.deepStrictEqual(first.success.attempt, {
                 delivery_id: deliveryId(1),
                 cycle: 0,
                 attempt: 0,
-                started_at: new Date(T0 + 1).toISOString(),
+                started_at: "2026-08-01T00:00:00.001000+00:00",
                 status_code: 204,
                 outcome: "delivered",
                 error: null,

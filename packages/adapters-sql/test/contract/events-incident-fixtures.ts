@@ -47,7 +47,7 @@ export const served = (n: number, overrides: Mutable<Incident> = {}): Incident =
   confidence_bps: 9000,
   source_count: 2,
   sources: [{ handle: "blockaid" }, { handle: "peckshield" }],
-  detected_at: "2026-08-01T00:00:00.000Z",
+  detected_at: "2026-08-01T00:00:00+00:00",
   first_seen_at: isoOfMillis(T0 - n * 7 * DAY),
   resolved_at: null,
   resolution: null,

@@ -51,7 +51,7 @@ const richRecord = (n: number): IncidentRecord => ({
   exploit_class: "PRICE_MANIPULATION",
   status: "corroborated",
   first_seen_at: "2026-07-31T20:00:00.250-04:00",
-  detected_at: "2026-08-01T01:00:00.000Z",
+  detected_at: "2026-08-01T01:00:00+00:00",
   slug: null,
   matched_protocol: false,
   loss_estimate_usd: 12_345.67,

@@ -140,10 +140,10 @@ export const quantumSnapshotStoreContract = (
       run(
         Effect.gen(function* () {
           const store = yield* QuantumSnapshotStore
-          const failed = { at: "2026-08-01T00:00:00.000Z", ok: false, error: "source unreachable" }
+          const failed = { at: "2026-08-01T00:00:00+00:00", ok: false, error: "source unreachable" }
           yield* store.recordOutcome(failed)
           assert.deepStrictEqual(yield* store.lastOutcome, Option.some(failed))
-          const ok = { at: "2026-08-01T01:00:00.000Z", ok: true }
+          const ok = { at: "2026-08-01T01:00:00+00:00", ok: true }
           yield* store.recordOutcome(ok)
           assert.deepStrictEqual(yield* store.lastOutcome, Option.some(ok))
         })
@@ -156,7 +156,7 @@ export const quantumSnapshotStoreContract = (
           const store = yield* QuantumSnapshotStore
           const snapshot = snapshotAt(0)
           yield* store.save(snapshot)
-          yield* store.recordOutcome({ at: "2026-08-02T00:00:00.000Z", ok: false, error: "HTTP 500" })
+          yield* store.recordOutcome({ at: "2026-08-02T00:00:00+00:00", ok: false, error: "HTTP 500" })
           assert.deepStrictEqual(yield* store.latest, Option.some(snapshot))
         })
       )

@@ -4,13 +4,15 @@
  * against every implementation.
  */
 import { assert } from "@effect/vitest"
+import { isoTimestamp } from "@ratings/domain/model/Primitives"
 import { ExportLog, type ExportRecord } from "@ratings/domain/ports/ExportLog"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 import { uuid } from "./ratings-fixtures.ts"
 
 const HOUR = 3_600_000
-const at = (hours: number) => new Date(Date.parse("2026-08-01T00:00:00.000Z") + hours * HOUR).toISOString()
+/** In the service's wire form, as Postgres reads it back. */
+const at = (hours: number) => isoTimestamp(Date.parse("2026-08-01T00:00:00Z") + hours * HOUR)
 
 export const exportRecord = (n: number, hours: number, over: Partial<ExportRecord> = {}): ExportRecord => ({
   export_id: uuid(n, 5),

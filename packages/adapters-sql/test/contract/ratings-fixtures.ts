@@ -1,6 +1,7 @@
 /**
  * Hand-built records for the ratings-side contract tests. Timestamps are in the
- * form the database gives back (UTC, milliseconds), so one expected value holds
+ * form the database gives back (the service's wire form, `isoTimestamp`: UTC,
+ * `+00:00`, a six-digit fraction when there is one), so one expected value holds
  * for every implementation; the Postgres tests check the other forms on their own.
  */
 import type { EntityRecord } from "@ratings/domain/model/Entity"
@@ -12,9 +13,9 @@ import type { HistoryEntryRecord, StoredScorecard } from "@ratings/domain/ports/
 export const uuid = (n: number, group = 0) =>
   `00000000-0000-4000-${(0x8000 + group).toString(16)}-${n.toString(16).padStart(12, "0")}`
 
-export const T0 = "2026-08-01T00:00:00.000Z"
-export const T1 = "2026-08-02T12:30:00.000Z"
-export const T2 = "2026-08-03T08:15:45.250Z"
+export const T0 = "2026-08-01T00:00:00+00:00"
+export const T1 = "2026-08-02T12:30:00+00:00"
+export const T2 = "2026-08-03T08:15:45.250000+00:00"
 
 let counter = 0
 const next = () => ++counter

@@ -10,6 +10,7 @@
  */
 import { Result } from "effect"
 import type { EntityType } from "../model/EntityType.ts"
+import { isoTimestamp } from "../model/Primitives.ts"
 import type { StoredScorecard } from "../ports/ScorecardRepository.ts"
 import { scoreEntity } from "../scoring/ScoreEntity.ts"
 import { disagreement } from "../services/Publisher.ts"
@@ -136,7 +137,7 @@ export const replayPublications = (
       report(
         item,
         ".published_at",
-        `published_at is earlier than the publication of version ${previous.version} (${new Date(previous.at).toISOString()})`
+        `published_at is earlier than the publication of version ${previous.version} (${isoTimestamp(previous.at)})`
       )
     }
     const newer = (view.scorecards.get(entity.id) ?? []).find(

@@ -9,7 +9,7 @@
 import type { DomainWeights } from "../model/DomainWeights.ts"
 import type { EntityRecord } from "../model/Entity.ts"
 import { type EntityType, EntityTypes } from "../model/EntityType.ts"
-import { isIsoDateTime } from "../model/Primitives.ts"
+import { isIsoDateTime, isoTimestamp } from "../model/Primitives.ts"
 import type { Question } from "../model/Question.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
 import type { HistoryEntryRecord, StoredScorecard } from "../ports/ScorecardRepository.ts"
@@ -180,12 +180,15 @@ export const draftNeeds = (
 // Comparing with what is stored
 
 /**
- * Stores give date-times back in their own spelling (`...T00:00:00.000Z` for
- * `...T00:00:00+00:00`) and keys in their own order; neither is a change.
+ * Stores give date-times back in their own spelling (Postgres: the service's
+ * form to the millisecond, `...T00:00:00+00:00` for an input's `...T00:00:00Z`;
+ * memory: the input's text) and keys in their own order; neither is a change.
+ * Both sides are re-spelled with `isoTimestamp` of the instant truncated to the
+ * millisecond, the precision a timestamptz reads back with, so that an input's
+ * microseconds do not count as a change either.
  */
 const canonical = (value: unknown): unknown => {
-  if (typeof value === "string")
-    return isIsoDateTime(value) ? new Date(Date.parse(value)).toISOString() : value
+  if (typeof value === "string") return isIsoDateTime(value) ? isoTimestamp(Date.parse(value)) : value
   if (Array.isArray(value)) return value.map(canonical)
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {}

@@ -12,6 +12,10 @@
  * and re-runs matching to a rated protocol. Nothing else re-runs matching, so an
  * incident stored before its protocol was rated stays unmatched until it
  * escalates (spec part 3).
+ *
+ * A report's date-times (first_seen_at, resolved_at) are kept re-spelled in
+ * the form this service writes (`canonicalTimestamp`: UTC, `+00:00`,
+ * microseconds kept), so that a source's `Z` is not served back as `Z`.
  */
 import { Result } from "effect"
 import {
@@ -21,6 +25,7 @@ import {
   isoOfMillis,
   parseZonedDateTime
 } from "../model/Incident.ts"
+import { canonicalTimestamp } from "../model/Primitives.ts"
 import { normaliseName, type ProtocolMatch, type ProtocolMatcher } from "./IncidentMatching.ts"
 import { type IncidentTier, isAbove, maxTier } from "./IncidentTier.ts"
 import {
@@ -159,6 +164,9 @@ const union = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArra
   return added.length === 0 ? a : [...a, ...added]
 }
 
+const resolvedAtOf = (report: IncidentReport): string | undefined =>
+  report.resolved_at === undefined ? undefined : canonicalTimestamp(report.resolved_at)
+
 const claimOf = (report: IncidentReport) => ({
   handle: report.source.handle,
   claimed_tier: report.claimed_tier,
@@ -175,7 +183,7 @@ const create = (report: IncidentReport, ctx: LifecycleContext): Applied => {
     chain: report.chain === null ? null : report.chain.trim(),
     exploit_class: report.exploit_class,
     status,
-    first_seen_at: report.first_seen_at,
+    first_seen_at: canonicalTimestamp(report.first_seen_at),
     detected_at: status === null ? null : nextDetectedAt(null, ctx.now),
     slug: match.slug,
     matched_protocol: match.matched_protocol,
@@ -184,7 +192,7 @@ const create = (report: IncidentReport, ctx: LifecycleContext): Applied => {
     confidence_bps: report.confidence_bps ?? null,
     nonces: [report.nonce],
     sources,
-    resolved_at: report.resolved_at ?? null,
+    resolved_at: resolvedAtOf(report) ?? null,
     resolution: report.resolution ?? null
   }
   return { state, outcome: "created" }
@@ -223,7 +231,7 @@ export const applyReport = (
     nonces: [...state.nonces, report.nonce],
     sources,
     // A later report that states a resolution corrects an earlier one.
-    resolved_at: report.resolved_at ?? state.resolved_at,
+    resolved_at: resolvedAtOf(report) ?? state.resolved_at,
     resolution: report.resolution ?? state.resolution
   }
   return { state: next, outcome: escalated ? "escalated" : "absorbed" }

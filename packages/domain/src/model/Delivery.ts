@@ -16,7 +16,7 @@
  * the attempts of the current cycle (initial + retries).
  */
 import { Schema } from "effect"
-import { IsoDateTime, NonNegativeInt, Uuid } from "./Primitives.ts"
+import { IsoDateTime, isoTimestamp, NonNegativeInt, Uuid } from "./Primitives.ts"
 import { WebhookEventKind } from "./WebhookEvent.ts"
 
 const Count = (description: string) =>
@@ -134,8 +134,8 @@ export class DeliveryTransitionRejected extends Schema.TaggedError<DeliveryTrans
   }
 ) {}
 
-/** Epoch milliseconds as the ISO string the model stores. */
-export const isoOf = (epochMillis: number): string => new Date(epochMillis).toISOString()
+/** Epoch milliseconds as the ISO string the model stores, in the form this service writes (`isoTimestamp`). */
+export const isoOf = (epochMillis: number): string => isoTimestamp(epochMillis)
 
 /** An ISO date-time as epoch milliseconds. */
 export const millisOf = (iso: string): number => Date.parse(iso)

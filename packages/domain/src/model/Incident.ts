@@ -9,7 +9,7 @@ import { Effect, Result, Schema } from "effect"
 import { DefaultMinStatus, IncidentTier } from "../incidents/IncidentTier.ts"
 import { normaliseName } from "../incidents/IncidentMatching.ts"
 import { normaliseHandle } from "../incidents/SourceIndependence.ts"
-import { NonNegativeInt, Uuid } from "./Primitives.ts"
+import { isoTimestamp, NonNegativeInt, Uuid } from "./Primitives.ts"
 
 // ---------------------------------------------------------------------------
 // Date-times
@@ -82,8 +82,9 @@ const isZonedDateTime = Schema.makeFilter(
 )
 
 /**
- * An ISO 8601 date-time string with a zone, kept as a string (it is served as
- * sent). A factory because a description must go on before the check: one
+ * An ISO 8601 date-time string with a zone, kept as a string. Any zone is
+ * accepted; the lifecycle stores a report's date-times re-spelled in the form
+ * this service writes (`canonicalTimestamp`), and serves that. A factory because a description must go on before the check: one
  * annotated after a check lands on the check and is lost from OpenAPI.
  */
 export const zonedDateTime = (description = "ISO 8601 date-time with seconds and a zone (Z or ±hh:mm)") =>
@@ -91,8 +92,8 @@ export const zonedDateTime = (description = "ISO 8601 date-time with seconds and
 
 export const ZonedDateTime = zonedDateTime()
 
-/** The canonical form of an instant this service writes: UTC, milliseconds, `Z`. */
-export const isoOfMillis = (millis: number): string => new Date(millis).toISOString()
+/** The canonical form of an instant this service writes (`isoTimestamp`: UTC, `+00:00`). */
+export const isoOfMillis = (millis: number): string => isoTimestamp(millis)
 
 // ---------------------------------------------------------------------------
 // Sources

@@ -41,8 +41,9 @@ export const isIsoDateTime = (text: string): boolean => {
 
 /**
  * A date-time kept as its wire text rather than decoded to a `DateTime`: the
- * HTTP layer writes it back 1:1, so encoding costs nothing and the offset the
- * source used (`Z` or `+00:00`) survives a round trip.
+ * HTTP layer writes it back 1:1, so encoding costs nothing. As input it takes
+ * any zone (`Z`, `+00:00`, `-04:00`); what the service writes is produced in
+ * its one form by `isoTimestamp` / `canonicalTimestamp` below.
  */
 export const IsoDateTime = Schema.String.annotate({
   description: "ISO 8601 date-time with a time zone, for example 2026-08-01T00:00:00+00:00"
@@ -52,6 +53,61 @@ export const IsoDateTime = Schema.String.annotate({
     toJsonSchema: () => ({ format: "date-time" })
   })
 )
+
+/**
+ * The one form this service writes an instant in (HTTP responses, webhook
+ * payloads, CLI output): UTC with a `+00:00` offset, seconds always, and a
+ * fraction only when there is one, of exactly six digits:
+ * `2026-08-01T00:00:00+00:00`, `2026-08-01T00:00:00.123000+00:00`.
+ *
+ * It is what the live service writes (api-facts: `"last_rated_at":
+ * "2026-08-01T00:00:00+00:00"`, Python's `datetime.isoformat()` of a UTC
+ * datetime), and existing clients parse it: Python's `datetime.fromisoformat`
+ * before 3.11 refuses the `Z` of `Date#toISOString()`. Inputs still accept `Z`
+ * and any offset (`IsoDateTime`); only output is canonical. The form has one
+ * spelling per instant but does not sort as text against other spellings:
+ * compare instants (`Date.parse`), never the strings.
+ */
+export const CanonicalTimestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{6})?\+00:00$/u
+
+/**
+ * `toISOString()` always ends in `.mmmZ`; `subMillis` is the three digits of
+ * microseconds below the millisecond.
+ */
+const render = (date: Date, subMillis: string): string => {
+  const text = date.toISOString()
+  const fraction = text.slice(-4, -1) + subMillis
+  const whole = text.slice(0, -5)
+  return fraction === "000000" ? `${whole}+00:00` : `${whole}.${fraction}+00:00`
+}
+
+/**
+ * Epoch milliseconds in the canonical form (see `CanonicalTimestampPattern`):
+ * `isoTimestamp(0)` is `1970-01-01T00:00:00+00:00`, `isoTimestamp(123)` is
+ * `1970-01-01T00:00:00.123000+00:00`. Throws a RangeError for a non-finite
+ * number, as `toISOString` does.
+ */
+export const isoTimestamp = (millis: number): string => render(new Date(millis), "000")
+
+/** A `Date` (a timestamptz read from Postgres, say) in the canonical form. */
+export const isoTimestampOf = (date: Date): string => render(date, "000")
+
+const FRACTION = /\.(\d{1,9})(?:Z|[+-]\d{2}:\d{2})$/u
+
+/**
+ * An ISO 8601 date-time text (any offset, `Z` included) re-spelled in the
+ * canonical form, keeping its microseconds (digits beyond the sixth are
+ * truncated, as Python does): `2026-08-01T02:00:00.1234567+02:00` becomes
+ * `2026-08-01T00:00:00.123456+00:00`. For timestamps taken from a source and
+ * served back (an incident report's first_seen_at). Text that is not an
+ * ISO date-time (`isIsoDateTime`) comes back unchanged.
+ */
+export const canonicalTimestamp = (text: string): string => {
+  if (!isIsoDateTime(text)) return text
+  // An offset is whole minutes, so the digits below the millisecond never move.
+  const digits = FRACTION.exec(text)?.[1] ?? ""
+  return render(new Date(Date.parse(text)), digits.slice(3, 6).padEnd(3, "0"))
+}
 
 export const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 

@@ -7,7 +7,7 @@
  * stale on the wire: only a failed refresh does (see `QuantumReadiness`).
  */
 import { Duration, Schema } from "effect"
-import { IsoDateTime, NonNegativeInt } from "../model/Primitives.ts"
+import { IsoDateTime, isoTimestamp, NonNegativeInt } from "../model/Primitives.ts"
 import { QuantumRow } from "../model/Quantum.ts"
 
 export const LayerQu = {
@@ -41,7 +41,8 @@ export const QuantumRefreshOutcome = Schema.Struct({
 }).annotate({ identifier: "QuantumRefreshOutcome", description: "How the last refresh from the source went" })
 export type QuantumRefreshOutcome = typeof QuantumRefreshOutcome.Type
 
-export const toIso = (millis: number): string => new Date(millis).toISOString()
+/** Epoch milliseconds in the form this service writes (`isoTimestamp`: UTC, `+00:00`). */
+export const toIso = (millis: number): string => isoTimestamp(millis)
 
 export interface SnapshotOptions {
   /** Fetch time, epoch milliseconds. */

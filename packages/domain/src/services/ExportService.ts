@@ -10,6 +10,7 @@ import type { Caller } from "../model/Caller.ts"
 import type { EntityRecord } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import { type ExportField, ExportQuota } from "../model/ExportFields.ts"
+import { isoTimestamp } from "../model/Primitives.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
 import { EntityRepository, type ListPosition } from "../ports/EntityRepository.ts"
 import { ExportLog } from "../ports/ExportLog.ts"
@@ -110,9 +111,9 @@ export class ExportService extends Context.Service<
               format: request.format,
               fields: request.fields,
               row_count: rowCount,
-              created_at: new Date(now).toISOString()
+              created_at: isoTimestamp(now)
             },
-            new Date(now - ExportQuota.windowMs).toISOString(),
+            isoTimestamp(now - ExportQuota.windowMs),
             ExportQuota.exports
           )
           if (!outcome.recorded) {

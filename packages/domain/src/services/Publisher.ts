@@ -17,6 +17,7 @@ import { Clock, Context, Effect, Layer, Option, Result, Schema } from "effect"
 import type { Delivery } from "../model/Delivery.ts"
 import type { EntityRecord } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
+import { isoTimestamp } from "../model/Primitives.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
 import type { EventDraft } from "../model/WebhookEvent.ts"
 import { AlertRuleRepository } from "../ports/AlertRuleRepository.ts"
@@ -185,7 +186,7 @@ export const preparePublication = (
   const refused = disagreement(draft, computed)
   if (refused !== undefined) return Result.fail(refused)
 
-  const iso = new Date(at).toISOString()
+  const iso = isoTimestamp(at)
   const published: StoredScorecard = {
     ...draft,
     status: "published",

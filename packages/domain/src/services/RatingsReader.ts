@@ -15,6 +15,7 @@ import {
 import type { Caller } from "../model/Caller.ts"
 import type { EntityRecord } from "../model/Entity.ts"
 import { type EntityType, EntityTypes } from "../model/EntityType.ts"
+import { canonicalTimestamp } from "../model/Primitives.ts"
 import type { Question } from "../model/Question.ts"
 import type {
   DomainsBody,
@@ -263,7 +264,10 @@ export class RatingsReader extends Context.Service<
                 question_id: q.id,
                 domain: q.domain,
                 weight: answers.get(q.id)?.weight ?? q.weight,
-                evidence: byQuestion.get(q.id)?.evidence ?? [],
+                // collected_at is kept as the import gave it; it is served in the service's form.
+                evidence: (byQuestion.get(q.id)?.evidence ?? []).map((e) =>
+                  e.collected_at === null ? e : { ...e, collected_at: canonicalTimestamp(e.collected_at) }
+                ),
                 reasoning: byQuestion.get(q.id)?.reasoning ?? null
               }))
             }

@@ -83,7 +83,7 @@ export const served = (overrides: { -readonly [K in keyof Incident]?: Incident[K
   confidence_bps: 9000,
   source_count: 2,
   sources: [{ handle: "blockaid" }, { handle: "peckshield" }],
-  detected_at: "2026-08-01T00:00:00.000Z",
+  detected_at: "2026-08-01T00:00:00+00:00",
   first_seen_at: "2026-08-01T00:00:00+00:00",
   resolved_at: null,
   resolution: null,

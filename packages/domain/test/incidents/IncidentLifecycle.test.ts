@@ -109,6 +109,34 @@ describe("IncidentLifecycle", () => {
     assert.strictEqual(mustState(escalated).first_seen_at, "2026-08-01T00:00:00+00:00")
   })
 
+  it("a source's date-times are kept and served in the wire form (+00:00, six-digit fraction), whatever zone it sent", () => {
+    const first = applyReport(
+      undefined,
+      report({ handle: "blockaid", first_seen_at: "2026-08-01T02:00:00.5+02:00" }),
+      ctx(T0 + 250)
+    )
+    assert.strictEqual(first.state.first_seen_at, "2026-08-01T00:00:00.500000+00:00")
+    const second = applyReport(
+      first.state,
+      report({
+        handle: "peckshield",
+        resolved_at: "2026-08-02T12:00:00.1234567Z",
+        resolution: "funds returned"
+      }),
+      ctx(T0 + 250)
+    )
+    const served = toServed(second.state)
+    assert.strictEqual(served?.first_seen_at, "2026-08-01T00:00:00.500000+00:00")
+    assert.strictEqual(served?.resolved_at, "2026-08-02T12:00:00.123456+00:00")
+    assert.strictEqual(served?.detected_at, "2026-08-01T00:00:00.250000+00:00")
+    const corrected = applyReport(
+      second.state,
+      report({ handle: "hacken", resolved_at: "2026-08-02T09:00:00-05:00" }),
+      ctx(T0 + HOUR)
+    )
+    assert.strictEqual(corrected.state.resolved_at, "2026-08-02T14:00:00+00:00")
+  })
+
   it("escalation refreshes detected_at; a report that does not escalate leaves it alone", () => {
     const rumored = rumoredPair(T0)
     assert.strictEqual(rumored.outcome, "escalated")
@@ -337,7 +365,10 @@ describe("IncidentLifecycle", () => {
               assert.strictEqual(state.incident_id, before.incident_id)
               assert.strictEqual(state.first_seen_at, before.first_seen_at)
               if (applied.outcome === "escalated") {
-                assert.isTrue(before.detected_at === null || state.detected_at! > before.detected_at)
+                assert.isTrue(
+                  before.detected_at === null ||
+                    Date.parse(state.detected_at!) > Date.parse(before.detected_at)
+                )
               } else {
                 assert.strictEqual(state.detected_at, before.detected_at)
               }

@@ -1,6 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { Fraction, IsoDateTime, isIsoDateTime, Percent, Slug, Uuid } from "../../src/model/Primitives.ts"
+import * as fc from "fast-check"
+import {
+  CanonicalTimestampPattern,
+  canonicalTimestamp,
+  Fraction,
+  IsoDateTime,
+  isIsoDateTime,
+  isoTimestamp,
+  isoTimestampOf,
+  Percent,
+  Slug,
+  Uuid
+} from "../../src/model/Primitives.ts"
 
 const accepts = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, input: unknown) =>
   Schema.is(schema)(input)
@@ -29,6 +41,81 @@ describe("Primitives", () => {
       assert.isFalse(isIsoDateTime(bad), bad)
       assert.isFalse(accepts(IsoDateTime, bad), bad)
     }
+  })
+
+  // api-facts: the live service writes `"last_rated_at": "2026-08-01T00:00:00+00:00"` (Python's isoformat).
+  const wireForm = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/
+  const years1970To9999 = fc.integer({ min: 0, max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) })
+
+  it("timestamps are written as Python's isoformat writes UTC: +00:00, and a fraction only when there is one, of six digits", () => {
+    assert.strictEqual(isoTimestamp(0), "1970-01-01T00:00:00+00:00")
+    assert.strictEqual(isoTimestamp(123), "1970-01-01T00:00:00.123000+00:00")
+    assert.strictEqual(isoTimestamp(999), "1970-01-01T00:00:00.999000+00:00")
+    assert.strictEqual(isoTimestamp(1), "1970-01-01T00:00:00.001000+00:00")
+    assert.strictEqual(isoTimestamp(Date.UTC(2026, 7, 1)), "2026-08-01T00:00:00+00:00")
+    assert.strictEqual(isoTimestamp(Date.UTC(2026, 7, 1, 23, 59, 59, 10)), "2026-08-01T23:59:59.010000+00:00")
+    assert.strictEqual(
+      isoTimestampOf(new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 999))),
+      "9999-12-31T23:59:59.999000+00:00"
+    )
+    assert.throws(() => isoTimestamp(Number.NaN), RangeError)
+  })
+
+  it("a written timestamp parses back to the same millisecond, has the wire form, and is accepted as input", () => {
+    fc.assert(
+      fc.property(years1970To9999, (ms) => {
+        const text = isoTimestamp(ms)
+        assert.strictEqual(Date.parse(text), ms, text)
+        assert.match(text, wireForm)
+        assert.match(text, CanonicalTimestampPattern)
+        assert.isTrue(isIsoDateTime(text), text)
+        assert.strictEqual(isoTimestampOf(new Date(ms)), text)
+        // A whole second has no fraction; any other instant has one.
+        assert.strictEqual(text.includes("."), ms % 1000 !== 0, text)
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("a timestamp given in any accepted spelling is re-spelled in the wire form for the same instant, keeping microseconds", () => {
+    assert.strictEqual(canonicalTimestamp("2026-08-01T00:00:00Z"), "2026-08-01T00:00:00+00:00")
+    assert.strictEqual(canonicalTimestamp("2026-08-01T00:00:00.000Z"), "2026-08-01T00:00:00+00:00")
+    assert.strictEqual(canonicalTimestamp("2026-08-01T02:00:00.5+02:00"), "2026-08-01T00:00:00.500000+00:00")
+    assert.strictEqual(
+      canonicalTimestamp("2026-08-01T02:00:00.1234567+02:00"),
+      "2026-08-01T00:00:00.123456+00:00"
+    )
+    assert.strictEqual(
+      canonicalTimestamp("2026-07-31T18:30:00.000001-05:30"),
+      "2026-08-01T00:00:00.000001+00:00"
+    )
+    assert.strictEqual(canonicalTimestamp("2026-08-01T00:00:00+00:00"), "2026-08-01T00:00:00+00:00")
+    assert.strictEqual(canonicalTimestamp("yesterday"), "yesterday")
+    const offset = fc.tuple(
+      fc.constantFrom("+", "-"),
+      fc.integer({ min: 0, max: 14 }),
+      fc.integer({ min: 0, max: 59 })
+    )
+    fc.assert(
+      fc.property(years1970To9999, fc.integer({ min: 0, max: 999 }), offset, (ms, micros, [sign, h, m]) => {
+        // The same instant spelled with another offset and microseconds below the millisecond.
+        const shift = (sign === "+" ? 1 : -1) * (h * 60 + m) * 60_000
+        const local = new Date(ms + shift).toISOString().slice(0, -1)
+        const spelled = `${local}${String(micros).padStart(3, "0")}${sign}${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`
+        fc.pre(isIsoDateTime(spelled))
+        const text = canonicalTimestamp(spelled)
+        assert.match(text, wireForm)
+        assert.strictEqual(Date.parse(text), ms, `${spelled} -> ${text}`)
+        const fraction = (ms % 1000) * 1000 + micros
+        assert.strictEqual(
+          text.includes(".") ? Number(text.slice(20, 26)) : 0,
+          fraction,
+          `${spelled} -> ${text}`
+        )
+        assert.strictEqual(canonicalTimestamp(text), text)
+      }),
+      { numRuns: 2000 }
+    )
   })
 
   it("a slug is kebab-case: lowercase a-z and 0-9 with single hyphens", () => {

@@ -54,7 +54,7 @@ describe("QuantumReadiness", () => {
     const table = leagueTable(fresh)
     assert.isTrue(table.available)
     if (!table.available) return
-    assert.strictEqual(table.as_of, "2026-08-01T00:00:00.000Z")
+    assert.strictEqual(table.as_of, "2026-08-01T00:00:00+00:00")
     assert.strictEqual(table.rows_skipped, 1)
     assert.deepStrictEqual(
       table.rows.map((r) => [r.slug, r.matched_chain_slug]),

@@ -19,8 +19,8 @@ describe("QuantumSnapshot", () => {
       { rows, rows_skipped: read.rows_skipped },
       { now: fetchedAt, ttlMillis: Duration.toMillis(DefaultSnapshotTtl) }
     )
-    assert.strictEqual(snapshot.as_of, "2026-08-01T00:00:00.000Z")
-    assert.strictEqual(snapshot.expires_at, "2026-08-02T00:00:00.000Z")
+    assert.strictEqual(snapshot.as_of, "2026-08-01T00:00:00+00:00")
+    assert.strictEqual(snapshot.expires_at, "2026-08-02T00:00:00+00:00")
     assert.strictEqual(snapshot.rows_skipped, 1)
     assert.strictEqual(snapshot.source, "LayerQu")
     assert.strictEqual(snapshot.source_url, "https://layerqu.com/dashboard/")

@@ -66,7 +66,7 @@ describe("AlertRuleService", () => {
             slugs: ["aave"],
             events: [],
             channels: { webhook_url: "https://hooks.alice.example/ratings" },
-            created_at: new Date(T0).toISOString(),
+            created_at: "2026-08-01T00:00:00+00:00",
             webhook_signing_key: undefined
           }
         )
@@ -225,7 +225,7 @@ describe("AlertRuleService", () => {
           status_code: 204,
           elapsed_ms: 37,
           error: null,
-          attempted_at: new Date(T0).toISOString(),
+          attempted_at: "2026-08-01T00:00:00+00:00",
           next_attempt_at: null
         })
         const [request] = yield* (yield* WebhookTransportScript).requests
@@ -256,7 +256,7 @@ describe("AlertRuleService", () => {
         assert.strictEqual(http.outcome, "http_error")
         assert.strictEqual(http.status_code, 503)
         assert.strictEqual(http.error, "HTTP 503")
-        assert.strictEqual(http.next_attempt_at, new Date(T0 + 30 * SECOND).toISOString())
+        assert.strictEqual(http.next_attempt_at, "2026-08-01T00:00:30+00:00")
         const refused = yield* service.testWebhook(ALICE, created.id)
         assert.strictEqual(refused.outcome, "network_error")
         assert.isNull(refused.status_code)

@@ -143,7 +143,7 @@ describe("Publisher", () => {
       assert.strictEqual(r.scorecard.composite_score, 56.3)
       assert.strictEqual(r.scorecard.grade, "B")
       assert.strictEqual(r.scorecard.largest_drag_hint, "oracle: thin-oracle")
-      assert.strictEqual(r.scorecard.scorecard_published_at, "2026-09-01T12:00:00.000Z")
+      assert.strictEqual(r.scorecard.scorecard_published_at, "2026-09-01T12:00:00+00:00")
       assert.isNull(r.scorecard.mvc_gates)
     }).pipe(Effect.provide(layer))
   )

@@ -34,7 +34,7 @@ describe("QuantumRefresher", () => {
         yield* startRefresher()
         assert.strictEqual(yield* fetches, 1, "start-up refresh: nothing stored yet")
         const first = yield* (yield* QuantumSnapshotStore).latest
-        assert.strictEqual(Option.getOrThrow(first).as_of, "2026-08-01T00:00:00.000Z")
+        assert.strictEqual(Option.getOrThrow(first).as_of, "2026-08-01T00:00:00+00:00")
 
         yield* TestClock.adjust("59 minutes")
         assert.strictEqual(yield* fetches, 1, "not before the interval")
@@ -43,7 +43,7 @@ describe("QuantumRefresher", () => {
         yield* TestClock.adjust("3 hours")
         assert.strictEqual(yield* fetches, 5, "every hour since")
         const latest = yield* (yield* QuantumSnapshotStore).latest
-        assert.strictEqual(Option.getOrThrow(latest).as_of, "2026-08-01T04:00:00.000Z")
+        assert.strictEqual(Option.getOrThrow(latest).as_of, "2026-08-01T04:00:00+00:00")
       }).pipe(Effect.provide(QuantumService.layerTest()))
   )
 
@@ -81,7 +81,7 @@ describe("QuantumRefresher", () => {
         yield* TestClock.adjust("1 hour")
         assert.strictEqual(yield* source.fetches, 4)
         assert.isTrue(Option.getOrThrow(yield* store.lastOutcome).ok)
-        assert.strictEqual(Option.getOrThrow(yield* store.latest).as_of, "2026-08-01T03:00:00.000Z")
+        assert.strictEqual(Option.getOrThrow(yield* store.latest).as_of, "2026-08-01T03:00:00+00:00")
       }).pipe(Effect.provide(QuantumService.layerTest()))
   )
 
@@ -105,7 +105,7 @@ describe("QuantumRefresher", () => {
       yield* startRefresher()
       assert.strictEqual(yield* fetches, 2)
       const latest = Option.getOrThrow(yield* (yield* QuantumSnapshotStore).latest)
-      assert.strictEqual(latest.as_of, "2026-08-02T00:00:00.000Z")
+      assert.strictEqual(latest.as_of, "2026-08-02T00:00:00+00:00")
     }).pipe(Effect.provide(QuantumService.layerTest()))
   )
 

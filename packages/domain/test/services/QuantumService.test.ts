@@ -32,7 +32,7 @@ describe("QuantumService", () => {
         const fresh = yield* service.leagueTable
         assert.isTrue(fresh.available)
         if (!fresh.available) return
-        assert.strictEqual(fresh.as_of, "2026-08-01T00:00:00.000Z")
+        assert.strictEqual(fresh.as_of, "2026-08-01T00:00:00+00:00")
         assert.strictEqual(fresh.rows_skipped, 1)
         assert.strictEqual(fresh.rows.length, goodRows.length)
         assert.isFalse("stale" in fresh)
@@ -47,7 +47,7 @@ describe("QuantumService", () => {
         assert.isTrue(stale.available && stale.stale === true)
         assert.strictEqual(
           stale.available && stale.as_of,
-          "2026-08-01T00:00:00.000Z",
+          "2026-08-01T00:00:00+00:00",
           "the last snapshot is kept"
         )
         const chain = yield* service.chain("ethereum")
@@ -61,7 +61,7 @@ describe("QuantumService", () => {
         assert.isTrue(again.available)
         if (!again.available) return
         assert.isFalse("stale" in again)
-        assert.strictEqual(again.as_of, "2026-08-02T02:00:00.000Z")
+        assert.strictEqual(again.as_of, "2026-08-02T02:00:00+00:00")
         assert.strictEqual(again.rows_skipped, 0)
         assert.strictEqual(yield* source.fetches, 3)
       }).pipe(Effect.provide(QuantumService.layerTest()))
@@ -89,7 +89,7 @@ describe("QuantumService", () => {
       yield* arrange
       const service = yield* QuantumService
       const { snapshot } = yield* service.refresh
-      assert.strictEqual(snapshot?.expires_at, "2026-08-01T01:00:00.000Z")
+      assert.strictEqual(snapshot?.expires_at, "2026-08-01T01:00:00+00:00")
       yield* TestClock.adjust("1 hour")
       yield* (yield* QuantumSourceMemory).fail("down")
       yield* service.refresh
@@ -165,7 +165,7 @@ describe("QuantumService", () => {
       const unassessed = yield* service.chain("base")
       assert.strictEqual(!unassessed.available && unassessed.reason, "not assessed by source")
       const known = yield* service.chain("arbitrum-one")
-      assert.isTrue(known.available && known.as_of === "2026-08-01T00:00:00.000Z")
+      assert.isTrue(known.available && known.as_of === "2026-08-01T00:00:00+00:00")
     }).pipe(Effect.provide(QuantumService.layerTest()))
   )
 

@@ -54,7 +54,7 @@ const rule = (id: string, webhook_url = URL): AlertRuleRecord => ({
   slugs: [],
   events: [],
   channels: { webhook_url },
-  created_at: new Date(T0).toISOString()
+  created_at: "2026-08-01T00:00:00+00:00"
 })
 
 type Ports = AlertRuleRepository | DeliveryOutbox | Signer | WebhookTransport
@@ -580,7 +580,7 @@ describe("WebhookDispatcher", () => {
           yield* TestClock.adjust(SECOND)
           const { delivery: after, attempt } = yield* Fiber.join(fiber)
           assert.strictEqual(after.status, "delivered")
-          assert.strictEqual(attempt.started_at, new Date(T0).toISOString())
+          assert.strictEqual(attempt.started_at, "2026-08-01T00:00:00+00:00")
           assert.lengthOf(stats.sent, 1)
         })
       )

@@ -24,7 +24,7 @@ const record: AlertRuleRecord = {
   slugs: [],
   events: [],
   channels: { webhook_url: "https://hooks.example.com/ratings" },
-  created_at: "2026-08-01T00:00:00.000Z"
+  created_at: "2026-08-01T00:00:00+00:00"
 }
 
 const event = (kind: string, entity_type: (typeof EntityTypes)[number], entity_slug: string) => ({

@@ -12,7 +12,7 @@ const rule = (id: string, account_id: string, overrides: Partial<AlertRuleRecord
   slugs: [],
   events: [],
   channels: { webhook_url: `https://hooks.example.com/${id}` },
-  created_at: "2026-08-01T00:00:00.000Z",
+  created_at: "2026-08-01T00:00:00+00:00",
   ...overrides
 })
 

@@ -77,7 +77,7 @@ describe("EventPayloads", () => {
   it("rating.changed carries entity_type, entity_slug, previous and current {composite_score, letter_grade}", () => {
     const event = ratingChanged(figures(72.4), figures(76.1), entity, AT)!
     assert.strictEqual(event.event, "rating.changed")
-    assert.strictEqual(event.timestamp, "2026-08-01T09:30:00.000Z")
+    assert.strictEqual(event.timestamp, "2026-08-01T09:30:00+00:00")
     assert.deepStrictEqual(event.data.previous, { composite_score: 72.4, letter_grade: "BBB" })
     assert.deepStrictEqual(event.data.current, { composite_score: 76.1, letter_grade: "A" })
     assert.strictEqual(event.data.entity_type, "protocol")
@@ -171,7 +171,7 @@ describe("EventPayloads", () => {
     const body = serializeEvent(event)
     assert.strictEqual(
       body,
-      '{"event":"rating.grade_transition","timestamp":"2026-08-01T09:30:00.000Z",' +
+      '{"event":"rating.grade_transition","timestamp":"2026-08-01T09:30:00+00:00",' +
         '"delivery_id":"6f1c9a52-8d4e-4b7a-9c31-2f5e8a0d7b14","watchlist_id":"0b8e7d21-3c4f-4a59-8e6d-1f2a3b4c5d6e",' +
         '"data":{"entity_type":"protocol","entity_slug":"aave-v4","entity_id":"3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a",' +
         '"previous":{"composite_score":60,"letter_grade":"B"},"current":{"composite_score":80,"letter_grade":"A"},' +
