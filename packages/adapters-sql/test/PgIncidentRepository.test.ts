@@ -10,6 +10,7 @@ import {
   RatedProtocols,
   RatedProtocolsMemory
 } from "@ratings/domain/services/IncidentService"
+import WireTimestamps from "../src/migrations/0004_wire_timestamps.ts"
 import * as PgIncidentRepository from "../src/PgIncidentRepository.ts"
 import { otherProcessClient, sharedDatabase } from "./contract/events-database.ts"
 import { ProtocolRating, recordOf, report, served, uuid } from "./contract/events-incident-fixtures.ts"
@@ -200,6 +201,33 @@ describe("PgIncidentRepository", () => {
             yield* count("SELECT count(*)::int AS n FROM incidents")
           )
         })
+    )
+
+    it.effect(
+      "migration 0004: rows stored with another spelling of their date-times are rewritten to the wire form (+00:00)",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const sql = yield* SqlClient.SqlClient
+          const repo = yield* IncidentRepository
+          const stored = recordOf(
+            served(1, { resolved_at: "2026-08-03T00:00:00+00:00", resolution: "patched" })
+          )
+          yield* repo.upsert(stored)
+          // As rows were written before every date-time was stored in the wire form: the text as the source spelt it.
+          yield* sql`UPDATE incidents SET
+            detected_at = '2026-08-01T00:00:00.000Z', detected_at_text = '2026-08-01T00:00:00.000Z',
+            first_seen_at = '2026-07-31T20:00:00-04:00', first_seen_at_text = '2026-07-31T20:00:00-04:00',
+            resolved_at = '2026-08-03T05:30:00.250+05:30', resolved_at_text = '2026-08-03T05:30:00.250+05:30'`
+          yield* WireTimestamps
+          const record = Option.getOrThrow(yield* repo.findByNonce(stored.nonces[0]!))
+          const page = yield* repo.feed({ min_status: "rumored", limit: 10, offset: 0 })
+          for (const item of [record, page.items[0]!]) {
+            assert.strictEqual(item.detected_at, "2026-08-01T00:00:00+00:00")
+            assert.strictEqual(item.first_seen_at, "2026-08-01T00:00:00+00:00")
+            assert.strictEqual(item.resolved_at, "2026-08-03T00:00:00.250000+00:00")
+          }
+        }).pipe(Effect.provide(PgIncidentRepository.layer))
     )
 
     it.effect("a write decided on a stale read is refused as a conflict", () =>
