@@ -75,6 +75,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // biome-ignore lint/suspicious/noExplicitAny: rows as pg returns them
 type Row = Record<string, any>
 
+/** The service's timestamp form (the live service's): +00:00, and a six-digit fraction only when there is one. */
+const wireIso = (d: Date): string => {
+  const text = d.toISOString()
+  const ms = text.slice(20, 23)
+  return `${text.slice(0, 19)}${ms === "000" ? "" : `.${ms}000`}+00:00`
+}
+
 const toRecord = (row: Row) => ({
   ...row.details,
   id: row.id,
@@ -88,11 +95,11 @@ const toRecord = (row: Row) => ({
   description: row.description,
   is_active: row.is_active,
   is_private: row.is_private,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString()
+  created_at: wireIso(row.created_at),
+  updated_at: wireIso(row.updated_at)
 })
 
-const iso = (d: Date | null) => (d === null ? null : d.toISOString())
+const iso = (d: Date | null) => (d === null ? null : wireIso(d))
 
 const integer = (text: unknown, fallback: number, min: number, max: number): number | undefined => {
   if (text === undefined) return fallback
