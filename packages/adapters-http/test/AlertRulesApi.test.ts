@@ -27,43 +27,19 @@ import { WebhookDispatcher } from "@ratings/domain/services/WebhookDispatcher"
 import { RetryOffsetsMs } from "@ratings/domain/webhooks/RetrySchedule"
 import { WebhookTargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
 import { Clock, Effect } from "effect"
-import { onEachBackend, type Response, type ServerIt, TestServer } from "./TestServer.ts"
+import { onEachBackend, type RequestOptions, type Response, type ServerIt, TestServer } from "./TestServer.ts"
+
+type Send = Pick<RequestOptions, "method" | "body" | "raw">
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
 
 const api = (path: string) => `/api/v1${path}`
 
-interface Send {
-  readonly method?: "GET" | "POST" | "DELETE"
-  readonly body?: unknown
-  /** Sent as is instead of JSON.stringify(body). */
-  readonly raw?: string
-}
-
 /** One request to the server, with an Authorization header when given. */
 const request = (path: string, authorization: string | undefined, send: Send = {}) =>
   Effect.gen(function* () {
-    const server = yield* TestServer
-    const headers: Record<string, string> = { accept: "application/json" }
-    if (authorization !== undefined) headers.authorization = authorization
-    const body = send.raw ?? (send.body === undefined ? undefined : JSON.stringify(send.body))
-    if (body !== undefined) headers["content-type"] = "application/json"
-    return yield* Effect.promise(async (): Promise<Response> => {
-      const response = await fetch(server.baseUrl + api(path), {
-        method: send.method ?? "GET",
-        headers,
-        ...(body === undefined ? {} : { body })
-      })
-      const text = await response.text()
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
-      }
-      return { status: response.status, headers: response.headers, text, json }
-    })
+    return yield* (yield* TestServer).request(api(path), { ...send, authorization })
   })
 
 /** A key of a fresh account, and calls made with it. */

@@ -9,7 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Seed } from "./fixtures.ts"
-import { type Response, TestServer } from "./TestServer.ts"
+import { type Response, readResponse, TestServer } from "./TestServer.ts"
 
 const Origin = "https://dashboard.example.org"
 
@@ -17,17 +17,9 @@ const Origin = "https://dashboard.example.org"
 const send = (method: string, path: string, headers: Record<string, string> = {}) =>
   Effect.gen(function* () {
     const { baseUrl } = yield* TestServer
-    return yield* Effect.promise(async (): Promise<Response> => {
-      const response = await fetch(baseUrl + path, { method, headers: { origin: Origin, ...headers } })
-      const text = await response.text()
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
-      }
-      return { status: response.status, headers: response.headers, text, json }
-    })
+    return yield* Effect.promise(async () =>
+      readResponse(await fetch(baseUrl + path, { method, headers: { origin: Origin, ...headers } }))
+    )
   })
 
 const listOf = (value: string | null): ReadonlyArray<string> =>

@@ -12,7 +12,7 @@ import { assert, describe } from "@effect/vitest"
 import type { IncidentReport } from "@ratings/domain/model/Incident"
 import { Effect } from "effect"
 import { type CallerName, slugOf } from "./fixtures.ts"
-import { onEachBackend, type Response, type ServerIt, TestServer } from "./TestServer.ts"
+import { onEachBackend, type ServerIt, TestServer } from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
@@ -26,25 +26,7 @@ const get = (path: string, caller?: CallerName) =>
 
 const post = (path: string, body: unknown, caller: CallerName = "admin", raw?: string) =>
   Effect.gen(function* () {
-    const server = yield* TestServer
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" }
-    const authorization = server.bearerFor(caller)
-    if (authorization !== undefined) headers.authorization = authorization
-    return yield* Effect.promise(async (): Promise<Response> => {
-      const response = await fetch(server.baseUrl + api(path), {
-        method: "POST",
-        headers,
-        body: raw ?? JSON.stringify(body)
-      })
-      const text = await response.text()
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
-      }
-      return { status: response.status, headers: response.headers, text, json }
-    })
+    return yield* (yield* TestServer).request(api(path), { method: "POST", caller, body, raw })
   })
 
 let nonce = 0

@@ -173,6 +173,26 @@ export interface GetOptions {
   readonly headers?: { readonly [name: string]: string } | undefined
 }
 
+export interface RequestOptions extends GetOptions {
+  readonly method?: "GET" | "POST" | "DELETE" | undefined
+  /** Sent as JSON (with `Content-Type: application/json`). */
+  readonly body?: unknown
+  /** Sent as is instead of JSON.stringify(body), still as `application/json`. */
+  readonly raw?: string | undefined
+}
+
+/** A fetch answer read whole: its status, headers, text, and the text parsed as JSON when it is JSON. */
+export const readResponse = async (response: globalThis.Response): Promise<Response> => {
+  const text = await response.text()
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { status: response.status, headers: response.headers, text, json }
+}
+
 /** The test identity provider: the key pair the server trusts, and its names. */
 export interface TestIdp extends DevKeyPair {
   readonly issuer: string
@@ -213,6 +233,8 @@ export class TestServer extends Context.Service<
   {
     readonly baseUrl: string
     readonly get: (path: string, options?: GetOptions) => Effect.Effect<Response>
+    /** Any request: GET by default, a JSON body when `body` or `raw` is given. */
+    readonly request: (path: string, options?: RequestOptions) => Effect.Effect<Response>
     /** The `Authorization` value of a fixture caller (undefined for anonymous). */
     readonly bearerFor: (caller: CallerName) => string | undefined
     /** A new key of a tier in the server's store; returns the key in clear, as `ratings keys create` prints it. */
@@ -320,26 +342,27 @@ export class TestServer extends Context.Service<
           bearer.set("admin", `Bearer ${yield* adminToken(admin.role, admin.subject)}`)
           const bearerFor = (caller: CallerName) => bearer.get(caller)
 
-          const get = (path: string, opts: GetOptions = {}) =>
+          const request = (path: string, opts: RequestOptions = {}) =>
             Effect.promise(async (): Promise<Response> => {
               const headers: Record<string, string> = { accept: "application/json", ...opts.headers }
               const authorization =
                 opts.authorization ?? (opts.caller === undefined ? undefined : bearerFor(opts.caller))
               if (authorization !== undefined) headers.authorization = authorization
-              const response = await fetch(baseUrl + path, { headers })
-              const text = await response.text()
-              let json: unknown
-              try {
-                json = JSON.parse(text)
-              } catch {
-                json = undefined
-              }
-              return { status: response.status, headers: response.headers, text, json }
+              const body = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body))
+              if (body !== undefined) headers["content-type"] = "application/json"
+              return readResponse(
+                await fetch(baseUrl + path, {
+                  method: opts.method ?? "GET",
+                  headers,
+                  ...(body === undefined ? {} : { body })
+                })
+              )
             })
 
           return TestServer.of({
             baseUrl,
-            get,
+            get: request,
+            request,
             bearerFor,
             createKey,
             keys,

@@ -86,27 +86,14 @@ const OffsetSeed = respelt(Seed)
 
 const api = (path: string) => `/api/v1${path}`
 
-const call = (path: string, authorization: string | undefined, method = "GET", body?: unknown) =>
+const call = (
+  path: string,
+  authorization: string | undefined,
+  method: "GET" | "POST" = "GET",
+  body?: unknown
+) =>
   Effect.gen(function* () {
-    const server = yield* TestServer
-    const headers: Record<string, string> = { accept: "application/json" }
-    if (authorization !== undefined) headers.authorization = authorization
-    if (body !== undefined) headers["content-type"] = "application/json"
-    return yield* Effect.promise(async (): Promise<Response> => {
-      const response = await fetch(server.baseUrl + api(path), {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) })
-      })
-      const text = await response.text()
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
-      }
-      return { status: response.status, headers: response.headers, text, json }
-    })
+    return yield* (yield* TestServer).request(api(path), { method, authorization, body })
   })
 
 const as = (caller: CallerName) =>
