@@ -21,7 +21,13 @@ import {
 import { ErrorReporter, Result, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ListErrors } from "./Errors.ts"
-import { documentParameters, IntegerParam, invalidParameter, type ParameterDoc } from "./Parameters.ts"
+import {
+  documentParameters,
+  IntegerParam,
+  invalidParameter,
+  type ParameterDoc,
+  TextParam
+} from "./Parameters.ts"
 
 /** An ISO 8601 date-time with a zone; the message says what was wrong (a space where a `+` was, say). */
 export const SinceParam = Schema.String.check(
@@ -45,7 +51,7 @@ export const MinStatusParam = Schema.String.check(
 )
 
 export const IncidentFeedParameterDocs: { readonly [name: string]: ParameterDoc } = {
-  slug: { schema: Schema.String, description: "Exact match on the rated-protocol slug" },
+  slug: { schema: TextParam, description: "Exact match on the rated-protocol slug" },
   since: {
     schema: Schema.String.annotate({ format: "date-time" }),
     description:
@@ -66,7 +72,7 @@ export const IncidentFeedParameterDocs: { readonly [name: string]: ParameterDoc 
 }
 
 export const IncidentFeedQueryFields = {
-  slug: Schema.optionalKey(Schema.String),
+  slug: Schema.optionalKey(TextParam),
   since: Schema.optionalKey(SinceParam),
   min_status: Schema.optionalKey(MinStatusParam),
   limit: Schema.optionalKey(IntegerParam({ minimum: 1, maximum: FeedLimitMax })),

@@ -117,6 +117,20 @@ const booleanFromString = SchemaTransformation.transformEffect<boolean, string>(
 /** A boolean parameter: true/false (and FastAPI's 1/0, yes/no, on/off); anything else is a 422. */
 export const BooleanParam = Schema.String.pipe(Schema.decodeTo(Schema.Boolean, booleanFromString))
 
+/**
+ * Free text (a search, a chain slug, an id or slug): any string but one holding
+ * a NUL character (U+0000). No stored name, slug or status can hold one
+ * (PostgreSQL text cannot), so it is refused as the bad input it is, with a
+ * message saying so, before it reaches a store.
+ */
+export const TextParam = Schema.String.check(
+  Schema.makeFilter((text: string) =>
+    text.includes("\u0000")
+      ? invalidParameter("string_nul_character", "String should not contain a NUL character (U+0000)", text)
+      : undefined
+  )
+)
+
 /** A UUID parameter; the pattern and `format: uuid` reach the OpenAPI document. */
 export const UuidParam = Schema.String.check(
   Schema.isUUID(undefined, rule("uuid_parsing", "Input should be a valid UUID"))
@@ -161,15 +175,15 @@ export const MaxListLimit = 200
 
 /** Every list parameter of spec part 4, whichever types take it. */
 export const ListParameterDocs = {
-  status: param(Schema.String, "Only records with this status (draft, scoring, approved, published)"),
-  search: param(Schema.String, "Case-insensitive substring of the name or slug (and symbol, for tokens)"),
+  status: param(TextParam, "Only records with this status (draft, scoring, approved, published)"),
+  search: param(TextParam, "Case-insensitive substring of the name or slug (and symbol, for tokens)"),
   category: param(
-    Schema.Array(Schema.String),
+    Schema.Array(TextParam),
     "Category filter, repeatable (?category=a&category=b). Chains, tokens, bridges, vaults and " +
       "organisations: every value must match (AND). Protocols and oracles: single-select, a record " +
       "matches any value sent."
   ),
-  chain: param(Schema.String, "Chain slug: only records deployed on that chain"),
+  chain: param(TextParam, "Chain slug: only records deployed on that chain"),
   curator_id: param(UuidParam, "UUID of an organisation: only vaults it curates"),
   skip: param(IntegerParam({ minimum: 0 }), "Number of matches to skip", ListDefaults.skip),
   limit: param(
@@ -239,8 +253,8 @@ export const DetailQueryFields = queryFields(["include_inactive"])
 
 /** Path parameters of the per-entity routes. */
 export const PathParameterDocs = {
-  identifier: param(Schema.String, "UUID id or slug; a UUID parse is tried first, then a slug lookup"),
-  id_or_slug: param(Schema.String, "UUID id or slug; a UUID parse is tried first, then a slug lookup"),
+  identifier: param(TextParam, "UUID id or slug; a UUID parse is tried first, then a slug lookup"),
+  id_or_slug: param(TextParam, "UUID id or slug; a UUID parse is tried first, then a slug lookup"),
   slug: param(SlugParam, "The entity's slug (kebab-case). Slugs can change on rename; ids do not."),
   scorecard_id: param(UuidParam, "UUID of the scorecard")
 }

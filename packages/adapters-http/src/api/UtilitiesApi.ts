@@ -23,7 +23,13 @@ import { CompareIds, CompareIdsSeparator } from "@ratings/domain/services/Compar
 import { ErrorReporter, Result, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InsufficientTierError, MissingKeyError, ServiceUnavailableError } from "./Errors.ts"
-import { documentParameters, IntegerParam, invalidParameter, type ParameterDocs } from "./Parameters.ts"
+import {
+  documentParameters,
+  IntegerParam,
+  invalidParameter,
+  type ParameterDocs,
+  TextParam
+} from "./Parameters.ts"
 
 const typeNames = EntityTypes.map((t) => `${t} (${PluralOf[t]})`).join(", ")
 
@@ -54,7 +60,7 @@ export const splitIds = (text: string): ReadonlyArray<string> => [
   )
 ]
 
-export const IdsParam = Schema.String.check(
+export const IdsParam = TextParam.check(
   Schema.makeFilter((text: string) => {
     const ids = splitIds(text)
     if (ids.length < CompareIds.min)

@@ -11,6 +11,7 @@
  * file decoded by the schema alone, so issues are always the schema's.
  */
 import { Result, Schema, type SchemaAST } from "effect"
+import { NulMessage, nulPaths } from "../model/Primitives.ts"
 import type { Question } from "../model/Question.ts"
 import type { IncidentReport } from "../model/Incident.ts"
 import {
@@ -151,6 +152,9 @@ export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => 
   }
 
   for (const { name, content } of sources) {
+    // Text with a NUL character cannot be stored: each place is an issue, and the import is refused.
+    for (const path of nulPaths(content))
+      issues.push({ source: name, path: jsonPath(path), message: NulMessage })
     const fast = decodeFileFast(content, ImportDecodeOptions)
     const whole = Result.isSuccess(fast)
       ? fast

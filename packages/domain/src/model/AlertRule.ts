@@ -19,7 +19,7 @@
  */
 import { Schema } from "effect"
 import { EntityType } from "./EntityType.ts"
-import { IsoDateTime, Slug, Uuid } from "./Primitives.ts"
+import { IsoDateTime, isNulFree, Slug, Uuid } from "./Primitives.ts"
 import { parseIPv6 } from "../webhooks/WebhookTargetPolicy.ts"
 import { AlertEventKind } from "./WebhookEvent.ts"
 
@@ -78,14 +78,15 @@ export const WebhookUrl = Schema.String.annotate({
     expected: "an http or https URL whose IPv6 host is a valid address in brackets"
   }).abort(),
   Schema.isPattern(urlPattern, { expected: "an absolute http or https URL" }),
-  Schema.isMaxLength(2048)
+  Schema.isMaxLength(2048),
+  isNulFree
 )
 
 export const AlertChannels = Schema.Struct({ webhook_url: WebhookUrl })
 export type AlertChannels = typeof AlertChannels.Type
 
 const RuleName = Schema.NullOr(
-  Schema.String.annotate({ description: "A free label" }).check(Schema.isMaxLength(200))
+  Schema.String.annotate({ description: "A free label" }).check(Schema.isMaxLength(200), isNulFree)
 )
 
 /** POST /alert-rules body. Omitted filters mean "all". */

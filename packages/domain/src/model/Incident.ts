@@ -9,7 +9,7 @@ import { Effect, Result, Schema } from "effect"
 import { DefaultMinStatus, IncidentTier } from "../incidents/IncidentTier.ts"
 import { normaliseName } from "../incidents/IncidentMatching.ts"
 import { normaliseHandle } from "../incidents/SourceIndependence.ts"
-import { isoTimestamp, NonNegativeInt, Uuid } from "./Primitives.ts"
+import { isNulFree, isoTimestamp, NonNegativeInt, Text, Uuid } from "./Primitives.ts"
 
 // ---------------------------------------------------------------------------
 // Date-times
@@ -119,28 +119,31 @@ const Bps = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }))
 /** One source's report about a hack, as ingest takes it. */
 export const IncidentReport = Schema.Struct({
   nonce: Schema.String.annotate({ description: "Ingest nonce; a repeated nonce is ignored" }).check(
-    Schema.isNonEmpty()
+    Schema.isNonEmpty(),
+    isNulFree
   ),
   protocol_name: Schema.String.annotate({ description: "The protocol as the source names it" }).check(
-    Schema.makeFilter((s: string) => normaliseName(s) !== "" || "a protocol name needs a letter or digit")
+    Schema.makeFilter((s: string) => normaliseName(s) !== "" || "a protocol name needs a letter or digit"),
+    isNulFree
   ),
-  chain: Schema.NullOr(Schema.String),
+  chain: Schema.NullOr(Text),
   exploit_class: Schema.String.annotate({ description: "Upper-case exploit class such as REENTRANCY" }).check(
     Schema.isPattern(/^[A-Z][A-Z0-9_]*$/u)
   ),
   loss_estimate_usd: Schema.NullOr(NonNegativeUsd),
-  victim_addresses: Schema.Array(Schema.String),
+  victim_addresses: Schema.Array(Text),
   source: Schema.Struct({
     handle: Schema.String.check(
-      Schema.makeFilter((s: string) => normaliseHandle(s) !== "" || "a source handle must not be blank")
+      Schema.makeFilter((s: string) => normaliseHandle(s) !== "" || "a source handle must not be blank"),
+      isNulFree
     ),
-    url: Schema.optionalKey(Schema.String)
+    url: Schema.optionalKey(Text)
   }),
   claimed_tier: IncidentTier.annotate({ description: "The tier the source claims" }),
   first_seen_at: ZonedDateTime,
   confidence_bps: Schema.optionalKey(Bps),
   resolved_at: Schema.optionalKey(ZonedDateTime),
-  resolution: Schema.optionalKey(Schema.String)
+  resolution: Schema.optionalKey(Text)
 })
 export type IncidentReport = typeof IncidentReport.Type
 

@@ -123,3 +123,50 @@ export const Percent = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximu
 
 /** A domain score: a fraction from 0 to 1 inclusive (spec part 1 rule 1). */
 export const Fraction = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
+
+/**
+ * The NUL character (U+0000) is refused in every text the service takes in
+ * (names, labels, URLs, report fields, import files, query parameters): no
+ * name needs one, and PostgreSQL text and jsonb cannot store one, so letting it
+ * through would turn bad input into a failed write.
+ */
+export const NulMessage = "must not contain a NUL character (U+0000)"
+
+export const hasNul = (text: string): boolean => text.includes("\u0000")
+
+/** Refuses text holding a NUL character, saying so. Goes after a schema's annotations, with its other checks. */
+export const isNulFree = Schema.makeFilter((text: string) => !hasNul(text) || `text ${NulMessage}`, {
+  expected: "text without a NUL character (U+0000)"
+})
+
+/** Free text that can be stored: any string without a NUL character. */
+export const Text = Schema.String.check(isNulFree)
+
+/**
+ * Where a parsed JSON value holds a NUL character, in a string or in an
+ * object key: the path of each place, as keys and indexes from the root, in
+ * document order. Empty when there is none (the common case, one walk).
+ */
+export const nulPaths = (value: unknown): Array<ReadonlyArray<PropertyKey>> => {
+  const found: Array<ReadonlyArray<PropertyKey>> = []
+  const walk = (v: unknown, path: Array<PropertyKey>): void => {
+    if (typeof v === "string") {
+      if (hasNul(v)) found.push([...path])
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        path.push(i)
+        walk(v[i], path)
+        path.pop()
+      }
+    } else if (typeof v === "object" && v !== null) {
+      for (const key of Object.keys(v)) {
+        path.push(key)
+        if (hasNul(key)) found.push([...path])
+        walk((v as Record<string, unknown>)[key], path)
+        path.pop()
+      }
+    }
+  }
+  walk(value, [])
+  return found
+}

@@ -9,6 +9,7 @@
  * is worse than showing the row unmatched.
  */
 import { Effect, Option, Schema } from "effect"
+import { nulPaths } from "../model/Primitives.ts"
 import type { EntityStatus } from "../model/Entity.ts"
 import { QuantumRow } from "../model/Quantum.ts"
 
@@ -52,13 +53,17 @@ export interface ReadRows {
 
 const decodeRow = Schema.decodeUnknownOption(UpstreamQuantumRow)
 
-/** Decodes each raw row on its own; malformed rows are left out and counted, never fatal. */
+/**
+ * Decodes each raw row on its own; malformed rows are left out and counted,
+ * never fatal. A row whose text holds a NUL character is malformed: it could
+ * not be stored.
+ */
 export const readRows = (raw: ReadonlyArray<unknown>): ReadRows => {
   const rows: Array<UpstreamQuantumRow> = []
   let skipped = 0
   for (const item of raw) {
     const row = decodeRow(item)
-    if (Option.isSome(row)) rows.push(row.value)
+    if (Option.isSome(row) && nulPaths(row.value).length === 0) rows.push(row.value)
     else skipped++
   }
   return { rows, rows_skipped: skipped }

@@ -112,6 +112,22 @@ describe("decodeSources: each schema violation class reports its JSON path and r
     )
   })
 
+  it("a NUL character (U+0000) in any string or key is an issue at its path: nothing could store it", () => {
+    const issues = issuesOf(
+      withRecord({ name: "Lend\u0000", urls: { "home\u0000page": "https://lend.example" } })
+    )
+    assert.strictEqual(at(issues, "$.entities[0].record.name"), "must not contain a NUL character (U+0000)")
+    assert.strictEqual(
+      at(issues, '$.entities[0].record.urls["home\\u0000page"]'),
+      "must not contain a NUL character (U+0000)"
+    )
+    assert.deepStrictEqual(
+      issuesOf(withRecord({ name: "Lend" })),
+      [],
+      "the same file without the NUL is valid"
+    )
+  })
+
   it("valid items of a file that fails still take part in the import; broken ones are remembered", () => {
     const decoded = decodeSources([
       {

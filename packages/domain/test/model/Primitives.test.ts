@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import {
   CanonicalTimestampPattern,
@@ -9,8 +9,11 @@ import {
   isIsoDateTime,
   isoTimestamp,
   isoTimestampOf,
+  NulMessage,
+  nulPaths,
   Percent,
   Slug,
+  Text,
   Uuid
 } from "../../src/model/Primitives.ts"
 
@@ -135,5 +138,32 @@ describe("Primitives", () => {
     assert.isFalse(accepts(Percent, 100.1) || accepts(Percent, -1) || accepts(Percent, Number.NaN))
     assert.isTrue(accepts(Fraction, 0) && accepts(Fraction, 1) && accepts(Fraction, 0.8125))
     assert.isFalse(accepts(Fraction, 1.01) || accepts(Fraction, 81.25))
+  })
+
+  it("text is any string without a NUL character (U+0000), and the refusal says so", () => {
+    for (const ok of ["", "Aave V3", "naïve ✓", "\u0001 and \uFFFF"]) assert.isTrue(accepts(Text, ok), ok)
+    for (const bad of ["\u0000", "a\u0000", "\u0000b", "Lend\u0000well"])
+      assert.isFalse(accepts(Text, bad), bad)
+    const refused = Schema.decodeUnknownResult(Text)("Lend\u0000well")
+    assert.isTrue(Result.isFailure(refused) && String(refused.failure).includes(NulMessage))
+  })
+
+  it("nulPaths finds every string and key holding a NUL character in a JSON value, and nothing in one without", () => {
+    assert.deepStrictEqual(nulPaths({ a: [1, "x", { b: "y\u0000" }], "k\u0000": "ok", c: "\u0000" }), [
+      ["a", 2, "b"],
+      ["k\u0000"],
+      ["c"]
+    ])
+    const noNul = fc.jsonValue().filter((v) => !JSON.stringify(v).includes("\\u0000"))
+    fc.assert(fc.property(noNul, (v) => nulPaths(v).length === 0))
+    // Planting a NUL in any string of a value is found at exactly that string's path.
+    fc.assert(
+      fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 8 }), fc.nat(), (strings, pick) => {
+        const clean = strings.map((t) => t.replaceAll("\u0000", ""))
+        const i = pick % clean.length
+        const value = { items: clean.map((t, j) => ({ text: j === i ? `${t}\u0000` : t })) }
+        assert.deepStrictEqual(nulPaths(value), [["items", i, "text"]])
+      })
+    )
   })
 })

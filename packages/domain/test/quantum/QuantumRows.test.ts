@@ -44,6 +44,19 @@ describe("QuantumRows", () => {
     assert.deepStrictEqual(readRows([]), { rows: [], rows_skipped: 0 })
   })
 
+  it("a source row whose text holds a NUL character is skipped and counted (it could not be stored)", () => {
+    const read = readRows([
+      ethereumRow,
+      { ...solanaRow, name: "Sol\u0000ana" },
+      { ...arbitrumRow, profile: "L2\u0000" }
+    ])
+    assert.strictEqual(read.rows_skipped, 2)
+    assert.deepStrictEqual(
+      read.rows.map((r) => r.slug),
+      ["ethereum"]
+    )
+  })
+
   it("every source row is either kept or counted as skipped, and kept rows keep source order", () => {
     const anyRow = fc.oneof(fc.constantFrom(...goodRows), fc.constantFrom(...malformed), fc.anything())
     fc.assert(
