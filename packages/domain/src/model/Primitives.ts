@@ -142,31 +142,52 @@ export const isNulFree = Schema.makeFilter((text: string) => !hasNul(text) || `t
 /** Free text that can be stored: any string without a NUL character. */
 export const Text = Schema.String.check(isNulFree)
 
+/** A place in a JSON value: its key or index, and the place holding it (none for the root). */
+interface Place {
+  readonly key: PropertyKey
+  readonly parent: Place | undefined
+}
+
+const pathOf = (place: Place | undefined): Array<PropertyKey> => {
+  const path: Array<PropertyKey> = []
+  for (let p = place; p !== undefined; p = p.parent) path.push(p.key)
+  return path.reverse()
+}
+
+/** Strings holding one, and objects and arrays (which may); numbers, booleans and null never do. */
+const mayHoldNul = (v: unknown): boolean =>
+  typeof v === "string" ? hasNul(v) : typeof v === "object" && v !== null
+
 /**
  * Where a parsed JSON value holds a NUL character, in a string or in an
  * object key: the path of each place, as keys and indexes from the root, in
- * document order. Empty when there is none (the common case, one walk).
+ * document order. Empty when there is none (the common case, one walk). The
+ * walk keeps its own stack, so a value nested deeper than the call stack
+ * (JSON.parse accepts any depth) is walked too, in time linear in its size.
  */
 export const nulPaths = (value: unknown): Array<ReadonlyArray<PropertyKey>> => {
   const found: Array<ReadonlyArray<PropertyKey>> = []
-  const walk = (v: unknown, path: Array<PropertyKey>): void => {
-    if (typeof v === "string") {
-      if (hasNul(v)) found.push([...path])
-    } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        path.push(i)
-        walk(v[i], path)
-        path.pop()
+  // Children are pushed in reverse so that they are visited in document order.
+  const stack: Array<{ readonly v: unknown; readonly at: Place | undefined; readonly nulKey: boolean }> = [
+    { v: value, at: undefined, nulKey: false }
+  ]
+  while (stack.length > 0) {
+    const { v, at, nulKey } = stack.pop()!
+    if (nulKey || (typeof v === "string" && hasNul(v))) found.push(pathOf(at))
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        const item: unknown = v[i]
+        if (mayHoldNul(item)) stack.push({ v: item, at: { key: i, parent: at }, nulKey: false })
       }
     } else if (typeof v === "object" && v !== null) {
-      for (const key of Object.keys(v)) {
-        path.push(key)
-        if (hasNul(key)) found.push([...path])
-        walk((v as Record<string, unknown>)[key], path)
-        path.pop()
+      const keys = Object.keys(v)
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!
+        const item: unknown = (v as Record<string, unknown>)[key]
+        const nulKey = hasNul(key)
+        if (nulKey || mayHoldNul(item)) stack.push({ v: item, at: { key, parent: at }, nulKey })
       }
     }
   }
-  walk(value, [])
   return found
 }

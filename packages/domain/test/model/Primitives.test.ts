@@ -156,6 +156,10 @@ describe("Primitives", () => {
     ])
     const noNul = fc.jsonValue().filter((v) => !JSON.stringify(v).includes("\\u0000"))
     fc.assert(fc.property(noNul, (v) => nulPaths(v).length === 0))
+    // Deeper than any call stack (JSON.parse takes any depth): walked, not a RangeError.
+    const depth = 100_000
+    const deep = nulPaths(JSON.parse(`${"[".repeat(depth)}"\\u0000"${"]".repeat(depth)}`))
+    assert.deepStrictEqual(deep.length === 1 ? deep[0]!.length : -1, depth)
     // Planting a NUL in any string of a value is found at exactly that string's path.
     fc.assert(
       fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 8 }), fc.nat(), (strings, pick) => {
