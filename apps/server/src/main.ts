@@ -2,8 +2,8 @@
 /**
  * `ratings`: the service's command line. `ratings serve` runs the HTTP API (what
  * `npm start` does); the other commands load and publish data, ingest incident
- * reports, refresh quantum-readiness data, manage keys and inspect and re-fire
- * webhook deliveries.
+ * reports, refresh quantum-readiness data, manage keys, inspect and re-fire
+ * webhook deliveries, and trace exports by their watermark.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
@@ -11,6 +11,7 @@ import { Command } from "effect/cli"
 import { DeliveriesCommand } from "./cli/DeliveriesCommand.ts"
 import { DemoCommand } from "./cli/DemoCommand.ts"
 import { DevCommand } from "./cli/DevCommand.ts"
+import { ExportsCommand } from "./cli/ExportsCommand.ts"
 import { ImportCommand } from "./cli/ImportCommand.ts"
 import { IncidentsCommand } from "./cli/IncidentsCommand.ts"
 import { KeysCommand } from "./cli/KeysCommand.ts"
@@ -28,6 +29,7 @@ export const Ratings = Command.make("ratings").pipe(
     QuantumCommand,
     KeysCommand,
     DeliveriesCommand,
+    ExportsCommand,
     DemoCommand,
     DevCommand
   ])

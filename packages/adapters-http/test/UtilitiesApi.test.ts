@@ -232,6 +232,7 @@ const exportRoutes = (it: ServerIt, backend: Backend) => {
         const log = yield* ExportLog
         const record = Option.getOrThrow(yield* Effect.orDie(log.find(firstId)))
         assert.strictEqual(record.account_id, key.account)
+        assert.strictEqual(record.key_id, key.key_id, "the key that made it, not only its account")
         assert.strictEqual(record.entity_type, "protocol")
         assert.strictEqual(record.format, "json")
         assert.deepStrictEqual(record.fields, ["slug", "grade"])

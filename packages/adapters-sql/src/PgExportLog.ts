@@ -18,6 +18,7 @@ export const QuotaLockSpace = 0x45585054 // "EXPT"
 interface ExportRow {
   readonly export_id: string
   readonly account_id: string
+  readonly key_id: string | null
   readonly entity_type: EntityType
   readonly format: "csv" | "json"
   readonly fields: ReadonlyArray<string>
@@ -45,9 +46,10 @@ export const make = Effect.gen(function* () {
           if (window !== undefined && window.used >= quota && window.oldest !== null) {
             return { recorded: false, oldest: isoOf(window.oldest) } satisfies QuotaOutcome
           }
-          yield* sql`INSERT INTO export_log (export_id, account_id, entity_type, format, fields, row_count,
-              created_at)
-            VALUES (${record.export_id}::uuid, ${record.account_id}::text, ${record.entity_type}::text,
+          yield* sql`INSERT INTO export_log (export_id, account_id, key_id, entity_type, format, fields,
+              row_count, created_at)
+            VALUES (${record.export_id}::uuid, ${record.account_id}::text, ${record.key_id}::text,
+              ${record.entity_type}::text,
               ${record.format}::text, ${[...record.fields]}::text[], ${record.row_count},
               ${record.created_at}::timestamptz)`
           return { recorded: true } satisfies QuotaOutcome
@@ -58,7 +60,7 @@ export const make = Effect.gen(function* () {
 
   const find = (exportId: string) =>
     isUuid(exportId)
-      ? sql<ExportRow>`SELECT export_id, account_id, entity_type, format, fields, row_count, created_at
+      ? sql<ExportRow>`SELECT export_id, account_id, key_id, entity_type, format, fields, row_count, created_at
           FROM export_log WHERE export_id = ${exportId}::uuid`.pipe(
           Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toRecord)),
           orStoreError(`find export ${exportId}`)

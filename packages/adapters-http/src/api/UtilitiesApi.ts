@@ -165,7 +165,8 @@ const ExportErrors = [
 const exportDescription = (format: string) =>
   `Published entities of one type (public and active), at most limit, in slug order, with the requested ` +
   `fields from each one's latest published scorecard (null while unrated), as ${format}. Every export ` +
-  `carries its own __export_id watermark and is recorded with who exported what and when. Quota: ` +
+  `carries its own __export_id watermark (also in the X-Export-Id header) and is recorded with who ` +
+  `exported what and when (account and API key), so a leaked file can be traced. Quota: ` +
   `${ExportQuota.exports} exports per account per rolling 24 hours, every tier; the next one is a 429 ` +
   "with Retry-After. Tier: Pro and above."
 

@@ -17,6 +17,7 @@ const at = (hours: number) => isoTimestamp(Date.parse("2026-08-01T00:00:00Z") + 
 export const exportRecord = (n: number, hours: number, over: Partial<ExportRecord> = {}): ExportRecord => ({
   export_id: uuid(n, 5),
   account_id: "acct-1",
+  key_id: "key-1",
   entity_type: "protocol",
   format: "csv",
   fields: ["slug", "grade"],
@@ -76,7 +77,7 @@ export const exportLogContract = <D>(target: Target<ExportLog, D>) =>
         )
       }))
 
-    test("find returns an export by its watermark, with what it held; an unknown watermark finds nothing", () =>
+    test("find returns an export by its watermark, with who made it (account and key) and what it held; an unknown watermark finds nothing", () =>
       Effect.gen(function* () {
         const log = yield* ExportLog
         const record = exportRecord(1, 0, {
@@ -86,6 +87,10 @@ export const exportLogContract = <D>(target: Target<ExportLog, D>) =>
         })
         yield* log.recordWithinQuota(record, at(-24), 5)
         assert.deepStrictEqual(yield* log.find(record.export_id), Option.some(record))
+        // An admin token's export has no key: its account says whose it was.
+        const admin = exportRecord(2, 1, { account_id: "admin:ops@example", key_id: null })
+        yield* log.recordWithinQuota(admin, at(-24), 5)
+        assert.deepStrictEqual(yield* log.find(admin.export_id), Option.some(admin))
         assert.isTrue(Option.isNone(yield* log.find(uuid(99, 5))))
         assert.isTrue(Option.isNone(yield* log.find("not-a-watermark")))
       }))

@@ -10,6 +10,8 @@ import type { StoreError } from "./StoreError.ts"
 export interface ExportRecord {
   readonly export_id: string
   readonly account_id: string
+  /** The API key that made the export; null for an admin token (account `admin:<subject>`). */
+  readonly key_id: string | null
   readonly entity_type: EntityType
   readonly format: "csv" | "json"
   readonly fields: ReadonlyArray<string>

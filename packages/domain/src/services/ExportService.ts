@@ -107,6 +107,7 @@ export class ExportService extends Context.Service<
             {
               export_id: exportId,
               account_id: account,
+              key_id: caller._tag === "ApiKey" ? caller.key_id : null,
               entity_type: request.entity_type,
               format: request.format,
               fields: request.fields,
@@ -125,7 +126,9 @@ export class ExportService extends Context.Service<
           }
           const page = (position: { readonly sent: number; readonly after: ListPosition | undefined }) =>
             Effect.gen(function* () {
-              const size = Math.min(ExportPageSize, request.limit - position.sent)
+              // At most the rows recorded (row_count): an entity published while the file streams
+              // does not make it longer than its record says.
+              const size = Math.min(ExportPageSize, rowCount - position.sent)
               const records: ReadonlyArray<EntityRecord> =
                 size > 0 ? yield* entities.published(request.entity_type, size, position.after) : []
               const cards = yield* scorecards.latestPublishedOf(
@@ -136,7 +139,7 @@ export class ExportService extends Context.Service<
               const last = records.at(-1)
               const sent = position.sent + records.length
               const next =
-                last !== undefined && records.length === size && sent < request.limit
+                last !== undefined && records.length === size && sent < rowCount
                   ? Option.some({ sent, after: { slug: last.slug, id: last.id } })
                   : Option.none()
               return [[rows], next] as const

@@ -71,7 +71,10 @@ describe("ExportService", () => {
       assert.isTrue((yield* rowsOf(first)).every((row) => row.__export_id === first.export_id))
       const logged = yield* (yield* ExportLog).find(first.export_id)
       assert.isTrue(
-        logged._tag === "Some" && logged.value.account_id === "acct-pro" && logged.value.row_count === 3
+        logged._tag === "Some" &&
+          logged.value.account_id === "acct-pro" &&
+          logged.value.key_id === "k1" &&
+          logged.value.row_count === 3
       )
     }).pipe(Effect.provide(layer))
   )
@@ -187,6 +190,25 @@ describe("ExportService", () => {
         const logged = yield* (yield* ExportLog).find(r.export_id)
         assert.isTrue(logged._tag === "Some" && logged.value.row_count === ExportPageSize + 3)
       }).pipe(Effect.provide(ExportService.layer.pipe(Layer.provideMerge(manyLayer))))
+    )
+
+    it.effect(
+      "entities published while an export streams never make it longer than the row_count it recorded",
+      () =>
+        Effect.gen(function* () {
+          const svc = yield* ExportService
+          const r = yield* svc.export(pro, { ...vaults, limit: 5000 })
+          // One sorts before every row, one after: without the cap both would be sent.
+          yield* (yield* EntityRepository).upsert([
+            entity("vault", "a-late-arrival"),
+            entity("vault", "v-99999-late")
+          ])
+          const rows = yield* rowsOf(r)
+          assert.strictEqual(r.row_count, listed.length)
+          assert.strictEqual(rows.length, r.row_count)
+          const logged = yield* (yield* ExportLog).find(r.export_id)
+          assert.isTrue(logged._tag === "Some" && logged.value.row_count === rows.length)
+        }).pipe(Effect.provide(ExportService.layer.pipe(Layer.provideMerge(manyLayer))))
     )
 
     it.effect("pages are read from the store only as the stream is pulled", () =>
