@@ -521,6 +521,64 @@ const alertRuleRoutes = (it: ServerIt) => {
     )
   })
 
+  describe("spec part 7: a bad body's 422 says what was wrong with every field, with the value sent", () => {
+    it.effect(
+      "every failing field is listed at once, each with its location, what was expected and the input",
+      () =>
+        Effect.gen(function* () {
+          const caller = yield* account()
+          const r = yield* caller.post("/alert-rules", {
+            name: "n".repeat(201),
+            entity_types: ["planet"],
+            slugs: ["Not A Slug"],
+            events: ["rating.exploded"],
+            channels: { webhook_url: "ftp://hooks.example.com/x" }
+          })
+          assert.strictEqual(r.status, 422, r.text)
+          const byLoc = new Map(
+            ((r.json as Json).detail as ReadonlyArray<Json>).map((d) => [JSON.stringify(d.loc), d] as const)
+          )
+          const at = (loc: ReadonlyArray<string | number>) => {
+            const d = byLoc.get(JSON.stringify(loc))
+            assert.isDefined(d, `no entry at ${JSON.stringify(loc)}: ${r.text}`)
+            return d!
+          }
+          assert.deepInclude(at(["body", "name"]), {
+            type: "value_error",
+            msg: "Expected a value with a length of at most 200",
+            input: "n".repeat(201)
+          })
+          assert.deepInclude(at(["body", "entity_types", 0]), { type: "literal_error", input: "planet" })
+          assert.include(at(["body", "entity_types", 0]).msg, "Input should be 'protocol', 'chain'")
+          assert.deepInclude(at(["body", "slugs", 0]), { type: "value_error", input: "Not A Slug" })
+          assert.include(at(["body", "slugs", 0]).msg, "kebab-case slug")
+          assert.deepInclude(at(["body", "events", 0]), {
+            type: "literal_error",
+            msg: "Input should be 'rating.changed', 'rating.grade_transition' or 'rating.new'",
+            input: "rating.exploded"
+          })
+          assert.deepInclude(at(["body", "channels", "webhook_url"]), {
+            type: "value_error",
+            msg: "Expected an absolute http or https URL",
+            input: "ftp://hooks.example.com/x"
+          })
+          assert.strictEqual(byLoc.size, 5, "one entry per failing field")
+          for (const d of byLoc.values()) assert.notInclude(d.msg, "Input is not a valid value")
+          // A body nested thousands deep is answered the same way, without echoing it back.
+          const deep = yield* caller.post("/alert-rules", undefined, `${"[".repeat(5000)}${"]".repeat(5000)}`)
+          assert.strictEqual(deep.status, 422, deep.text)
+          assert.deepStrictEqual((deep.json as Json).detail, [
+            { type: "type_error", loc: ["body"], msg: "Expected object", input: null }
+          ])
+          const wrongType = yield* caller.post("/alert-rules", { name: 5, channels: {} })
+          assert.deepStrictEqual((wrongType.json as Json).detail, [
+            { type: "type_error", loc: ["body", "name"], msg: "Expected string | null", input: 5 },
+            { type: "missing", loc: ["body", "channels", "webhook_url"], msg: "Field required", input: null }
+          ])
+        })
+    )
+  })
+
   describe("spec part 4 test-webhook: the outcome of a real attempt", () => {
     it.effect(
       "against a 2xx receiver: delivered, its status, and the receiver got the signed test event",

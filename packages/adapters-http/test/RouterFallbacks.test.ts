@@ -7,6 +7,7 @@
 import { request as httpRequest } from "node:http"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
 import { TestServer } from "./TestServer.ts"
 
 /** A raw request (fetch would normalise the path), answering status, headers and body. */
@@ -88,5 +89,37 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
       assert.include(body.detail, "application/x-www-form-urlencoded")
       assert.include(body.detail, "application/json")
     })
+  )
+
+  it.effect(
+    "a request body over 1 MiB is a JSON 413 that states the limit, before authentication or decoding",
+    () =>
+      Effect.gen(function* () {
+        const big = JSON.stringify({
+          name: "n".repeat(MaxRequestBodyBytes),
+          channels: { webhook_url: "https://x.example" }
+        })
+        for (const target of ["/api/v1/alert-rules", "/api/v1/admin/incidents"]) {
+          const r = yield* raw("POST", target, { "content-type": "application/json" }, big)
+          assert.strictEqual(r.status, 413, `${target}: ${r.text}`)
+          assert.deepStrictEqual(JSON.parse(r.text), {
+            detail: `request body too large: at most ${MaxRequestBodyBytes} bytes (1 MiB)`
+          })
+          assert.match(String(r.headers["content-type"]), /^application\/json/)
+        }
+        // Documented: every operation that takes a body lists the 413.
+        const doc = JSON.parse((yield* raw("GET", "/openapi.json")).text)
+        const withBody = Object.values(
+          doc.paths as Record<string, Record<string, { requestBody?: unknown; responses: object }>>
+        )
+          .flatMap((item) => Object.values(item))
+          .filter((op) => op.requestBody !== undefined)
+        assert.isAtLeast(withBody.length, 2)
+        for (const op of withBody) assert.property(op.responses, "413")
+        // Just under the limit the body is read and decoded as usual (here: no key, so 401).
+        const under = JSON.stringify({ name: "n".repeat(MaxRequestBodyBytes - 200) })
+        const r = yield* raw("POST", "/api/v1/alert-rules", { "content-type": "application/json" }, under)
+        assert.notStrictEqual(r.status, 413, r.text)
+      })
   )
 })

@@ -83,6 +83,7 @@ export class RatingsApi extends HttpApi.make("ratings")
   .annotate(OpenApi.Transform, (spec) => documentRouterResponses(documentOptionalBearer(spec)))
   .annotate(HttpApi.QueryParseOptions, CollectAllIssues)
   .annotate(HttpApi.ParamsParseOptions, CollectAllIssues)
+  .annotate(HttpApi.PayloadParseOptions, CollectAllIssues)
   .annotateMerge(
     OpenApi.annotations({
       title: "DeFi Risk Ratings API",

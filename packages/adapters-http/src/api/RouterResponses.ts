@@ -3,7 +3,7 @@
  * of the OpenAPI document (server/RouterFallbacks.ts produces them): 404
  * `{"detail": "not found"}` when no route matches the path as sent (a
  * malformed or over-long segment, a raw `;`), and on operations with a request
- * body, 415 when the body is not application/json.
+ * body, 415 when the body is not application/json and 413 when it is over 1 MiB.
  */
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is plain JSON here
 type Json = Record<string, any>
@@ -38,6 +38,11 @@ const UnsupportedMediaTypeDoc = {
   }
 }
 
+const ContentTooLargeDoc = {
+  description: "Content too large: the request body is over 1 MiB (1,048,576 bytes)",
+  content: UnsupportedMediaTypeDoc.content
+}
+
 export const documentRouterResponses = (spec: Json): Json => {
   const notFound =
     spec.components?.schemas?.NotFoundBody === undefined
@@ -53,6 +58,8 @@ export const documentRouterResponses = (spec: Json): Json => {
       if (responses["404"] === undefined) responses["404"] = notFound
       if (op.requestBody !== undefined && responses["415"] === undefined)
         responses["415"] = UnsupportedMediaTypeDoc
+      if (op.requestBody !== undefined && responses["413"] === undefined)
+        responses["413"] = ContentTooLargeDoc
     }
   }
   return spec

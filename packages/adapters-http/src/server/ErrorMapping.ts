@@ -9,7 +9,7 @@ import type { InsufficientTier, MissingKey } from "@ratings/domain/access/Capabi
 import type { ValidationIssue } from "@ratings/domain/model/ErrorBodies"
 import type { StoreError } from "@ratings/domain/ports/StoreError"
 import type { NotFound } from "@ratings/domain/services/RatingsReader"
-import { Effect, type SchemaIssue } from "effect"
+import { Effect, type SchemaAST, SchemaIssue } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import {
@@ -105,37 +105,74 @@ interface Located {
   readonly ctx?: { readonly [key: string]: unknown } | undefined
 }
 
+/** A built-in check's own wording of what it expected (`isMaxLength`: "a value with a length of at most 200"). */
+const expectedOf = (annotations: unknown): string | undefined => {
+  const expected = (annotations as { readonly expected?: unknown } | undefined)?.expected
+  return typeof expected === "string" ? `Expected ${expected}` : undefined
+}
+
+/** How the schema itself words a failure (a union of literals: `Expected "a" | "b"`). */
+const schemaMessageOf = (issue: SchemaIssue.Issue): string | undefined =>
+  SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues[0]?.message
+
+/** pydantic's "a, b or c". */
+const orList = (items: ReadonlyArray<string>): string =>
+  items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`
+
+/**
+ * A value no member of a union accepts: for a union of literals (an enumeration
+ * such as an event kind), pydantic's `literal_error` listing the values; else a
+ * `type_error` in the schema's words (`Expected string | null`).
+ */
+const noMemberMatched = (node: SchemaIssue.AnyOf, path: ReadonlyArray<PropertyKey>): Located => {
+  const members = node.ast.types
+  if (members.length > 0 && members.every((m) => m._tag === "Literal"))
+    return {
+      path,
+      type: "literal_error",
+      msg: `Input should be ${orList(members.map((m) => JSON.stringify((m as SchemaAST.Literal).literal).replaceAll('"', "'")))}`
+    }
+  return { path, type: "type_error", msg: schemaMessageOf(node) ?? "Input does not match any allowed shape" }
+}
+
 /**
  * Walks an issue tree to one entry per failure, innermost location first. Our
- * parameter rules carry their FastAPI type; anything else (a schema written
- * elsewhere) still gets a clear message from the issue itself.
+ * parameter rules carry their FastAPI type; anything else (a body schema of
+ * the domain) still gets a clear message from the issue itself: the check's
+ * own message, else what the check expected, else the schema's wording.
  */
-export const locateIssues = (issue: SchemaIssue.Issue): Array<Located> => {
+export const locateIssues = (issue: SchemaIssue.Issue, body = false): Array<Located> => {
   const out: Array<Located> = []
   const walk = (
     node: SchemaIssue.Issue,
     path: ReadonlyArray<PropertyKey>,
-    found: Found | undefined
+    found: Found | undefined,
+    expected: string | undefined
   ): void => {
     switch (node._tag) {
       case "Pointer":
-        walk(node.issue, [...path, ...node.path], found)
+        walk(node.issue, [...path, ...node.path], found, expected)
         return
       case "Encoding":
-        walk(node.issue, path, found)
+        walk(node.issue, path, found, expected)
         return
       case "Filter":
-        walk(node.issue, path, ruleOf(node.filter.annotations) ?? found)
+        walk(
+          node.issue,
+          path,
+          ruleOf(node.filter.annotations) ?? found,
+          expectedOf(node.filter.annotations) ?? expected
+        )
         return
       case "Composite":
-        for (const inner of node.issues) walk(inner, path, found)
+        for (const inner of node.issues) walk(inner, path, found, expected)
         return
       case "AnyOf":
         if (node.issues.length > 0) {
-          for (const inner of node.issues) walk(inner, path, found)
+          for (const inner of node.issues) walk(inner, path, found, expected)
           return
         }
-        out.push({ path, type: "union_tag_invalid", msg: "Input does not match any allowed shape" })
+        out.push(noMemberMatched(node, path))
         return
       case "MissingKey":
         out.push({ path, type: "missing", msg: "Field required" })
@@ -149,14 +186,22 @@ export const locateIssues = (issue: SchemaIssue.Issue): Array<Located> => {
         out.push({
           path,
           type: "value_error",
-          msg: messageOf(node.annotations) ?? "Input is not a valid value"
+          msg:
+            messageOf(node.annotations) ?? expected ?? schemaMessageOf(node) ?? "Input is not a valid value"
         })
         return
       }
       case "InvalidType":
         out.push(
           found === undefined
-            ? { path, type: "type_error", msg: "Input should be a single value of the documented type" }
+            ? {
+                path,
+                type: "type_error",
+                // A parameter of the wrong type was sent more than once; a body value's type is the schema's to say.
+                msg:
+                  (body ? schemaMessageOf(node) : undefined) ??
+                  "Input should be a single value of the documented type"
+              }
             : { path, type: found.rule.type, msg: found.msg, ctx: found.rule.ctx }
         )
         return
@@ -165,31 +210,50 @@ export const locateIssues = (issue: SchemaIssue.Issue): Array<Located> => {
         return
       case "Forbidden":
       case "OneOf":
-        out.push({ path, type: "value_error", msg: "Input is not a valid value" })
+        out.push({ path, type: "value_error", msg: schemaMessageOf(node) ?? "Input is not a valid value" })
         return
     }
   }
-  walk(issue, [], undefined)
+  walk(issue, [], undefined, undefined)
   return out
 }
 
 /** The value the client sent at a location, as FastAPI echoes it (null when it was missing). */
-const rawAt = (source: { readonly [key: string]: unknown }, path: ReadonlyArray<PropertyKey>): unknown => {
+const rawAt = (source: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
   let value: unknown = source
   for (const key of path) {
     if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return null
     value = (value as { readonly [key: PropertyKey]: unknown })[key]
   }
-  return value ?? null
+  return echoable(value ?? null)
+}
+
+/** Deepest nesting of a sent value that is echoed back as `input`. */
+const MaxEchoDepth = 16
+
+/**
+ * The value as `input` echoes it: as sent, unless it nests deeper than
+ * MaxEchoDepth (a body can nest thousands deep): then null, so the error
+ * answer stays small and cheap to write whatever was sent.
+ */
+const echoable = (value: unknown): unknown => {
+  const stack: Array<readonly [unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (typeof v !== "object" || v === null) continue
+    if (depth >= MaxEchoDepth) return null
+    for (const child of Object.values(v)) stack.push([child, depth + 1])
+  }
+  return value
 }
 
 /** The FastAPI-style entries of one failed slot. */
 export const toValidationIssues = (
   slot: Slot,
   issue: SchemaIssue.Issue,
-  sent: { readonly [key: string]: unknown }
+  sent: unknown
 ): Array<ValidationIssue> =>
-  locateIssues(issue).map((located) => {
+  locateIssues(issue, slot === "body").map((located) => {
     const loc = [slot, ...located.path.map((k) => (typeof k === "number" ? k : String(k)))]
     const entry = { type: located.type, loc, msg: located.msg, input: rawAt(sent, located.path) }
     return located.ctx === undefined ? entry : { ...entry, ctx: located.ctx }
@@ -204,14 +268,16 @@ export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(
   if (error.kind === "Body" || error.kind === "ResponseHeaders") return Effect.fail(error)
   const slot = SlotOf[error.kind]
   return Effect.gen(function* () {
-    const sent: { readonly [key: string]: unknown } =
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const sent: unknown =
       slot === "query"
         ? yield* HttpServerRequest.ParsedSearchParams
         : slot === "path"
           ? (yield* HttpRouter.RouteContext).params
           : slot === "header"
-            ? (yield* HttpServerRequest.HttpServerRequest).headers
-            : {}
+            ? request.headers
+            : // The body was read and parsed to be decoded; reading it again reads the cached bytes.
+              yield* Effect.orElseSucceed(request.json, () => null)
     return yield* new ValidationError({ detail: toValidationIssues(slot, error.cause.issue, sent) })
   })
 })

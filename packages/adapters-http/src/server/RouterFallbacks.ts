@@ -6,11 +6,13 @@
  * (which the router would otherwise treat like `?`, answering a shorter path's
  * route) is the same 404; and a request body of a media type a route does not
  * take is a JSON 415 that names the type and what to send, instead of
- * text/plain. Both statuses are documented on every operation (Api.ts,
- * `documentRouterResponses`).
+ * text/plain; a body over 1 MiB is a JSON 413 instead of an empty one. These
+ * statuses are documented on every operation (Api.ts, `documentRouterResponses`;
+ * 413 on the operations that take a body).
  */
-import { Effect } from "effect"
+import { ByteSize, Effect } from "effect"
 import {
+  HttpIncomingMessage,
   HttpMiddleware,
   HttpRouter,
   HttpServerError,
@@ -26,16 +28,41 @@ const notFound = HttpServerResponse.jsonUnsafe({ detail: "not found" }, { status
 const isRouteNotFound = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
 
+const isBodyTooLarge = (error: unknown): boolean =>
+  HttpServerError.isHttpServerError(error) &&
+  error.reason._tag === "RequestParseError" &&
+  error.reason.reason === "BodyTooLarge"
+
 const pathOf = (url: string): string => {
   const end = url.search(/[?#]/)
   return end === -1 ? url : url.slice(0, end)
 }
 
+/**
+ * The largest request body read: the bodies the API takes (an alert rule, an
+ * incident report) are a few kilobytes; anything past 1 MiB is refused with a
+ * JSON 413 before it is buffered whole.
+ */
+export const MaxRequestBodyBytes = 1_048_576
+
+const tooLarge = HttpServerResponse.jsonUnsafe(
+  { detail: `request body too large: at most ${MaxRequestBodyBytes} bytes (1 MiB)` },
+  { status: 413 }
+)
+
 const fallbacks = HttpMiddleware.make((app) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (pathOf(request.url).includes(";")) return notFound
-    const response = yield* Effect.catchIf(app, isRouteNotFound, () => Effect.succeed(notFound))
+    const response = yield* app.pipe(
+      Effect.catchIf(isRouteNotFound, () => Effect.succeed(notFound)),
+      // The body reader dies (not fails) on the limit; the request is the client's fault, so answer it.
+      Effect.catchDefect((defect) =>
+        isBodyTooLarge(defect) ? Effect.succeed(tooLarge) : Effect.die(defect)
+      ),
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxRequestBodyBytes))
+    )
+    if (response.status === 413) return tooLarge
     if (response.status !== 415) return response
     const sent = request.headers["content-type"] ?? "none"
     return HttpServerResponse.jsonUnsafe(
