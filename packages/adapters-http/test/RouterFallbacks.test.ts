@@ -122,4 +122,33 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
         assert.notStrictEqual(r.status, 413, r.text)
       })
   )
+
+  it.effect(
+    "a path the API serves, asked with a method it does not take, is a JSON 405 with Allow; other paths stay 404",
+    () =>
+      Effect.gen(function* () {
+        const cases: ReadonlyArray<readonly [string, string, string]> = [
+          ["PUT", "/api/v1/protocols/aave-v3", "GET, HEAD"],
+          ["DELETE", "/api/v1/protocols", "GET, HEAD"],
+          ["POST", "/health", "GET, HEAD"],
+          ["GET", "/api/v1/alert-rules/00000000-0000-4000-8000-000000000000", "DELETE"],
+          ["PATCH", "/api/v1/alert-rules", "GET, HEAD, POST"]
+        ]
+        for (const [method, target, allow] of cases) {
+          const r = yield* raw(method, target)
+          assert.strictEqual(r.status, 405, `${method} ${target}: ${r.text}`)
+          assert.strictEqual(r.headers.allow, allow, `${method} ${target}`)
+          assert.deepStrictEqual(JSON.parse(r.text), {
+            detail: `method ${method} not allowed here; allowed: ${allow}`
+          })
+        }
+        for (const [method, target] of [
+          ["PUT", "/api/v1/nope"],
+          ["GET", "/api/v1/protocols/a/b/c/d"]
+        ] as const) {
+          const r = yield* raw(method, target)
+          assert.strictEqual(r.status, 404, `${method} ${target}: ${r.text}`)
+        }
+      })
+  )
 })

@@ -6,11 +6,13 @@
  * (which the router would otherwise treat like `?`, answering a shorter path's
  * route) is the same 404; and a request body of a media type a route does not
  * take is a JSON 415 that names the type and what to send, instead of
- * text/plain; a body over 1 MiB is a JSON 413 instead of an empty one. These
- * statuses are documented on every operation (Api.ts, `documentRouterResponses`;
- * 413 on the operations that take a body).
+ * text/plain; a body over 1 MiB is a JSON 413 instead of an empty one; a path
+ * the API serves asked with another method is a JSON 405 with `Allow`. The
+ * 404 is documented on every operation, 415 and 413 on those that take a body
+ * (Api.ts, `documentRouterResponses`); a 405 answers no operation.
  */
 import { ByteSize, Effect } from "effect"
+import { HttpApi } from "effect/http-api"
 import {
   HttpIncomingMessage,
   HttpMiddleware,
@@ -19,6 +21,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
+import { RatingsApi } from "../api/Api.ts"
 
 /** Path segments up to this many characters reach the routes (the router's default is 100). */
 export const MaxPathParamLength = 1024
@@ -50,12 +53,58 @@ const tooLarge = HttpServerResponse.jsonUnsafe(
   { status: 413 }
 )
 
+/** Every route of the API as its method and a matcher of its path (`:param` is one segment). */
+const ApiRoutes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = (() => {
+  const routes: Array<{ method: string; path: RegExp }> = []
+  HttpApi.reflect(RatingsApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      const pattern = endpoint.path
+        .split("/")
+        .map((segment) =>
+          segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&")
+        )
+        .join("/")
+      routes.push({ method: endpoint.method, path: new RegExp(`^${pattern}/?$`, "u") })
+    }
+  })
+  return routes
+})()
+
+const MethodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+
+/** The methods the API answers on a path, HEAD beside GET (the router answers HEAD with GET's headers). */
+export const allowedMethods = (path: string): ReadonlyArray<string> => {
+  const methods = new Set<string>()
+  for (const route of ApiRoutes) if (route.path.test(path)) methods.add(route.method)
+  if (methods.has("GET")) methods.add("HEAD")
+  return MethodOrder.filter((m) => methods.has(m))
+}
+
+/**
+ * A path the API serves, asked with a method it does not take: 405 with the
+ * methods it does take in `Allow` (RFC 9110 15.5.6) and the JSON body of every
+ * error, instead of a 404 that would say the path does not exist.
+ */
+const methodNotAllowed = (method: string, allowed: ReadonlyArray<string>) =>
+  HttpServerResponse.jsonUnsafe(
+    { detail: `method ${method} not allowed here; allowed: ${allowed.join(", ")}` },
+    { status: 405, headers: { allow: allowed.join(", ") } }
+  )
+
 const fallbacks = HttpMiddleware.make((app) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (pathOf(request.url).includes(";")) return notFound
     const response = yield* app.pipe(
-      Effect.catchIf(isRouteNotFound, () => Effect.succeed(notFound)),
+      Effect.catchIf(isRouteNotFound, () => {
+        const allowed = allowedMethods(pathOf(request.url))
+        return Effect.succeed(
+          allowed.length > 0 && !allowed.includes(request.method)
+            ? methodNotAllowed(request.method, allowed)
+            : notFound
+        )
+      }),
       // The body reader dies (not fails) on the limit; the request is the client's fault, so answer it.
       Effect.catchDefect((defect) =>
         isBodyTooLarge(defect) ? Effect.succeed(tooLarge) : Effect.die(defect)
