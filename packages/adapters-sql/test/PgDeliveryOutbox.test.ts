@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Latch, Layer, Result } from "effect"
+import { Effect, Exit, Fiber, Latch, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { millisOf, responded } from "@ratings/domain/model/Delivery"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
@@ -189,13 +189,16 @@ describe("PgDeliveryOutbox", () => {
             WHERE datname = current_database() AND wait_event_type = 'Lock'
           `
           // Another process holds delivery 2, the batch locks 1 and waits for 2, then the other
-          // process asks for 1: Postgres breaks the deadlock by failing one of the two.
+          // process asks for 1: Postgres breaks the deadlock by failing one of the two, the one
+          // whose deadlock_timeout runs out first. The other process's is set far longer, so the
+          // batch is always the one failed (else the test would pass or fail on timing).
           const started = yield* Latch.make(false)
           const batchWaits = yield* Latch.make(false)
           const other = Effect.gen(function* () {
             const otherSql = yield* SqlClient.SqlClient
             return yield* otherSql.withTransaction(
               Effect.gen(function* () {
+                yield* otherSql`SET LOCAL deadlock_timeout = '60s'`
                 yield* otherSql`SELECT 1 FROM webhook_deliveries WHERE delivery_id = ${deliveryId(2)} FOR UPDATE`
                 yield* started.open
                 yield* batchWaits.await
@@ -215,7 +218,11 @@ describe("PgDeliveryOutbox", () => {
           )
           while ((yield* waiting)[0]!.n === 0) yield* Effect.yieldNow
           yield* batchWaits.open
-          yield* Fiber.join(otherFiber)
+          const otherOutcome = yield* Fiber.join(otherFiber)
+          assert.isTrue(
+            Exit.isSuccess(otherOutcome),
+            "the other process got its lock: the batch was the one failed"
+          )
           const results = yield* Fiber.join(batch)
           assert.isTrue(results.every(Result.isSuccess), "both recorded")
           for (const n of [1, 2]) {
