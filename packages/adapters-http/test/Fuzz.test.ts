@@ -158,7 +158,7 @@ layer(TestServer.layerPostgres(Seed, { logger: serverLog }), {
   timeout: "60 seconds"
 })("postgres", (it) => {
   describe("fuzzing the served OpenAPI document", () => {
-    it.effect(TestName, () => fuzz("postgres", { total: 1_200, floor: 12, concurrency: 8, warmUp: 2 }), {
+    it.effect(TestName, () => fuzz("postgres", { total: 5_000, floor: 50, concurrency: 8, warmUp: 2 }), {
       timeout: 180_000
     })
   })
