@@ -42,8 +42,9 @@ const freshKey = (tier: KeyTier = "pro") =>
     const server = yield* TestServer
     const account = crypto.randomUUID()
     const { key, id } = yield* server.createKey(tier, { account_id: account })
-    const call = (path: string) => server.get(api(path), { authorization: `Bearer ${key}` })
-    return { account, key_id: id, call }
+    const authorization = `Bearer ${key}`
+    const call = (path: string) => server.get(api(path), { authorization })
+    return { account, key_id: id, authorization, call }
   })
 
 /** A small RFC 4180 reader, written to the RFC rather than to our writer, to read back what was served. */
@@ -380,6 +381,36 @@ const exportRoutes = (it: ServerIt, backend: Backend) => {
         for (let n = 1; n <= 5; n++) {
           assert.strictEqual(
             (yield* key.call("/export.json?entity=vault&fields=slug")).status,
+            200,
+            `export ${n}`
+          )
+        }
+      })
+    )
+
+    it.effect("a HEAD of an export is a 405 (Allow: GET) that records nothing and spends no quota", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const key = yield* freshKey()
+        for (const path of [
+          "/export.csv?entity=vault&fields=slug",
+          "/export.json?entity=vault&fields=slug"
+        ]) {
+          for (let n = 0; n < 3; n++) {
+            const head = yield* Effect.promise(() =>
+              fetch(server.baseUrl + api(path), {
+                method: "HEAD",
+                headers: { authorization: key.authorization }
+              })
+            )
+            assert.strictEqual(head.status, 405, path)
+            assert.strictEqual(head.headers.get("allow"), "GET")
+            assert.isNull(head.headers.get("x-export-id"), "no export was made")
+          }
+        }
+        for (let n = 1; n <= 5; n++) {
+          assert.strictEqual(
+            (yield* key.call("/export.csv?entity=vault&fields=slug")).status,
             200,
             `export ${n}`
           )

@@ -7,7 +7,8 @@
  * route) is the same 404; and a request body of a media type a route does not
  * take is a JSON 415 that names the type and what to send, instead of
  * text/plain; a body over 1 MiB is a JSON 413 instead of an empty one; a path
- * the API serves asked with another method is a JSON 405 with `Allow`. The
+ * the API serves asked with another method is a JSON 405 with `Allow`, and so
+ * is a HEAD of an export (it would record one and spend quota). The
  * 404 is documented on every operation, 415 and 413 on those that take a body
  * (Api.ts, `documentRouterResponses`); a 405 answers no operation.
  */
@@ -73,11 +74,19 @@ const ApiRoutes: ReadonlyArray<{ readonly method: string; readonly path: RegExp 
 
 const MethodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
 
+/**
+ * GET routes a HEAD must not run: the router would run GET's handler for a
+ * HEAD and drop the body, and an export is recorded and counted against the
+ * bulk export quota (5 a day) when it is made, so a HEAD (a link checker, a
+ * proxy probing) would spend the quota on a file nobody received.
+ */
+export const GetOnlyPaths: ReadonlySet<string> = new Set(["/api/v1/export.csv", "/api/v1/export.json"])
+
 /** The methods the API answers on a path, HEAD beside GET (the router answers HEAD with GET's headers). */
 export const allowedMethods = (path: string): ReadonlyArray<string> => {
   const methods = new Set<string>()
   for (const route of ApiRoutes) if (route.path.test(path)) methods.add(route.method)
-  if (methods.has("GET")) methods.add("HEAD")
+  if (methods.has("GET") && !GetOnlyPaths.has(path)) methods.add("HEAD")
   return MethodOrder.filter((m) => methods.has(m))
 }
 
@@ -95,10 +104,12 @@ const methodNotAllowed = (method: string, allowed: ReadonlyArray<string>) =>
 const fallbacks = HttpMiddleware.make((app) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    if (pathOf(request.url).includes(";")) return notFound
+    const path = pathOf(request.url)
+    if (path.includes(";")) return notFound
+    if (request.method === "HEAD" && GetOnlyPaths.has(path)) return methodNotAllowed("HEAD", ["GET"])
     const response = yield* app.pipe(
       Effect.catchIf(isRouteNotFound, () => {
-        const allowed = allowedMethods(pathOf(request.url))
+        const allowed = allowedMethods(path)
         return Effect.succeed(
           allowed.length > 0 && !allowed.includes(request.method)
             ? methodNotAllowed(request.method, allowed)
