@@ -5,6 +5,7 @@
  * send. Spec part 7: bad input gets a clear error, never an empty answer.
  */
 import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
@@ -149,6 +150,38 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
           const r = yield* raw(method, target)
           assert.strictEqual(r.status, 404, `${method} ${target}: ${r.text}`)
         }
+      })
+  )
+
+  it.effect(
+    "requests Node refuses before routing (headers over 16 KiB, a malformed request line) get a JSON detail too",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const url = new URL(server.baseUrl)
+        /** Sends raw bytes on a fresh connection and reads until the server closes it. */
+        const rawBytes = (bytes: string) =>
+          Effect.promise(
+            () =>
+              new Promise<string>((resolve, reject) => {
+                const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes))
+                let answer = ""
+                socket.on("data", (d) => (answer += d))
+                socket.on("close", () => resolve(answer))
+                socket.on("error", reject)
+              })
+          )
+        const big = yield* rawBytes(
+          `GET /api/v1/protocols HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`
+        )
+        assert.match(big, /^HTTP\/1\.1 431 /)
+        assert.match(big, /content-type: application\/json/i)
+        assert.include(big, '{"detail":"request headers too large')
+        const malformed = yield* rawBytes("NOT A REQUEST\r\n\r\n")
+        assert.match(malformed, /^HTTP\/1\.1 400 /)
+        assert.include(malformed, '{"detail":"malformed HTTP request"}')
+        // The server still answers afterwards.
+        assert.strictEqual((yield* raw("GET", "/health")).status, 200)
       })
   )
 })

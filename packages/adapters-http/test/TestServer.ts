@@ -18,7 +18,6 @@
  * calling `WebhookDispatcher.runOnce` itself. The create-time URL policy
  * allows http and private targets unless `webhookTargets` says otherwise.
  */
-import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { layer as layerSuite, type Vitest } from "@effect/vitest"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
@@ -70,6 +69,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyC
 import { layerAuthentication } from "../src/server/Authentication.ts"
 import { type DevKeyPair, generateDevKeyPair, mintDevAdminToken } from "../src/server/DevToken.ts"
 import { AllRoutes, layerCallerPolicies, type PoliciesConfig } from "../src/server/HttpServerLive.ts"
+import { createServer } from "../src/server/NodeServer.ts"
 import { MaxPathParamLength } from "../src/server/RouterFallbacks.ts"
 import { type CallerName, Callers5, Seed } from "./fixtures.ts"
 import { ScratchDatabase } from "./ScratchDatabase.ts"

@@ -9,7 +9,6 @@
  * (rate limits, attribution, cache headers) from `serve`'s `policies` option;
  * CORS wraps every route at the router.
  */
-import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
@@ -23,6 +22,7 @@ import { Cors } from "./Cors.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { Handlers } from "./Handlers.ts"
 import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
+import { createServer } from "./NodeServer.ts"
 import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import type { ResponseCache } from "./ResponseCache.ts"
 
