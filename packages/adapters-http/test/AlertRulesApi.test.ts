@@ -555,7 +555,8 @@ const alertRuleRoutes = (it: ServerIt) => {
           assert.deepInclude(at(["body", "events", 0]), {
             type: "literal_error",
             msg: "Input should be 'rating.changed', 'rating.grade_transition' or 'rating.new'",
-            input: "rating.exploded"
+            input: "rating.exploded",
+            ctx: { expected: "'rating.changed', 'rating.grade_transition' or 'rating.new'" }
           })
           assert.deepInclude(at(["body", "channels", "webhook_url"]), {
             type: "value_error",

@@ -126,12 +126,12 @@ const orList = (items: ReadonlyArray<string>): string =>
  */
 const noMemberMatched = (node: SchemaIssue.AnyOf, path: ReadonlyArray<PropertyKey>): Located => {
   const members = node.ast.types
-  if (members.length > 0 && members.every((m) => m._tag === "Literal"))
-    return {
-      path,
-      type: "literal_error",
-      msg: `Input should be ${orList(members.map((m) => JSON.stringify((m as SchemaAST.Literal).literal).replaceAll('"', "'")))}`
-    }
+  if (members.length > 0 && members.every((m) => m._tag === "Literal")) {
+    const expected = orList(
+      members.map((m) => JSON.stringify((m as SchemaAST.Literal).literal).replaceAll('"', "'"))
+    )
+    return { path, type: "literal_error", msg: `Input should be ${expected}`, ctx: { expected } }
+  }
   return { path, type: "type_error", msg: schemaMessageOf(node) ?? "Input does not match any allowed shape" }
 }
 
