@@ -21,7 +21,7 @@ import { type KeyTier, KeyTiers } from "@ratings/domain/model/Caller"
 import { QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { Cause, Effect, Formatter, Logger } from "effect"
-import { Arbitrum, CallerNames, type CallerName, Ethereum, Seed, slugOf } from "./fixtures.ts"
+import { Arbitrum, CallerNames, type CallerName, Ethereum, quantumRow, Seed, slugOf } from "./fixtures.ts"
 import { type CampaignOptions, formatSummary, formatViolations, runCampaign } from "./fuzz/Campaign.ts"
 import { type OpenApiDocument, operationsOf } from "./fuzz/Document.ts"
 import { KnownBugs } from "./fuzz/Known.ts"
@@ -73,26 +73,15 @@ const serverLog = Logger.make(({ logLevel, message, cause }) => {
 })
 
 /** A quantum snapshot to serve, so the quantum routes answer with data and not only `available: false`. */
-const quantumRow = (slug: string, qri: number | null) => ({
-  slug,
-  name: slug,
-  profile: "L1",
-  qri,
-  band: qri === null ? null : Math.min(7, Math.floor(qri / (100 / 7)) + 1),
-  band_label: qri === null ? null : "Acknowledged",
-  stage: qri === null ? null : 2,
-  hybrid: "FAIL",
-  danger: false,
-  ci: 5
-})
+const chainRow = (slug: string, qri: number | null) => quantumRow(slug, slug, qri)
 
 const serveQuantumSnapshot = Effect.gen(function* () {
   const script = yield* QuantumSourceMemory
   yield* script.respond([
-    quantumRow(slugOf("chain", "alpha"), 25),
-    quantumRow(slugOf("chain", "draft"), 18),
-    quantumRow(slugOf("chain", "beta"), null),
-    ...Array.from({ length: 72 }, (_, i) => quantumRow(`other-chain-${i}`, 10 + i)),
+    chainRow(slugOf("chain", "alpha"), 25),
+    chainRow(slugOf("chain", "draft"), 18),
+    chainRow(slugOf("chain", "beta"), null),
+    ...Array.from({ length: 72 }, (_, i) => chainRow(`other-chain-${i}`, 10 + i)),
     { slug: "broken", qri: "high" }
   ])
   const quantum = yield* QuantumService

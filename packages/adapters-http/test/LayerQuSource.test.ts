@@ -21,6 +21,7 @@ import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { Context, type Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as LayerQuSource from "../src/upstream/LayerQuSource.ts"
+import { quantumRow } from "./fixtures.ts"
 import { ScratchDatabase } from "./ScratchDatabase.ts"
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void
@@ -83,19 +84,8 @@ const status =
 /** Accepts the request and never answers. */
 const never: Handler = () => {}
 
-const row = (slug: string, name: string, extra: Record<string, unknown> = {}) => ({
-  slug,
-  name,
-  profile: "L1",
-  qri: 25,
-  band: 2,
-  band_label: "Acknowledged",
-  stage: 2,
-  hybrid: "FAIL",
-  danger: false,
-  ci: 5,
-  ...extra
-})
+const row = (slug: string, name: string, extra: Record<string, unknown> = {}) =>
+  quantumRow(slug, name, 25, extra)
 
 const goodRows = [
   row("ethereum", "Ethereum"),

@@ -16,7 +16,7 @@ import { QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
 import { makeSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { Effect } from "effect"
-import { type CallerName, slugOf } from "./fixtures.ts"
+import { type CallerName, quantumRow, slugOf } from "./fixtures.ts"
 import { onEachBackend, type ServerIt, TestServer } from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
@@ -27,19 +27,7 @@ const get = (path: string, caller?: CallerName) =>
     return yield* (yield* TestServer).get(`/api/v1${path}`, { caller })
   })
 
-const row = (slug: string, name: string, qri: number | null, extra: Partial<Json> = {}) => ({
-  slug,
-  name,
-  profile: "L1",
-  qri,
-  band: qri === null ? null : Math.min(7, Math.floor(qri / (100 / 7)) + 1),
-  band_label: qri === null ? null : "Acknowledged",
-  stage: qri === null ? null : 2,
-  hybrid: "FAIL",
-  danger: false,
-  ci: 5,
-  ...extra
-})
+const row = quantumRow
 
 /** 75 chains as the source lists them: service chains (a draft among them), many others, two malformed rows. */
 const upstreamRows: ReadonlyArray<unknown> = [

@@ -14,16 +14,15 @@
  * `Z` and `-04:00`, so the suite proves the service re-spells what it was given,
  * not that the fixtures happened to be in the right form.
  */
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { assert, describe, layer } from "@effect/vitest"
 import { EntityTypes, PluralOf, ScorecardByIdSegment } from "@ratings/domain/model/EntityType"
 import type { IncidentReport } from "@ratings/domain/model/Incident"
 import { QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { Effect } from "effect"
-import { type CallerName, Seed, slugOf } from "./fixtures.ts"
+import { type CallerName, quantumRow, Seed, slugOf } from "./fixtures.ts"
 import { type Response, TestServer } from "./TestServer.ts"
+import { receiver } from "./WebhookReceiver.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are walked field by field
 type Json = any
@@ -113,33 +112,6 @@ const freshPro = Effect.gen(function* () {
   const { key } = yield* server.createKey("pro", { account_id: crypto.randomUUID() })
   return `Bearer ${key}`
 })
-
-/** A webhook receiver on loopback answering `status`, keeping every body it receives. */
-const receiver = (status: number) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const bodies: Array<string> = []
-      const server = createServer((req, res) => {
-        const chunks: Array<Buffer> = []
-        req.on("data", (chunk: Buffer) => chunks.push(chunk))
-        req.on("end", () => {
-          bodies.push(Buffer.concat(chunks).toString("utf8"))
-          res.writeHead(status, { "content-type": "text/plain" })
-          res.end("ok")
-        })
-      })
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, bodies, server }
-    }),
-    ({ server }) =>
-      Effect.promise(
-        () =>
-          new Promise<void>((resolve) => {
-            server.closeAllConnections()
-            server.close(() => resolve())
-          })
-      )
-  )
 
 let nonce = 0
 const report = (handle: string, overrides: Partial<IncidentReport> = {}): IncidentReport => ({
@@ -263,20 +235,7 @@ layer(TestServer.layerOf("postgres", OffsetSeed), { excludeTestServices: true })
 
     it.effect("quantum readiness: as_of of the league table and of a chain", () =>
       Effect.gen(function* () {
-        yield* (yield* QuantumSourceMemory).respond([
-          {
-            slug: slugOf("chain", "alpha"),
-            name: "Chain Alpha",
-            profile: "L1",
-            qri: 25,
-            band: 2,
-            band_label: "Acknowledged",
-            stage: 2,
-            hybrid: "FAIL",
-            danger: false,
-            ci: 5
-          }
-        ])
+        yield* (yield* QuantumSourceMemory).respond([quantumRow(slugOf("chain", "alpha"), "Chain Alpha")])
         const refreshed = yield* Effect.gen(function* () {
           return yield* (yield* QuantumService).refresh
         }).pipe(Effect.provide(QuantumService.layer))
@@ -328,8 +287,8 @@ layer(TestServer.layerOf("postgres", OffsetSeed), { excludeTestServices: true })
             )
             assertWireForm(found)
 
-            assert.lengthOf(hook.bodies, 1)
-            const payload = JSON.parse(hook.bodies[0]!)
+            assert.lengthOf(hook.received, 1)
+            const payload = JSON.parse(hook.received[0]!.body)
             assert.strictEqual(payload.event, "webhook.test")
             const inPayload = timestampsIn(payload, "payload")
             assert.includeMembers(

@@ -294,3 +294,27 @@ export const Callers5 = {
 
 export type CallerName = keyof typeof Callers5
 export const CallerNames = Object.keys(Callers5) as ReadonlyArray<CallerName>
+
+/**
+ * One row of the LayerQu quantum-readiness dataset as the source serves it
+ * (api-facts), for the upstream and quantum-route tests; its band follows its
+ * qri, and a row without qri has no band, label or stage.
+ */
+export const quantumRow = (
+  slug: string,
+  name: string,
+  qri: number | null = 25,
+  extra: { readonly [field: string]: unknown } = {}
+) => ({
+  slug,
+  name,
+  profile: "L1",
+  qri,
+  band: qri === null ? null : Math.min(7, Math.floor(qri / (100 / 7)) + 1),
+  band_label: qri === null ? null : "Acknowledged",
+  stage: qri === null ? null : 2,
+  hybrid: "FAIL",
+  danger: false,
+  ci: 5,
+  ...extra
+})
