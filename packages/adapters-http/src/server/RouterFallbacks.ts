@@ -22,7 +22,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
-import { RatingsApi } from "../api/Api.ts"
+import { ApiPrefix, RatingsApi } from "../api/Api.ts"
 
 /** Path segments up to this many characters reach the routes (the router's default is 100). */
 export const MaxPathParamLength = 1024
@@ -80,7 +80,10 @@ const MethodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
  * bulk export quota (5 a day) when it is made, so a HEAD (a link checker, a
  * proxy probing) would spend the quota on a file nobody received.
  */
-export const GetOnlyPaths: ReadonlySet<string> = new Set(["/api/v1/export.csv", "/api/v1/export.json"])
+export const GetOnlyPaths: ReadonlySet<string> = new Set([
+  `${ApiPrefix}/export.csv`,
+  `${ApiPrefix}/export.json`
+])
 
 /** The methods the API answers on a path, HEAD beside GET (the router answers HEAD with GET's headers). */
 export const allowedMethods = (path: string): ReadonlyArray<string> => {
