@@ -63,7 +63,7 @@ let db: Awaited<ReturnType<typeof scratchDatabase>>
 let env: Record<string, string | undefined>
 let upstream: Server
 let upstreamUrl: string
-let answer: "rows" | "fail" = "rows"
+let answer: "rows" | "fail" | "too many" = "rows"
 let upstreamRequests = 0
 
 const query = async (sql: string): Promise<ReadonlyArray<Record<string, unknown>>> => {
@@ -110,6 +110,10 @@ beforeAll(async () => {
   upstream = createServer((_req, res) => {
     upstreamRequests++
     if (answer === "fail") res.writeHead(500, { "content-type": "text/plain" }).end("down for maintenance")
+    else if (answer === "too many")
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(Array.from({ length: 1001 }, (_, i) => row(`chain-${i}`, `Chain ${i}`))))
     else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Dataset))
   })
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
@@ -160,6 +164,16 @@ describe("ratings quantum refresh", () => {
     assert.strictEqual(await snapshotCount(), before, "nothing saved")
     const [last] = await query("SELECT ok, error FROM quantum_refresh_outcomes ORDER BY id DESC LIMIT 1")
     assert.strictEqual(last?.ok, false, "the failure is recorded for the stale rule")
+  }, 60_000)
+
+  it("an upstream of more than 1,000 rows: exit 1 saying so; the dataset is refused whole, the previous snapshot kept", async () => {
+    answer = "too many"
+    const before = await snapshotCount()
+    const r = await runCli(["quantum", "refresh"], env)
+    assert.strictEqual(r.code, 1, r.stdout + r.stderr)
+    assert.include(r.stderr, "the dataset has 1001 rows, more than the 1000 accepted")
+    assert.include(r.stderr, "previous snapshot is kept")
+    assert.strictEqual(await snapshotCount(), before, "nothing saved")
   }, 60_000)
 
   it("no upstream configured: exit 1 naming RATINGS_QUANTUM_SOURCE_URL, and no attempt is recorded", async () => {

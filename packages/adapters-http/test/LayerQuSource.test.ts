@@ -15,7 +15,7 @@ import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
 import { QuantumSource } from "@ratings/domain/ports/QuantumSource"
-import { matchRows, readRows } from "@ratings/domain/quantum/QuantumRows"
+import { MaxQuantumRows, matchRows, readRows } from "@ratings/domain/quantum/QuantumRows"
 import { makeSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { Context, type Duration, Effect, Layer, Option } from "effect"
@@ -187,6 +187,36 @@ const refreshAndRead = Effect.gen(function* () {
   const table = yield* service.leagueTable
   return { result, table }
 })
+
+/**
+ * Runs `effect` while a timer asks for a turn of the event loop every 10 ms;
+ * the longest wait between two turns is the longest any request (a /health
+ * probe among them) would have waited on this process meanwhile.
+ */
+const withLongestStall = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    let last = performance.now()
+    let longest = 0
+    const timer = setInterval(() => {
+      const now = performance.now()
+      longest = Math.max(longest, now - last)
+      last = now
+    }, 10)
+    const result = yield* effect.pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer))))
+    return { result, stallMillis: Math.max(longest, performance.now() - last) }
+  })
+
+/** Generous for a loaded machine; the unbounded parse stalled for well over a second. */
+const StallBudgetMillis = 400
+
+/** Writes `body` in 64 KiB chunks without a Content-Length, as a stream of unknown length. */
+const streamed =
+  (body: string): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" })
+    for (let i = 0; i < body.length; i += 65536) res.write(body.slice(i, i + 65536))
+    res.end()
+  }
 
 const assertAvailable: (
   table: QuantumLeagueTable | QuantumUnavailable
@@ -412,6 +442,124 @@ layer(Suite, { excludeTestServices: true })("LayerQuSource", (it) => {
         const { result } = yield* Effect.provide(refreshAndRead, over({ maxBytes: big.length }))
         assert.isTrue(result.outcome.ok, result.outcome.error)
       })
+    )
+  })
+
+  describe("a hostile upstream: too many rows, too deep, too big", () => {
+    it.effect(
+      "110,000 valid rows (16 MB) are refused by the 2 MiB default limit; the previous snapshot is still served, the event loop never stalls",
+      () =>
+        Effect.gen(function* () {
+          yield* emptyStore
+          const previous = yield* storePrevious(60 * 60 * 1000)
+          const huge = JSON.stringify(
+            Array.from({ length: 110_000 }, (_, i) => row(`chain-${i}`, `Chain ${i}`))
+          )
+          assert.isAbove(huge.length, 15_000_000)
+          const upstream = yield* Upstream
+          for (const [name, handler] of [
+            ["declared", json(JSON.parse(huge))],
+            ["streamed", streamed(huge)]
+          ] as const) {
+            upstream.answer(handler)
+            const { result, stallMillis } = yield* withLongestStall(refreshAndRead)
+            assert.isFalse(result.result.outcome.ok, name)
+            assertAvailable(result.table)
+            assert.strictEqual(result.table.as_of, previous.as_of, `${name}: the previous snapshot is served`)
+            assert.strictEqual(result.table.rows.length, goodRows.length, name)
+            assert.isBelow(
+              stallMillis,
+              StallBudgetMillis,
+              `${name}: the event loop stalled ${stallMillis} ms`
+            )
+            assert.include(
+              result.result.outcome.error ?? "",
+              `${LayerQuSource.DefaultMaxBytes}-byte limit`,
+              name
+            )
+          }
+        })
+    )
+
+    it.effect(
+      "more than MaxQuantumRows rows within the byte limit are refused whole, naming the count; the previous snapshot is served",
+      () =>
+        Effect.gen(function* () {
+          yield* emptyStore
+          const previous = yield* storePrevious(60 * 60 * 1000)
+          const tiny = (i: number) => ({ slug: `c${i}`, name: `C${i}`, profile: "L1", hybrid: "FAIL" })
+          const body = Array.from({ length: MaxQuantumRows + 1 }, (_, i) => tiny(i))
+          assert.isBelow(JSON.stringify(body).length, LayerQuSource.DefaultMaxBytes)
+          ;(yield* Upstream).answer(json({ rows: body }))
+          const { result, table } = yield* refreshAndRead
+          assert.isFalse(result.outcome.ok)
+          assert.include(
+            result.outcome.error ?? "",
+            `the dataset has ${MaxQuantumRows + 1} rows, more than the ${MaxQuantumRows} accepted`
+          )
+          assertAvailable(table)
+          assert.strictEqual(table.as_of, previous.as_of)
+          assert.strictEqual(table.rows.length, goodRows.length)
+        })
+    )
+
+    it.effect(
+      "10 MB of nested arrays are refused without stalling the event loop; the previous snapshot is served",
+      () =>
+        Effect.gen(function* () {
+          yield* emptyStore
+          const previous = yield* storePrevious(60 * 60 * 1000)
+          const half = 5 * 1024 * 1024
+          const nested = "[".repeat(half) + "]".repeat(half)
+          ;(yield* Upstream).answer(streamed(nested))
+          const { result, stallMillis } = yield* withLongestStall(refreshAndRead)
+          assert.isFalse(result.result.outcome.ok)
+          assertAvailable(result.table)
+          assert.strictEqual(result.table.as_of, previous.as_of)
+          assert.isBelow(stallMillis, StallBudgetMillis, `the event loop stalled ${stallMillis} ms`)
+        })
+    )
+
+    it.effect(
+      "a body within the byte limit that nests deeper than MaxNestingDepth is refused before it is parsed; nesting up to it is read",
+      () =>
+        Effect.gen(function* () {
+          yield* emptyStore
+          const upstream = yield* Upstream
+          const nestedIn = (levels: number) => {
+            let value: unknown = "x"
+            for (let i = 0; i < levels; i++) value = [value]
+            return value
+          }
+          // the envelope, the rows array and a row are 3 levels; a row's extra field holds the rest
+          const withDepth = (depth: number) => ({
+            rows: [...goodRows, { ...goodRows[0], slug: "deep", extra: nestedIn(depth - 3) }]
+          })
+          upstream.answer(json(withDepth(LayerQuSource.MaxNestingDepth)))
+          const ok = yield* refreshAndRead
+          assert.isTrue(ok.result.outcome.ok, ok.result.outcome.error)
+          assertAvailable(ok.table)
+          assert.strictEqual(ok.table.rows.length, goodRows.length + 1)
+
+          const brackets = "[".repeat(300_000) + "]".repeat(300_000)
+          for (const body of [JSON.stringify(withDepth(LayerQuSource.MaxNestingDepth + 1)), brackets]) {
+            upstream.answer((_req, res) =>
+              res.writeHead(200, { "content-type": "application/json" }).end(body)
+            )
+            const { result, table } = yield* refreshAndRead
+            assert.isFalse(result.outcome.ok)
+            assert.include(
+              result.outcome.error ?? "",
+              `body nests arrays or objects deeper than ${LayerQuSource.MaxNestingDepth} levels`
+            )
+            assertAvailable(table)
+            assert.strictEqual(table.as_of, ok.table.as_of, "the previous snapshot is served")
+          }
+          // brackets inside strings are text, not nesting
+          upstream.answer(json([{ ...goodRows[0], name: '[[[[[[[[[[[[[[[[[[[[{{{{{{{{{{{{{{{{{{{\\"[[' }]))
+          const text = yield* refreshAndRead
+          assert.isTrue(text.result.outcome.ok, text.result.outcome.error)
+        })
     )
   })
 

@@ -13,6 +13,7 @@ import { assert, describe } from "@effect/vitest"
 import { isoTimestamp } from "@ratings/domain/model/Primitives"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
 import { QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
+import { MaxQuantumRows, MaxQuantumTextLength } from "@ratings/domain/quantum/QuantumRows"
 import { makeSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { Effect } from "effect"
@@ -223,6 +224,43 @@ const quantumRoutes = (it: ServerIt) =>
           assert.deepStrictEqual((yield* get("/quantum-readiness", caller)).json, anonymous.json, caller)
         }
       })
+    )
+
+    it.effect(
+      "the league table is bounded by the row bound: more than MaxQuantumRows rows are refused and the table is unchanged; MaxQuantumRows rows of the longest texts stay under 1.5 MB",
+      () =>
+        Effect.gen(function* () {
+          const script = yield* QuantumSourceMemory
+          const longest = (i: number) => `${i}-`.padEnd(MaxQuantumTextLength, "x")
+          const widest = (i: number) =>
+            row(longest(i), longest(i), 25, {
+              profile: longest(i),
+              band_label: longest(i),
+              hybrid: longest(i),
+              ignored: "y".repeat(5000)
+            })
+          const before = yield* get("/quantum-readiness")
+          yield* script.respond(Array.from({ length: MaxQuantumRows + 1 }, (_, i) => widest(i)))
+          const refused = yield* refresh
+          assert.isFalse(refused.outcome.ok)
+          assert.include(refused.outcome.error ?? "", `more than the ${MaxQuantumRows} accepted`)
+          assert.deepStrictEqual(
+            (yield* get("/quantum-readiness")).json,
+            before.json,
+            "the table is unchanged"
+          )
+
+          const tooLong = row("too-long", "x".repeat(MaxQuantumTextLength + 1))
+          yield* script.respond([...Array.from({ length: MaxQuantumRows - 1 }, (_, i) => widest(i)), tooLong])
+          assert.isTrue((yield* refresh).outcome.ok)
+          const table = yield* get("/quantum-readiness")
+          const body = table.json as Json
+          assert.strictEqual(body.rows.length, MaxQuantumRows - 1)
+          assert.strictEqual(body.rows_skipped, 1, "a text over MaxQuantumTextLength costs its row")
+          const bytes = Buffer.byteLength(table.text)
+          assert.isAbove(bytes, 1_000_000)
+          assert.isBelow(bytes, 1_500_000)
+        })
     )
   })
 

@@ -6,13 +6,31 @@
  * Rows are one jsonb array: they are always read whole, and they are checked
  * against the domain's schema on the way out, so a hand-edited row that no
  * longer fits is a StoreError rather than a malformed payload on the wire.
+ *
+ * A read serves the latest snapshot within bounds: at most MaxQuantumRows
+ * rows and `MaxServedRowsBytes` of rows as Postgres sends them (generated
+ * columns, migration 0006). A snapshot an older version stored over them
+ * (110,000 rows: a reply over the client's 16 MiB message limit) is passed
+ * over rather than failing every read; `save` refuses one in the first place.
  */
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { QuantumRow } from "@ratings/domain/model/Quantum"
-import { QuantumRefreshOutcome, QuantumSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
+import { MaxQuantumRows } from "@ratings/domain/quantum/QuantumRows"
+import {
+  QuantumRefreshOutcome,
+  QuantumSnapshot,
+  unstorableReason
+} from "@ratings/domain/quantum/QuantumSnapshot"
+
+/**
+ * The most bytes of rows a read fetches: half the client's 16 MiB message
+ * limit. Any snapshot the domain accepts (MaxQuantumRows rows, texts of at
+ * most MaxQuantumTextLength characters) is well under it.
+ */
+export const MaxServedRowsBytes = 8 * 1024 * 1024
 
 const storeError =
   (operation: string) =>
@@ -46,6 +64,9 @@ export const layer: Layer.Layer<QuantumSnapshotStore, never, SqlClient.SqlClient
     const sql = yield* SqlClient.SqlClient
 
     const save = Effect.fn("PgQuantumSnapshotStore.save")(function* (snapshot: QuantumSnapshot) {
+      const refused = unstorableReason(snapshot)
+      if (refused !== undefined)
+        return yield* new StoreError({ message: `quantum snapshot store, save: ${refused}` })
       yield* sql`
         INSERT INTO quantum_snapshots
           (rows, rows_skipped, as_of, as_of_text, expires_at, expires_at_text, source, source_url, sample)
@@ -61,7 +82,9 @@ export const layer: Layer.Layer<QuantumSnapshotStore, never, SqlClient.SqlClient
     const latest = Effect.gen(function* () {
       const [row] = yield* sql<SnapshotRow>`
         SELECT rows, rows_skipped, as_of_text, expires_at_text, source, source_url, sample
-        FROM quantum_snapshots ORDER BY id DESC LIMIT 1
+        FROM quantum_snapshots
+        WHERE row_count <= ${MaxQuantumRows} AND rows_bytes <= ${MaxServedRowsBytes}
+        ORDER BY id DESC LIMIT 1
       `
       if (row === undefined) return Option.none<QuantumSnapshot>()
       const rows = yield* decodeRows(row.rows)

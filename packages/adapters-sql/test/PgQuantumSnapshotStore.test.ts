@@ -2,8 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
+import { MaxQuantumRows } from "@ratings/domain/quantum/QuantumRows"
 import * as PgQuantumSnapshotStore from "../src/PgQuantumSnapshotStore.ts"
-import { quantumSnapshotStoreContract, snapshotAt } from "./contract/events-quantum-snapshot-store.ts"
+import { quantumSnapshotStoreContract, snapshotAt, tron } from "./contract/events-quantum-snapshot-store.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 import { secondConnection, sharedDatabase } from "./contract/events-database.ts"
 
@@ -30,6 +31,43 @@ describe("PgQuantumSnapshotStore", () => {
         )
         assert.deepStrictEqual(other, Option.some(snapshot))
       }).pipe(Effect.provide(PgQuantumSnapshotStore.layer))
+    )
+
+    it.effect(
+      "a snapshot an older version stored over the bounds (110,000 rows, a reply over 16 MiB; 1,001 rows; 9 MiB of rows) is passed over: the one before is served",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* QuantumSnapshotStore
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`DELETE FROM quantum_snapshots`
+          const before = snapshotAt(5)
+          yield* store.save(before)
+          // written as the code before the row bound wrote it, with nothing checking the count
+          const storeOldStyle = (count: number, nameLength = 4) => sql`
+            INSERT INTO quantum_snapshots
+              (rows, rows_skipped, as_of, as_of_text, expires_at, expires_at_text, source, source_url)
+            SELECT jsonb_agg(
+                ${JSON.stringify(tron)}::jsonb
+                  || jsonb_build_object('slug', 'chain-' || n, 'name', repeat('x', ${nameLength}))
+              ),
+              0, now(), ${before.as_of}, now(), ${before.expires_at}, 'LayerQu', 'https://layerqu.com/dashboard/'
+            FROM generate_series(1, ${count}) AS n
+          `
+          yield* storeOldStyle(110_000)
+          assert.deepStrictEqual(yield* store.latest, Option.some(before))
+          yield* storeOldStyle(MaxQuantumRows + 1)
+          assert.deepStrictEqual(yield* store.latest, Option.some(before))
+          // few rows, but over MaxServedRowsBytes of text
+          yield* storeOldStyle(9, 1024 * 1024)
+          assert.deepStrictEqual(yield* store.latest, Option.some(before))
+          yield* storeOldStyle(MaxQuantumRows)
+          const latest = yield* store.latest
+          assert.strictEqual(
+            Option.getOrThrow(latest).rows.length,
+            MaxQuantumRows,
+            "one within the bound is served"
+          )
+        }).pipe(Effect.provide(PgQuantumSnapshotStore.layer))
     )
 
     it.effect("a stored row that no longer fits the schema is a StoreError, not a malformed payload", () =>

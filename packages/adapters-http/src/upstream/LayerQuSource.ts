@@ -5,8 +5,14 @@
  *
  * - time: the whole exchange (connect, headers, body) has one budget, 15 s
  *   unless set; past it the request is aborted and the fetch fails;
- * - size: the body may not exceed `maxBytes` (20 MiB unless set); a larger
- *   declared or received body is aborted and the fetch fails;
+ * - size: the body may not exceed `maxBytes` (2 MiB unless set); a larger
+ *   declared or received body is aborted and the fetch fails. The table holds
+ *   at most MaxQuantumRows (1,000) rows of about 150 bytes, so 2 MiB leaves
+ *   room for pretty-printing while keeping the parse to milliseconds;
+ * - nesting: arrays and objects may nest at most `MaxNestingDepth` deep
+ *   (rows in an envelope are 3). One pass over the bytes checks it before
+ *   JSON.parse, which would otherwise spend hundreds of milliseconds of the
+ *   event loop, that every request waits on, on a body of brackets;
  * - redirects: none are followed. A 3xx is a failure naming the status, so the
  *   operator points the URL at the final address instead of the service
  *   following the upstream wherever it sends it (another host included);
@@ -32,12 +38,15 @@ export interface LayerQuSourceOptions {
   readonly url: string
   /** Budget for the whole exchange; 15 seconds unless set. */
   readonly timeout?: Duration.Input | undefined
-  /** Largest body accepted, in bytes; 20 MiB unless set. */
+  /** Largest body accepted, in bytes; 2 MiB unless set. */
   readonly maxBytes?: number | undefined
 }
 
 export const DefaultTimeout: Duration.Duration = Duration.seconds(15)
-export const DefaultMaxBytes = 20 * 1024 * 1024
+export const DefaultMaxBytes = 2 * 1024 * 1024
+
+/** The deepest nesting of arrays and objects a body may have: rows are objects in an array, maybe in an envelope. */
+export const MaxNestingDepth = 16
 
 /** The object members that may hold the rows, in the order they are tried. */
 export const RowEnvelopeKeys = ["rows", "data", "chains"] as const
@@ -62,6 +71,29 @@ const parseUrl = (raw: string): URL => {
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new Error(`the quantum-readiness source URL must be http or https, not ${url.protocol}`)
   return url
+}
+
+/**
+ * Whether the JSON text in `bytes` nests arrays and objects deeper than
+ * `max`: one pass, brackets inside strings ignored. UTF-8 continuation bytes
+ * are all 0x80 or above, so they are never taken for a quote or a bracket.
+ * Text that is not JSON may be misjudged either way; JSON.parse refuses it.
+ */
+export const nestsDeeperThan = (bytes: Uint8Array, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]
+    if (inString) {
+      if (byte === 0x5c)
+        i++ // a backslash: the next byte is escaped
+      else if (byte === 0x22) inString = false
+    } else if (byte === 0x22) inString = true
+    else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > max) return true
+    } else if (byte === 0x5d || byte === 0x7d) depth--
+  }
+  return false
 }
 
 /** Picks the rows out of the parsed body, or says why the body is not a dataset. */
@@ -165,10 +197,12 @@ const make = (options: LayerQuSourceOptions) =>
         orElse: () => Effect.fail(fail(`no complete answer within ${Duration.format(timeout)}`))
       }),
       Effect.flatMap((bytes) =>
-        Effect.try({
-          try: () => utf8.decode(bytes),
-          catch: (cause) => fail("body is not UTF-8 text", cause)
-        })
+        nestsDeeperThan(bytes, MaxNestingDepth)
+          ? Effect.fail(fail(`body nests arrays or objects deeper than ${MaxNestingDepth} levels`))
+          : Effect.try({
+              try: () => utf8.decode(bytes),
+              catch: (cause) => fail("body is not UTF-8 text", cause)
+            })
       ),
       Effect.flatMap((text) =>
         Effect.try({

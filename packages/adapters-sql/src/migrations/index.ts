@@ -6,11 +6,13 @@ import EventsAndFeeds from "./0002_events_and_feeds.ts"
 import CacheVersions from "./0003_cache_versions.ts"
 import WireTimestamps from "./0004_wire_timestamps.ts"
 import ExportKey from "./0005_export_key.ts"
+import QuantumSnapshotSize from "./0006_quantum_snapshot_size.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
   "0002_events_and_feeds": EventsAndFeeds,
   "0003_cache_versions": CacheVersions,
   "0004_wire_timestamps": WireTimestamps,
-  "0005_export_key": ExportKey
+  "0005_export_key": ExportKey,
+  "0006_quantum_snapshot_size": QuantumSnapshotSize
 }

@@ -8,6 +8,7 @@ import { Effect, type Layer, Option } from "effect"
 import type { QuantumRow } from "@ratings/domain/model/Quantum"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
 import type { StoreError } from "@ratings/domain/ports/StoreError"
+import { MaxQuantumRows } from "@ratings/domain/quantum/QuantumRows"
 import { makeSnapshot, type QuantumSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
 
 const T0 = Date.parse("2026-08-01T00:00:00Z")
@@ -134,6 +135,26 @@ export const quantumSnapshotStoreContract = (
           assert.deepStrictEqual(yield* store.latest, Option.some(snapshot))
         })
       )
+    )
+
+    it.effect(
+      "a snapshot of more than MaxQuantumRows rows is refused by save (StoreError); the latest stays the one before",
+      () =>
+        run(
+          Effect.gen(function* () {
+            const store = yield* QuantumSnapshotStore
+            const before = snapshotAt(0)
+            yield* store.save(before)
+            const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ ...tron, slug: `chain-${i}` }))
+            const error = yield* Effect.flip(store.save(snapshotAt(1, rows(MaxQuantumRows + 1))))
+            assert.strictEqual(error._tag, "StoreError")
+            assert.include(error.message, `over the ${MaxQuantumRows}-row bound`)
+            assert.deepStrictEqual(yield* store.latest, Option.some(before))
+            const full = snapshotAt(2, rows(MaxQuantumRows))
+            yield* store.save(full)
+            assert.deepStrictEqual(yield* store.latest, Option.some(full), "exactly the bound is kept")
+          })
+        )
     )
 
     it.effect("the last recorded refresh outcome is the one read, with or without an error", () =>

@@ -14,7 +14,7 @@
 import { Result } from "effect"
 import type { EntityType } from "../model/EntityType.ts"
 import type { HistoryEntryRecord, StoredScorecard } from "../ports/ScorecardRepository.ts"
-import { readRows } from "../quantum/QuantumRows.ts"
+import { MaxQuantumRows, readRows } from "../quantum/QuantumRows.ts"
 import { defaultDomainWeights, scoreEntity } from "../scoring/ScoreEntity.ts"
 import type { ScoringError } from "../scoring/ScoringError.ts"
 import { type Catalogue, checkQuestions } from "./ImportCatalogue.ts"
@@ -371,6 +371,10 @@ const checkQuantum = (content: ImportContent, view: StoreView, at: Report): Plan
     at(item, "", `only one quantum_snapshot per import; ${where(first!)} has one already`)
   if (first === undefined) return undefined
   const q = first.value
+  if (q.rows.length > MaxQuantumRows) {
+    at(first, ".rows", `the snapshot has ${q.rows.length} rows, more than the ${MaxQuantumRows} accepted`)
+    return undefined
+  }
   const read = readRows(q.rows)
   if (read.rows.length === 0)
     at(

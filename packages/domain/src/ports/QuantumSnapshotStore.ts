@@ -4,14 +4,22 @@
  * process, so a snapshot fetched by one is served by all.
  */
 import { Context, Effect, Layer, Option, Ref } from "effect"
-import type { QuantumRefreshOutcome, QuantumSnapshot } from "../quantum/QuantumSnapshot.ts"
-import type { StoreError } from "./StoreError.ts"
+import {
+  type QuantumRefreshOutcome,
+  type QuantumSnapshot,
+  unstorableReason
+} from "../quantum/QuantumSnapshot.ts"
+import { StoreError } from "./StoreError.ts"
 
 export class QuantumSnapshotStore extends Context.Service<
   QuantumSnapshotStore,
   {
-    /** Makes this snapshot the latest. */
+    /**
+     * Makes this snapshot the latest. A snapshot of more than MaxQuantumRows
+     * rows is refused (a StoreError): the latest is always one that can be served.
+     */
     readonly save: (snapshot: QuantumSnapshot) => Effect.Effect<void, StoreError>
+    /** The latest snapshot within the bounds a read serves; one stored over them by older code is passed over. */
     readonly latest: Effect.Effect<Option.Option<QuantumSnapshot>, StoreError>
     /** Makes this the last refresh outcome. */
     readonly recordOutcome: (outcome: QuantumRefreshOutcome) => Effect.Effect<void, StoreError>
@@ -24,7 +32,12 @@ export class QuantumSnapshotStore extends Context.Service<
       const snapshot = yield* Ref.make(Option.none<QuantumSnapshot>())
       const outcome = yield* Ref.make(Option.none<QuantumRefreshOutcome>())
       return QuantumSnapshotStore.of({
-        save: (s) => Ref.set(snapshot, Option.some(s)),
+        save: (s) => {
+          const refused = unstorableReason(s)
+          return refused === undefined
+            ? Ref.set(snapshot, Option.some(s))
+            : Effect.fail(new StoreError({ message: `quantum snapshot store, save: ${refused}` }))
+        },
         latest: Ref.get(snapshot),
         recordOutcome: (o) => Ref.set(outcome, Option.some(o)),
         lastOutcome: Ref.get(outcome)

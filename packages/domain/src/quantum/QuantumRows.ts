@@ -27,20 +27,34 @@ const nullWhenAbsent = <S extends Schema.Constraint>(schema: Schema.NullOr<S>) =
 const fields = QuantumRow.fields
 
 /**
+ * The most rows a dataset may hold. The table is a league of chains (70-odd
+ * when written); a dataset of more rows is not that table (a changed export,
+ * a runaway or hostile upstream) and is refused whole, never cut to a first
+ * part (see ADR 0008). With `MaxQuantumTextLength` it bounds what every read
+ * of the table sends.
+ */
+export const MaxQuantumRows = 1000
+
+/** The longest text field of an upstream row (slug, name, profile, band_label, hybrid); a longer one costs the row. */
+export const MaxQuantumTextLength = 200
+
+const text = <S extends Schema.String>(schema: S) => schema.check(Schema.isMaxLength(MaxQuantumTextLength))
+
+/**
  * One row as the upstream publishes it: the wire row without our
  * `matched_chain_slug`. Identity fields and `hybrid` are required; a reading
  * field the source dropped (as it did with `danger`) decodes to null instead of
- * costing the row.
+ * costing the row. Text fields are at most `MaxQuantumTextLength` long.
  */
 export const UpstreamQuantumRow = Schema.Struct({
-  slug: fields.slug,
-  name: fields.name,
-  profile: fields.profile,
+  slug: text(fields.slug),
+  name: text(fields.name),
+  profile: text(fields.profile),
   qri: nullWhenAbsent(fields.qri),
   band: nullWhenAbsent(fields.band),
-  band_label: nullWhenAbsent(fields.band_label),
+  band_label: nullWhenAbsent(Schema.NullOr(text(Schema.String))),
   stage: nullWhenAbsent(fields.stage),
-  hybrid: fields.hybrid,
+  hybrid: text(fields.hybrid),
   danger: nullWhenAbsent(fields.danger),
   ci: nullWhenAbsent(fields.ci)
 }).annotate({ identifier: "UpstreamQuantumRow", description: "One row of the LayerQu dataset" })

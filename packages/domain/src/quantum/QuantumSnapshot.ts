@@ -9,6 +9,7 @@
 import { Duration, Schema } from "effect"
 import { IsoDateTime, isoTimestamp, NonNegativeInt } from "../model/Primitives.ts"
 import { QuantumRow } from "../model/Quantum.ts"
+import { MaxQuantumRows } from "./QuantumRows.ts"
 
 export const LayerQu = {
   source: "LayerQu",
@@ -67,3 +68,13 @@ export const makeSnapshot = (
 /** Expired from the instant `expires_at` is reached. */
 export const isExpired = (snapshot: QuantumSnapshot, now: number): boolean =>
   now >= Date.parse(snapshot.expires_at)
+
+/**
+ * Why a store refuses to keep this snapshot, or undefined: one of more than
+ * `MaxQuantumRows` rows would be kept but never served, so a save that
+ * succeeded would not make it the latest.
+ */
+export const unstorableReason = (snapshot: QuantumSnapshot): string | undefined =>
+  snapshot.rows.length > MaxQuantumRows
+    ? `a snapshot of ${snapshot.rows.length} rows is over the ${MaxQuantumRows}-row bound`
+    : undefined

@@ -15,7 +15,7 @@ import { QuantumSnapshotStore } from "../ports/QuantumSnapshotStore.ts"
 import { QuantumSource } from "../ports/QuantumSource.ts"
 import type { StoreError } from "../ports/StoreError.ts"
 import { chainReading, leagueTable, type ReadinessState } from "../quantum/QuantumReadiness.ts"
-import { matchRows, readRows } from "../quantum/QuantumRows.ts"
+import { MaxQuantumRows, matchRows, readRows } from "../quantum/QuantumRows.ts"
 import {
   DefaultSnapshotTtl,
   makeSnapshot,
@@ -42,6 +42,14 @@ export class QuantumNoReadableRows extends Schema.TaggedError<QuantumNoReadableR
     message: Schema.String
   }
 ) {}
+
+/**
+ * A dataset of more rows than a league table of chains holds: refused whole,
+ * since any part of it kept would be an arbitrary cut served as the table.
+ */
+export class QuantumTooManyRows extends Schema.TaggedError<QuantumTooManyRows>()("QuantumTooManyRows", {
+  message: Schema.String
+}) {}
 
 const describeFailure = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
@@ -89,7 +97,14 @@ export class QuantumService extends Context.Service<
         const refreshLock = yield* Semaphore.make(1)
 
         const fetchAndSave = Effect.gen(function* () {
-          const read = readRows(yield* source.fetch)
+          const raw = yield* source.fetch
+          if (raw.length > MaxQuantumRows)
+            return yield* Effect.fail(
+              new QuantumTooManyRows({
+                message: `the dataset has ${raw.length} rows, more than the ${MaxQuantumRows} accepted; refused whole`
+              })
+            )
+          const read = readRows(raw)
           if (read.rows.length === 0)
             return yield* Effect.fail(
               new QuantumNoReadableRows({ message: `no readable rows (${read.rows_skipped} skipped)` })

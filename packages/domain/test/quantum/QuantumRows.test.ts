@@ -1,6 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { makeChainMatcher, matchRows, normaliseChainKey, readRows } from "../../src/quantum/QuantumRows.ts"
+import {
+  MaxQuantumTextLength,
+  makeChainMatcher,
+  matchRows,
+  normaliseChainKey,
+  readRows
+} from "../../src/quantum/QuantumRows.ts"
 import { arbitrumRow, chains, ethereumRow, goodRows, solanaRow } from "./QuantumFixtures.ts"
 
 const malformed: ReadonlyArray<unknown> = [
@@ -55,6 +61,22 @@ describe("QuantumRows", () => {
       read.rows.map((r) => r.slug),
       ["ethereum"]
     )
+  })
+
+  it("a text field longer than MaxQuantumTextLength costs the row: it is skipped and counted", () => {
+    const longest = "x".repeat(MaxQuantumTextLength)
+    const over = `${longest}x`
+    const fits = [
+      { ...ethereumRow, name: longest },
+      { ...ethereumRow, slug: longest, profile: longest, band_label: longest, hybrid: longest }
+    ]
+    const tooLong = (["slug", "name", "profile", "band_label", "hybrid"] as const).map((field) => ({
+      ...ethereumRow,
+      [field]: over
+    }))
+    const read = readRows([...fits, ...tooLong])
+    assert.strictEqual(read.rows.length, fits.length)
+    assert.strictEqual(read.rows_skipped, tooLong.length)
   })
 
   it("every source row is either kept or counted as skipped, and kept rows keep source order", () => {

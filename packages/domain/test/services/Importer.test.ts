@@ -9,6 +9,7 @@ import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { IdGenerator } from "../../src/ports/IdGenerator.ts"
 import { IncidentRepository } from "../../src/ports/IncidentRepository.ts"
 import { QuantumSnapshotStore } from "../../src/ports/QuantumSnapshotStore.ts"
+import { MaxQuantumRows } from "../../src/quantum/QuantumRows.ts"
 import { RubricRepository } from "../../src/ports/RubricRepository.ts"
 import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
 import { Transaction } from "../../src/ports/Transaction.ts"
@@ -546,6 +547,22 @@ describe("Importer", () => {
         find(empty, "$.quantum_snapshot.rows").message,
         /no row of the snapshot is readable \(1 skipped\)/
       )
+    }).pipe(Effect.provide(Importer.layerTest))
+  )
+
+  it.effect("a quantum snapshot of more than MaxQuantumRows rows is refused with an issue at its rows", () =>
+    Effect.gen(function* () {
+      const rows = (n: number) => Array.from({ length: n }, (_, i) => quantumRow(`chain-${i}`, `Chain ${i}`))
+      const q = (n: number) =>
+        file({ quantum_snapshot: { as_of: "2026-08-01T00:00:00Z", sample: true, rows: rows(n) } })
+      const issues = yield* issuesOf([src("q.json", q(MaxQuantumRows + 1))])
+      assert.strictEqual(
+        find(issues, "$.quantum_snapshot.rows").message,
+        `the snapshot has ${MaxQuantumRows + 1} rows, more than the ${MaxQuantumRows} accepted`
+      )
+      assert.isTrue(Option.isNone(yield* (yield* QuantumSnapshotStore).latest), "nothing stored")
+      const report = yield* run([src("q.json", q(MaxQuantumRows))])
+      assert.deepStrictEqual(report.quantum_snapshot, { created: 1, updated: 0, unchanged: 0 })
     }).pipe(Effect.provide(Importer.layerTest))
   )
 

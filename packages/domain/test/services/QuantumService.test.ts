@@ -6,6 +6,7 @@ import { ChainDirectory, ChainDirectoryMemory } from "../../src/ports/ChainDirec
 import { EntityRepository } from "../../src/ports/EntityRepository.ts"
 import { QuantumSnapshotStore } from "../../src/ports/QuantumSnapshotStore.ts"
 import { QuantumSource, QuantumSourceMemory } from "../../src/ports/QuantumSource.ts"
+import { MaxQuantumRows } from "../../src/quantum/QuantumRows.ts"
 import { QuantumService } from "../../src/services/QuantumService.ts"
 import { chains, ethereumRow, goodRows, solanaRow } from "../quantum/QuantumFixtures.ts"
 
@@ -127,6 +128,39 @@ describe("QuantumService", () => {
       const table = yield* service.leagueTable
       assert.isTrue(table.available && table.rows.length === goodRows.length && table.stale === true)
     }).pipe(Effect.provide(QuantumService.layerTest()))
+  )
+
+  it.effect(
+    "a dataset of more than MaxQuantumRows rows is refused whole: the refresh fails naming the count, the previous snapshot is kept",
+    () =>
+      Effect.gen(function* () {
+        yield* arrange
+        const service = yield* QuantumService
+        const source = yield* QuantumSourceMemory
+        const manyRows = (n: number) =>
+          Array.from({ length: n }, (_, i) => ({ ...ethereumRow, slug: `chain-${i}`, name: `Chain ${i}` }))
+        yield* service.refresh
+        yield* TestClock.adjust("1 hour")
+        yield* source.respond(manyRows(MaxQuantumRows + 1))
+        const refused = yield* service.refresh
+        assert.isFalse(refused.outcome.ok)
+        assert.include(
+          refused.outcome.error ?? "",
+          `QuantumTooManyRows: the dataset has ${MaxQuantumRows + 1} rows, more than the ${MaxQuantumRows} accepted`
+        )
+        const kept = yield* service.leagueTable
+        assert.isTrue(kept.available && kept.rows.length === goodRows.length, "the previous snapshot is kept")
+        assert.isTrue(kept.available && kept.as_of === "2026-08-01T00:00:00+00:00")
+
+        yield* source.respond(manyRows(MaxQuantumRows))
+        const full = yield* service.refresh
+        assert.isTrue(full.outcome.ok, full.outcome.error)
+        const table = yield* service.leagueTable
+        assert.isTrue(
+          table.available && table.rows.length === MaxQuantumRows,
+          "exactly the bound is accepted"
+        )
+      }).pipe(Effect.provide(QuantumService.layerTest()))
   )
 
   it.effect(
