@@ -254,31 +254,33 @@ describe("request rate limits (spec part 8)", () => {
     }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) })))
   )
 
-  it.effect("the 429 is documented on every route of the OpenAPI document, /health included (failed credentials)", () =>
-    Effect.gen(function* () {
-      // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON, walked untyped
-      const doc = (yield* get("/openapi.json")).json as any
-      let routes = 0
-      for (const [path, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(
-        doc.paths
-      )) {
-        for (const op of Object.values(item)) {
-          const documented = op.responses["429"] as
-            | {
-                content: {
-                  "application/json": { schema: { $ref?: string; anyOf?: Array<{ $ref: string }> } }
+  it.effect(
+    "the 429 is documented on every route of the OpenAPI document, /health included (failed credentials)",
+    () =>
+      Effect.gen(function* () {
+        // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON, walked untyped
+        const doc = (yield* get("/openapi.json")).json as any
+        let routes = 0
+        for (const [path, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(
+          doc.paths
+        )) {
+          for (const op of Object.values(item)) {
+            const documented = op.responses["429"] as
+              | {
+                  content: {
+                    "application/json": { schema: { $ref?: string; anyOf?: Array<{ $ref: string }> } }
+                  }
                 }
-              }
-            | undefined
-          routes++
-          // The exports also answer their quota's 429 (ExportQuotaBody) beside the request rate's.
-          const schema = documented?.content["application/json"].schema
-          const refs = schema?.anyOf?.map((s) => s.$ref) ?? [schema?.$ref]
-          assert.include(refs, "#/components/schemas/RateLimitedBody", path)
+              | undefined
+            routes++
+            // The exports also answer their quota's 429 (ExportQuotaBody) beside the request rate's.
+            const schema = documented?.content["application/json"].schema
+            const refs = schema?.anyOf?.map((s) => s.$ref) ?? [schema?.$ref]
+            assert.include(refs, "#/components/schemas/RateLimitedBody", path)
+          }
         }
-      }
-      assert.isAbove(routes, 60)
-    }).pipe(Effect.provide(serverWith({})))
+        assert.isAbove(routes, 60)
+      }).pipe(Effect.provide(serverWith({})))
   )
 
   it("an IPv6 client is counted by its /64, an IPv4-mapped address as IPv4", () => {
@@ -419,7 +421,11 @@ describe("failed credentials count against the client address (issue 13 point 6)
         assert.isTrue(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 60, String(retryAfter))
         assert.deepStrictEqual(refused.json, { detail: { error: "rate_limited", retry_after: retryAfter } })
         yield* TestClock.adjust(Duration.seconds(retryAfter))
-        assert.strictEqual((yield* withAuthorization(unknownKey())).status, 401, "after Retry-After: checked again")
+        assert.strictEqual(
+          (yield* withAuthorization(unknownKey())).status,
+          401,
+          "after Retry-After: checked again"
+        )
         assert.strictEqual(flood.lookups.count, 4)
       }).pipe(Effect.provide(serverWith({ anonymous: perMinute(3) }, { apiKeys: flood.layer })))
   )
@@ -427,7 +433,9 @@ describe("failed credentials count against the client address (issue 13 point 6)
   it.effect("invalid tokens, malformed keys and malformed headers are counted too, on /health as well", () =>
     Effect.gen(function* () {
       const credentials = ["Bearer not.a.jwt", "Bearer rk_short", "Basic dXNlcjpwYXNz", "Bearer eyJ.x.y"]
-      const statuses = yield* Effect.forEach(credentials, (c) => Effect.map(withAuthorization(c, "/health"), (r) => r.status))
+      const statuses = yield* Effect.forEach(credentials, (c) =>
+        Effect.map(withAuthorization(c, "/health"), (r) => r.status)
+      )
       assert.deepStrictEqual(statuses, [401, 401, 401, 429])
       assert.strictEqual((yield* get(list)).status, 429, "the address's anonymous allowance is used")
       assert.strictEqual((yield* get("/health")).status, 200, "/health without a credential is not limited")
@@ -441,7 +449,11 @@ describe("failed credentials count against the client address (issue 13 point 6)
       assert.strictEqual(failed.status, 401)
       assert.strictEqual(header(failed, "ratelimit-remaining"), "0")
       assert.strictEqual((yield* get(list)).status, 429)
-      assert.strictEqual((yield* withAuthorization(unknownKey())).status, 429, "over the allowance: 429, not 401")
+      assert.strictEqual(
+        (yield* withAuthorization(unknownKey())).status,
+        429,
+        "over the allowance: 429, not 401"
+      )
     }).pipe(Effect.provide(serverWith({ anonymous: perMinute(3) })))
   )
 
@@ -451,7 +463,11 @@ describe("failed credentials count against the client address (issue 13 point 6)
       Effect.gen(function* () {
         assert.deepStrictEqual(yield* statuses(4, get(list, { caller: "free" })), [200, 200, 200, 200])
         assert.deepStrictEqual(yield* statuses(2, get(list, { caller: "admin" })), [200, 200])
-        assert.deepStrictEqual(yield* statuses(3, get(list)), [200, 200, 429], "the whole anonymous allowance")
+        assert.deepStrictEqual(
+          yield* statuses(3, get(list)),
+          [200, 200, 429],
+          "the whole anonymous allowance"
+        )
         assert.strictEqual((yield* get(list, { caller: "free" })).status, 200)
         assert.strictEqual((yield* get(list, { caller: "admin" })).status, 200)
         const server = yield* TestServer

@@ -212,7 +212,9 @@ const onResponse = (headers: Record<string, string>) =>
   )
 
 /** What a failed draw says: the store failed (served without limit), or a window refused the request. */
-type Refusal = { readonly _tag: "StoreFailed"; readonly message: string } | { readonly _tag: "Refused"; readonly retryAfter: number; readonly limit: number }
+type Refusal =
+  | { readonly _tag: "StoreFailed"; readonly message: string }
+  | { readonly _tag: "Refused"; readonly retryAfter: number; readonly limit: number }
 
 /**
  * Draws one request from the caller's counters, after authentication (the
@@ -295,7 +297,10 @@ export class RequestRateLimiter extends Context.Service<
         refusal: Refusal | undefined
       ) {
         if (refusal?._tag === "StoreFailed")
-          return yield* Effect.logWarning("rate limit store failed: request served without a limit", refusal.message)
+          return yield* Effect.logWarning(
+            "rate limit store failed: request served without a limit",
+            refusal.message
+          )
         if (refusal?._tag === "Refused") return yield* refuse(kind, refusal.limit, refusal.retryAfter)
         const reported = closestToExhaustion(states)
         if (reported !== undefined) yield* onResponse(headersOf(policies[kind], reported))
