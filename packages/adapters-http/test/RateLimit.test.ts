@@ -559,4 +559,33 @@ describe("rate limits shared between server processes (Redis)", () => {
     })
     await Effect.runPromise(Effect.scoped(program))
   })
+
+  it("failed credentials are counted in Redis: after the allowance on one server, the other refuses them without a lookup", async (ctx) => {
+    if (!(await redisReachable()))
+      ctx.skip(`no Redis at ${RedisUrl}: the shared-limiter test needs one (CI has it)`)
+    const policies: RateLimitConfig = {
+      redisUrl: RedisUrl,
+      redisKeyPrefix: `ratings-test:${crypto.randomUUID()}:`,
+      limits: { anonymous: perMinute(2) }
+    }
+    const keys = countingKeys()
+    const program = Effect.gen(function* () {
+      const serverOf = Effect.map(
+        Layer.build(TestServer.layerMemory(Seed, { policies, apiKeys: keys.layer })),
+        (c) => Context.get(c, TestServer)
+      )
+      const a = yield* serverOf
+      const b = yield* serverOf
+      const unknown = (server: typeof a) => server.get(list, { authorization: unknownKey() })
+      assert.deepStrictEqual([(yield* unknown(a)).status, (yield* unknown(b)).status], [401, 401])
+      const refused = yield* unknown(a)
+      assert.strictEqual(refused.status, 429)
+      assert.isAbove(Number(refused.headers.get("retry-after")), 0)
+      assert.strictEqual((yield* unknown(b)).status, 429)
+      assert.strictEqual(keys.lookups.count, 2, "no lookup once the address is limited")
+      assert.strictEqual((yield* b.get(list, { caller: "pro" })).status, 429, "its valid keys wait too")
+      assert.strictEqual((yield* a.get(list)).status, 429, "and its anonymous requests")
+    })
+    await Effect.runPromise(Effect.scoped(program))
+  })
 })
