@@ -235,7 +235,7 @@ const alertRuleRoutes = (it: ServerIt) => {
           const doc = (yield* (yield* TestServer).get("/openapi.json")).json as Json
           const routes: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> = [
             ["/api/v1/alert-rules", "get", ["200", "401", "403"]],
-            ["/api/v1/alert-rules", "post", ["201", "401", "403", "422"]],
+            ["/api/v1/alert-rules", "post", ["201", "401", "403", "409", "422"]],
             ["/api/v1/alert-rules/{rule_id}", "delete", ["204", "401", "403", "404", "422"]],
             ["/api/v1/alert-rules/{rule_id}/test-webhook", "post", ["200", "404", "422"]],
             ["/api/v1/alert-rules/{rule_id}/deliveries", "get", ["200", "404", "422"]],
@@ -530,6 +530,97 @@ const alertRuleRoutes = (it: ServerIt) => {
             { type: "type_error", loc: ["body", "name"], msg: "Expected string | null", input: 5 },
             { type: "missing", loc: ["body", "channels", "webhook_url"], msg: "Field required", input: null }
           ])
+        })
+    )
+  })
+
+  describe("issue 13 point 7: alert rules are bounded", () => {
+    it.effect(
+      "a slug over 100 characters, over 100 slugs, or more entity types or events than exist is a 422 naming the field and the bound; nothing is stored",
+      () =>
+        Effect.gen(function* () {
+          const caller = yield* account()
+          const cases: ReadonlyArray<readonly [Json, ReadonlyArray<string | number>, string]> = [
+            [{ slugs: ["a".repeat(101)] }, ["body", "slugs", 0], "at most 100"],
+            [{ slugs: ["ok", "a".repeat(100_000)] }, ["body", "slugs", 1], "at most 100"],
+            [
+              { slugs: Array.from({ length: 101 }, (_, i) => `entity-${i}`) },
+              ["body", "slugs"],
+              "at most 100"
+            ],
+            [{ entity_types: Array(8).fill("chain") }, ["body", "entity_types"], "at most 7"],
+            [{ events: Array(4).fill("rating.new") }, ["body", "events"], "at most 3"]
+          ]
+          for (const [extra, loc, bound] of cases) {
+            const r = yield* caller.post("/alert-rules", ruleFor(nowhere, extra))
+            assert.strictEqual(r.status, 422, r.text.slice(0, 300))
+            const detail = (r.json as Json).detail as ReadonlyArray<Json>
+            const entry = detail.find((d) => JSON.stringify(d.loc) === JSON.stringify(loc))
+            assert.isDefined(entry, `no entry at ${JSON.stringify(loc)}: ${r.text.slice(0, 300)}`)
+            assert.include(entry!.msg, bound)
+          }
+          const edge = yield* caller.post(
+            "/alert-rules",
+            ruleFor(nowhere, {
+              slugs: Array.from({ length: 100 }, (_, i) => `${"s".repeat(95)}-${i}`.slice(-100))
+            })
+          )
+          assert.strictEqual(edge.status, 201, "100 slugs of 100 characters are accepted")
+          assert.strictEqual(ok(yield* caller.get("/alert-rules")).total, 1, "only the rule within bounds")
+        })
+    )
+
+    it.effect(
+      "an account holds at most 100 rules: concurrent creates past it are 409 {detail, limit}, and no more are stored",
+      () =>
+        Effect.gen(function* () {
+          const caller = yield* account()
+          const answers = yield* Effect.forEach(
+            Array.from({ length: 104 }, (_, i) => i),
+            (i) => caller.post("/alert-rules", ruleFor(nowhere, { name: `rule ${i}` })),
+            { concurrency: 16 }
+          )
+          const statuses = answers.map((r) => r.status)
+          assert.strictEqual(statuses.filter((s) => s === 201).length, 100, String(statuses))
+          assert.strictEqual(statuses.filter((s) => s === 409).length, 4, String(statuses))
+          const refused = answers.find((r) => r.status === 409)!
+          assert.deepStrictEqual(refused.json, {
+            detail: "this account has 100 alert rules, the most it may have: delete one to create another",
+            limit: 100
+          })
+          const listed = ok(yield* caller.get("/alert-rules"))
+          assert.strictEqual(listed.total, 100)
+          assert.lengthOf(listed.items, 100)
+          const other = yield* account()
+          assert.strictEqual((yield* other.post("/alert-rules", ruleFor(nowhere))).status, 201, "per account")
+          // Deleting one makes room for one; then every rule goes, so that their test deliveries are never sent.
+          yield* caller.del(`/alert-rules/${listed.items[0].id}`)
+          created(yield* caller.post("/alert-rules", ruleFor(nowhere)))
+          assert.strictEqual((yield* caller.post("/alert-rules", ruleFor(nowhere))).status, 409)
+          const all = ok(yield* caller.get("/alert-rules")).items as ReadonlyArray<Json>
+          yield* Effect.forEach(all, (rule) => caller.del(`/alert-rules/${rule.id}`), { concurrency: 16 })
+        })
+    )
+
+    it.effect(
+      "the bounds are in the served OpenAPI document: maxItems, maxLength, the slug pattern and the 409",
+      () =>
+        Effect.gen(function* () {
+          const doc = (yield* (yield* TestServer).get("/openapi.json")).json as Json
+          const post = doc.paths["/api/v1/alert-rules"].post
+          const body = post.requestBody.content["application/json"].schema
+          const props = (body.$ref === undefined ? body : doc.components.schemas[body.$ref.split("/").at(-1)])
+            .properties
+          assert.strictEqual(props.slugs.maxItems, 100)
+          assert.strictEqual(props.slugs.items.maxLength, 100)
+          assert.strictEqual(props.slugs.items.pattern, "^[a-z0-9]+(?:-[a-z0-9]+)*$")
+          assert.strictEqual(props.entity_types.maxItems, 7)
+          assert.strictEqual(props.events.maxItems, 3)
+          assert.include(post.description, "at most 100 rules per account")
+          assert.strictEqual(
+            post.responses["409"].content["application/json"].schema.$ref,
+            "#/components/schemas/AlertRuleLimitBody"
+          )
         })
     )
   })

@@ -16,6 +16,7 @@ import {
 } from "../src/server/AuthConfig.ts"
 import { layerAuthentication } from "../src/server/Authentication.ts"
 import { generateDevKeyPair } from "../src/server/DevToken.ts"
+import { RequestRateLimiter } from "../src/server/RateLimit.ts"
 
 const { publicKeyPem } = generateDevKeyPair()
 const base: JwtConfig = { publicKey: publicKeyPem, issuer: "https://idp.example", audience: "ratings-api" }
@@ -26,7 +27,11 @@ const startUp = (config: AuthConfig) =>
   Effect.gen(function* () {
     const result = yield* Effect.result(
       Effect.scoped(
-        Layer.build(layerAuthentication(config).pipe(Layer.provide(ApiKeyRepository.layerMemory)))
+        Layer.build(
+          layerAuthentication(config).pipe(
+            Layer.provide(Layer.merge(ApiKeyRepository.layerMemory, RequestRateLimiter.layer()))
+          )
+        )
       )
     )
     return Result.isSuccess(result) ? undefined : result.failure

@@ -12,6 +12,7 @@
 import { createConnection } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import type { Caller } from "@ratings/domain/model/Caller"
+import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
 import { Context, Duration, Effect, Fiber, Layer, Schema } from "effect"
 import { HttpServerRequest } from "effect/http"
@@ -26,6 +27,7 @@ import {
   RequestRateLimiter,
   StoreTimeout
 } from "../src/server/RateLimit.ts"
+import { generateApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { type CallerName, Seed } from "./fixtures.ts"
 import { type Response, TestServer, type TestServerOptions } from "./TestServer.ts"
 
@@ -252,35 +254,33 @@ describe("request rate limits (spec part 8)", () => {
     }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) })))
   )
 
-  it.effect("the 429 is documented on every API route of the OpenAPI document, and not on /health", () =>
-    Effect.gen(function* () {
-      // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON, walked untyped
-      const doc = (yield* get("/openapi.json")).json as any
-      let routes = 0
-      for (const [path, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(
-        doc.paths
-      )) {
-        for (const op of Object.values(item)) {
-          const documented = op.responses["429"] as
-            | {
-                content: {
-                  "application/json": { schema: { $ref?: string; anyOf?: Array<{ $ref: string }> } }
+  it.effect(
+    "the 429 is documented on every route of the OpenAPI document, /health included (failed credentials)",
+    () =>
+      Effect.gen(function* () {
+        // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON, walked untyped
+        const doc = (yield* get("/openapi.json")).json as any
+        let routes = 0
+        for (const [path, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(
+          doc.paths
+        )) {
+          for (const op of Object.values(item)) {
+            const documented = op.responses["429"] as
+              | {
+                  content: {
+                    "application/json": { schema: { $ref?: string; anyOf?: Array<{ $ref: string }> } }
+                  }
                 }
-              }
-            | undefined
-          if (path === "/health") {
-            assert.isUndefined(documented, path)
-            continue
+              | undefined
+            routes++
+            // The exports also answer their quota's 429 (ExportQuotaBody) beside the request rate's.
+            const schema = documented?.content["application/json"].schema
+            const refs = schema?.anyOf?.map((s) => s.$ref) ?? [schema?.$ref]
+            assert.include(refs, "#/components/schemas/RateLimitedBody", path)
           }
-          routes++
-          // The exports also answer their quota's 429 (ExportQuotaBody) beside the request rate's.
-          const schema = documented?.content["application/json"].schema
-          const refs = schema?.anyOf?.map((s) => s.$ref) ?? [schema?.$ref]
-          assert.include(refs, "#/components/schemas/RateLimitedBody", path)
         }
-      }
-      assert.isAbove(routes, 60)
-    }).pipe(Effect.provide(serverWith({})))
+        assert.isAbove(routes, 60)
+      }).pipe(Effect.provide(serverWith({})))
   )
 
   it("an IPv6 client is counted by its /64, an IPv4-mapped address as IPv4", () => {
@@ -365,6 +365,148 @@ describe("request rate limits (spec part 8)", () => {
   )
 })
 
+/** The key store, counting the lookups the server makes (each one a query on Postgres). */
+const countingKeys = () => {
+  const lookups = { count: 0 }
+  const layer = Layer.effect(
+    ApiKeyRepository,
+    Effect.gen(function* () {
+      const real = yield* ApiKeyRepository
+      return ApiKeyRepository.of({
+        ...real,
+        findActiveByHash: (hash) => {
+          lookups.count++
+          return real.findActiveByHash(hash)
+        }
+      })
+    })
+  )
+  return { lookups, layer }
+}
+
+const withAuthorization = (authorization: string, path = list, forwardedFor?: string) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    return yield* server.get(path, {
+      authorization,
+      headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }
+    })
+  })
+
+const unknownKey = () => `Bearer ${generateApiKey()}`
+
+describe("failed credentials count against the client address (issue 13 point 6)", () => {
+  const flood = countingKeys()
+  it.effect(
+    "a flood of unknown keys gets 429 with Retry-After after the anonymous allowance, and the key store is no longer asked",
+    () =>
+      Effect.gen(function* () {
+        const responses = yield* Effect.forEach([1, 2, 3, 4, 5, 6], () => withAuthorization(unknownKey()))
+        assert.deepStrictEqual(
+          responses.map((r) => r.status),
+          [401, 401, 401, 429, 429, 429]
+        )
+        assert.strictEqual(flood.lookups.count, 3, "no lookup once the address is limited")
+        assert.deepStrictEqual(
+          responses.slice(0, 3).map((r) => [header(r, "ratelimit-remaining"), header(r, "ratelimit-policy")]),
+          [
+            ["2", "3;w=60"],
+            ["1", "3;w=60"],
+            ["0", "3;w=60"]
+          ],
+          "a refused credential is counted like an anonymous request, and says so"
+        )
+        const refused = responses[5]!
+        const retryAfter = Number(header(refused, "retry-after"))
+        assert.isTrue(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 60, String(retryAfter))
+        assert.deepStrictEqual(refused.json, { detail: { error: "rate_limited", retry_after: retryAfter } })
+        yield* TestClock.adjust(Duration.seconds(retryAfter))
+        assert.strictEqual(
+          (yield* withAuthorization(unknownKey())).status,
+          401,
+          "after Retry-After: checked again"
+        )
+        assert.strictEqual(flood.lookups.count, 4)
+      }).pipe(Effect.provide(serverWith({ anonymous: perMinute(3) }, { apiKeys: flood.layer })))
+  )
+
+  it.effect("invalid tokens, malformed keys and malformed headers are counted too, on /health as well", () =>
+    Effect.gen(function* () {
+      const credentials = ["Bearer not.a.jwt", "Bearer rk_short", "Basic dXNlcjpwYXNz", "Bearer eyJ.x.y"]
+      const statuses = yield* Effect.forEach(credentials, (c) =>
+        Effect.map(withAuthorization(c, "/health"), (r) => r.status)
+      )
+      assert.deepStrictEqual(statuses, [401, 401, 401, 429])
+      assert.strictEqual((yield* get(list)).status, 429, "the address's anonymous allowance is used")
+      assert.strictEqual((yield* get("/health")).status, 200, "/health without a credential is not limited")
+    }).pipe(Effect.provide(serverWith({ anonymous: perMinute(3) })))
+  )
+
+  it.effect("failed credentials and anonymous requests from one address share its allowance", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* statuses(2, get(list)), [200, 200])
+      const failed = yield* withAuthorization(unknownKey())
+      assert.strictEqual(failed.status, 401)
+      assert.strictEqual(header(failed, "ratelimit-remaining"), "0")
+      assert.strictEqual((yield* get(list)).status, 429)
+      assert.strictEqual(
+        (yield* withAuthorization(unknownKey())).status,
+        429,
+        "over the allowance: 429, not 401"
+      )
+    }).pipe(Effect.provide(serverWith({ anonymous: perMinute(3) })))
+  )
+
+  it.effect(
+    "a valid key or admin token is not counted on the address, and is served when anonymous requests used the allowance",
+    () =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual(yield* statuses(4, get(list, { caller: "free" })), [200, 200, 200, 200])
+        assert.deepStrictEqual(yield* statuses(2, get(list, { caller: "admin" })), [200, 200])
+        assert.deepStrictEqual(
+          yield* statuses(3, get(list)),
+          [200, 200, 429],
+          "the whole anonymous allowance"
+        )
+        assert.strictEqual((yield* get(list, { caller: "free" })).status, 200)
+        assert.strictEqual((yield* get(list, { caller: "admin" })).status, 200)
+        const server = yield* TestServer
+        const valid = yield* server.createKey("pro")
+        assert.strictEqual((yield* withAuthorization(`Bearer ${valid.key}`)).status, 200)
+      }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) })))
+  )
+
+  const guarded = countingKeys()
+  it.effect(
+    "a valid key from an address that sent the allowance of failed credentials waits like them (429, no lookup)",
+    () =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual(
+          (yield* Effect.forEach([1, 2, 3], () => withAuthorization(unknownKey()))).map((r) => r.status),
+          [401, 401, 429]
+        )
+        const before = guarded.lookups.count
+        assert.strictEqual((yield* get(list, { caller: "free" })).status, 429)
+        assert.strictEqual(guarded.lookups.count, before)
+      }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) }, { apiKeys: guarded.layer })))
+  )
+  it.effect("behind a trusted proxy failed credentials are counted per forwarded address", () =>
+    Effect.gen(function* () {
+      const from = (address: string) => withAuthorization(unknownKey(), list, `198.51.100.1, ${address}`)
+      assert.deepStrictEqual(
+        (yield* Effect.forEach([1, 2, 3], () => from("203.0.113.7"))).map((r) => r.status),
+        [401, 401, 429]
+      )
+      assert.strictEqual((yield* from("203.0.113.8")).status, 401, "another client is not limited")
+      assert.strictEqual(
+        (yield* withAuthorization(unknownKey(), list, "203.0.113.7")).status,
+        429,
+        "the address is the entry the trusted proxy appended"
+      )
+    }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) }, { auth: () => ({ trustProxy: true }) })))
+  )
+})
+
 const RedisUrl = "redis://127.0.0.1:6379"
 
 const redisReachable = () =>
@@ -414,6 +556,35 @@ describe("rate limits shared between server processes (Redis)", () => {
         [200, 200]
       )
       assert.strictEqual((yield* b.get(list, { caller: "free" })).status, 429)
+    })
+    await Effect.runPromise(Effect.scoped(program))
+  })
+
+  it("failed credentials are counted in Redis: after the allowance on one server, the other refuses them without a lookup", async (ctx) => {
+    if (!(await redisReachable()))
+      ctx.skip(`no Redis at ${RedisUrl}: the shared-limiter test needs one (CI has it)`)
+    const policies: RateLimitConfig = {
+      redisUrl: RedisUrl,
+      redisKeyPrefix: `ratings-test:${crypto.randomUUID()}:`,
+      limits: { anonymous: perMinute(2) }
+    }
+    const keys = countingKeys()
+    const program = Effect.gen(function* () {
+      const serverOf = Effect.map(
+        Layer.build(TestServer.layerMemory(Seed, { policies, apiKeys: keys.layer })),
+        (c) => Context.get(c, TestServer)
+      )
+      const a = yield* serverOf
+      const b = yield* serverOf
+      const unknown = (server: typeof a) => server.get(list, { authorization: unknownKey() })
+      assert.deepStrictEqual([(yield* unknown(a)).status, (yield* unknown(b)).status], [401, 401])
+      const refused = yield* unknown(a)
+      assert.strictEqual(refused.status, 429)
+      assert.isAbove(Number(refused.headers.get("retry-after")), 0)
+      assert.strictEqual((yield* unknown(b)).status, 429)
+      assert.strictEqual(keys.lookups.count, 2, "no lookup once the address is limited")
+      assert.strictEqual((yield* b.get(list, { caller: "pro" })).status, 429, "its valid keys wait too")
+      assert.strictEqual((yield* a.get(list)).status, 429, "and its anonymous requests")
     })
     await Effect.runPromise(Effect.scoped(program))
   })

@@ -14,6 +14,12 @@
  * cache is bounded, holds nothing that is not in the table, and is never
  * logged.
  *
+ * `create` counts the account's rules and inserts in one transaction (a
+ * savepoint inside the caller's) under a transaction-scoped advisory lock on
+ * the account, as the export quota does (PgExportLog): concurrent creates of
+ * one account queue, in this process or any other, and cannot pass the bound
+ * together. The count reads through alert_rules_account.
+ *
  * The port has no error channel for store failures; a database failure is a
  * defect carrying a StoreError with the reason, never a bare SqlError.
  */
@@ -21,6 +27,8 @@ import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import {
   type AlertRule,
+  AlertRuleLimitReached,
+  AlertRuleLimits,
   AlertRuleNotFound,
   type AlertRuleRecord,
   type MatchableEvent
@@ -40,6 +48,9 @@ const orDie =
     )
 
 /** The sealed key is bound to its rule (in Postgres's lowercase spelling), so it cannot be moved to another row. */
+/** First key of the two-key advisory lock: keeps these locks apart from any other use of advisory locks. */
+export const RuleCountLockSpace = 0x414c5254 // "ALRT"
+
 const keyContext = (ruleId: string) => `alert_rule:${ruleId.toLowerCase()}`
 
 /** How long an opened signing key stays cached, and how many are kept at most. */
@@ -116,9 +127,16 @@ export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient 
         return toRule(row)
       }).pipe(Effect.withSpan("PgAlertRuleRepository.get"))
 
-    const create = (record: AlertRuleRecord) =>
+    const create = (record: AlertRuleRecord, maxPerAccount: number = AlertRuleLimits.rulesPerAccount) =>
       Effect.gen(function* () {
         const sealed = yield* box.seal(record.signing_key, keyContext(record.id))
+        yield* sql`SELECT pg_advisory_xact_lock(${RuleCountLockSpace}, hashtext(${record.account_id}::text))`.pipe(
+          orDie("create")
+        )
+        const [held] = yield* sql<{ readonly n: number }>`
+          SELECT count(*)::int AS n FROM alert_rules WHERE account_id = ${record.account_id}
+        `.pipe(orDie("create"))
+        if ((held?.n ?? 0) >= maxPerAccount) return yield* AlertRuleLimitReached.of(maxPerAccount)
         const [row] = yield* sql<RuleRow>`
           INSERT INTO alert_rules
             (id, account_id, name, entity_types, slugs, events, webhook_url, signing_key_sealed, created_at)
@@ -133,7 +151,13 @@ export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient 
         // A duplicate id is a bug in the caller (ids are fresh UUIDs), as in memory.
         if (row === undefined) return yield* Effect.die(new Error(`alert rule ${record.id} exists`))
         return toRule(row)
-      }).pipe(Effect.withSpan("PgAlertRuleRepository.create"))
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", (error) =>
+          Effect.die(new StoreError({ message: `alert rules, create: ${error.message}` }))
+        ),
+        Effect.withSpan("PgAlertRuleRepository.create")
+      )
 
     const del = (accountId: string, ruleId: string) =>
       Effect.gen(function* () {

@@ -19,7 +19,12 @@
  * admin can try the routes without seeing anyone else's rules.
  */
 import { Capabilities } from "@ratings/domain/access/Capabilities"
-import { AlertRuleCreate, AlertRuleCreated, AlertRuleList } from "@ratings/domain/model/AlertRule"
+import {
+  AlertRuleCreate,
+  AlertRuleCreated,
+  AlertRuleLimits,
+  AlertRuleList
+} from "@ratings/domain/model/AlertRule"
 import { Delivery, DeliveryStatus, DeliveryWithAttempts } from "@ratings/domain/model/Delivery"
 import { WebhookTestReport } from "@ratings/domain/model/WebhookTest"
 import { ErrorReporter, Schema } from "effect"
@@ -111,6 +116,25 @@ export class DeliveryNotFailedError extends Schema.Error<DeliveryNotFailedError>
   override readonly [ErrorReporter.ignore] = true
 }
 
+export const AlertRuleLimitBody = Schema.Struct({
+  detail: Schema.String.annotate({ description: "Why: the account holds the most rules it may have" }),
+  limit: Schema.Int.annotate({ description: "The most alert rules one account may have" })
+}).annotate({
+  identifier: "AlertRuleLimitBody",
+  description: `409: the account already has ${AlertRuleLimits.rulesPerAccount} alert rules; delete one to create another`
+})
+
+/** 409: a create past the account's bound on rules (AlertRuleLimits.rulesPerAccount). */
+export class AlertRuleLimitError extends Schema.Error<AlertRuleLimitError>("AlertRuleLimitError")(
+  AlertRuleLimitBody,
+  {
+    httpApiStatus: 409,
+    description: `Conflict: the account already has ${AlertRuleLimits.rulesPerAccount} alert rules, the most it may have`
+  }
+) {
+  override readonly [ErrorReporter.ignore] = true
+}
+
 const Gated = [MissingKeyError, InsufficientTierError] as const
 
 const ruleDocs: ParameterDocs = {
@@ -156,13 +180,14 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
   }).annotateMerge(
     documented(
       "List alert rules",
-      "The alert rules of the caller's account, oldest first, as {items, total}. Signing keys are never listed."
+      "The alert rules of the caller's account, oldest first, as {items, total}. Signing keys are never listed. " +
+        `An account has at most ${AlertRuleLimits.rulesPerAccount} rules, so the list is one bounded page.`
     )
   ),
   HttpApiEndpoint.post("create", "/alert-rules", {
     payload: AlertRuleCreate,
     success: AlertRuleCreatedBody.pipe(HttpApiSchema.status(201)),
-    error: [...Gated, ServiceUnavailableError]
+    error: [...Gated, ServiceUnavailableError, AlertRuleLimitError]
   }).annotateMerge(
     documented(
       "Create an alert rule",
@@ -172,7 +197,9 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
         "synthetic payload. The URL must be https (http only when the server runs in development) and must " +
         "not name a private, loopback or link-local address unless the server allows private targets; a " +
         'refused URL is a 422 at ["body", "channels", "webhook_url"] saying why. Names are checked again ' +
-        "on the resolved address at every send."
+        `on the resolved address at every send. Bounds: at most ${AlertRuleLimits.slugsPerRule} slugs of at ` +
+        `most ${AlertRuleLimits.slugLength} characters each (a 422 at the field says which), and at most ` +
+        `${AlertRuleLimits.rulesPerAccount} rules per account: one more is a 409 {detail, limit}.`
     )
   ),
   HttpApiEndpoint.delete("delete", "/alert-rules/:rule_id", {

@@ -11,8 +11,6 @@
  * it, so it runs first: a credential that does not work is a 401 whatever the
  * parameters; its OpenAPI transform marks the bearer scheme optional.
  */
-import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
-import { ErrorReporter, Schema } from "effect"
 import { HttpApi, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AlertRulesApi } from "./AlertRulesApi.ts"
 import { Authentication, documentOptionalBearer } from "./Authentication.ts"
@@ -25,7 +23,7 @@ import {
   TokensApi,
   VaultsApi
 } from "./EntitiesApi.ts"
-import { ValidationErrors } from "./Errors.ts"
+import { RateLimitedError, ValidationErrors } from "./Errors.ts"
 import { IncidentsApi } from "./IncidentsApi.ts"
 import { MethodologyApi } from "./MethodologyApi.ts"
 import { QuantumApi } from "./QuantumApi.ts"
@@ -36,20 +34,10 @@ import { UtilitiesApi } from "./UtilitiesApi.ts"
 export const ApiVersion = "0.1.0"
 export const ApiPrefix = "/api/v1"
 
-const CollectAllIssues = { errors: "all" } as const
+/** Defined beside the other errors (authentication answers it too); exported here as before. */
+export { RateLimitedError }
 
-/**
- * 429 `{"detail": {"error": "rate_limited", "retry_after": N}}`, with
- * `Retry-After: N` and the RateLimit headers (server/RateLimit.ts).
- */
-export class RateLimitedError extends Schema.Error<RateLimitedError>("RateLimitedError")(RateLimitedBody, {
-  httpApiStatus: 429,
-  description:
-    "Too many requests: the caller's request rate is exhausted. `Retry-After` gives the seconds to wait; " +
-    "every response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`."
-}) {
-  override readonly [ErrorReporter.ignore] = true
-}
+const CollectAllIssues = { errors: "all" } as const
 
 /**
  * What depends on who is calling, on every route but /health: the request

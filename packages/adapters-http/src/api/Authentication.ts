@@ -13,7 +13,7 @@ import { InvalidKeyBody, InvalidTokenBody } from "@ratings/domain/model/ErrorBod
 import { ErrorReporter, Schema } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import type { CurrentCaller } from "./CurrentCaller.ts"
-import { ServiceUnavailableError } from "./Errors.ts"
+import { RateLimitedError, ServiceUnavailableError } from "./Errors.ts"
 
 /** 401 `{"detail": {"error": "invalid_key"}}`: an API key that is unknown, revoked or malformed. */
 export class InvalidKeyError extends Schema.Error<InvalidKeyError>("InvalidKeyError")(InvalidKeyBody, {
@@ -50,14 +50,16 @@ const Bearer = HttpApiSecurity.bearer.pipe(
 
 /**
  * Applied to the whole API. It fails only for a credential that does not work
- * (401) or when a credential cannot be checked right now (503: the key store
- * or the identity provider's key set is unreachable).
+ * (401), when a credential cannot be checked right now (503: the key store
+ * or the identity provider's key set is unreachable), or when the client's
+ * address has used its anonymous allowance on credentials that failed (429,
+ * before the credential is checked: ADR 0006 "Failed credentials").
  */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentCaller }>()(
   "@ratings/adapters-http/Authentication",
   {
     security: { [BearerSchemeName]: Bearer },
-    error: [InvalidKeyError, InvalidTokenError, ServiceUnavailableError]
+    error: [InvalidKeyError, InvalidTokenError, ServiceUnavailableError, RateLimitedError]
   }
 ) {}
 

@@ -10,10 +10,25 @@ import {
   InsufficientTierBody,
   MissingKeyBody,
   NotFoundBody,
+  RateLimitedBody,
   ValidationErrorBody
 } from "@ratings/domain/model/ErrorBodies"
 import { ErrorReporter, Schema } from "effect"
 import { HttpApiMiddleware } from "effect/http-api"
+
+/**
+ * 429 `{"detail": {"error": "rate_limited", "retry_after": N}}`, with
+ * `Retry-After: N` and the RateLimit headers (server/RateLimit.ts).
+ */
+export class RateLimitedError extends Schema.Error<RateLimitedError>("RateLimitedError")(RateLimitedBody, {
+  httpApiStatus: 429,
+  description:
+    "Too many requests: the caller's request rate is exhausted (for a credential that fails, the client " +
+    "address's anonymous allowance, /health included). `Retry-After` gives the seconds to wait; " +
+    "every response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`."
+}) {
+  override readonly [ErrorReporter.ignore] = true
+}
 
 /** 404 `{"detail": "not found"}`: unknown, hidden, or (for non-admins) not published, all alike. */
 export class NotFoundError extends Schema.Error<NotFoundError>("NotFoundError")(NotFoundBody, {

@@ -17,7 +17,7 @@ import { accountOf } from "@ratings/domain/services/ExportService"
 import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { DeliveryListLimit, DeliveryNotFailedError } from "../api/AlertRulesApi.ts"
+import { AlertRuleLimitError, DeliveryListLimit, DeliveryNotFailedError } from "../api/AlertRulesApi.ts"
 import { RatingsApi } from "../api/Api.ts"
 import { NotFoundError, ValidationError } from "../api/Errors.ts"
 import { NoStore } from "./Caching.ts"
@@ -75,6 +75,9 @@ export const AlertRuleHandlers = HttpApiBuilder.group(
                   ]
                 })
               )
+            ),
+            Effect.catchTag("AlertRuleLimitReached", (full) =>
+              Effect.fail(new AlertRuleLimitError({ detail: full.message, limit: full.limit }))
             ),
             mapReadErrors
           )

@@ -11,6 +11,13 @@
  *   anonymous (the bypass is "silently ignored" for anyone else); any other is
  *   401 invalid_token, and a key set that cannot be fetched is 503.
  *
+ * A credential that fails counts against the client's address like an
+ * anonymous request (RateLimit.ts), and once the address's failed credentials
+ * have used the anonymous allowance, a credential from it is refused with 429
+ * before the key is looked up or the token verified: a flood of made-up keys
+ * costs a counter read each, not a query. A valid credential counts nothing
+ * on the address (ADR 0006 "Failed credentials").
+ *
  * The tier gate stays in the domain: this only says who is calling. Nothing
  * here logs or returns a credential: refusals are logged with a reason code.
  */
@@ -25,6 +32,7 @@ import { ServiceUnavailableError } from "../api/Errors.ts"
 import { type AuthConfig, type AuthConfigError, resolveJwtConfig, trustedHops } from "./AuthConfig.ts"
 import { hashApiKey, KeyPrefix, looksLikeApiKey } from "./ApiKeyCrypto.ts"
 import { type JwtVerifier, makeJwtVerifier, NoIdentityProvider } from "./JwtVerifier.ts"
+import { RequestRateLimiter } from "./RateLimit.ts"
 
 /** What the Authorization header holds. */
 export type Credential =
@@ -76,7 +84,7 @@ const challenge = (error: "invalid_token" | "invalid_key") =>
     )
   )
 
-const refuse = (error: InvalidKeyError | InvalidTokenError, reason: string) =>
+const refusal = (error: InvalidKeyError | InvalidTokenError, reason: string) =>
   Effect.logInfo("credential refused").pipe(
     Effect.annotateLogs({ reason, error: error.detail.error }),
     Effect.andThen(challenge(error.detail.error)),
@@ -90,16 +98,19 @@ const unavailable = (reason: string) =>
   )
 
 /**
- * The middleware over the ApiKeyRepository port, for a checked configuration.
- * Fails at start-up with AuthConfigError when the configuration is unusable.
+ * The middleware over the ApiKeyRepository port and the request rate limiter
+ * (the one CallerPolicies uses, so that failed credentials and anonymous
+ * requests share counters), for a checked configuration. Fails at start-up
+ * with AuthConfigError when the configuration is unusable.
  */
 export const layerAuthentication = (
   config: AuthConfig = {}
-): Layer.Layer<Authentication, AuthConfigError, ApiKeyRepository> =>
+): Layer.Layer<Authentication, AuthConfigError, ApiKeyRepository | RequestRateLimiter> =>
   Layer.effect(
     Authentication,
     Effect.gen(function* () {
       const keys = yield* ApiKeyRepository
+      const limiter = yield* RequestRateLimiter
       const jwt: JwtVerifier =
         config.jwt === undefined
           ? NoIdentityProvider
@@ -107,8 +118,11 @@ export const layerAuthentication = (
       const hops = trustedHops(config.trustProxy)
 
       const callerOf = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
-        const anonymous = () =>
-          Caller.anonymous(clientAddressOf(request.remoteAddress, request.headers["x-forwarded-for"], hops))
+        const address = clientAddressOf(request.remoteAddress, request.headers["x-forwarded-for"], hops)
+        const anonymous = () => Caller.anonymous(address)
+        // A failed credential is counted on the address first: past the allowance it is a 429, not a 401.
+        const refuse = (error: InvalidKeyError | InvalidTokenError, reason: string) =>
+          Effect.andThen(limiter.countFailedCredential(address), refusal(error, reason))
         const credential = credentialOf(request.headers.authorization)
         switch (credential._tag) {
           case "None":
@@ -118,6 +132,7 @@ export const layerAuthentication = (
           case "ApiKey": {
             if (!looksLikeApiKey(credential.key))
               return yield* refuse(InvalidKeyError.instance, "malformed key")
+            yield* limiter.admitCredential(address)
             const found = yield* keys
               .findActiveByHash(hashApiKey(credential.key))
               .pipe(
@@ -131,6 +146,7 @@ export const layerAuthentication = (
             return Caller.apiKey(found.value.tier, found.value.account_id, found.value.id)
           }
           case "Jwt": {
+            yield* limiter.admitCredential(address)
             const verdict = yield* jwt.verify(credential.token)
             switch (verdict._tag) {
               case "Admin":

@@ -41,7 +41,8 @@ export type PoliciesConfig = RateLimitConfig
  * The server side of CallerPolicies: for the caller authentication
  * established, the attribution (Attribution.ts), the cache headers
  * (Caching.ts) and the rate limit (RateLimit.ts), in that order, so that a
- * 429 is attributed and marked no-store too.
+ * 429 is attributed and marked no-store too. It also provides its
+ * RequestRateLimiter, which authentication uses to count failed credentials.
  */
 export const layerCallerPolicies = (config: PoliciesConfig = {}) =>
   Layer.effect(
@@ -58,7 +59,7 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}) =>
         })
       )
     })
-  ).pipe(Layer.provide(RequestRateLimiter.layer(config)))
+  ).pipe(Layer.provideMerge(RequestRateLimiter.layer(config)))
 
 /**
  * The server. With `responseCache` (ResponseCache.ts) the hot public reads are

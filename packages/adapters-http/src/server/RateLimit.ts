@@ -211,16 +211,41 @@ const onResponse = (headers: Record<string, string>) =>
     Effect.succeed(HttpServerResponse.setHeaders(response, headers))
   )
 
+/** What a failed draw says: the store failed (served without limit), or a window refused the request. */
+type Refusal =
+  | { readonly _tag: "StoreFailed"; readonly message: string }
+  | { readonly _tag: "Refused"; readonly retryAfter: number; readonly limit: number }
+
 /**
  * Draws one request from the caller's counters, after authentication (the
  * caller picks the counter and the windows). A window that is exhausted
  * refuses the request without drawing on the windows after it.
+ *
+ * A request whose credential fails is not a caller: authentication asks
+ * `admitCredential` before it looks a key up or verifies a token, and counts
+ * the failure with `countFailedCredential` (ADR 0006 "Failed credentials").
  */
 export class RequestRateLimiter extends Context.Service<
   RequestRateLimiter,
   {
     readonly check: (
       caller: Caller
+    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    /**
+     * Before a credential sent from `address` is checked: 429 when the
+     * address's failed credentials have used the anonymous allowance. Counts
+     * nothing, so a valid key or token from the address costs it nothing.
+     */
+    readonly admitCredential: (
+      address: string
+    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    /**
+     * A credential sent from `address` failed: counted like an anonymous
+     * request of the address (its windows and headers, 429 once exhausted),
+     * and on the address's failed-credential counters that `admitCredential` reads.
+     */
+    readonly countFailedCredential: (
+      address: string
     ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
   }
 >()("@ratings/adapters-http/RequestRateLimiter") {
@@ -232,46 +257,90 @@ export class RequestRateLimiter extends Context.Service<
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
       ) as { readonly [K in CallerKind]: string }
 
-      const check = Effect.fnUntraced(function* (caller: Caller) {
-        const kind = callerKind(caller)
-        const windows = table[kind]
-        const subject = subjectOf(caller)
+      /** One window's counter: `tokens` 0 reads it without drawing. */
+      const consume = (subject: string, w: RateWindow, tokens: number) =>
+        limiter
+          .consume({
+            algorithm: "fixed-window",
+            onExceeded: "fail",
+            key: `${subject}:${windowSeconds(w.window)}s`,
+            limit: w.limit,
+            window: w.window,
+            tokens
+          })
+          .pipe(Effect.timeoutOrElse({ duration: StoreTimeout, orElse: storeTimedOut }))
+
+      /** Draws one request from each window in turn; the states drawn, or why it stopped. */
+      const draw = Effect.fnUntraced(function* (subject: string, windows: ReadonlyArray<RateWindow>) {
         const states: Array<WindowState> = []
         for (const w of windows) {
-          const consumed = yield* Effect.result(
-            limiter
-              .consume({
-                algorithm: "fixed-window",
-                onExceeded: "fail",
-                key: `${subject}:${windowSeconds(w.window)}s`,
-                limit: w.limit,
-                window: w.window
-              })
-              .pipe(Effect.timeoutOrElse({ duration: StoreTimeout, orElse: storeTimedOut }))
-          )
+          const consumed = yield* Effect.result(consume(subject, w, 1))
           if (Result.isSuccess(consumed)) {
             const { remaining, resetAfter } = consumed.success
             states.push({ limit: w.limit, remaining, reset: secondsUntil(resetAfter) })
             continue
           }
           const reason = consumed.failure.reason
-          if (reason._tag === "RateLimitStoreError") {
-            return yield* Effect.logWarning(
-              "rate limit store failed: request served without a limit",
-              reason.message
-            )
-          }
-          const retryAfter = secondsUntil(reason.retryAfter)
-          yield* onResponse(
-            headersOf(policies[kind], { limit: w.limit, remaining: 0, reset: retryAfter }, retryAfter)
-          )
-          return yield* new RateLimitedError({ detail: { error: "rate_limited", retry_after: retryAfter } })
+          const refusal: Refusal =
+            reason._tag === "RateLimitStoreError"
+              ? { _tag: "StoreFailed", message: reason.message }
+              : { _tag: "Refused", retryAfter: secondsUntil(reason.retryAfter), limit: w.limit }
+          return { states, refusal }
         }
+        return { states, refusal: undefined }
+      })
+
+      /** Ends a draw: the headers of `kind` on the response, a 429 when a window refused. */
+      const conclude = Effect.fnUntraced(function* (
+        kind: CallerKind,
+        states: ReadonlyArray<WindowState>,
+        refusal: Refusal | undefined
+      ) {
+        if (refusal?._tag === "StoreFailed")
+          return yield* Effect.logWarning(
+            "rate limit store failed: request served without a limit",
+            refusal.message
+          )
+        if (refusal?._tag === "Refused") return yield* refuse(kind, refusal.limit, refusal.retryAfter)
         const reported = closestToExhaustion(states)
         if (reported !== undefined) yield* onResponse(headersOf(policies[kind], reported))
       })
 
-      return RequestRateLimiter.of({ check })
+      const refuse = (kind: CallerKind, limit: number, retryAfter: number) =>
+        onResponse(headersOf(policies[kind], { limit, remaining: 0, reset: retryAfter }, retryAfter)).pipe(
+          Effect.andThen(
+            Effect.fail(new RateLimitedError({ detail: { error: "rate_limited", retry_after: retryAfter } }))
+          )
+        )
+
+      const check = Effect.fnUntraced(function* (caller: Caller) {
+        const kind = callerKind(caller)
+        const { states, refusal } = yield* draw(subjectOf(caller), table[kind])
+        yield* conclude(kind, states, refusal)
+      })
+
+      const failedSubject = (address: string) => `authfail:${addressKey(address)}`
+
+      const admitCredential = Effect.fnUntraced(function* (address: string) {
+        const subject = failedSubject(address)
+        const read = yield* Effect.forEach(table.anonymous, (w) => Effect.result(consume(subject, w, 0)), {
+          concurrency: "unbounded"
+        })
+        for (const [i, r] of read.entries()) {
+          // A store that fails or is silent admits: the draw after the check reports it.
+          if (Result.isFailure(r) || r.success.remaining >= 1) continue
+          return yield* refuse("anonymous", table.anonymous[i]!.limit, secondsUntil(r.success.resetAfter))
+        }
+      })
+
+      const countFailedCredential = Effect.fnUntraced(function* (address: string) {
+        const failed = yield* draw(failedSubject(address), table.anonymous)
+        const anonymous = yield* draw(subjectOf({ _tag: "Anonymous", ip: address }), table.anonymous)
+        const refused = failed.refusal?._tag === "Refused" ? failed.refusal : undefined
+        yield* conclude("anonymous", anonymous.states, anonymous.refusal ?? refused)
+      })
+
+      return RequestRateLimiter.of({ check, admitCredential, countFailedCredential })
     })
 
   /**

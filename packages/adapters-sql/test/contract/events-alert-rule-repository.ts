@@ -160,6 +160,30 @@ export const alertRuleRepositoryContract = (
       )
     )
 
+    it.effect(
+      "create refuses a rule past the account's bound, atomically: concurrent creates cannot pass it together",
+      () =>
+        run(
+          Effect.gen(function* () {
+            const repo = yield* AlertRuleRepository
+            const outcomes = yield* Effect.forEach(
+              [1, 2, 3, 4, 5, 6],
+              (n) => Effect.result(repo.create(rule(ruleId(100 + n), "alice"), 3)),
+              { concurrency: "unbounded" }
+            )
+            const refused = outcomes.filter((o) => o._tag === "Failure")
+            assert.lengthOf(refused, 3)
+            for (const o of refused) {
+              assert.strictEqual(o.failure._tag, "AlertRuleLimitReached")
+              assert.strictEqual(o.failure.limit, 3)
+            }
+            assert.lengthOf(yield* repo.list("alice"), 3)
+            yield* repo.create(rule(B1, "bob"), 3)
+            assert.lengthOf(yield* repo.list("bob"), 1, "the bound is per account")
+          })
+        )
+    )
+
     it.effect("delete by id within an account: another account's rule is not found and stays", () =>
       run(
         Effect.gen(function* () {

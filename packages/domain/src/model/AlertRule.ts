@@ -16,12 +16,18 @@
  * The signing key is generated at creation, stored with the rule, and served
  * exactly once: only `AlertRuleCreated` (the 201 body) has
  * `webhook_signing_key`. The account that owns a rule is not served either.
+ *
+ * Rules are bounded (`AlertRuleLimits`): what one account may store, and so
+ * what GET /alert-rules answers and every event is matched against, has a
+ * ceiling. The create body's bounds are schema checks, so they are in the
+ * OpenAPI document and a 422 names the field; the count per account is the
+ * repository's, checked and written atomically.
  */
 import { Schema } from "effect"
-import { EntityType } from "./EntityType.ts"
-import { IsoDateTime, isNulFree, Slug, Uuid } from "./Primitives.ts"
+import { EntityType, EntityTypes } from "./EntityType.ts"
+import { IsoDateTime, isNulFree, Slug, SlugMaxLength, SlugPattern, Uuid } from "./Primitives.ts"
 import { parseIPv6 } from "../webhooks/WebhookTargetPolicy.ts"
-import { AlertEventKind } from "./WebhookEvent.ts"
+import { AlertEventKind, AlertEventKinds } from "./WebhookEvent.ts"
 
 /**
  * The host is a DNS name or IPv4 address (no space, `/`, `?`, `#`, `@`, `:`
@@ -89,17 +95,42 @@ const RuleName = Schema.NullOr(
   Schema.String.annotate({ description: "A free label" }).check(Schema.isMaxLength(200), isNulFree)
 )
 
+/** The bounds of alert rules: rules per account, slugs per rule, characters per slug. */
+export const AlertRuleLimits = {
+  rulesPerAccount: 100,
+  slugsPerRule: 100,
+  slugLength: SlugMaxLength
+} as const
+
+/** A slug a rule watches: the entity slug pattern, at most `slugLength` characters (checked first, so a huge one is not matched). */
+const WatchedSlug = Schema.String.annotate({
+  description: `Kebab-case entity slug (lowercase a-z and 0-9, single hyphens between runs), at most ${AlertRuleLimits.slugLength} characters`
+}).check(
+  Schema.isMaxLength(AlertRuleLimits.slugLength).abort(),
+  Schema.isPattern(SlugPattern, {
+    expected: "a kebab-case slug (lowercase a-z, 0-9 and single hyphens, no leading or trailing hyphen)"
+  })
+)
+
 /** POST /alert-rules body. Omitted filters mean "all". */
 export const AlertRuleCreate = Schema.Struct({
   name: Schema.optionalKey(RuleName),
   entity_types: Schema.optionalKey(
-    Schema.Array(EntityType).annotate({ description: "Entity types watched; empty or omitted means all" })
+    Schema.Array(EntityType)
+      .annotate({ description: "Entity types watched; empty or omitted means all" })
+      .check(Schema.isMaxLength(EntityTypes.length))
   ),
   slugs: Schema.optionalKey(
-    Schema.Array(Slug).annotate({ description: "Entity slugs watched; empty or omitted means all" })
+    Schema.Array(WatchedSlug)
+      .annotate({
+        description: `Entity slugs watched, at most ${AlertRuleLimits.slugsPerRule}; empty or omitted means all`
+      })
+      .check(Schema.isMaxLength(AlertRuleLimits.slugsPerRule))
   ),
   events: Schema.optionalKey(
-    Schema.Array(AlertEventKind).annotate({ description: "Event kinds watched; empty or omitted means all" })
+    Schema.Array(AlertEventKind)
+      .annotate({ description: "Event kinds watched; empty or omitted means all" })
+      .check(Schema.isMaxLength(AlertEventKinds.length))
   ),
   channels: AlertChannels
 })
@@ -138,6 +169,21 @@ export type AlertRuleList = typeof AlertRuleList.Type
 export interface AlertRuleRecord extends AlertRule {
   readonly account_id: string
   readonly signing_key: string
+}
+
+/** A create that would give the account more than `limit` rules: nothing is stored. */
+export class AlertRuleLimitReached extends Schema.TaggedError<AlertRuleLimitReached>()(
+  "AlertRuleLimitReached",
+  {
+    limit: Schema.Int,
+    message: Schema.String
+  }
+) {
+  static readonly of = (limit: number) =>
+    new AlertRuleLimitReached({
+      limit,
+      message: `this account has ${limit} alert rules, the most it may have: delete one to create another`
+    })
 }
 
 export class AlertRuleNotFound extends Schema.TaggedError<AlertRuleNotFound>()("AlertRuleNotFound", {

@@ -13,6 +13,9 @@ export const Uuid = Schema.String.annotate({ description: "UUID string" }).check
 /** Lowercase a-z and 0-9 in runs joined by single hyphens; the `u` flag lets the pattern reach OpenAPI. */
 export const SlugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/u
 
+/** The longest slug a client may send where it names an entity to watch (alert rules); stored slugs are far shorter. */
+export const SlugMaxLength = 100
+
 export const Slug = Schema.String.annotate({
   description: "Kebab-case slug: lowercase a-z and 0-9, single hyphens between runs. Mutable across renames."
 }).check(

@@ -12,12 +12,19 @@
  * paying a lookup per delivery. A rule it does not return is deleted (or never
  * existed), exactly as `destination` would say "not found".
  *
+ * `create` refuses a rule that would give its account more than
+ * `maxPerAccount` rules (by default `AlertRuleLimits.rulesPerAccount`); the
+ * count and the write are one atomic step, so concurrent creates of one
+ * account cannot pass the bound together.
+ *
  * Production: adapters-sql. `layerMemory` keeps rules in a Ref, listed in
  * creation order.
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import {
   type AlertRule,
+  AlertRuleLimitReached,
+  AlertRuleLimits,
   AlertRuleNotFound,
   type AlertRuleRecord,
   type MatchableEvent,
@@ -38,8 +45,15 @@ export class AlertRuleRepository extends Context.Service<
     readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<AlertRule>>
     /** One of the account's rules. */
     readonly get: (accountId: string, ruleId: string) => Effect.Effect<AlertRule, AlertRuleNotFound>
-    /** Stores a new rule with its signing key; the id is the caller's (a fresh UUID). */
-    readonly create: (record: AlertRuleRecord) => Effect.Effect<AlertRule>
+    /**
+     * Stores a new rule with its signing key; the id is the caller's (a fresh
+     * UUID). `AlertRuleLimitReached` when the account already has
+     * `maxPerAccount` rules (default `AlertRuleLimits.rulesPerAccount`).
+     */
+    readonly create: (
+      record: AlertRuleRecord,
+      maxPerAccount?: number
+    ) => Effect.Effect<AlertRule, AlertRuleLimitReached>
     /** Deletes one of the account's rules; another account's rule is not found. */
     readonly delete: (accountId: string, ruleId: string) => Effect.Effect<void, AlertRuleNotFound>
     /** Every rule, of any account, whose filters admit the event. */
@@ -81,16 +95,24 @@ export class AlertRuleRepository extends Context.Service<
         list: (accountId) =>
           Effect.map(Ref.get(rules), (all) => all.filter((r) => r.account_id === accountId).map(toAlertRule)),
         get: (accountId, ruleId) => Effect.map(find(ruleId, accountId), toAlertRule),
-        create: (record) =>
+        create: (record, maxPerAccount = AlertRuleLimits.rulesPerAccount) =>
           Effect.flatMap(
-            Ref.modify(rules, (all) =>
-              all.some((r) => r.id === record.id) ? [false, all] : ([true, [...all, record]] as const)
+            Ref.modify(
+              rules,
+              (all): readonly ["stored" | "duplicate" | "full", ReadonlyArray<AlertRuleRecord>] => {
+                if (all.some((r) => r.id === record.id)) return ["duplicate", all]
+                if (all.filter((r) => r.account_id === record.account_id).length >= maxPerAccount)
+                  return ["full", all]
+                return ["stored", [...all, record]]
+              }
             ),
             // A duplicate id is a bug in the caller (ids are fresh UUIDs), hence a defect.
-            (stored) =>
-              stored
+            (outcome) =>
+              outcome === "stored"
                 ? Effect.succeed(toAlertRule(record))
-                : Effect.die(new Error(`alert rule ${record.id} exists`))
+                : outcome === "full"
+                  ? Effect.fail(AlertRuleLimitReached.of(maxPerAccount))
+                  : Effect.die(new Error(`alert rule ${record.id} exists`))
           ),
         delete: (accountId, ruleId) =>
           Effect.flatMap(find(ruleId, accountId), () =>

@@ -14,7 +14,9 @@
  *   every send. It then stores the rule with a fresh key. In the same
  *   transaction it enqueues the `webhook.test` delivery that saving a webhook
  *   URL fires (Configuration rule 3), so a rule never exists without its
- *   test event. The dispatcher sends that delivery like any other.
+ *   test event. The dispatcher sends that delivery like any other. An
+ *   account that has `AlertRuleLimits.rulesPerAccount` rules gets
+ *   `AlertRuleLimitReached`, and nothing is stored or enqueued.
  * - `testWebhook` makes a real attempt at once, through the dispatcher's
  *   `deliverNow`: a new `webhook.test` delivery, recorded in the rule's log
  *   and retried on the schedule if it fails. The caller gets the outcome of
@@ -31,6 +33,7 @@ import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import {
   type AlertRuleCreate,
   type AlertRuleCreated,
+  type AlertRuleLimitReached,
   type AlertRuleList,
   type AlertRuleNotFound,
   type AlertRuleRecord,
@@ -96,12 +99,13 @@ export class AlertRuleService extends Context.Service<
     /**
      * A new rule with a fresh signing key, served this once, and its
      * webhook.test delivery enqueued; a URL the target policy refuses is
-     * `WebhookUrlRejected` and stores nothing.
+     * `WebhookUrlRejected`, a rule past the account's bound is
+     * `AlertRuleLimitReached`, and either stores nothing.
      */
     readonly create: (
       accountId: string,
       request: AlertRuleCreate
-    ) => Effect.Effect<AlertRuleCreated, StoreError | WebhookUrlRejected>
+    ) => Effect.Effect<AlertRuleCreated, StoreError | WebhookUrlRejected | AlertRuleLimitReached>
     readonly delete: (accountId: string, ruleId: string) => Effect.Effect<void, AlertRuleNotFound>
     /** A real, signed webhook.test attempt made now, and how it ended. */
     readonly testWebhook: (

@@ -1,7 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import type { AlertRuleCreate } from "../../src/model/AlertRule.ts"
+import {
+  type AlertRuleCreate,
+  type AlertRuleLimitReached,
+  AlertRuleLimits
+} from "../../src/model/AlertRule.ts"
 import { millisOf, noResponse, responded } from "../../src/model/Delivery.ts"
 import { WebhookTestEvent } from "../../src/model/WebhookEvent.ts"
 import { WebhookTestReport } from "../../src/model/WebhookTest.ts"
@@ -82,6 +86,29 @@ describe("AlertRuleService", () => {
         assert.notStrictEqual(second.webhook_signing_key, created.webhook_signing_key, "a fresh key per rule")
       })
     )
+  )
+
+  it.effect(
+    "an account holds at most AlertRuleLimits.rulesPerAccount rules: one more is AlertRuleLimitReached and stores and enqueues nothing",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const service = yield* AlertRuleService
+          const outbox = yield* DeliveryOutbox
+          for (let i = 0; i < AlertRuleLimits.rulesPerAccount; i++) yield* service.create(ALICE, body())
+          assert.lengthOf(yield* outbox.claimDue({ at: T0, limit: 1_000 }), 100, "one test delivery per rule")
+          const refused = yield* Effect.flip(service.create(ALICE, body()))
+          assert.strictEqual(refused._tag, "AlertRuleLimitReached")
+          assert.strictEqual((refused as AlertRuleLimitReached).limit, 100)
+          assert.strictEqual((yield* service.list(ALICE)).total, 100)
+          assert.lengthOf(
+            yield* outbox.claimDue({ at: T0, limit: 1_000 }),
+            0,
+            "no test delivery for the refused rule"
+          )
+          assert.strictEqual((yield* service.create(BOB, body())).name, "aave watch", "per account")
+        })
+      )
   )
 
   it.effect(
