@@ -117,7 +117,13 @@ export class EntityRepository extends Context.Service<
               records
                 .filter((r) => !isPubliclyReadable(r))
                 .sort(compareListOrder)
-                .map(({ id, slug, status, is_private, is_active }) => ({ id, slug, status, is_private, is_active }))
+                .map(({ id, slug, status, is_private, is_active }) => ({
+                  id,
+                  slug,
+                  status,
+                  is_private,
+                  is_active
+                }))
             ),
           setStatus: (type, id, status, updated_at) =>
             Effect.flatMap(
