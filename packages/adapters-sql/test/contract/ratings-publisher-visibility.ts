@@ -16,7 +16,12 @@ import { Effect, Option } from "effect"
 import { answer, entity, scorecard, T0, uuid } from "./ratings-fixtures.ts"
 import { contract, type Target } from "./ratings-harness.ts"
 
-export type PublisherPorts = Publisher | EntityRepository | ScorecardRepository | AlertRuleRepository | DeliveryOutbox
+export type PublisherPorts =
+  | Publisher
+  | EntityRepository
+  | ScorecardRepository
+  | AlertRuleRepository
+  | DeliveryOutbox
 
 /** A draft the scoring core scores 62.5 (B): security 1.0 and governance 0.25 at 50/50. */
 const draftOf = (e: StoredEntity, version: number): StoredScorecard =>
@@ -64,8 +69,10 @@ const catchAll = Effect.gen(function* () {
 })
 
 const sent = (rule: string) =>
-  Effect.map(Effect.flatMap(DeliveryOutbox, (o) => o.listByRule(rule)), (ds) =>
-    ds.map((d) => JSON.parse(d.body) as { event: string; data: Record<string, any> })
+  Effect.map(
+    Effect.flatMap(DeliveryOutbox, (o) => o.listByRule(rule)),
+    // biome-ignore lint/suspicious/noExplicitAny: event bodies are probed field by field in assertions
+    (ds) => ds.map((d) => JSON.parse(d.body) as { event: string; data: Record<string, any> })
   )
 
 const hiddenCases: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
@@ -143,7 +150,10 @@ export const publisherVisibilityContract = <D>(target: Target<PublisherPorts, D>
         yield* publish("later") // v2 (62.5, B) published while the entity is a draft: nothing sent
         assert.deepStrictEqual(yield* sent(rule), [])
         const scoring = yield* setStatus("later", "scoring")
-        assert.deepStrictEqual([scoring.previous_status, scoring.status, scoring.deliveries], ["draft", "scoring", 0])
+        assert.deepStrictEqual(
+          [scoring.previous_status, scoring.status, scoring.deliveries],
+          ["draft", "scoring", 0]
+        )
         const shown = yield* setStatus("later", "published")
         assert.isTrue(shown.readable)
         assert.strictEqual(shown.deliveries, 1)
@@ -162,7 +172,10 @@ export const publisherVisibilityContract = <D>(target: Target<PublisherPorts, D>
         // Hidden again, then shown again: the rating is announced again, once.
         assert.strictEqual((yield* setStatus("later", "approved")).deliveries, 0)
         assert.strictEqual((yield* setStatus("later", "published")).deliveries, 1)
-        assert.deepStrictEqual((yield* sent(rule)).map((b) => b.event), ["rating.new", "rating.new"])
+        assert.deepStrictEqual(
+          (yield* sent(rule)).map((b) => b.event),
+          ["rating.new", "rating.new"]
+        )
       }))
 
     test("an entity without a published rating becoming readable sends nothing; its first publication then sends rating.new", () =>
@@ -171,7 +184,10 @@ export const publisherVisibilityContract = <D>(target: Target<PublisherPorts, D>
         yield* seed("unrated", { status: "approved" }, false)
         assert.strictEqual((yield* setStatus("unrated", "published")).deliveries, 0)
         yield* publish("unrated")
-        assert.deepStrictEqual((yield* sent(rule)).map((b) => b.event), ["rating.new"])
+        assert.deepStrictEqual(
+          (yield* sent(rule)).map((b) => b.event),
+          ["rating.new"]
+        )
       }))
 
     test("publishing the entity and its scorecard in one step writes both and sends one rating.new, never rating.changed for figures nobody saw", () =>
