@@ -6,6 +6,12 @@
  * scorecard, the history entry and the webhook outbox rows are written in one
  * transaction, so alerts go out exactly for what was published.
  *
+ * Events name only an entity the public can read once the act is done
+ * (`eventsForAct`): publishing a hidden entity's scorecard sends nothing, and
+ * `setStatus` (the CLI's `ratings status`, and `ratings publish
+ * --publish-entity` with a publication in the same transaction) sends one
+ * rating.new when an entity's published rating becomes readable.
+ *
  * `publish` is the single act of the CLI. `publishMany` replays many acts (an
  * import's publications) with the same semantics, as if `publish` ran for each
  * in order with the clock at the act's instant, all in one transaction: the
@@ -41,7 +47,12 @@ import { Scoring } from "../scoring/Scoring.ts"
 import type { ScoreInput, ScoreResult } from "../scoring/ScoreEntity.ts"
 import type { ScoringError } from "../scoring/ScoringError.ts"
 import { newDelivery } from "../webhooks/DeliveryStateMachine.ts"
-import { addressEvent, eventsForAct, type PublishedFigures, serializeEvent } from "../webhooks/EventPayloads.ts"
+import {
+  addressEvent,
+  eventsForAct,
+  type PublishedFigures,
+  serializeEvent
+} from "../webhooks/EventPayloads.ts"
 
 export class EntityNotFound extends Schema.TaggedError<EntityNotFound>()("EntityNotFound", {
   entity_type: Schema.String,
@@ -388,7 +399,11 @@ export class Publisher extends Context.Service<
         const { entity_type: type, slug, status } = request
         const found = yield* entities.findBySlug(type, slug)
         if (Option.isNone(found))
-          return yield* new EntityNotFound({ entity_type: type, slug, message: `no ${type} with slug ${slug}` })
+          return yield* new EntityNotFound({
+            entity_type: type,
+            slug,
+            message: `no ${type} with slug ${slug}`
+          })
         const entity = found.value
         const now = yield* Clock.currentTimeMillis
         const changed = entity.status !== status
