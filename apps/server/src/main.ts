@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `ratings`: the service's command line. `ratings serve` runs the HTTP API (what
- * `npm start` does); the other commands load and publish data, ingest incident
+ * `npm start` does); the other commands load and publish data, move entities
+ * through their statuses, ingest incident
  * reports, refresh quantum-readiness data, manage keys, inspect and re-fire
  * webhook deliveries, and trace exports by their watermark.
  */
@@ -15,7 +16,7 @@ import { ExportsCommand } from "./cli/ExportsCommand.ts"
 import { ImportCommand } from "./cli/ImportCommand.ts"
 import { IncidentsCommand } from "./cli/IncidentsCommand.ts"
 import { KeysCommand } from "./cli/KeysCommand.ts"
-import { PublishCommand } from "./cli/PublishCommand.ts"
+import { PublishCommand, StatusCommand } from "./cli/PublishCommand.ts"
 import { QuantumCommand } from "./cli/QuantumCommand.ts"
 import { ServeCommand } from "./cli/ServeCommand.ts"
 
@@ -25,6 +26,7 @@ export const Ratings = Command.make("ratings").pipe(
     ServeCommand,
     ImportCommand,
     PublishCommand,
+    StatusCommand,
     IncidentsCommand,
     QuantumCommand,
     KeysCommand,

@@ -690,7 +690,9 @@ const FailingStores = MemoryFeeds.pipe(
           published: () => Effect.fail(failing),
           countPublished: () => Effect.fail(failing),
           all: () => Effect.fail(failing),
-          upsert: () => Effect.fail(failing)
+          unreadable: () => Effect.fail(failing),
+          upsert: () => Effect.fail(failing),
+          setStatus: () => Effect.fail(failing)
         })
       ),
       ScorecardRepository.layerMemory(),

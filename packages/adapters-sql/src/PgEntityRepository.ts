@@ -23,12 +23,13 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { categoryMode, type EntityListQuery, ListParameters } from "@ratings/domain/access/ListFilter"
-import type { EntityRecord } from "@ratings/domain/model/Entity"
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import type { EntityRecord, EntityStatus } from "@ratings/domain/model/Entity"
+import { type EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
 import {
   EntityRepository,
   type ListPosition,
-  type StoredEntity
+  type StoredEntity,
+  type UnreadableRef
 } from "@ratings/domain/ports/EntityRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Effect, Layer, Option } from "effect"
@@ -165,6 +166,22 @@ export const toRow = (entity: StoredEntity) => {
 const Chunk = 1000
 /** Above this many changed rows in one upsert, listeners are told "the whole type" instead of each id. */
 const NotifyEachUpTo = 100
+
+/**
+ * The changes to announce for changed entities, with the types whose public
+ * records depend on them: a record of any type leaves out the briefs of chains
+ * the public cannot read, and a bridge its validator_set_owner when that
+ * organisation is private or inactive (docs/adr/0003-access-and-lists.md), so
+ * a change of a chain touches every type, and one of an organisation bridges.
+ */
+export const withDependents = (changes: ReadonlyArray<EntityChange>): ReadonlyArray<EntityChange> => {
+  const touched = new Set<EntityType>()
+  for (const c of changes) {
+    if (c.entity_type === "chain") for (const t of EntityTypes) touched.add(t)
+    if (c.entity_type === "organisation") touched.add("bridge")
+  }
+  return [...changes, ...[...touched].map((t) => ({ entity_type: t, entity_id: AllOfType }))]
+}
 
 /** The WHERE of a list query: the rules of `access/ListFilter.ts`, one clause per rule. */
 const whereOf = (sql: PgClient.PgClient, q: EntityListQuery): Statement.Fragment => {
@@ -351,13 +368,43 @@ export const make = Effect.gen(function* () {
                   entity_type: t,
                   entity_id: AllOfType
                 }))
-          yield* notifyChanges(sql, notices)
+          yield* notifyChanges(sql, withDependents(notices))
         })
       )
       .pipe(catchSqlError("upsert entities"))
   })
 
-  return EntityRepository.of({ list, findById, findBySlug, published, countPublished, all, upsert })
+  const unreadable = (type: EntityType) =>
+    sql<UnreadableRef>`SELECT id, slug, status, is_private, is_active FROM entities
+      WHERE entity_type = ${type}::text AND NOT (status = 'published' AND is_active AND NOT is_private)
+      ORDER BY slug COLLATE "C", id`.pipe(orStoreError(`unreadable ${type}`))
+
+  const setStatus = (type: EntityType, id: string, status: EntityStatus, updatedAt: string) =>
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          const rows = isUuid(id)
+            ? yield* sql<{ id: string }>`UPDATE entities SET status = ${status}::text,
+                updated_at = ${updatedAt}::timestamptz
+              WHERE entity_type = ${type}::text AND id = ${id}::uuid RETURNING id`
+            : []
+          if (rows.length === 0) return yield* new StoreError({ message: `set status: no ${type} ${id}` })
+          yield* notifyChanges(sql, withDependents([{ entity_type: type, entity_id: rows[0]!.id }]))
+        })
+      )
+      .pipe(catchSqlError(`set status of ${type} ${id}`))
+
+  return EntityRepository.of({
+    list,
+    findById,
+    findBySlug,
+    published,
+    countPublished,
+    all,
+    unreadable,
+    upsert,
+    setStatus
+  })
 })
 
 export const layer: Layer.Layer<EntityRepository, never, PgClient.PgClient> = Layer.effect(

@@ -167,16 +167,39 @@ describe("PgCacheInvalidation versions (read before serving a cached response)",
           // An upsert that changes nothing announces nothing and bumps nothing.
           yield* entities.upsert([e])
           assert.deepStrictEqual(yield* versionsOf, after)
-          // One write of two types bumps each once.
+          // One write of two types bumps each once (neither a chain nor an organisation: see below).
           yield* entities.upsert([
-            entity("chain", "two-types-chain"),
+            entity("oracle", "two-types-oracle"),
             entity("token", "two-types-token"),
             entity("token", "t2")
           ])
           assert.deepStrictEqual(yield* versionsOf, {
             ...after,
-            chain: plus(after.chain, 1),
+            oracle: plus(after.oracle, 1),
             token: plus(after.token, 1)
+          })
+        }).pipe(Effect.provide(ports))
+    )
+
+    it.effect(
+      "a change of a chain bumps every type (records leave out hidden chains' briefs), one of an organisation bridges too (validator_set_owner), a status change as an upsert",
+      () =>
+        Effect.gen(function* () {
+          const entities = yield* EntityRepository
+          const chain = entity("chain", "dependents-chain", { status: "scoring" })
+          const org = entity("organisation", "dependents-org")
+          const start = yield* versionsOf
+          yield* entities.upsert([chain])
+          const afterChain = yield* versionsOf
+          for (const t of EntityTypes) assert.strictEqual(afterChain[t], plus(start[t], 1), t)
+          yield* entities.setStatus("chain", chain.record.id, "published", T2)
+          const afterStatus = yield* versionsOf
+          for (const t of EntityTypes) assert.strictEqual(afterStatus[t], plus(afterChain[t], 1), t)
+          yield* entities.upsert([org])
+          assert.deepStrictEqual(yield* versionsOf, {
+            ...afterStatus,
+            organisation: plus(afterStatus.organisation, 1),
+            bridge: plus(afterStatus.bridge, 1)
           })
         }).pipe(Effect.provide(ports))
     )

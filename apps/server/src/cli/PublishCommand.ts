@@ -1,46 +1,115 @@
 /**
  * `ratings publish <entity-type> <slug>`: publish the entity's latest draft.
  * The figures are computed by the scoring core; a re-rating is always this act.
+ * With `--publish-entity`, the entity itself becomes published in the same
+ * transaction, so its record and its rating become readable together.
+ *
+ * `ratings status <entity-type> <slug> <status>`: move an entity through its
+ * statuses (draft, scoring, approved, published). Only a published (active,
+ * public) entity is readable; when its published rating becomes readable, the
+ * alert rules get one rating.new (docs/webhooks.md).
  */
 import { userInfo } from "node:os"
+import { EntityStatuses } from "@ratings/domain/model/Entity"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
-import { Publisher } from "@ratings/domain/services/Publisher"
+import { Publisher, type PublishError, type StatusResult } from "@ratings/domain/services/Publisher"
+import type { StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
 import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AppLayer } from "../AppLayer.ts"
 import { CommandFailed } from "./CommandFailed.ts"
 
+const refused = (verb: string) => (error: PublishError) =>
+  Effect.andThen(Console.error(`${verb} refused: ${error.message}`), new CommandFailed({ message: "failed" }))
+
+const publishedLine = (
+  entityType: string,
+  slug: string,
+  s: StoredScorecard,
+  previous: StoredScorecard | undefined
+) =>
+  `published ${entityType} ${slug} v${s.scorecard_version}: ${s.composite_score} ${s.grade}` +
+  (s.intrinsic_composite_score !== s.composite_score
+    ? ` (intrinsic ${s.intrinsic_composite_score} ${s.intrinsic_letter_grade}, ${s.largest_drag_hint})`
+    : "") +
+  (previous === undefined ? ", first rating" : `, was ${previous.composite_score} ${previous.grade}`)
+
+const statusLine = (entityType: string, slug: string, r: StatusResult) =>
+  (r.previous_status === r.status
+    ? `${entityType} ${slug} is already ${r.status}`
+    : `${entityType} ${slug}: ${r.previous_status} -> ${r.status}`) +
+  (r.readable
+    ? "; readable by the public"
+    : "; not readable by the public (only published, active, public entities are)")
+
+const notReadableHint = (entityType: string, slug: string) =>
+  `note: ${entityType} ${slug} is not published (or is private or inactive), so nobody but an admin can read ` +
+  `this rating and no webhook was sent; \`ratings status ${entityType} ${slug} published\` makes it readable`
+
+const entityType = Argument.Literals("entity-type", EntityTypes)
+const slugArgument = Argument.String("slug")
+
 export const PublishCommand = Command.make(
   "publish",
   {
-    entityType: Argument.Literals("entity-type", EntityTypes),
-    slug: Argument.String("slug"),
+    entityType,
+    slug: slugArgument,
     reasoning: Flag.String("reasoning").pipe(
       Flag.withDescription("Why the rating is set or changed (kept in the rating history)")
     ),
     actor: Flag.String("actor").pipe(
       Flag.withDescription("Who publishes"),
       Flag.withDefault(userInfo().username)
+    ),
+    publishEntity: Flag.Boolean("publish-entity").pipe(
+      Flag.withDescription(
+        "Also move the entity to status published, in the same transaction, so that the record and its rating become readable together"
+      ),
+      Flag.withDefault(false)
     )
   },
-  Effect.fnUntraced(function* ({ entityType, slug, reasoning, actor }) {
+  Effect.fnUntraced(function* ({ entityType, slug, reasoning, actor, publishEntity }) {
     const publisher = yield* Publisher
-    const result = yield* publisher
-      .publish({ entity_type: entityType, slug, reasoning, actor })
-      .pipe(Effect.result)
-    if (result._tag === "Failure") {
-      yield* Console.error(`publish refused: ${result.failure.message}`)
-      return yield* new CommandFailed({ message: "failed" })
+    if (publishEntity) {
+      const r = yield* publisher
+        .setStatus({ entity_type: entityType, slug, status: "published", publish: { reasoning, actor } })
+        .pipe(Effect.catch(refused("publish")))
+      const p = r.publication!
+      yield* Console.log(
+        `${publishedLine(entityType, slug, p.scorecard, p.previous)}; ${statusLine(entityType, slug, r)}` +
+          `; ${r.deliveries} webhook deliveries queued`
+      )
+      return
     }
-    const s = result.success.scorecard
-    const previous = result.success.previous
+    const r = yield* publisher
+      .publish({ entity_type: entityType, slug, reasoning, actor })
+      .pipe(Effect.catch(refused("publish")))
     yield* Console.log(
-      `published ${entityType} ${slug} v${s.scorecard_version}: ${s.composite_score} ${s.grade}` +
-        (s.intrinsic_composite_score !== s.composite_score
-          ? ` (intrinsic ${s.intrinsic_composite_score} ${s.intrinsic_letter_grade}, ${s.largest_drag_hint})`
-          : "") +
-        (previous === undefined ? ", first rating" : `, was ${previous.composite_score} ${previous.grade}`) +
-        `; ${result.success.deliveries} webhook deliveries queued`
+      `${publishedLine(entityType, slug, r.scorecard, r.previous)}; ${r.deliveries} webhook deliveries queued`
     )
+    if (!r.readable) yield* Console.log(notReadableHint(entityType, slug))
   }, Effect.provide(AppLayer))
-).pipe(Command.withDescription("Publish an entity's latest draft scorecard"))
+).pipe(
+  Command.withDescription(
+    "Publish an entity's latest draft scorecard (with --publish-entity, publish the entity too)"
+  )
+)
+
+export const StatusCommand = Command.make(
+  "status",
+  {
+    entityType,
+    slug: slugArgument,
+    status: Argument.Literals("status", EntityStatuses)
+  },
+  Effect.fnUntraced(function* ({ entityType, slug, status }) {
+    const r = yield* (yield* Publisher)
+      .setStatus({ entity_type: entityType, slug, status })
+      .pipe(Effect.catch(refused("status change")))
+    yield* Console.log(`${statusLine(entityType, slug, r)}; ${r.deliveries} webhook deliveries queued`)
+  }, Effect.provide(AppLayer))
+).pipe(
+  Command.withDescription(
+    "Move an entity to a status (draft, scoring, approved, published); only published entities are readable"
+  )
+)

@@ -425,6 +425,45 @@ export const entityRepositoryContract = <D>(target: Target<EntityRepository, D>)
         assert.deepStrictEqual(slugsOf(yield* repo.all("chain")).sort(), ["a", "b", "c"])
       }))
 
+    test("unreadable: the entities of a type the public cannot read (not published, private or inactive), in list order", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const draft = entity("chain", "c-draft", { status: "draft" })
+        yield* repo.upsert([
+          entity("chain", "a-public"),
+          draft,
+          entity("chain", "b-private", { is_private: true }),
+          entity("chain", "d-inactive", { is_active: false }),
+          entity("chain", "e-approved", { status: "approved" }),
+          entity("organisation", "f-draft-org", { status: "draft" })
+        ])
+        const hidden = yield* repo.unreadable("chain")
+        assert.deepStrictEqual(slugsOf(hidden), ["b-private", "c-draft", "d-inactive", "e-approved"])
+        assert.deepStrictEqual(hidden[1], {
+          id: draft.record.id,
+          slug: "c-draft",
+          status: "draft",
+          is_private: false,
+          is_active: true
+        })
+      }))
+
+    test("setStatus moves only the status and updated_at of the record; an unknown id (or one of another type) is a StoreError", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const e = entity("protocol", "moving", { status: "approved" }, { security: 60, governance: 40 })
+        yield* repo.upsert([e])
+        yield* repo.setStatus("protocol", e.record.id, "published", T1)
+        assert.deepStrictEqual(
+          yield* repo.findById("protocol", e.record.id),
+          Option.some({ ...e.record, status: "published", updated_at: T1 })
+        )
+        const error = yield* Effect.flip(repo.setStatus("protocol", uuid(999, 7), "draft", T1))
+        assert.strictEqual(error._tag, "StoreError")
+        const wrongType = yield* Effect.flip(repo.setStatus("chain", e.record.id, "draft", T1))
+        assert.strictEqual(wrongType._tag, "StoreError")
+      }))
+
     test("upsert replaces a record by id: a rename keeps the id, frees the old slug and takes the new one", () =>
       Effect.gen(function* () {
         const repo = yield* EntityRepository

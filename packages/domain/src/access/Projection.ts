@@ -84,7 +84,16 @@ export const isDetailVisible = (
  * draft exists (part 3, part 5 rule 4). Hidden records 404 as on detail.
  */
 export const areScorecardsVisible = (caller: Caller, record: VisibleRecord): boolean =>
-  isAdmin(caller) || (record.status === "published" && !record.is_private && record.is_active)
+  isAdmin(caller) || isPubliclyReadable(record)
+
+/**
+ * Whether anyone without the admin bypass can read the entity through the API
+ * at this moment (its detail, its scorecards): published, active and not
+ * private. Webhook events name only such entities, and public records embed
+ * only such chains (docs/adr/0003-access-and-lists.md).
+ */
+export const isPubliclyReadable = (record: VisibleRecord): boolean =>
+  record.status === "published" && !record.is_private && record.is_active
 
 /** Whether scorecards of this type carry mvc_gates at all (part 2 Scorecard rule 3: chains only). */
 export const hasMvcGates = (type: EntityType): boolean => type === "chain"

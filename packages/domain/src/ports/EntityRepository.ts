@@ -5,15 +5,25 @@
  */
 import { Context, Effect, Layer, Option, Ref } from "effect"
 import { compareListOrder, type EntityListQuery, runListQuery } from "../access/ListFilter.ts"
-import type { EntityRecord } from "../model/Entity.ts"
+import { isPubliclyReadable } from "../access/Projection.ts"
+import type { EntityRecord, EntityStatus } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
-import type { Page, StoreError } from "./StoreError.ts"
+import { type Page, StoreError } from "./StoreError.ts"
 
 export interface StoredEntity {
   readonly entity_type: EntityType
   readonly record: EntityRecord
   /** The entity's own domain weights when it is not scored on its type's defaults (rule 5). */
   readonly domain_weights?: { readonly [domain: string]: number } | undefined
+}
+
+/** An entity the public cannot read (not published, private or inactive), as projections need it. */
+export interface UnreadableRef {
+  readonly id: string
+  readonly slug: string
+  readonly status: string
+  readonly is_private: boolean
+  readonly is_active: boolean
 }
 
 /** A position in list order: the (slug, id) of the last record of the previous page. */
@@ -55,7 +65,23 @@ export class EntityRepository extends Context.Service<
     readonly countPublished: (type: EntityType) => Effect.Effect<number, StoreError>
     /** Every entity of a type whatever its status or visibility (matching, directories). */
     readonly all: (type: EntityType) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
+    /**
+     * The entities of a type that the public cannot read (`isPubliclyReadable`
+     * false), in list order: the chains whose briefs public records leave out,
+     * the organisations a bridge may not name (docs/adr/0003-access-and-lists.md).
+     */
+    readonly unreadable: (type: EntityType) => Effect.Effect<ReadonlyArray<UnreadableRef>, StoreError>
     readonly upsert: (entities: ReadonlyArray<StoredEntity>) => Effect.Effect<void, StoreError>
+    /**
+     * Moves one entity to `status` and sets its updated_at, leaving the rest of
+     * its record and its domain weights as stored. An unknown id is a StoreError.
+     */
+    readonly setStatus: (
+      type: EntityType,
+      id: string,
+      status: EntityStatus,
+      updatedAt: string
+    ) => Effect.Effect<void, StoreError>
   }
 >()("@ratings/domain/ports/EntityRepository") {
   static readonly layerMemory = (seed: ReadonlyArray<StoredEntity> = []) =>
@@ -86,6 +112,31 @@ export class EntityRepository extends Context.Service<
           countPublished: (type) =>
             Effect.map(ofType(type), (records) => records.filter(isListedPublished).length),
           all: ofType,
+          unreadable: (type) =>
+            Effect.map(ofType(type), (records) =>
+              records
+                .filter((r) => !isPubliclyReadable(r))
+                .sort(compareListOrder)
+                .map(({ id, slug, status, is_private, is_active }) => ({
+                  id,
+                  slug,
+                  status,
+                  is_private,
+                  is_active
+                }))
+            ),
+          setStatus: (type, id, status, updated_at) =>
+            Effect.flatMap(
+              Ref.modify(store, (m) => {
+                const found = m.get(key(type, id))
+                if (found === undefined) return [false, m] as const
+                const next = new Map(m)
+                next.set(key(type, id), { ...found, record: { ...found.record, status, updated_at } })
+                return [true, next] as const
+              }),
+              (done) =>
+                done ? Effect.void : Effect.fail(new StoreError({ message: `set status: no ${type} ${id}` }))
+            ),
           upsert: (entities) =>
             Ref.update(store, (m) => {
               const next = new Map(m)

@@ -6,6 +6,12 @@
  * scorecard, the history entry and the webhook outbox rows are written in one
  * transaction, so alerts go out exactly for what was published.
  *
+ * Events name only an entity the public can read once the act is done
+ * (`eventsForAct`): publishing a hidden entity's scorecard sends nothing, and
+ * `setStatus` (the CLI's `ratings status`, and `ratings publish
+ * --publish-entity` with a publication in the same transaction) sends one
+ * rating.new when an entity's published rating becomes readable.
+ *
  * `publish` is the single act of the CLI. `publishMany` replays many acts (an
  * import's publications) with the same semantics, as if `publish` ran for each
  * in order with the clock at the act's instant, all in one transaction: the
@@ -15,7 +21,8 @@
  */
 import { Clock, Context, Effect, Layer, Option, Result, Schema } from "effect"
 import type { Delivery } from "../model/Delivery.ts"
-import type { EntityRecord } from "../model/Entity.ts"
+import { isPubliclyReadable } from "../access/Projection.ts"
+import type { EntityRecord, EntityStatus } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import { isoTimestamp } from "../model/Primitives.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
@@ -42,7 +49,7 @@ import type { ScoringError } from "../scoring/ScoringError.ts"
 import { newDelivery } from "../webhooks/DeliveryStateMachine.ts"
 import {
   addressEvent,
-  eventsForPublish,
+  eventsForAct,
   type PublishedFigures,
   serializeEvent
 } from "../webhooks/EventPayloads.ts"
@@ -79,6 +86,32 @@ export interface PublishRequest {
 export interface PublishResult {
   readonly scorecard: StoredScorecard
   readonly previous: StoredScorecard | undefined
+  readonly deliveries: number
+  /**
+   * Whether the entity is readable without the admin bypass (published, active,
+   * not private). When it is not, the scorecard is published but nobody sees it
+   * and no event is sent until the entity becomes readable (`setStatus`).
+   */
+  readonly readable: boolean
+}
+
+/** `setStatus`: move an entity to a status, and optionally publish its latest draft in the same step. */
+export interface StatusRequest {
+  readonly entity_type: EntityType
+  readonly slug: string
+  readonly status: EntityStatus
+  /** Also publish the entity's latest draft scorecard, with this reasoning and actor. */
+  readonly publish?: { readonly reasoning: string; readonly actor: string } | undefined
+}
+
+export interface StatusResult {
+  readonly previous_status: EntityStatus
+  readonly status: EntityStatus
+  /** Whether the entity is readable without the admin bypass once the act is done. */
+  readonly readable: boolean
+  /** The publication, when `publish` was asked. */
+  readonly publication: Omit<PublishResult, "readable"> | undefined
+  /** Webhook deliveries queued by the whole act. */
   readonly deliveries: number
 }
 
@@ -141,6 +174,8 @@ export interface Prepared {
 export interface PublishInput {
   readonly request: PublishRequest
   readonly entity: EntityRecord | undefined
+  /** The entity's record once the act is done, when the act also changes it (its status); else `entity`. */
+  readonly entityAfter?: EntityRecord | undefined
   readonly draft: StoredScorecard | undefined
   readonly previous: Scorecard | undefined
   /** The draft's dependencies with their current headline composite (null when unrated or unknown). */
@@ -215,9 +250,10 @@ export const preparePublication = (
     reasoning: request.reasoning,
     changed_by: request.actor
   }
-  const events = eventsForPublish(
-    previous === undefined ? undefined : figuresOf(previous),
-    figuresOf(published)!,
+  const previousFigures = previous === undefined ? undefined : figuresOf(previous)
+  const events = eventsForAct(
+    { readable: isPubliclyReadable(entity), figures: previousFigures },
+    { readable: isPubliclyReadable(input.entityAfter ?? entity), figures: figuresOf(published) },
     { entity_type: type, slug: entity.slug, id: entity.id },
     at
   )
@@ -254,6 +290,14 @@ export class Publisher extends Context.Service<
       acts: ReadonlyArray<PublishAct>,
       options?: PublishManyOptions
     ) => Effect.Effect<PublishManyResult, PublishError>
+    /**
+     * Moves an entity to a status and, with `publish`, publishes its latest
+     * draft scorecard too, all in one transaction. The events are those of
+     * `eventsForAct`: sent only when the entity is readable once the act is
+     * done; a rating.new when its published rating becomes readable. Moving an
+     * entity to the status it has changes nothing and sends nothing.
+     */
+    readonly setStatus: (request: StatusRequest) => Effect.Effect<StatusResult, PublishError>
   }
 >()("@ratings/domain/services/Publisher") {
   static readonly layer = Layer.effect(
@@ -305,9 +349,14 @@ export class Publisher extends Context.Service<
           } satisfies Dependency
         })
 
-      const publish = Effect.fn("Publisher.publish")(function* (request: PublishRequest) {
-        const { entity_type: type, slug } = request
-        const entity = Option.getOrUndefined(yield* entities.findBySlug(type, slug))
+      /** Reads what one act needs of the store and prepares it; `entityAfter` is the record once the act is done. */
+      const prepareAct = Effect.fnUntraced(function* (
+        request: PublishRequest,
+        entity: EntityRecord | undefined,
+        entityAfter: EntityRecord | undefined,
+        now: number
+      ) {
+        const type = request.entity_type
         const draft =
           entity === undefined
             ? undefined
@@ -319,13 +368,18 @@ export class Publisher extends Context.Service<
         const dependencies =
           draft === undefined ? [] : yield* Effect.forEach(draft.dependencies, resolveDependency)
         const gateOf = type === "chain" && draft !== undefined ? yield* chainGates : undefined
-        const now = yield* Clock.currentTimeMillis
         const prepared = preparePublication(
-          { request, entity, draft, previous, dependencies, gateOf, at: now },
+          { request, entity, entityAfter, draft, previous, dependencies, gateOf, at: now },
           scoring.scoreSync
         )
         if (Result.isFailure(prepared)) return yield* prepared.failure
-        const { record, events } = prepared.success
+        return { ...prepared.success, previous }
+      })
+
+      const publish = Effect.fn("Publisher.publish")(function* (request: PublishRequest) {
+        const entity = Option.getOrUndefined(yield* entities.findBySlug(request.entity_type, request.slug))
+        const now = yield* Clock.currentTimeMillis
+        const { record, events, previous } = yield* prepareAct(request, entity, undefined, now)
         const deliveries = yield* deliveriesFor(events, now)
         yield* tx.run(
           Effect.gen(function* () {
@@ -333,7 +387,60 @@ export class Publisher extends Context.Service<
             if (deliveries.length > 0) yield* outbox.enqueue(deliveries)
           })
         )
-        return { scorecard: record.scorecard, previous, deliveries: deliveries.length }
+        return {
+          scorecard: record.scorecard,
+          previous,
+          deliveries: deliveries.length,
+          readable: entity !== undefined && isPubliclyReadable(entity)
+        }
+      })
+
+      const setStatus = Effect.fn("Publisher.setStatus")(function* (request: StatusRequest) {
+        const { entity_type: type, slug, status } = request
+        const found = yield* entities.findBySlug(type, slug)
+        if (Option.isNone(found))
+          return yield* new EntityNotFound({
+            entity_type: type,
+            slug,
+            message: `no ${type} with slug ${slug}`
+          })
+        const entity = found.value
+        const now = yield* Clock.currentTimeMillis
+        const changed = entity.status !== status
+        const after: EntityRecord = changed ? { ...entity, status, updated_at: isoTimestamp(now) } : entity
+        const act =
+          request.publish === undefined
+            ? undefined
+            : yield* prepareAct({ entity_type: type, slug, ...request.publish }, entity, after, now)
+        let events = act?.events
+        if (events === undefined) {
+          const card = Option.getOrUndefined(yield* scorecards.latest(type, entity.id, "published"))
+          const figures = card === undefined ? undefined : figuresOf(card)
+          events = eventsForAct(
+            { readable: isPubliclyReadable(entity), figures },
+            { readable: isPubliclyReadable(after), figures },
+            { entity_type: type, slug: entity.slug, id: entity.id },
+            now
+          )
+        }
+        const deliveries = yield* deliveriesFor(events, now)
+        yield* tx.run(
+          Effect.gen(function* () {
+            if (changed) yield* entities.setStatus(type, entity.id, status, after.updated_at)
+            if (act !== undefined) yield* scorecards.publish(act.record)
+            if (deliveries.length > 0) yield* outbox.enqueue(deliveries)
+          })
+        )
+        return {
+          previous_status: entity.status,
+          status,
+          readable: isPubliclyReadable(after),
+          publication:
+            act === undefined
+              ? undefined
+              : { scorecard: act.record.scorecard, previous: act.previous, deliveries: deliveries.length },
+          deliveries: deliveries.length
+        } satisfies StatusResult
       })
 
       const publishMany = Effect.fn("Publisher.publishMany")(function* (
@@ -461,7 +568,7 @@ export class Publisher extends Context.Service<
         return { published: done, deliveries: deliveryCount }
       })
 
-      return Publisher.of({ publish, publishMany })
+      return Publisher.of({ publish, publishMany, setStatus })
     })
   )
 }

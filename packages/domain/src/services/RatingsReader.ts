@@ -5,10 +5,11 @@
  */
 import { Context, Effect, Layer, Option, Result, Schema } from "effect"
 import { type AccessDenied, authorize, type Capability } from "../access/Capabilities.ts"
-import type { EntityListQuery } from "../access/ListFilter.ts"
+import { type EntityListQuery, ListParameters } from "../access/ListFilter.ts"
 import {
   areScorecardsVisible,
   effectiveListFlags,
+  isAdmin,
   isDetailVisible,
   projectScorecardList
 } from "../access/Projection.ts"
@@ -31,7 +32,7 @@ import { BridgeCategoryDomains, BridgeQuestionCatalogue } from "../scoring/Bridg
 import { GradeLadder, GradeRounding } from "../scoring/GradeLadder.ts"
 import { domainsOfType, MethodologyName, MethodologyVersion } from "../scoring/Methodology.ts"
 import { defaultDomainWeights } from "../scoring/ScoreEntity.ts"
-import { EntityRepository } from "../ports/EntityRepository.ts"
+import { EntityRepository, type UnreadableRef } from "../ports/EntityRepository.ts"
 import { RubricRepository } from "../ports/RubricRepository.ts"
 import { ScorecardRepository, type StoredScorecard } from "../ports/ScorecardRepository.ts"
 import type { Page, StoreError } from "../ports/StoreError.ts"
@@ -50,6 +51,43 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const isUuid = (identifier: string): boolean => UUID.test(identifier)
 
 type ReadError = NotFound | AccessDenied | StoreError
+
+/** What a public record may not name (docs/adr/0003-access-and-lists.md), ids lowercased. */
+export interface HiddenNames {
+  /** Chains the public cannot read: not published, private or inactive. */
+  readonly chainIds: ReadonlySet<string>
+  readonly chainSlugs: ReadonlySet<string>
+  /** Organisations a bridge may not name as validator_set_owner: private or inactive ones. */
+  readonly ownerIds: ReadonlySet<string>
+}
+
+export const hiddenNames = (
+  chains: ReadonlyArray<UnreadableRef>,
+  organisations: ReadonlyArray<UnreadableRef>
+): HiddenNames => ({
+  chainIds: new Set(chains.map((c) => c.id.toLowerCase())),
+  chainSlugs: new Set(chains.map((c) => c.slug)),
+  ownerIds: new Set(organisations.filter((o) => o.is_private || !o.is_active).map((o) => o.id.toLowerCase()))
+})
+
+/**
+ * A record as the public may see it: without the briefs of chains the public
+ * cannot read (a brief is hidden when its id or its slug names such a chain),
+ * and a bridge's validator_set_owner null when that organisation is private or
+ * inactive (an unpublished one stays: spec part 2). A token's own `chain` is
+ * required by the spec's token table and stays. Unchanged records are returned as they are.
+ */
+export const projectRecord = (record: EntityRecord, hidden: HiddenNames): EntityRecord => {
+  const isHidden = (b: { readonly slug: string; readonly id?: string | undefined }) =>
+    hidden.chainSlugs.has(b.slug) || (b.id !== undefined && hidden.chainIds.has(b.id.toLowerCase()))
+  let out = record
+  if (record.chains?.some(isHidden) === true)
+    out = { ...out, chains: record.chains.filter((b) => !isHidden(b)) } as EntityRecord
+  const owner = "validator_set_owner" in record ? record.validator_set_owner : null
+  if (owner !== null && hidden.ownerIds.has(owner.id.toLowerCase()))
+    out = { ...out, validator_set_owner: null } as EntityRecord
+  return out
+}
 
 export class RatingsReader extends Context.Service<
   RatingsReader,
@@ -146,22 +184,45 @@ export class RatingsReader extends Context.Service<
 
       const brief = (r: EntityRecord) => ({ slug: r.slug, name: r.name })
 
+      /** What records served to this caller may not name; nothing for an admin, who sees records as stored. */
+      const hiddenFor = (caller: Caller, type: EntityType) =>
+        isAdmin(caller)
+          ? Effect.succeed(undefined)
+          : Effect.gen(function* () {
+              const chains = yield* entities.unreadable("chain")
+              const organisations = type === "bridge" ? yield* entities.unreadable("organisation") : []
+              return hiddenNames(chains, organisations)
+            })
+
       return RatingsReader.of({
-        list: (caller, request) => {
-          const { include_inactive, include_frameworks, ...rest } = request
-          return entities.list({
-            ...rest,
-            flags: effectiveListFlags(caller, { include_inactive, include_frameworks })
-          })
-        },
+        list: (caller, request) =>
+          Effect.gen(function* () {
+            const { include_inactive, include_frameworks, ...rest } = request
+            const hidden = yield* hiddenFor(caller, request.entity_type)
+            // A hidden chain filters like an unknown one: no record names it.
+            const chain = ListParameters[request.entity_type].includes("chain") ? request.chain : undefined
+            if (hidden !== undefined && chain !== undefined && hidden.chainSlugs.has(chain))
+              return { items: [], total: 0 }
+            const page = yield* entities.list({
+              ...rest,
+              flags: effectiveListFlags(caller, { include_inactive, include_frameworks })
+            })
+            return hidden === undefined
+              ? page
+              : { items: page.items.map((r) => projectRecord(r, hidden)), total: page.total }
+          }),
 
         detail: (caller, type, identifier, includeInactive) =>
-          Effect.flatMap(resolve(type, identifier), (found) =>
-            Option.isSome(found) &&
-            isDetailVisible(found.value, effectiveListFlags(caller, { include_inactive: includeInactive }))
-              ? Effect.succeed(found.value)
-              : Effect.fail(new NotFound())
-          ),
+          Effect.gen(function* () {
+            const found = yield* resolve(type, identifier)
+            if (
+              Option.isNone(found) ||
+              !isDetailVisible(found.value, effectiveListFlags(caller, { include_inactive: includeInactive }))
+            )
+              return yield* new NotFound()
+            const hidden = yield* hiddenFor(caller, type)
+            return hidden === undefined ? found.value : projectRecord(found.value, hidden)
+          }),
 
         scorecards: (caller, type, idOrSlug) =>
           Effect.gen(function* () {

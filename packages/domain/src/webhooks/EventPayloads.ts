@@ -7,7 +7,8 @@
  * - otherwise `rating.changed` when the composite score or the letter grade
  *   moved, and in addition `rating.grade_transition` when the grade moved.
  * A publish that moves neither (domain fractions alone, or a re-publish of
- * the same figures) emits nothing.
+ * the same figures) emits nothing. `eventsForAct` adds the entity's
+ * visibility: nothing is said of an entity a subscriber cannot read.
  *
  * The raw body is built by `serializeEvent` with a fixed key order, whatever
  * order the input objects had, so the bytes signed are the bytes sent and the
@@ -178,6 +179,34 @@ export const eventsForPublish = (
   const transition = gradeTransition(previous, current, entity, at)
   if (transition !== undefined) events.push(transition)
   return events
+}
+
+/** What a subscriber could read of an entity at one moment: whether it is readable, and its rating. */
+export interface Sighting {
+  /** The entity is readable through the API without the admin bypass (published, active, not private). */
+  readonly readable: boolean
+  /** Its latest published figures, or undefined when it has no published scorecard. */
+  readonly figures: PublishedFigures | undefined
+}
+
+/**
+ * The events of an act (a publish, a status change, or both at once) that
+ * takes an entity from `before` to `after`. An event names only an entity a
+ * subscriber can read once the act is done, and says what changed for someone
+ * who could read it: nothing while it stays hidden; `rating.new` when its
+ * rating becomes readable (a first publication on a readable entity, or an
+ * entity with a published rating becoming readable, whatever was published
+ * while it was hidden); otherwise what `eventsForPublish` says.
+ */
+export const eventsForAct = (
+  before: Sighting,
+  after: Sighting,
+  entity: EventEntity,
+  at: number
+): ReadonlyArray<EventDraft> => {
+  if (!after.readable || after.figures === undefined) return []
+  if (!before.readable || before.figures === undefined) return [newRating(after.figures, entity, at)]
+  return eventsForPublish(before.figures, after.figures, entity, at)
 }
 
 /** The entity id of the synthetic test event: the nil UUID, which no entity has. */

@@ -1,0 +1,212 @@
+/**
+ * Issue 13 point 4 (docs/adr/0003-access-and-lists.md, "References to hidden
+ * entities"): a public record names no entity the public may not know of. The
+ * briefs of chains the public cannot read (not published, private, inactive)
+ * are left out of `chains`, `?chain=` by such a chain answers like an unknown
+ * chain, and a bridge's validator_set_owner is null when that organisation is
+ * private or inactive (an unpublished owner stays, as spec part 2 allows).
+ * Admins see records as stored. On both backends.
+ */
+import { assert, describe } from "@effect/vitest"
+import type { EntityType } from "@ratings/domain/model/EntityType"
+import type { StoredEntity } from "@ratings/domain/ports/EntityRepository"
+import { Effect } from "effect"
+import type { CallerName, Seed } from "./fixtures.ts"
+import { onEachBackend, TestServer } from "./TestServer.ts"
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
+type Json = { readonly [key: string]: any }
+
+const T0 = "2026-06-01T00:00:00+00:00"
+let n = 0
+const id = () => `00000000-0000-4000-8000-${(0xd000 + ++n).toString(16).padStart(12, "0")}`
+
+const record = (type: EntityType, slug: string, over: Record<string, unknown> = {}): StoredEntity => {
+  const own: Record<string, unknown> =
+    type === "bridge"
+      ? {
+          signer_count: null,
+          signing_threshold: null,
+          has_message_attestation: false,
+          pause_mechanism: null,
+          validator_set_owner: null
+        }
+      : type === "vault"
+        ? { curator_id: null, curator: null, is_framework: false }
+        : type === "token"
+          ? { symbol: "TOK", chain: { slug: "open-chain", name: "Open" } }
+          : {}
+  return {
+    entity_type: type,
+    record: {
+      id: id(),
+      name: slug,
+      slug,
+      status: "published",
+      categories: [],
+      chains: [],
+      urls: {},
+      external_ids: {},
+      description: null,
+      is_active: true,
+      is_private: false,
+      created_at: T0,
+      updated_at: T0,
+      ...own,
+      ...over
+    } as never
+  }
+}
+
+const open = record("chain", "open-chain")
+const scoring = record("chain", "scoring-chain", { status: "scoring" })
+const secret = record("chain", "secret-chain", { is_private: true })
+const retired = record("chain", "retired-chain", { is_active: false })
+const brief = (c: StoredEntity, withId = true) => ({
+  ...(withId ? { id: c.record.id } : {}),
+  slug: c.record.slug,
+  name: c.record.name
+})
+const allBriefs = [brief(open), brief(scoring), brief(secret, false), brief(retired)]
+
+const ownerDraft = record("organisation", "owner-draft", { status: "draft" })
+const ownerSecret = record("organisation", "owner-secret", { is_private: true })
+const ownerRetired = record("organisation", "owner-retired", { is_active: false })
+const owner = (o: StoredEntity) => ({ id: o.record.id, slug: o.record.slug, name: o.record.name })
+
+const onChains = (EntityTypesWithChains: ReadonlyArray<EntityType>) =>
+  EntityTypesWithChains.map((t) => record(t, `${t}-everywhere`, { chains: allBriefs }))
+
+const WithChainFilter = ["protocol", "token", "oracle", "vault", "bridge"] as const
+
+const seed: Seed = {
+  entities: [
+    open,
+    scoring,
+    secret,
+    retired,
+    ownerDraft,
+    ownerSecret,
+    ownerRetired,
+    record("chain", "l2-chain", { chains: allBriefs }),
+    ...onChains(["protocol", "oracle", "vault", "organisation", "bridge"]),
+    record("token", "token-everywhere", { chains: allBriefs, chain: brief(scoring) }),
+    record("bridge", "bridge-draft-owner", { validator_set_owner: owner(ownerDraft) }),
+    record("bridge", "bridge-secret-owner", { validator_set_owner: owner(ownerSecret) }),
+    record("bridge", "bridge-retired-owner", { validator_set_owner: owner(ownerRetired) })
+  ],
+  scorecards: [],
+  history: [],
+  questions: []
+}
+
+const get = (path: string, caller?: CallerName) =>
+  Effect.flatMap(TestServer, (s) => s.get(`/api/v1${path}`, { caller }))
+
+const Plural: Record<EntityType, string> = {
+  protocol: "protocols",
+  chain: "chains",
+  token: "tokens",
+  oracle: "oracles",
+  vault: "vaults",
+  organisation: "organisations",
+  bridge: "bridges"
+}
+
+const NonAdmins = ["anonymous", "free", "pro", "enterprise"] as const
+
+onEachBackend(
+  (it) =>
+    describe("references to hidden entities (issue 13 point 4)", () => {
+      it.effect(
+        "records leave out the briefs of chains the public cannot read (scoring, private, inactive), in lists and on detail; admins see them as stored",
+        () =>
+          Effect.forEach(
+            ["protocol", "oracle", "chain", "token", "vault", "organisation", "bridge"] as const,
+            (type) =>
+              Effect.gen(function* () {
+                const slug = type === "chain" ? "l2-chain" : `${type}-everywhere`
+                for (const caller of NonAdmins) {
+                  const detail = (yield* get(`/${Plural[type]}/${slug}`, caller)).json as Json
+                  assert.deepStrictEqual(detail.chains, [brief(open)], `${type} detail as ${caller}`)
+                  const list = (yield* get(`/${Plural[type]}?limit=200`, caller)).json as Json
+                  const item = list.items.find((r: Json) => r.slug === slug)
+                  assert.deepStrictEqual(item.chains, [brief(open)], `${type} list as ${caller}`)
+                }
+                const asAdmin = (yield* get(`/${Plural[type]}/${slug}`, "admin")).json as Json
+                assert.deepStrictEqual(asAdmin.chains, allBriefs, `${type} as admin`)
+              })
+          )
+      )
+
+      it.effect(
+        "?chain=<a hidden chain> answers exactly like an unknown chain; a readable chain filters as before",
+        () =>
+          Effect.forEach(WithChainFilter, (type) =>
+            Effect.gen(function* () {
+              for (const caller of NonAdmins) {
+                const unknown = yield* get(`/${Plural[type]}?chain=no-such-chain`, caller)
+                for (const hidden of [scoring, secret, retired]) {
+                  const r = yield* get(`/${Plural[type]}?chain=${hidden.record.slug}`, caller)
+                  assert.strictEqual(r.status, 200)
+                  assert.strictEqual(
+                    r.text,
+                    unknown.text,
+                    `${type} ?chain=${hidden.record.slug} as ${caller}`
+                  )
+                }
+                const shown = (yield* get(`/${Plural[type]}?chain=open-chain`, caller)).json as Json
+                assert.include(
+                  shown.items.map((x: Json) => x.slug),
+                  `${type}-everywhere`,
+                  `${type} ?chain=open-chain`
+                )
+              }
+              const admin = (yield* get(`/${Plural[type]}?chain=scoring-chain`, "admin")).json as Json
+              assert.include(
+                admin.items.map((x: Json) => x.slug),
+                `${type}-everywhere`,
+                `${type} as admin`
+              )
+            })
+          )
+      )
+
+      it.effect(
+        "a token keeps its own chain, which the token table requires, even while that chain is hidden",
+        () =>
+          Effect.gen(function* () {
+            const token = (yield* get("/tokens/token-everywhere")).json as Json
+            assert.deepStrictEqual(token.chain, brief(scoring))
+            assert.deepStrictEqual(token.chains, [brief(open)])
+          })
+      )
+
+      it.effect(
+        "validator_set_owner: an unpublished organisation stays (spec part 2); a private or inactive one is null, except for admins",
+        () =>
+          Effect.gen(function* () {
+            for (const caller of NonAdmins) {
+              const ownerOf = (slug: string) =>
+                Effect.map(get(`/bridges/${slug}`, caller), (r) => (r.json as Json).validator_set_owner)
+              assert.deepStrictEqual(yield* ownerOf("bridge-draft-owner"), owner(ownerDraft), caller)
+              assert.isNull(yield* ownerOf("bridge-secret-owner"), caller)
+              assert.isNull(yield* ownerOf("bridge-retired-owner"), caller)
+              const listed = ((yield* get("/bridges?limit=200", caller)).json as Json).items as Array<Json>
+              const bySlug = new Map(listed.map((b) => [b.slug, b.validator_set_owner]))
+              assert.deepStrictEqual(bySlug.get("bridge-draft-owner"), owner(ownerDraft))
+              assert.isNull(bySlug.get("bridge-secret-owner"))
+              assert.isNull(bySlug.get("bridge-retired-owner"))
+              const text = (yield* get("/bridges?limit=200", caller)).text
+              for (const hidden of [ownerSecret, ownerRetired]) {
+                assert.notInclude(text, hidden.record.id, caller)
+                assert.notInclude(text, hidden.record.slug, caller)
+              }
+            }
+            const admin = (yield* get("/bridges/bridge-secret-owner", "admin")).json as Json
+            assert.deepStrictEqual(admin.validator_set_owner, owner(ownerSecret))
+          })
+      )
+    }),
+  { seed }
+)
