@@ -120,7 +120,10 @@ export const publishedComposite = (
 const decimalSum = (scores: DomainScoreMap, weights: DomainWeightMap): Decimal.Decimal => {
   let total = Decimal.zero
   for (const domain in weights) {
-    total = Decimal.add(total, Decimal.mul(Decimal.fromNumber(scores[domain]!), Decimal.fromNumber(weights[domain]!)))
+    total = Decimal.add(
+      total,
+      Decimal.mul(Decimal.fromNumber(scores[domain]!), Decimal.fromNumber(weights[domain]!))
+    )
   }
   return total
 }

@@ -85,7 +85,10 @@ export const applyDrag = (intrinsic: number, dependencies: ReadonlyArray<Depende
  * half-up to one decimal. Each published figure is so computed from published
  * figures: the headline from the intrinsic composite a response serves.
  */
-export const publishedDrag = (publishedIntrinsic: number, dependencies: ReadonlyArray<Dependency>): DragResult => {
+export const publishedDrag = (
+  publishedIntrinsic: number,
+  dependencies: ReadonlyArray<Dependency>
+): DragResult => {
   const r = exactDrag(Decimal.fromNumber(publishedIntrinsic), dependencies)
   return {
     composite_score: Decimal.roundHalfUp(r.headline, 1),

@@ -57,9 +57,15 @@ describe("publishedComposite (issue 13 point 3)", () => {
     assert.strictEqual(Result.getOrThrow(publishedComposite({ a: 0.7645, b: 0.7645, c: 0.7645 }, six)), 76.5)
     // ... and weights of more decimals, read as their JSON text.
     const third = { a: 100 / 3, b: 100 / 3, c: 100 / 3 }
-    assert.strictEqual(Result.getOrThrow(publishedComposite({ a: 0.7645, b: 0.7645, c: 0.7645 }, third)), 76.5)
+    assert.strictEqual(
+      Result.getOrThrow(publishedComposite({ a: 0.7645, b: 0.7645, c: 0.7645 }, third)),
+      76.5
+    )
     // Below a tie stays below: 38.22 + 38.225 = 76.445.
-    assert.strictEqual(Result.getOrThrow(publishedComposite({ s: 0.7644, t: 0.7645 }, { s: 50, t: 50 })), 76.4)
+    assert.strictEqual(
+      Result.getOrThrow(publishedComposite({ s: 0.7644, t: 0.7645 }, { s: 50, t: 50 })),
+      76.4
+    )
   })
 
   it("refuses what composite refuses", () => {

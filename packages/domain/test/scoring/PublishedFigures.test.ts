@@ -52,15 +52,19 @@ const tenthsOf = (text: string): bigint => at(decOf(text), -1)
 /** Parses a served body keeping each number's JSON text, found by the object holding it and its key. */
 const parseServed = (json: string) => {
   const texts = new WeakMap<object, Map<string, string>>()
-  const body = JSON.parse(json, function (this: object, key: string, value: unknown, ctx?: { source?: string }) {
-    if (typeof value === "number" && ctx?.source !== undefined) {
-      const own = texts.get(this) ?? new Map<string, string>()
-      own.set(key, ctx.source)
-      texts.set(this, own)
+  const body = JSON.parse(
+    json,
+    function (this: object, key: string, value: unknown, ctx?: { source?: string }) {
+      if (typeof value === "number" && ctx?.source !== undefined) {
+        const own = texts.get(this) ?? new Map<string, string>()
+        own.set(key, ctx.source)
+        texts.set(this, own)
+      }
+      return value
     }
-    return value
-  })
-  const text = (holder: object, key: string) => texts.get(holder)?.get(key) ?? assert.fail(`no number at ${key}`)
+  )
+  const text = (holder: object, key: string) =>
+    texts.get(holder)?.get(key) ?? assert.fail(`no number at ${key}`)
   return { body, text }
 }
 
@@ -214,7 +218,9 @@ describe("published figures recompute from one response (issue 13 point 3)", () 
             num += (a.weight * a.score) / a.max_score
             den += a.weight
           }
-          const tenThousandths = Math.floor((num / den) * 10_000 + 0.5 + 1e-9 * Math.max(1, (num / den) * 10_000))
+          const tenThousandths = Math.floor(
+            (num / den) * 10_000 + 0.5 + 1e-9 * Math.max(1, (num / den) * 10_000)
+          )
           assert.strictEqual(served, Math.min(tenThousandths, 10_000) / 10_000, domain)
         }
         return true
