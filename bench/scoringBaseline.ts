@@ -1,8 +1,8 @@
 /**
  * The baseline of the scoring benchmark: the straightforward hand-written loop
- * a developer would write for the same figures (domain scores, composite over
- * the domains that fired, half-up rounding, grade), without validation, typed
- * errors, drag or the Result wrapper the core adds.
+ * a developer would write for the same figures (domain scores rounded to 4
+ * decimals, composite over the domains that fired, half-up rounding, grade),
+ * without validation, typed errors, drag or the Result wrapper the core adds.
  */
 import type { BenchCard } from "./scoringData.ts"
 
@@ -28,7 +28,8 @@ export const baselineScore = (card: BenchCard): { composite: number; grade: stri
   let weightSum = 0
   for (const [d, sum] of den) {
     const w = card.domain_weights[d] ?? 0
-    total += (num.get(d)! / sum) * w
+    // Domain scores are published to 4 decimals and the composite is computed from those.
+    total += (Math.round((num.get(d)! / sum) * 10_000) / 10_000) * w
     weightSum += w
   }
   const composite = Math.floor((total / weightSum) * 1000 + 0.5 + 1e-9) / 10

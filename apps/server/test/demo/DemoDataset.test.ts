@@ -17,7 +17,7 @@ import {
   BridgeQuestionCatalogue,
   checkBridgeQuestionList
 } from "@ratings/domain/scoring/BridgeRubric"
-import { gradeOf } from "@ratings/domain/scoring/GradeLadder"
+import { gradeOf, roundHalfUp1 } from "@ratings/domain/scoring/GradeLadder"
 import { domainsOfType } from "@ratings/domain/scoring/Methodology"
 import { Result, Schema } from "effect"
 import { MalformedQuantumRows } from "../../src/demo/DemoQuantum.ts"
@@ -445,6 +445,48 @@ describe("demo dataset: scorecards, publications and history", () => {
       }
     }
     assert.isTrue(history().some((h) => h.entries.some((e) => e.reasoning.includes("MakerDAO"))))
+  })
+})
+
+describe("demo dataset: served figures recompute (issue 13 point 3)", () => {
+  /** A client's arithmetic on one served scorecard, in plain floating point with the published half-up rule. */
+  const intrinsicOf = (served: { domain_scores: object; domain_weights: object }) => {
+    const scores = served.domain_scores as Record<string, number>
+    let sum = 0
+    for (const [domain, weight] of Object.entries(served.domain_weights as Record<string, number>))
+      sum += scores[domain]! * weight
+    return roundHalfUp1(sum)
+  }
+
+  it("every published version's served domain scores x weights give its served composites and grades", () => {
+    const drafts = new Map(scorecards().map((s) => [`${s.entity_type}:${s.slug}:${s.scorecard_version}`, s]))
+    const headline = new Map<string, number>()
+    const off: Array<string> = []
+    for (const v of replayed()) {
+      // What the API serves for this version, as a client reads it off the wire.
+      const served = JSON.parse(JSON.stringify(v.result)) as typeof v.result
+      const key = `${v.entity_type}:${v.slug}`
+      const I = intrinsicOf(served)
+      let drag = 0
+      for (const d of drafts.get(`${key}:${v.scorecard_version}`)!.dependencies ?? []) {
+        const s = headline.get(`${d.entity_type}:${d.slug}`)
+        if (s !== undefined && I > s) drag = Math.max(drag, Math.min(d.exposure, 1) * (I - s))
+      }
+      const H = roundHalfUp1(Math.max(I - drag, 0))
+      if (
+        I !== served.intrinsic_composite_score ||
+        gradeOf(I) !== served.intrinsic_letter_grade ||
+        H !== served.composite_score ||
+        gradeOf(H) !== served.grade ||
+        served.letter_grade !== served.grade
+      )
+        off.push(
+          `${key} v${v.scorecard_version}: served ${served.intrinsic_composite_score}/${served.composite_score}, recomputed ${I}/${H}`
+        )
+      headline.set(key, served.composite_score)
+    }
+    assert.isAbove(headline.size, 70)
+    assert.deepStrictEqual(off, [])
   })
 })
 

@@ -4,6 +4,7 @@
  */
 import { Result } from "effect"
 import { WeightSumTolerance } from "../model/DomainWeights.ts"
+import * as Decimal from "./Decimal.ts"
 import type { DomainScoreMap } from "./DomainScore.ts"
 import {
   DomainWeightsSumError,
@@ -97,4 +98,54 @@ export const composite = (
   }
   const value = scale === "percent" ? total / 100 : total
   return Result.succeed(value < 0 ? 0 : Math.min(value, 100))
+}
+
+/**
+ * The published composite: rule 4 over the domain scores as published (0-1
+ * fractions) and the weights as published, in exact decimal arithmetic on the
+ * figures a client reads, rounded half-up to one decimal. So a client that
+ * recomputes sum(domain_score_d x domain_weight_d) from one response and rounds
+ * it half-up gets the composite that response serves, to the last decimal.
+ */
+export const publishedComposite = (
+  scores: DomainScoreMap,
+  weights: DomainWeightMap
+): Result.Result<number, CompositeError> => {
+  const checked = composite(scores, weights)
+  if (Result.isFailure(checked)) return checked
+  const value = exactTenths(scores, weights) ?? Decimal.roundHalfUp(decimalSum(scores, weights), 1)
+  return Result.succeed(value < 0 ? 0 : Math.min(value, 100))
+}
+
+const decimalSum = (scores: DomainScoreMap, weights: DomainWeightMap): Decimal.Decimal => {
+  let total = Decimal.zero
+  for (const domain in weights) {
+    total = Decimal.add(
+      total,
+      Decimal.mul(Decimal.fromNumber(scores[domain]!), Decimal.fromNumber(weights[domain]!))
+    )
+  }
+  return total
+}
+
+/**
+ * The common case without BigInt: scores of at most 4 decimals and weights of
+ * at most 6 (as `renormalise` writes them) make the sum an integer count of
+ * 1e-10 points, below 2^53, so integer arithmetic on doubles is exact. A number
+ * equal to k / 10^n is the double nearest that decimal, which is the decimal its
+ * JSON text spells. Returns undefined when a figure has more decimals.
+ */
+const exactTenths = (scores: DomainScoreMap, weights: DomainWeightMap): number | undefined => {
+  let units = 0
+  for (const domain in weights) {
+    const s = scores[domain]!
+    const w = weights[domain]!
+    const k = Math.round(s * 1e4)
+    const m = Math.round(w * 1e6)
+    if (k / 1e4 !== s || m / 1e6 !== w || m > 1e9) return undefined
+    units += k * m
+  }
+  // units / 1e10 points; half-up to tenths is floor((units + 5e8) / 1e9), exact on integers.
+  const shifted = units + 5e8
+  return (shifted - (shifted % 1e9)) / 1e10
 }

@@ -13,6 +13,7 @@
  * to compare); it is flagged instead with has_unrated_dependencies.
  */
 import type { EntityType } from "../model/EntityType.ts"
+import * as Decimal from "./Decimal.ts"
 
 export interface Dependency {
   readonly entity_type: EntityType
@@ -31,8 +32,16 @@ export interface DragResult {
   readonly has_unrated_dependencies: boolean
 }
 
-export const applyDrag = (intrinsic: number, dependencies: ReadonlyArray<Dependency>): DragResult => {
-  let largest = 0
+interface ExactDrag {
+  readonly headline: Decimal.Decimal
+  readonly largest: Decimal.Decimal
+  readonly hint: string | null
+  readonly unrated: boolean
+}
+
+/** Rule 8 in exact decimal arithmetic on the figures as given (see Decimal.ts). */
+const exactDrag = (intrinsic: Decimal.Decimal, dependencies: ReadonlyArray<Dependency>): ExactDrag => {
+  let largest = Decimal.zero
   let hint: string | null = null
   let unrated = false
   for (const d of dependencies) {
@@ -40,19 +49,51 @@ export const applyDrag = (intrinsic: number, dependencies: ReadonlyArray<Depende
       unrated = true
       continue
     }
-    const exposure = d.exposure > 1 ? 1 : Math.max(d.exposure, 0)
-    const gap = intrinsic - d.composite_score
-    const drag = gap > 0 ? exposure * gap : 0
-    if (drag > largest) {
+    // A figure that is not a finite number cannot drag (NaN compares false, as in the float model).
+    if (!Number.isFinite(d.composite_score) || !Number.isFinite(d.exposure)) continue
+    const exposure = Decimal.fromNumber(d.exposure > 1 ? 1 : Math.max(d.exposure, 0))
+    const gap = Decimal.sub(intrinsic, Decimal.fromNumber(d.composite_score))
+    if (Decimal.compare(gap, Decimal.zero) <= 0) continue
+    const drag = Decimal.mul(exposure, gap)
+    if (Decimal.compare(drag, largest) > 0) {
       largest = drag
       hint = `${d.entity_type}: ${d.slug}`
     }
   }
-  const headline = intrinsic - largest
+  const headline = Decimal.sub(intrinsic, largest)
   return {
-    composite_score: Math.max(headline, 0),
-    largest_drag: largest,
-    largest_drag_hint: hint,
-    has_unrated_dependencies: unrated
+    headline: Decimal.compare(headline, Decimal.zero) < 0 ? Decimal.zero : headline,
+    largest,
+    hint,
+    unrated
+  }
+}
+
+export const applyDrag = (intrinsic: number, dependencies: ReadonlyArray<Dependency>): DragResult => {
+  const r = exactDrag(Decimal.fromNumber(intrinsic), dependencies)
+  return {
+    composite_score: Decimal.toNumber(r.headline),
+    largest_drag: Decimal.toNumber(r.largest),
+    largest_drag_hint: r.hint,
+    has_unrated_dependencies: r.unrated
+  }
+}
+
+/**
+ * The published headline: the drag applied to the published (rounded)
+ * intrinsic composite and each dependency's published headline, rounded
+ * half-up to one decimal. Each published figure is so computed from published
+ * figures: the headline from the intrinsic composite a response serves.
+ */
+export const publishedDrag = (
+  publishedIntrinsic: number,
+  dependencies: ReadonlyArray<Dependency>
+): DragResult => {
+  const r = exactDrag(Decimal.fromNumber(publishedIntrinsic), dependencies)
+  return {
+    composite_score: Decimal.roundHalfUp(r.headline, 1),
+    largest_drag: Decimal.toNumber(r.largest),
+    largest_drag_hint: r.hint,
+    has_unrated_dependencies: r.unrated
   }
 }

@@ -7,10 +7,10 @@
 import { Result } from "effect"
 import type { EntityType } from "../model/EntityType.ts"
 import { bridgeDomainWeights } from "./BridgeRubric.ts"
-import { checkDomainWeights, composite, type DomainWeightMap } from "./Composite.ts"
-import { type Dependency, applyDrag } from "./DependencyDrag.ts"
+import { checkDomainWeights, type DomainWeightMap, publishedComposite } from "./Composite.ts"
+import { type Dependency, publishedDrag } from "./DependencyDrag.ts"
 import { type DomainScoreMap, type ScorableAnswer, domainScores } from "./DomainScore.ts"
-import { type Grade, gradeOf, roundHalfUp1 } from "./GradeLadder.ts"
+import { type Grade, gradeOf } from "./GradeLadder.ts"
 import { typeDomainWeights } from "./Methodology.ts"
 import { renormalise } from "./Renormalise.ts"
 import { NothingScored, type ScoringError, UnweightedDomain } from "./ScoringError.ts"
@@ -74,8 +74,31 @@ export const activeDomainWeights = (
   return Result.succeed(renormalise(active))
 }
 
-const round4 = (x: number): number => Math.round(x * 10_000) / 10_000
+/**
+ * Half-up to the 4 decimals domain scores are published with. A domain score
+ * comes out of a floating-point sum, so a tie in exact arithmetic (0.12345) may
+ * arrive a hair below; the tolerance keeps it rounding up, as for composites.
+ */
+const round4 = (x: number): number => {
+  const scaled = x * 10_000
+  return Math.floor(scaled + 0.5 + 1e-9 * Math.max(1, scaled)) / 10_000
+}
 
+/** Domain scores as published: each rounded half-up to 4 decimals. */
+const publishedDomainScores = (scores: DomainScoreMap): DomainScoreMap => {
+  const out: Record<string, number> = {}
+  for (const domain in scores) out[domain] = Math.min(round4(scores[domain]!), 1)
+  return out
+}
+
+/**
+ * Every published figure is computed from the published figures before it, so
+ * one response recomputes: the domain scores are rounded to 4 decimals first,
+ * the intrinsic composite is sum(domain_score x weight) over those rounded
+ * scores (exact, half-up to one decimal), and the headline is the drag applied
+ * to that rounded intrinsic composite (half-up to one decimal). Grades are of
+ * the published composites.
+ */
 export const scoreEntity = (input: ScoreInput): Result.Result<ScoreResult, ScoringError> => {
   const weights = input.domain_weights ?? defaultDomainWeights(input.entity_type, input.categories)
   const checked = checkDomainWeights(weights)
@@ -91,14 +114,13 @@ export const scoreEntity = (input: ScoreInput): Result.Result<ScoreResult, Scori
   if (weighted <= 0) {
     return Result.fail(new NothingScored({ message: "no weighted domain has a scored answer" }))
   }
-  const intrinsic = composite(scores, activeWeights)
+  const published = publishedDomainScores(scores)
+  const intrinsic = publishedComposite(published, activeWeights)
   if (Result.isFailure(intrinsic)) return Result.fail(intrinsic.failure)
-  const drag = applyDrag(intrinsic.success, input.dependencies ?? [])
-  const intrinsicScore = roundHalfUp1(intrinsic.success)
-  const headlineScore = roundHalfUp1(drag.composite_score)
+  const intrinsicScore = intrinsic.success
+  const drag = publishedDrag(intrinsicScore, input.dependencies ?? [])
+  const headlineScore = drag.composite_score
   const headlineGrade = gradeOf(headlineScore)
-  const published: Record<string, number> = {}
-  for (const domain in scores) published[domain] = round4(scores[domain]!)
   return Result.succeed({
     domain_scores: published,
     domain_weights: activeWeights,

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import { checkDomainWeights, composite } from "../../src/scoring/Composite.ts"
+import { checkDomainWeights, composite, publishedComposite } from "../../src/scoring/Composite.ts"
 
 describe("Composite (spec part 1, level 2)", () => {
   it("rule 4: composite = sum over domains of domain_score x domain_weight (percentage points)", () => {
@@ -45,5 +45,31 @@ describe("Composite (spec part 1, level 2)", () => {
   it("a domain score outside its scale is an error", () => {
     const r = composite({ security: 1.5 }, { security: 100 })
     assert.isTrue(Result.isFailure(r) && r.failure._tag === "InvalidDomainScore")
+  })
+})
+
+describe("publishedComposite (issue 13 point 3)", () => {
+  it("is sum(domain_score x weight) on the figures as written, half-up to one decimal", () => {
+    // 0.7645 x 100 is 76.44999999999999 in floating point; on the written figures it is 76.45.
+    assert.strictEqual(Result.getOrThrow(publishedComposite({ s: 0.7645 }, { s: 100 })), 76.5)
+    // Weights of at most 6 decimals (as renormalise writes them): 0.8765 x 33.333333 = 29.2166663745 ...
+    const six = { a: 33.333333, b: 33.333333, c: 33.333334 }
+    assert.strictEqual(Result.getOrThrow(publishedComposite({ a: 0.7645, b: 0.7645, c: 0.7645 }, six)), 76.5)
+    // ... and weights of more decimals, read as their JSON text.
+    const third = { a: 100 / 3, b: 100 / 3, c: 100 / 3 }
+    assert.strictEqual(
+      Result.getOrThrow(publishedComposite({ a: 0.7645, b: 0.7645, c: 0.7645 }, third)),
+      76.5
+    )
+    // Below a tie stays below: 38.22 + 38.225 = 76.445.
+    assert.strictEqual(
+      Result.getOrThrow(publishedComposite({ s: 0.7644, t: 0.7645 }, { s: 50, t: 50 })),
+      76.4
+    )
+  })
+
+  it("refuses what composite refuses", () => {
+    const r = publishedComposite({ security: 0.5 }, { security: 50, technology: 50 })
+    assert.isTrue(Result.isFailure(r) && r.failure._tag === "MissingDomainScore")
   })
 })
