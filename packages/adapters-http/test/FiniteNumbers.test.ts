@@ -143,10 +143,9 @@ onEachBackend((it) => {
 })
 
 it("a 422 never echoes a non-finite number as input: a value holding one is echoed as null, so the answer encodes", () => {
-  const result = Schema.decodeUnknownResult(Schema.Struct({ name: Schema.String, tags: Schema.Array(Schema.String) }))(
-    { name: Number.POSITIVE_INFINITY, tags: [Number.NEGATIVE_INFINITY] },
-    { errors: "all" }
-  )
+  const result = Schema.decodeUnknownResult(
+    Schema.Struct({ name: Schema.String, tags: Schema.Array(Schema.String) })
+  )({ name: Number.POSITIVE_INFINITY, tags: [Number.NEGATIVE_INFINITY] }, { errors: "all" })
   assert.isTrue(result._tag === "Failure")
   if (result._tag !== "Failure") return
   const issues = toValidationIssues("body", result.failure.issue, {

@@ -31,7 +31,10 @@ export const mayHoldNonFiniteNumber = (text: string): boolean => /[eE]\+?0*[1-9]
 
 /** What the reviver puts in place of a non-finite number, to be found by the walk below. */
 class Written {
-  constructor(readonly text: string | null) {}
+  readonly text: string | null
+  constructor(text: string | null) {
+    this.text = text
+  }
 }
 
 const revive = (_key: string, value: unknown, context?: { readonly source?: string }): unknown =>
