@@ -21,13 +21,20 @@ export interface NonFiniteNumber {
 export const NonFiniteNumberMessage =
   "Input should be a finite number: JSON numbers must be finite, within ±1.7976931348623157e308"
 
+/** The reason a number beyond a double is refused, where a file is checked (imports, the CLI's incident files). */
+export const NonFiniteJsonMessage =
+  "a number beyond the range of a double (about ±1.8e308): JSON numbers must be finite"
+
 /**
- * Whether a text may hold a number that parses to ±Infinity: one needs an
- * exponent of 100 or more (`e100`), or, with a smaller exponent, an integer
- * part of more than 200 digits (its digits plus the exponent must reach 309).
- * A text without either holds none, so the common body is not parsed twice.
+ * Whether a text may hold a number that parses to ±Infinity: a number token
+ * (after `[`, `,`, `:`, whitespace or at the start) with an exponent of 100
+ * or more (`1e100`), or, with a smaller exponent, an integer part of 200
+ * digits or more (its digits plus the exponent must reach 309). A text
+ * without one holds none, so the common text is not walked (a UUID's `4e123`
+ * is not a number token).
  */
-export const mayHoldNonFiniteNumber = (text: string): boolean => /[eE]\+?0*[1-9]\d\d|\d{200}/u.test(text)
+export const mayHoldNonFiniteNumber = (text: string): boolean =>
+  /(?:^|[\s,:[])-?(?:\d+(?:\.\d+)?[eE]\+?0*[1-9]\d\d|\d{200})/u.test(text)
 
 /** What the reviver puts in place of a non-finite number, to be found by the walk below. */
 class Written {
@@ -69,20 +76,14 @@ const parse = (text: string): { readonly value: unknown } | undefined => {
 }
 
 /**
- * The first `limit` numbers of a JSON text that parse to ±Infinity, in
- * document order; empty when there is none or the text is not JSON (the
- * parser that decodes it says so). The walk keeps its own stack, so any depth
- * is walked, in time linear in the size of the text.
+ * The first `limit` non-finite numbers of a parsed value (or markers of them),
+ * in document order, with their paths. The walk keeps its own stack, so any
+ * depth is walked, in time linear in the value's size.
  */
-export const nonFiniteNumbers = (text: string, limit = 20): ReadonlyArray<NonFiniteNumber> => {
-  if (!mayHoldNonFiniteNumber(text)) return []
-  const parsed = parse(text)
-  if (parsed === undefined) return []
+const walk = (value: unknown, limit: number): Array<NonFiniteNumber> => {
   const found: Array<NonFiniteNumber> = []
   // Children are pushed in reverse so that they are visited in document order.
-  const stack: Array<{ readonly v: unknown; readonly at: Place | undefined }> = [
-    { v: parsed.value, at: undefined }
-  ]
+  const stack: Array<{ readonly v: unknown; readonly at: Place | undefined }> = [{ v: value, at: undefined }]
   while (stack.length > 0 && found.length < limit) {
     const { v, at } = stack.pop()!
     if (v instanceof Written) found.push({ path: pathOf(at), text: v.text })
@@ -91,7 +92,7 @@ export const nonFiniteNumbers = (text: string, limit = 20): ReadonlyArray<NonFin
       for (let i = v.length - 1; i >= 0; i--)
         if (isWalked(v[i])) stack.push({ v: v[i], at: { key: i, parent: at } })
     } else if (typeof v === "object" && v !== null) {
-      const keys = Object.keys(v as object)
+      const keys = Object.keys(v)
       for (let i = keys.length - 1; i >= 0; i--) {
         const item: unknown = (v as Record<string, unknown>)[keys[i]!]
         if (isWalked(item)) stack.push({ v: item, at: { key: keys[i]!, parent: at } })
@@ -100,3 +101,21 @@ export const nonFiniteNumbers = (text: string, limit = 20): ReadonlyArray<NonFin
   }
   return found
 }
+
+/**
+ * The first `limit` numbers of a JSON text that parse to ±Infinity, in
+ * document order, each with the text it was written as; empty when there is
+ * none or the text is not JSON (the parser that decodes it says so).
+ */
+export const nonFiniteNumbers = (text: string, limit = 20): ReadonlyArray<NonFiniteNumber> => {
+  if (!mayHoldNonFiniteNumber(text)) return []
+  const parsed = parse(text)
+  return parsed === undefined ? [] : walk(parsed.value, limit)
+}
+
+/**
+ * The paths of the non-finite numbers of a parsed value, at most `limit`, in
+ * document order. Walk only a value whose text `mayHoldNonFiniteNumber`.
+ */
+export const nonFinitePaths = (value: unknown, limit = 100): ReadonlyArray<ReadonlyArray<string | number>> =>
+  walk(value, limit).map((n) => n.path)

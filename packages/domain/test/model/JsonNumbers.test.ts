@@ -51,9 +51,23 @@ describe("JsonNumbers", () => {
         const exponent = exp === null ? "" : `${exp[0]}${exp[1]}${exp[2]}`
         return `${negative ? "-" : ""}${int}${fraction}${exponent}`
       })
+    const placed = fc
+      .tuple(
+        numberText,
+        fc.constantFrom(
+          (n: string) => n,
+          (n: string) => `[1,${n}]`,
+          (n: string) => `{"a": ${n}}`,
+          (n: string) => `[\n${n}]`
+        )
+      )
+      .map(([n, place]) => ({ n, text: place(n) }))
     fc.assert(
-      fc.property(numberText, (text) => Number.isFinite(JSON.parse(text)) || mayHoldNonFiniteNumber(text)),
+      fc.property(placed, ({ n, text }) => Number.isFinite(JSON.parse(n)) || mayHoldNonFiniteNumber(text)),
       { numRuns: 2_000 }
+    )
+    assert.isFalse(
+      mayHoldNonFiniteNumber('{"id":"00000000-4e12-4000-8000-0000000e1234","n":1e99,"x":"a1e400"}')
     )
   })
 })
