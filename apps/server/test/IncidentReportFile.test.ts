@@ -101,6 +101,26 @@ describe("readIncidentReports", () => {
     ])
   })
 
+  it("a number beyond a double (1e400 reads as Infinity) is refused at its path as such, not as a wrong type, in every input form", () => {
+    const bad = JSON.stringify(report("a", { loss_estimate_usd: 0, chain: 0 }))
+      .replace('"loss_estimate_usd":0', '"loss_estimate_usd":1e400')
+      .replace('"chain":0', '"chain":-1E+999')
+    const message = "a number beyond the range of a double (about ±1.8e308): JSON numbers must be finite"
+    assert.deepStrictEqual(refused(bad), [
+      `in.json: report 1 ($.chain): ${message}`,
+      `in.json: report 1 ($.loss_estimate_usd): ${message}`
+    ])
+    assert.deepStrictEqual(refused(`[${JSON.stringify(report("a"))},${bad}]`), [
+      `in.json: report 2 ($[1].chain): ${message}`,
+      `in.json: report 2 ($[1].loss_estimate_usd): ${message}`
+    ])
+    assert.deepStrictEqual(refused(`${JSON.stringify(report("a"))}\n${bad}\n`), [
+      `in.json: report 2 (line 2, $.chain): ${message}`,
+      `in.json: report 2 (line 2, $.loss_estimate_usd): ${message}`
+    ])
+    assert.deepStrictEqual(refused("[1e400]"), [`in.json: report 1 ($[0]): ${message}`])
+  })
+
   it("an unknown key is refused, so a misspelt optional field is not dropped without a word", () => {
     assert.deepStrictEqual(refused(JSON.stringify(report("a", { resolved: "2026-08-02T00:00:00Z" }))), [
       `in.json: report 1 ($.resolved): unknown key "resolved": an incident report has no such field`

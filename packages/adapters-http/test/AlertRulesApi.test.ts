@@ -778,3 +778,59 @@ const strictPolicyRoutes = (it: ServerIt) => {
 describe("with production's target policy", () => {
   onEachBackend((it) => strictPolicyRoutes(it), { server: { webhookTargets: WebhookTargetPolicy.strict } })
 })
+
+/** An internal name (one the public cannot resolve) that the transport's resolver maps to loopback. */
+const InternalName = "ratings-db.internal"
+
+describe("with private targets not allowed at send time (issue 13: no internal-name oracle)", () => {
+  onEachBackend(
+    (it) => {
+      it.effect(
+        "test-webhook to a name that resolves to loopback is target_refused saying only that the target is not allowed: neither its answer nor the delivery log names the address",
+        () =>
+          Effect.scoped(
+            Effect.gen(function* () {
+              const caller = yield* account()
+              const hook = yield* receiver(200)
+              const port = new URL(hook.url).port
+              for (const url of [`http://${InternalName}:${port}/hooks`, `http://localhost:${port}/hooks`]) {
+                const rule = created(yield* caller.post("/alert-rules", ruleFor(url)))
+                const answered = yield* caller.post(`/alert-rules/${rule.id}/test-webhook`)
+                const report = ok(answered)
+                assert.strictEqual(report.delivered, false, url)
+                assert.strictEqual(report.error, "target_refused: the target address is not allowed", url)
+                const log = yield* caller.get(`/alert-rules/${rule.id}/deliveries`)
+                const tested = (ok(log).items as Array<Json>).find(
+                  (d) => d.delivery_id === report.delivery_id
+                )
+                assert.deepStrictEqual(
+                  tested?.attempt_log.map((a: Json) => a.error),
+                  ["target_refused: the target address is not allowed"],
+                  url
+                )
+                for (const text of [answered.text, log.text])
+                  for (const address of ["127.0.0.1", "::1", "loopback", "refused target"])
+                    assert.notInclude(text, address, url)
+              }
+              assert.lengthOf(hook.received, 0, "nothing reached the receiver")
+            })
+          )
+      )
+    },
+    {
+      server: {
+        webhookTransport: {
+          allowPrivateTargets: false,
+          requireHttps: false,
+          resolveHost: async (hostname) =>
+            hostname === InternalName
+              ? [{ address: "127.0.0.1", family: 4 }]
+              : [
+                  { address: "127.0.0.1", family: 4 },
+                  { address: "::1", family: 6 }
+                ]
+        }
+      }
+    }
+  )
+})

@@ -6,7 +6,9 @@
  * broken (fuzz/Requests.ts), each response held to the document
  * (fuzz/ResponseOracle.ts): a documented status, the documented content type,
  * a body valid against the documented schema, never a 5xx, every 4xx with a
- * JSON `detail` that says why. The seed is fixed and printed with the
+ * JSON `detail` that says why. Every route that takes a body also gets bodies
+ * holding numbers beyond a double (`1e400`: never accepted) and bodies sent
+ * without credentials. The seed is fixed and printed with the
  * requests per operation; FUZZ_SEED replays another, FUZZ_TRACE=<operationId>
  * prints every request and response of one operation, FUZZ_DUMP=<dir> writes
  * every violation uncapped. Reported server bugs not fixed yet are allowed,
@@ -123,6 +125,11 @@ const fuzz = (label: string, options: Omit<CampaignOptions, "seed" | "known" | "
         formatViolations(report.violations, Number.POSITIVE_INFINITY)
       )
     for (const stat of report.stats) assert.isAtLeast(stat.sent, options.floor, `${stat.op.id} was fuzzed`)
+    // Issue 13: numbers beyond a double and bodies without credentials reach every route that takes a body.
+    for (const stat of report.stats.filter((s) => s.op.requestBody !== undefined)) {
+      assert.isAtLeast(stat.nonFinite, 5, `${stat.op.id} got bodies holding 1e400 and the like`)
+      assert.isAtLeast(stat.anonymousWithBody, 5, `${stat.op.id} got bodies without credentials`)
+    }
     assert.isAtLeast(report.requests, options.total, "the planned number of requests was sent")
     if (report.violations.length > 0) assert.fail(formatViolations(report.violations))
   })

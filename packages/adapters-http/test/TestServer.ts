@@ -137,25 +137,37 @@ const PostgresFeeds = Layer.mergeAll(
 /** The transport of every backend: real undici POSTs, allowed to reach the tests' loopback receivers. */
 const LoopbackTransport = UndiciTransport.layer(WebhookTargetPolicy.permissive)
 
+/** The transport a server's options ask for: LoopbackTransport unless `webhookTransport` is given. */
+const transportOf = (options: TestServerOptions) =>
+  options.webhookTransport === undefined ? LoopbackTransport : UndiciTransport.layer(options.webhookTransport)
+
 /** The dispatcher without its loop over the alert ports, the signer and the transport being real. */
-const alertPorts = <E, R>(stores: Layer.Layer<AlertRuleRepository | DeliveryOutbox | Transaction, E, R>) =>
+const alertPorts = <E, R>(
+  stores: Layer.Layer<AlertRuleRepository | DeliveryOutbox | Transaction, E, R>,
+  transport: Layer.Layer<WebhookTransport> = LoopbackTransport
+) =>
   WebhookDispatcher.layerWithoutLoop().pipe(
-    Layer.provideMerge(Layer.mergeAll(stores, HmacSigner.layer, LoopbackTransport))
+    Layer.provideMerge(Layer.mergeAll(stores, HmacSigner.layer, transport))
   )
 
 /** Alert rules and deliveries in memory. */
-export const MemoryAlerts = alertPorts(
-  Layer.mergeAll(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemory, Transaction.layerMemory)
-)
+const memoryAlerts = (transport?: Layer.Layer<WebhookTransport>) =>
+  alertPorts(
+    Layer.mergeAll(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemory, Transaction.layerMemory),
+    transport
+  )
+export const MemoryAlerts = memoryAlerts()
 
 /** Alert rules and deliveries on Postgres, signing keys sealed with a random server key (as in production). */
-const PostgresAlerts = alertPorts(
-  Layer.mergeAll(
-    PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layerRandom)),
-    PgDeliveryOutbox.layer,
-    PgTransaction.layer
+const postgresAlerts = (transport?: Layer.Layer<WebhookTransport>) =>
+  alertPorts(
+    Layer.mergeAll(
+      PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layerRandom)),
+      PgDeliveryOutbox.layer,
+      PgTransaction.layer
+    ),
+    transport
   )
-)
 
 export interface Response {
   readonly status: number
@@ -226,6 +238,8 @@ export interface TestServerOptions {
   readonly policies?: PoliciesConfig | undefined
   /** The create-time webhook URL policy; by default http and private (loopback) targets are allowed. */
   readonly webhookTargets?: TargetPolicy | undefined
+  /** The send-time transport's policy (and resolver); by default it reaches the tests' loopback receivers. */
+  readonly webhookTransport?: UndiciTransport.UndiciTransportOptions | undefined
 }
 
 export class TestServer extends Context.Service<
@@ -407,7 +421,7 @@ export class TestServer extends Context.Service<
   /** The server over the domain's in-memory stores, seeded with the fixtures. */
   static readonly layerMemory = (seed = Seed, options: TestServerOptions = {}) =>
     TestServer.layerWithAlerts(
-      Layer.mergeAll(MemoryFeeds, MemoryAlerts).pipe(
+      Layer.mergeAll(MemoryFeeds, memoryAlerts(transportOf(options))).pipe(
         Layer.provideMerge(
           Layer.mergeAll(
             EntityRepository.layerMemory(seed.entities),
@@ -429,7 +443,7 @@ export class TestServer extends Context.Service<
   static readonly layerPostgres = (seed = Seed, options: TestServerOptions = {}) =>
     TestServer.layerWithAlerts(
       Layer.effectDiscard(seedStores(seed)).pipe(
-        Layer.provideMerge(Layer.mergeAll(PostgresFeeds, PostgresAlerts)),
+        Layer.provideMerge(Layer.mergeAll(PostgresFeeds, postgresAlerts(transportOf(options)))),
         Layer.provideMerge(
           Layer.mergeAll(
             PgEntityRepository.layer,

@@ -23,8 +23,12 @@
  *   DNS rebinding between check and connect useless.
  *
  * `send` never fails: every error becomes a `NoResponse` with a reason.
- * Messages name codes and addresses, never headers or bodies, so signatures
- * cannot leak through them.
+ * Messages name codes, never headers or bodies, so signatures cannot leak
+ * through them. A refused target's message never names an address either:
+ * the caller who chose the URL reads it (test-webhook, delivery logs), and
+ * `internal.name: refused target 10.0.0.5` would tell them what an internal
+ * name resolves to. It says only `the target address is not allowed`; the
+ * name and address go to the operator's log (a warning) instead.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns"
 import type { Socket } from "node:net"
@@ -66,9 +70,21 @@ const systemResolver: ResolveHost = (hostname) =>
     )
   })
 
-/** Raised inside the connector when the policy refuses an address; becomes `target_refused`. */
+/** What a caller reads of an address the policy refused at send time: never the address. */
+export const TargetNotAllowedMessage = "the target address is not allowed"
+
+/**
+ * Raised inside the connector when the policy refuses an address; becomes
+ * `target_refused` with TargetNotAllowedMessage. `detail` (the name and the
+ * address refused) is for the operator's log only.
+ */
 export class TargetRefusedError extends Error {
   readonly code = "ERR_WEBHOOK_TARGET_REFUSED"
+  readonly detail: string
+  constructor(detail: string) {
+    super(TargetNotAllowedMessage)
+    this.detail = detail
+  }
 }
 
 class TransportTimeout extends Error {
@@ -190,15 +206,18 @@ const codeOf = (e: ErrorLike): string => (typeof e.code === "string" ? e.code : 
 const messageOf = (e: ErrorLike | undefined): string =>
   e !== undefined && typeof e.message === "string" && e.message !== "" ? e.message : "unknown error"
 
-/** Why a POST produced no response, from what undici or Node threw. */
+/**
+ * Why a POST produced no response, from what undici or Node threw; for a
+ * refused target, the operator's `detail` beside the caller's message.
+ */
 export const classifyFailure = (
   error: unknown
-): { readonly reason: TransportFailureReason; readonly message: string } => {
+): { readonly reason: TransportFailureReason; readonly message: string; readonly detail?: string } => {
   const chain = errorChain(error)
   const find = (test: (e: ErrorLike) => boolean) => chain.find(test)
   const withCode = (codes: ReadonlySet<string>) => find((e) => codes.has(codeOf(e)))
-  const refused = find((e) => e instanceof TargetRefusedError)
-  if (refused) return { reason: "target_refused", message: messageOf(refused) }
+  const refused = chain.find((e): e is TargetRefusedError => e instanceof TargetRefusedError)
+  if (refused) return { reason: "target_refused", message: TargetNotAllowedMessage, detail: refused.detail }
   const timedOut = find((e) => e instanceof TransportTimeout) ?? withCode(timeoutCodes)
   if (timedOut) return { reason: "timeout", message: messageOf(timedOut) }
   const tls = find((e) => {
@@ -235,17 +254,36 @@ const drain = async (body: AsyncIterable<Uint8Array> & { destroy: () => unknown 
   }
 }
 
+/** An attempt's outcome, and for a refused target what the operator's log says of it. */
+interface Attempt {
+  readonly outcome: TransportOutcome
+  readonly refused?: string | undefined
+}
+
 /** One POST under the policy and the budget; never rejects. */
 export const post = async (
   agent: Agent,
   options: UndiciTransportOptions,
   request: WebhookRequest,
   interrupt?: AbortSignal
-): Promise<TransportOutcome> => {
+): Promise<TransportOutcome> => (await attempt(agent, options, request, interrupt)).outcome
+
+const attempt = async (
+  agent: Agent,
+  options: UndiciTransportOptions,
+  request: WebhookRequest,
+  interrupt?: AbortSignal
+): Promise<Attempt> => {
   const started = performance.now()
   const elapsed = () => Math.max(0, Math.round(performance.now() - started))
   const checked = checkUrl(request.url, options)
-  if (Result.isFailure(checked)) return noResponse("target_refused", elapsed(), checked.failure.message)
+  if (Result.isFailure(checked)) {
+    const { reason, message } = checked.failure
+    // A refused literal address is told like a resolved one: the caller reads the same words either way.
+    return reason === "private_target"
+      ? { outcome: noResponse("target_refused", elapsed(), TargetNotAllowedMessage), refused: message }
+      : { outcome: noResponse("target_refused", elapsed(), message) }
+  }
   const url = checked.success
   const controller = new AbortController()
   const timer = setTimeout(
@@ -264,12 +302,12 @@ export const post = async (
       signal: controller.signal
     })
     await drain(response.body, options.maxResponseBytes ?? defaultMaxResponseBytes)
-    return responded(response.statusCode, elapsed())
+    return { outcome: responded(response.statusCode, elapsed()) }
   } catch (error) {
     // After the budget, whatever undici reports (aborted, socket closed) is the timeout.
     const cause = controller.signal.aborted ? (controller.signal.reason ?? error) : error
-    const { reason, message } = classifyFailure(cause)
-    return noResponse(reason, elapsed(), message)
+    const { reason, message, detail } = classifyFailure(cause)
+    return { outcome: noResponse(reason, elapsed(), message), refused: detail }
   } finally {
     clearTimeout(timer)
     interrupt?.removeEventListener("abort", onInterrupt)
@@ -280,7 +318,12 @@ export const post = async (
 export const fromAgent = (agent: Agent, options: UndiciTransportOptions): WebhookTransport["Service"] =>
   WebhookTransport.of({
     send: Effect.fn("UndiciTransport.send")(function* (request: WebhookRequest) {
-      return yield* Effect.promise((signal) => post(agent, options, request, signal))
+      const { outcome, refused } = yield* Effect.promise((signal) => attempt(agent, options, request, signal))
+      if (refused !== undefined)
+        yield* Effect.logWarning("webhook target refused").pipe(
+          Effect.annotateLogs({ detail: refused, webhook_id: request.headers["webhook-id"] ?? null })
+        )
+      return outcome
     })
   })
 

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { TransportOutcome } from "@ratings/domain/model/Delivery"
 import { type WebhookRequest, WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
-import { Effect } from "effect"
+import { Effect, Formatter, Logger, References } from "effect"
 import * as UndiciTransport from "../src/UndiciTransport.ts"
 import { answer, closedPort, httpsReceiver, receiver } from "./Receiver.ts"
 
@@ -250,7 +250,8 @@ describe("UndiciTransport", () => {
         for (const url of refusedForms(r.port)) {
           const outcome = yield* send(post(url), strict)
           assertNoResponse(outcome, "target_refused")
-          if (outcome._tag === "NoResponse") assert.match(outcome.message, /refused target/, url)
+          if (outcome._tag === "NoResponse")
+            assert.strictEqual(outcome.message, UndiciTransport.TargetNotAllowedMessage, url)
         }
         assert.strictEqual(r.connections(), 0, "no connection reached the loopback receiver")
         assert.strictEqual(r.requests.length, 0)
@@ -305,6 +306,44 @@ describe("UndiciTransport", () => {
           const refused = yield* send(post(`http://rebind.example:${r.port}/x`), { ...strict, resolveHost })
           assertNoResponse(refused, "target_refused")
           assert.strictEqual(r.requests.length, 1)
+        })
+    )
+
+    it.effect(
+      "a refused target's message says only that the target is not allowed, never the name's address (issue 13: no internal-name oracle); the operator's log has the detail",
+      () =>
+        Effect.gen(function* () {
+          const r = yield* receiver(answer(200))
+          const logged: Array<string> = []
+          const logger = Logger.make(({ message, fiber }) => {
+            logged.push(
+              `${Formatter.format(message)} ${JSON.stringify(fiber.getRef(References.CurrentLogAnnotations))}`
+            )
+          })
+          const resolveHost: UndiciTransport.ResolveHost = async (hostname) =>
+            hostname === "internal.example"
+              ? [{ address: "10.1.2.3", family: 4 }]
+              : [{ address: "127.0.0.1", family: 4 }]
+          for (const url of [
+            `http://internal.example:${r.port}/`,
+            `http://localhost:${r.port}/`,
+            `http://db.internal.example.:${r.port}/x`
+          ]) {
+            const outcome = yield* send(post(url), { ...strict, resolveHost }).pipe(
+              Effect.provide(Logger.layer([logger]))
+            )
+            assertNoResponse(outcome, "target_refused")
+            if (outcome._tag === "NoResponse") {
+              assert.strictEqual(outcome.message, "the target address is not allowed", url)
+              for (const secret of ["10.1.2.3", "127.0.0.1", "internal", "localhost", "private", "loopback"])
+                assert.notInclude(outcome.message, secret, url)
+            }
+          }
+          assert.strictEqual(r.connections(), 0)
+          assert.lengthOf(logged, 3)
+          assert.include(logged[0], "webhook target refused")
+          assert.include(logged[0], "internal.example: refused target 10.1.2.3")
+          assert.include(logged[1], "localhost: refused target 127.0.0.1")
         })
     )
 

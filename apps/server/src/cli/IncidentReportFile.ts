@@ -12,6 +12,11 @@
  */
 import { jsonPath } from "@ratings/domain/import/ImportIssue"
 import { findJsonSyntaxError, lineAndColumn } from "@ratings/domain/import/ImportJsonText"
+import {
+  mayHoldNonFiniteNumber,
+  NonFiniteJsonMessage,
+  nonFinitePaths
+} from "@ratings/domain/model/JsonNumbers"
 import { IncidentReport } from "@ratings/domain/model/Incident"
 import { Result, Schema, SchemaIssue } from "effect"
 
@@ -30,6 +35,8 @@ interface RawItem {
   /** Prefix of the JSON paths of the item's issues: `$[2]` in an array, `$` otherwise. */
   readonly root: string
   readonly value: unknown
+  /** Whether the text it was parsed from may hold a number beyond a double (1e400), so it is walked for one. */
+  readonly mayHoldNonFinite: boolean
 }
 
 const BOM = "\uFEFF"
@@ -57,9 +64,16 @@ const describe = (item: RawItem, path: string): string =>
     ? `report ${item.number} (${path})`
     : `report ${item.number} (${item.where}, ${path})`
 
-const reportIssues = (name: string, item: RawItem, issue: SchemaIssue.Issue): Array<string> =>
-  formatter(issue).issues.map((i) => {
+/** Schema issues at `skip` (paths already reported, as numbers beyond a double) are left out. */
+const reportIssues = (
+  name: string,
+  item: RawItem,
+  issue: SchemaIssue.Issue,
+  skip: ReadonlySet<string>
+): Array<string> =>
+  formatter(issue).issues.flatMap((i) => {
     const segments = (i.path ?? []).map((p) => (typeof p === "object" ? p.key : p))
+    if (skip.has(jsonPath(segments, item.root))) return []
     const key = String(segments[segments.length - 1] ?? "")
     const message =
       i.message === MISSING
@@ -67,7 +81,7 @@ const reportIssues = (name: string, item: RawItem, issue: SchemaIssue.Issue): Ar
         : i.message === UNEXPECTED
           ? `unknown key "${key}": an incident report has no such field`
           : i.message
-    return `${name}: ${describe(item, jsonPath(segments, item.root))}: ${message}`
+    return [`${name}: ${describe(item, jsonPath(segments, item.root))}: ${message}`]
   })
 
 /** `lineOffset` places one line of a JSON Lines text in its file, whose "end" is the end of that line. */
@@ -109,7 +123,14 @@ const jsonLines = (name: string, body: string): Result.Result<Array<RawItem>, Ar
   for (const { text, line } of filled) {
     const parsed = tryParse(text)
     if (Result.isFailure(parsed)) issues.push(syntaxIssue(name, text, line - 1))
-    else items.push({ number: items.length + 1, where: `line ${line}`, root: "$", value: parsed.success })
+    else
+      items.push({
+        number: items.length + 1,
+        where: `line ${line}`,
+        root: "$",
+        value: parsed.success,
+        mayHoldNonFinite: mayHoldNonFiniteNumber(text)
+      })
   }
   return issues.length > 0 ? Result.fail(issues) : Result.succeed(items)
 }
@@ -120,11 +141,19 @@ const itemsOf = (name: string, text: string): Result.Result<Array<RawItem>, Arra
   const whole = tryParse(body)
   if (Result.isSuccess(whole)) {
     const value = whole.success
+    const mayHoldNonFinite = mayHoldNonFiniteNumber(body)
     if (Array.isArray(value))
       return Result.succeed(
-        value.map((v, i) => ({ number: i + 1, where: `$[${i}]`, root: `$[${i}]`, value: v }))
+        value.map((v, i) => ({
+          number: i + 1,
+          where: `$[${i}]`,
+          root: `$[${i}]`,
+          value: v,
+          mayHoldNonFinite
+        }))
       )
-    if (isObject(value)) return Result.succeed([{ number: 1, where: "$", root: "$", value }])
+    if (isObject(value))
+      return Result.succeed([{ number: 1, where: "$", root: "$", value, mayHoldNonFinite }])
     return Result.fail([
       `${name}: expected a JSON array of incident reports, one report object, or JSON Lines (one report per line)`
     ])
@@ -146,10 +175,15 @@ export const readIncidentReports = (
   const reports: Array<LocatedReport> = []
   const issues: Array<string> = []
   for (const item of items.success) {
+    // A number beyond a double (1e400) reads as Infinity: said as such, not as a wrong type.
+    const paths = item.mayHoldNonFinite ? nonFinitePaths(item.value) : []
+    const nonFinite = new Set(paths.map((p) => jsonPath(p, item.root)))
+    for (const path of nonFinite) issues.push(`${name}: ${describe(item, path)}: ${NonFiniteJsonMessage}`)
     const decoded = decode(item.value, DecodeOptions)
-    if (Result.isSuccess(decoded))
+    if (Result.isSuccess(decoded) && nonFinite.size === 0)
       reports.push({ number: item.number, where: item.where, report: decoded.success })
-    else issues.push(...reportIssues(name, item, decoded.failure.issue))
+    else if (Result.isFailure(decoded))
+      issues.push(...reportIssues(name, item, decoded.failure.issue, nonFinite))
   }
   return issues.length > 0 ? Result.fail(issues) : Result.succeed(reports)
 }

@@ -7,8 +7,12 @@
  * last step after all groups are added), and decoding collects every failed
  * parameter, not only the first.
  *
+ * FiniteNumbers runs innermost, next to decoding (after the caller policies),
+ * so a body holding a number JSON.parse reads as Infinity is a 422 like any
+ * other bad body.
+ *
  * Authentication (an optional bearer API key or admin JWT) is applied after
- * it, so it runs first: a credential that does not work is a 401 whatever the
+ * ValidationErrors, so it runs first: a credential that does not work is a 401 whatever the
  * parameters; its OpenAPI transform marks the bearer scheme optional.
  */
 import { HttpApi, HttpApiMiddleware, OpenApi } from "effect/http-api"
@@ -23,7 +27,7 @@ import {
   TokensApi,
   VaultsApi
 } from "./EntitiesApi.ts"
-import { RateLimitedError, ValidationErrors } from "./Errors.ts"
+import { FiniteNumbers, RateLimitedError, ValidationErrors } from "./Errors.ts"
 import { IncidentsApi } from "./IncidentsApi.ts"
 import { MethodologyApi } from "./MethodologyApi.ts"
 import { QuantumApi } from "./QuantumApi.ts"
@@ -64,6 +68,7 @@ export class RatingsApi extends HttpApi.make("ratings")
   .add(QuantumApi.prefix(ApiPrefix))
   .add(UtilitiesApi.prefix(ApiPrefix))
   .add(AlertRulesApi.prefix(ApiPrefix))
+  .middleware(FiniteNumbers)
   .middleware(CallerPolicies)
   .add(SystemApi)
   .middleware(ValidationErrors)

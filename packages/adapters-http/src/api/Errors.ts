@@ -97,6 +97,18 @@ export class ValidationErrors extends HttpApiMiddleware.Service<ValidationErrors
   { error: ValidationError }
 ) {}
 
+/**
+ * Refuses a JSON request body holding a number beyond the range of a double
+ * (`1e400` parses to Infinity) with a 422 of type `finite_number` at each such
+ * number, wherever it is, before the body is decoded: a schema would refuse
+ * it only where it expects a number, and echo Infinity, which no JSON can
+ * carry. Its server side is server/ErrorMapping.ts.
+ */
+export class FiniteNumbers extends HttpApiMiddleware.Service<FiniteNumbers>()(
+  "@ratings/adapters-http/FiniteNumbers",
+  { error: ValidationError }
+) {}
+
 /** Errors of a list route: only the store can fail it (bad parameters are the middleware's 422). */
 export const ListErrors = [ServiceUnavailableError] as const
 

@@ -7,12 +7,14 @@
  */
 import type { InsufficientTier, MissingKey } from "@ratings/domain/access/Capabilities"
 import type { ValidationIssue } from "@ratings/domain/model/ErrorBodies"
+import { NonFiniteNumberMessage, nonFiniteNumbers } from "@ratings/domain/model/JsonNumbers"
 import type { StoreError } from "@ratings/domain/ports/StoreError"
 import type { NotFound } from "@ratings/domain/services/RatingsReader"
-import { Effect, type SchemaAST, SchemaIssue } from "effect"
+import { Effect, Layer, type SchemaAST, SchemaIssue } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import {
+  FiniteNumbers,
   InsufficientTierError,
   MissingKeyError,
   NotFoundError,
@@ -233,13 +235,16 @@ const MaxEchoDepth = 16
 
 /**
  * The value as `input` echoes it: as sent, unless it nests deeper than
- * MaxEchoDepth (a body can nest thousands deep): then null, so the error
- * answer stays small and cheap to write whatever was sent.
+ * MaxEchoDepth (a body can nest thousands deep), or holds a number JSON
+ * cannot carry (±Infinity; FiniteNumbers refuses those bodies first): then
+ * null, so the error answer stays small, cheap to write and encodable
+ * whatever was sent.
  */
 const echoable = (value: unknown): unknown => {
   const stack: Array<readonly [unknown, number]> = [[value, 0]]
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!
+    if (typeof v === "number" && !Number.isFinite(v)) return null
     if (typeof v !== "object" || v === null) continue
     if (depth >= MaxEchoDepth) return null
     for (const child of Object.values(v)) stack.push([child, depth + 1])
@@ -281,3 +286,50 @@ export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(
     return yield* new ValidationError({ detail: toValidationIssues(slot, error.cause.issue, sent) })
   })
 })
+
+/** Steps of a location reported at most: a number can sit half a million arrays deep in a 1 MiB body. */
+const MaxLocDepth = 32
+
+/**
+ * The 422 entries of a JSON body's numbers that parse to ±Infinity: type
+ * `finite_number` at each (up to 20), `input` the number as written (`"1e400"`,
+ * a string: the value has no JSON form), null when nested too deep to recover.
+ */
+export const nonFiniteIssues = (text: string): Array<ValidationIssue> =>
+  nonFiniteNumbers(text).map(({ path, text: written }) => {
+    const cut = path.length > MaxLocDepth
+    return {
+      type: "finite_number",
+      loc: ["body", ...path.slice(0, MaxLocDepth)],
+      msg: cut
+        ? `${NonFiniteNumberMessage} (nested ${path.length} deep; the location shows the first ${MaxLocDepth} steps)`
+        : NonFiniteNumberMessage,
+      input: written
+    }
+  })
+
+/** FastAPI's media type of a body the builder decodes as JSON: application/json, or none at all. */
+const isJsonBody = (contentType: string | undefined): boolean =>
+  contentType === undefined || contentType.split(";")[0]!.trim().toLowerCase() === "application/json"
+
+/**
+ * The server side of FiniteNumbers: on a route that takes a JSON body, reads
+ * the body (the builder decodes the same cached text next) and answers 422
+ * when a number in it parses to ±Infinity. A body that cannot be read, or is
+ * not JSON, is left to the builder, which says so.
+ */
+export const FiniteNumbersLive = Layer.succeed(
+  FiniteNumbers,
+  FiniteNumbers.of((httpEffect, { endpoint }) =>
+    endpoint.payload.size === 0
+      ? httpEffect
+      : Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (!isJsonBody(request.headers["content-type"])) return yield* httpEffect
+          const text = yield* Effect.orElseSucceed(request.text, () => "")
+          const issues = nonFiniteIssues(text)
+          if (issues.length > 0) return yield* new ValidationError({ detail: issues })
+          return yield* httpEffect
+        })
+  )
+)

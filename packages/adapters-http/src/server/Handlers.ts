@@ -1,8 +1,9 @@
 /**
  * Handlers of the ratings API: each decodes nothing itself (the contract did),
  * calls a use case of the domain, and returns its value. The server side of
- * the ValidationErrors middleware (422 on any decode failure) is provided here,
- * so every group of the contract gets it.
+ * the ValidationErrors middleware (422 on any decode failure) and of
+ * FiniteNumbers (422 on a body number beyond a double) are provided here, so
+ * every group of the contract gets them.
  */
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { Effect, Layer } from "effect"
@@ -10,7 +11,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
 import { AlertRuleHandlers } from "./AlertRuleHandlers.ts"
 import { EntityHandlers } from "./EntityHandlers.ts"
-import { ValidationErrorsLive } from "./ErrorMapping.ts"
+import { FiniteNumbersLive, ValidationErrorsLive } from "./ErrorMapping.ts"
 import { IncidentHandlers } from "./IncidentHandlers.ts"
 import { QuantumHandlers } from "./QuantumHandlers.ts"
 import { UtilityHandlers } from "./UtilityHandlers.ts"
@@ -36,4 +37,4 @@ export const Handlers = Layer.mergeAll(
   QuantumHandlers,
   UtilityHandlers,
   AlertRuleHandlers
-).pipe(Layer.provide(ValidationErrorsLive))
+).pipe(Layer.provide([ValidationErrorsLive, FiniteNumbersLive]))

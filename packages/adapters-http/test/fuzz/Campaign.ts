@@ -48,6 +48,10 @@ export interface OperationStats {
   readonly op: Operation
   readonly sent: number
   readonly statuses: ReadonlyMap<string, number>
+  /** Requests whose body held a number beyond a double (`1e400`). */
+  readonly nonFinite: number
+  /** Requests with a body and no credentials at all. */
+  readonly anonymousWithBody: number
 }
 
 export interface Violation {
@@ -220,6 +224,8 @@ const campaign = (
     const oracle = new ResponseOracle(doc)
     const started = Date.now()
     const statuses = new Map<Operation, Map<string, number>>()
+    const nonFinite = new Map<Operation, number>()
+    const anonymousWithBody = new Map<Operation, number>()
     const violations: Array<Violation> = []
     const excused = new Map<string, number>(options.known.map((k) => [k.id, 0]))
     let requests = 0
@@ -240,9 +246,17 @@ const campaign = (
         const counts = statuses.get(op) ?? new Map<string, number>()
         counts.set(key, (counts.get(key) ?? 0) + 1)
         statuses.set(op, counts)
+        if (req.body?.nonFinite) nonFinite.set(op, (nonFinite.get(op) ?? 0) + 1)
+        if (req.body !== undefined && req.credentials._tag === "None")
+          anonymousWithBody.set(op, (anonymousWithBody.get(op) ?? 0) + 1)
         const problems =
           response._tag === "Response"
-            ? oracle.check(op, response, { conditional: isConditional(req) })
+            ? [
+                ...oracle.check(op, response, { conditional: isConditional(req) }),
+                ...(req.body?.nonFinite && response.status < 400
+                  ? [`a body holding a number beyond a double was accepted (${response.status})`]
+                  : [])
+              ]
             : [`no response: ${response.message}`]
         if (problems.length > 0) {
           const known = options.known.find((k) => k.excuses(req, response))
@@ -305,7 +319,13 @@ const campaign = (
       generationMillis: generated - planned,
       stats: operations.map((op) => {
         const s = statuses.get(op) ?? new Map<string, number>()
-        return { op, sent: [...s.values()].reduce((a, b) => a + b, 0), statuses: s }
+        return {
+          op,
+          sent: [...s.values()].reduce((a, b) => a + b, 0),
+          statuses: s,
+          nonFinite: nonFinite.get(op) ?? 0,
+          anonymousWithBody: anonymousWithBody.get(op) ?? 0
+        }
       }),
       violations,
       excused,
@@ -321,7 +341,11 @@ export const formatSummary = (label: string, report: CampaignReport): string => 
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([status, n]) => `${status}×${n}`)
       .join(" ")
-    return `  ${`${s.op.method} ${s.op.path}`.padEnd(width)} ${String(s.sent).padStart(5)}  ${statuses}`
+    const bodies =
+      s.op.requestBody === undefined
+        ? ""
+        : `  (bodies holding 1e400: ${s.nonFinite}, bodies without credentials: ${s.anonymousWithBody})`
+    return `  ${`${s.op.method} ${s.op.path}`.padEnd(width)} ${String(s.sent).padStart(5)}  ${statuses}${bodies}`
   })
   return [
     `fuzz ${label}: seed ${report.seed} (set FUZZ_SEED to replay another), ${report.requests} requests over ${report.stats.length} operations in ${(report.millis / 1000).toFixed(1)} s (${(report.generationMillis / 1000).toFixed(1)} s generating), ${report.violations.length} violations`,

@@ -13,7 +13,14 @@
  */
 import * as fc from "fast-check"
 import type { JsonSchema, OpenApiDocument, Operation, Parameter } from "./Document.ts"
-import { anyCharacters, type BodyCase, invalidBodyOf, once, validOf } from "./SchemaArbitrary.ts"
+import {
+  anyCharacters,
+  type BodyCase,
+  invalidBodyOf,
+  nonFiniteBodyOf,
+  once,
+  validOf
+} from "./SchemaArbitrary.ts"
 
 /** Who the request claims to be. Fixture callers and fresh keys are resolved to real credentials when sent. */
 export type Credentials =
@@ -581,7 +588,12 @@ export const requestsOf = (
           {
             arbitrary: fc.constantFrom<BodyCase>(
               { note: "unexpected JSON body", body: '{"a":1}', contentType: "application/json" },
-              { note: "unexpected body, not JSON", body: "{", contentType: "application/json" }
+              { note: "unexpected body, not JSON", body: "{", contentType: "application/json" },
+              {
+                note: "unexpected JSON body, non-finite number",
+                body: '{"a":[1e400,-1E+999]}',
+                contentType: "application/json"
+              }
             ),
             weight: 1
           }
@@ -589,6 +601,7 @@ export const requestsOf = (
       : fc.oneof(
           { arbitrary: validBody, weight: 5 },
           { arbitrary: invalidBodyOf(doc, bodySchema ?? {}, jsonMediaType), weight: 4 },
+          { arbitrary: nonFiniteBodyOf(doc, bodySchema ?? {}, jsonMediaType), weight: 2 },
           ...(op.requestBody?.required
             ? [{ arbitrary: fc.constant<BodyCase | undefined>(undefined), weight: 1 }]
             : [])
@@ -619,10 +632,18 @@ export const requestsOf = (
         headers: { ...extra, ...declared, ...(accept === undefined ? {} : { accept }) },
         body
       }))
+  // A body sent with no credentials at all (issue 13: an anonymous body could make a 500), valid or not.
+  const anonymousWithBody = requestOf(false).map(
+    (req): FuzzRequest => ({ ...req, credentials: { _tag: "None" } })
+  )
   // One request in three is clean (every input valid, a real caller), so success paths get their share.
   // Node refuses a request head above 16 KiB (a bare 431 before the application sees it), so targets stay below.
   return fc
-    .oneof({ arbitrary: requestOf(false), weight: 2 }, { arbitrary: requestOf(true), weight: 1 })
+    .oneof(
+      { arbitrary: requestOf(false), weight: 2 },
+      { arbitrary: requestOf(true), weight: 1 },
+      ...(jsonMediaType === undefined ? [] : [{ arbitrary: anonymousWithBody, weight: 1 }])
+    )
     .filter((req) => req.target.length <= MaxTarget)
 }
 

@@ -192,6 +192,8 @@ export interface BodyCase {
   readonly note: string
   readonly body: string
   readonly contentType: string | undefined
+  /** The body holds a JSON number beyond a double (`1e400`): no route may accept it. */
+  readonly nonFinite?: true
 }
 
 const deeplyNested = (depth: number) => "[".repeat(depth) + "]".repeat(depth)
@@ -304,4 +306,61 @@ export const invalidBodyOf = (
       )
     )
   return fc.oneof(...mutations)
+}
+
+/** JSON numbers that `JSON.parse` reads as ±Infinity, as a client writes them. */
+export const NonFiniteNumbers = [
+  "1e400",
+  "-1e400",
+  "1E+999",
+  "-1e309",
+  "1.5e99999",
+  "123456789e300",
+  "9".repeat(400),
+  "-0.5e500"
+] as const
+
+const Placeholder = "__non_finite_number__"
+
+/**
+ * Bodies holding a number beyond a double (issue 13: such a body was an empty
+ * 500), derived from a valid one: the whole body, in an array, as the value
+ * of a property (in place of a valid one, nested in arrays or in an object),
+ * as an unexpected key's value, and many at once. `JSON.stringify` cannot
+ * write one, so a placeholder string is replaced by the number's text.
+ */
+export const nonFiniteBodyOf = (
+  doc: OpenApiDocument,
+  raw: unknown,
+  mediaType: string
+): fc.Arbitrary<BodyCase> => {
+  const schema = asSchema(deref(doc, raw))
+  const properties = isObject(schema.properties) ? Object.keys(schema.properties) : []
+  const valid = validOf(doc, schema)
+  const nf = fc.constantFrom(...NonFiniteNumbers)
+  const body = (note: string, value: unknown, n: string): BodyCase => ({
+    note: `non-finite number ${n}: ${note}`,
+    body: JSON.stringify(value).replaceAll(`"${Placeholder}"`, n),
+    contentType: mediaType,
+    nonFinite: true
+  })
+  const placings: Array<readonly [string, (v: unknown, key: string) => unknown]> = [
+    ["as a property", (v, key) => ({ ...(v as object), [key]: Placeholder })],
+    ["in an array", (v, key) => ({ ...(v as object), [key]: [Placeholder] })],
+    ["nested in arrays", (v, key) => ({ ...(v as object), [key]: [1, [[Placeholder], 2]] })],
+    ["as an object's value", (v, key) => ({ ...(v as object), [key]: { value: Placeholder } })],
+    ["as an unexpected key's value", (v) => ({ ...(v as object), unexpected: Placeholder })]
+  ]
+  const cases: Array<fc.Arbitrary<BodyCase>> = [
+    nf.map((n) => body("the whole body", Placeholder, n)),
+    nf.map((n) => body("in a top-level array", [Placeholder, 1], n)),
+    nf.map((n) => body("many at once", Array(100).fill(Placeholder), n))
+  ]
+  if (properties.length > 0)
+    cases.push(
+      fc
+        .tuple(valid, fc.constantFrom(...properties), fc.constantFrom(...placings), nf)
+        .map(([v, key, [where, place], n]) => body(`${where} (${key})`, place(v, key), n))
+    )
+  return fc.oneof(...cases)
 }

@@ -6,7 +6,8 @@
  * and column an editor shows.
  */
 import { Result } from "effect"
-import type { ImportIssue } from "./ImportIssue.ts"
+import { mayHoldNonFiniteNumber, NonFiniteJsonMessage, nonFinitePaths } from "../model/JsonNumbers.ts"
+import { type ImportIssue, jsonPath } from "./ImportIssue.ts"
 
 /** One input of an import: a name for messages (the file path) and its parsed JSON content. */
 export interface ImportSource {
@@ -22,11 +23,19 @@ export interface JsonSyntaxError {
 
 const BOM = "\uFEFF"
 
-/** Parses one file's text; a syntax error names the file, the line and the column. */
+/**
+ * Parses one file's text; a syntax error names the file, the line and the
+ * column. A number beyond a double (`1e400`, which JSON.parse reads as
+ * Infinity) is refused here too, at its JSON path, as the first of them.
+ */
 export const parseJsonText = (name: string, text: string): Result.Result<ImportSource, ImportIssue> => {
   const body = text.startsWith(BOM) ? text.slice(1) : text
   try {
-    return Result.succeed({ name, content: JSON.parse(body) })
+    const content: unknown = JSON.parse(body)
+    const [first, ...more] = mayHoldNonFiniteNumber(body) ? nonFinitePaths(content) : []
+    if (first === undefined) return Result.succeed({ name, content })
+    const others = more.length === 0 ? "" : ` (and ${more.length} more in this file)`
+    return Result.fail({ source: name, path: jsonPath(first), message: `${NonFiniteJsonMessage}${others}` })
   } catch (error) {
     const found = findJsonSyntaxError(body) ?? {
       offset: 0,

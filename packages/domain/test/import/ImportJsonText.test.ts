@@ -11,6 +11,22 @@ const failure = (text: string) => {
 }
 
 describe("parseJsonText", () => {
+  it("a number beyond a double (1e400 reads as Infinity) is refused at its JSON path, saying JSON numbers must be finite", () => {
+    const text = `{"format":"ratings-import/v1","entities":[{"record":{"score":1e400,"tags":[-1E+999]}}],"x":${"9".repeat(400)}}`
+    assert.deepStrictEqual(failure(text), {
+      source: "data/entities.json",
+      path: "$.entities[0].record.score",
+      message:
+        "a number beyond the range of a double (about ±1.8e308): JSON numbers must be finite (and 2 more in this file)"
+    })
+    assert.deepStrictEqual(failure("[1e400]").path, "$[0]")
+    const fine = parseJsonText(
+      "a.json",
+      '{"id":"00000000-4e12-4000-8000-0000000e1234","n":1e308,"s":"1e400"}'
+    )
+    assert.isTrue(Result.isSuccess(fine))
+  })
+
   it("bad JSON reports the file, the line and the column of the first offending character", () => {
     const text =
       '{\n  "format": "ratings-import/v1",\n  "entities": [\n    { "slug": "a" }\n    { "slug": "b" }\n  ]\n}'
