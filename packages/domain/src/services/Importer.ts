@@ -347,7 +347,10 @@ export class Importer extends Context.Service<
                     {
                       rows: matchRows(
                         read.rows,
-                        chains.map((c) => ({ slug: c.slug, name: c.name, status: c.status }))
+                        // As ChainDirectory.layerEntities: no private or inactive chain is matched.
+                        chains
+                          .filter((c) => !c.is_private && c.is_active)
+                          .map((c) => ({ slug: c.slug, name: c.name, status: c.status }))
                       ),
                       rows_skipped: read.rows_skipped
                     },

@@ -229,12 +229,12 @@ describe("QuantumService", () => {
     )
   )
 
-  it.effect("ChainDirectory.layerEntities lists every chain record, drafts and hidden ones included", () =>
+  it.effect("ChainDirectory.layerEntities lists every chain record, drafts included, but no private or inactive chain (ADR 0003)", () =>
     Effect.gen(function* () {
       const all = yield* (yield* ChainDirectory).all
       assert.deepStrictEqual(all, [
         { slug: "solana", name: "Solana", status: "draft" },
-        { slug: "base", name: "Base", status: "published" }
+        { slug: "optimism", name: "Optimism", status: "published" }
       ])
     }).pipe(
       Effect.provide(
@@ -254,6 +254,23 @@ describe("QuantumService", () => {
               {
                 entity_type: "chain",
                 record: chainRecord("00000000-0000-4000-8000-000000000002", "base", "Base", "published", true)
+              },
+              {
+                entity_type: "chain",
+                record: {
+                  ...chainRecord("00000000-0000-4000-8000-000000000004", "retired", "Retired", "published", false),
+                  is_active: false
+                }
+              },
+              {
+                entity_type: "chain",
+                record: chainRecord(
+                  "00000000-0000-4000-8000-000000000005",
+                  "optimism",
+                  "Optimism",
+                  "published",
+                  false
+                )
               },
               {
                 entity_type: "protocol",
