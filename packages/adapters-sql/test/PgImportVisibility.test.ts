@@ -3,8 +3,6 @@
  * points 1 and 2) on both backends: the in-memory ports and the Postgres
  * adapters, through the Importer's bulk path.
  */
-import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { Importer } from "@ratings/domain/services/Importer"
@@ -56,7 +54,3 @@ importVisibilityContract({
       webhook_deliveries CASCADE`
   })
 })
-
-// Referenced so the layer types above stay checked against the ports the contract needs.
-void AlertRuleRepository
-void DeliveryOutbox

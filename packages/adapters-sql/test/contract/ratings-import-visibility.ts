@@ -10,13 +10,18 @@ import { assert } from "@effect/vitest"
 import type { ImportSource } from "@ratings/domain/import/ImportJsonText"
 import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
-import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
+import type { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Importer } from "@ratings/domain/services/Importer"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 
-export type ImporterPorts = Importer | EntityRepository | ScorecardRepository | AlertRuleRepository | DeliveryOutbox
+export type ImporterPorts =
+  | Importer
+  | EntityRepository
+  | ScorecardRepository
+  | AlertRuleRepository
+  | DeliveryOutbox
 
 const T0 = "2026-01-01T00:00:00Z"
 const id = (n: number) => `00000000-0000-4000-8000-${(0xe000 + n).toString(16).padStart(12, "0")}`
@@ -169,7 +174,10 @@ export const importVisibilityContract = <D>(target: Target<ImporterPorts, D>) =>
         const bodies = yield* sent(rule)
         assert.deepStrictEqual(
           bodies.map((b) => [b.event, b.data.entity_slug]).sort(),
-          [["rating.new", "goes-private"], ...hiddenWays.map(([label]) => ["rating.new", `shown-${label}`])].sort()
+          [
+            ["rating.new", "goes-private"],
+            ...hiddenWays.map(([label]) => ["rating.new", `shown-${label}`])
+          ].sort()
         )
         for (const [i, e] of hidden.entries()) {
           const body = bodies.find((b) => b.data.entity_slug === e.record.slug)!

@@ -229,11 +229,13 @@ export class Importer extends Context.Service<
           for (const ref of yield* entities.unreadable(type)) hidden.add(entityKey(type, ref.id))
         return candidates
           .filter((e) => hidden.has(entityKey(e.entity.entity_type, e.entity.record.id)))
-          .map((e): ShownEntity => ({
-            entity_type: e.entity.entity_type,
-            id: e.entity.record.id,
-            slug: e.entity.record.slug
-          }))
+          .map(
+            (e): ShownEntity => ({
+              entity_type: e.entity.entity_type,
+              id: e.entity.record.id,
+              slug: e.entity.record.slug
+            })
+          )
       })
 
       const validate = Effect.fn("Importer.validate")(function* (

@@ -607,7 +607,8 @@ export class Publisher extends Context.Service<
         const cards = new Map<string, Scorecard>()
         for (const type of new Set(shown.map((e) => e.entity_type))) {
           const ids = shown.filter((e) => e.entity_type === type).map((e) => e.id)
-          for (const [id, card] of yield* scorecards.latestPublishedOf(type, ids)) cards.set(idKey(type, id), card)
+          for (const [id, card] of yield* scorecards.latestPublishedOf(type, ids))
+            cards.set(idKey(type, id), card)
         }
         const events = shown.flatMap((e) => {
           const card = cards.get(idKey(e.entity_type, e.id))

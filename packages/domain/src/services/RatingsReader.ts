@@ -213,7 +213,9 @@ export class RatingsReader extends Context.Service<
             if (hidden !== undefined && chain !== undefined && hidden.chainSlugs.has(chain))
               return { items: [], total: 0 }
             // So does a hidden curator: no record names it either.
-            const curator = ListParameters[request.entity_type].includes("curator_id") ? request.curator_id : undefined
+            const curator = ListParameters[request.entity_type].includes("curator_id")
+              ? request.curator_id
+              : undefined
             if (hidden !== undefined && curator !== undefined && hidden.curatorIds.has(curator.toLowerCase()))
               return { items: [], total: 0 }
             const page = yield* entities.list({
