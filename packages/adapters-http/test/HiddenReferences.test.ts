@@ -5,6 +5,9 @@
  * are left out of `chains`, `?chain=` by such a chain answers like an unknown
  * chain, and a bridge's validator_set_owner is null when that organisation is
  * private or inactive (an unpublished owner stays, as spec part 2 allows).
+ * A vault's curator and curator_id are null when the public cannot read that
+ * organisation (not published, private, inactive), and `?curator_id=` by such
+ * an organisation answers like an unknown one.
  * Admins see records as stored. On both backends.
  */
 import { assert, describe } from "@effect/vitest"
@@ -74,6 +77,11 @@ const ownerSecret = record("organisation", "owner-secret", { is_private: true })
 const ownerRetired = record("organisation", "owner-retired", { is_active: false })
 const owner = (o: StoredEntity) => ({ id: o.record.id, slug: o.record.slug, name: o.record.name })
 
+const curatorOpen = record("organisation", "curator-open")
+const curatedBy = (o: StoredEntity) =>
+  record("vault", `vault-by-${o.record.slug}`, { curator_id: o.record.id, curator: owner(o) })
+const hiddenCurators = [ownerDraft, ownerSecret, ownerRetired]
+
 const onChains = (EntityTypesWithChains: ReadonlyArray<EntityType>) =>
   EntityTypesWithChains.map((t) => record(t, `${t}-everywhere`, { chains: allBriefs }))
 
@@ -93,7 +101,9 @@ const seed: Seed = {
     record("token", "token-everywhere", { chains: allBriefs, chain: brief(scoring) }),
     record("bridge", "bridge-draft-owner", { validator_set_owner: owner(ownerDraft) }),
     record("bridge", "bridge-secret-owner", { validator_set_owner: owner(ownerSecret) }),
-    record("bridge", "bridge-retired-owner", { validator_set_owner: owner(ownerRetired) })
+    record("bridge", "bridge-retired-owner", { validator_set_owner: owner(ownerRetired) }),
+    curatorOpen,
+    ...[curatorOpen, ...hiddenCurators].map(curatedBy)
   ],
   scorecards: [],
   history: [],
@@ -205,6 +215,68 @@ onEachBackend(
             }
             const admin = (yield* get("/bridges/bridge-secret-owner", "admin")).json as Json
             assert.deepStrictEqual(admin.validator_set_owner, owner(ownerSecret))
+          })
+      )
+      it.effect(
+        "a vault's curator and curator_id are null when the public cannot read that organisation (draft, private, inactive), in lists and on detail; admins see them as stored",
+        () =>
+          Effect.gen(function* () {
+            for (const caller of NonAdmins) {
+              const open = (yield* get("/vaults/vault-by-curator-open", caller)).json as Json
+              assert.strictEqual(open.curator_id, curatorOpen.record.id, caller)
+              assert.deepStrictEqual(open.curator, owner(curatorOpen), caller)
+              const listed = ((yield* get("/vaults?limit=200", caller)).json as Json).items as Array<Json>
+              const bySlug = new Map(listed.map((v) => [v.slug, v]))
+              assert.deepStrictEqual(bySlug.get("vault-by-curator-open")?.curator, owner(curatorOpen))
+              for (const hidden of hiddenCurators) {
+                const slug = `vault-by-${hidden.record.slug}`
+                const detail = (yield* get(`/vaults/${slug}`, caller)).json as Json
+                assert.isNull(detail.curator_id, `${slug} detail as ${caller}`)
+                assert.isNull(detail.curator, `${slug} detail as ${caller}`)
+                assert.isNull(bySlug.get(slug)?.curator_id, `${slug} listed as ${caller}`)
+                assert.isNull(bySlug.get(slug)?.curator, `${slug} listed as ${caller}`)
+              }
+              const text = (yield* get("/vaults?limit=200", caller)).text
+              for (const hidden of hiddenCurators) {
+                assert.notInclude(text, hidden.record.id, caller)
+                assert.notInclude(text, `"${hidden.record.slug}"`, caller)
+              }
+            }
+            for (const hidden of hiddenCurators) {
+              const admin = (yield* get(`/vaults/vault-by-${hidden.record.slug}`, "admin")).json as Json
+              assert.deepStrictEqual(admin.curator, owner(hidden))
+              assert.strictEqual(admin.curator_id, hidden.record.id)
+            }
+          })
+      )
+
+      it.effect(
+        "?curator_id=<an organisation the public cannot read> answers exactly like an unknown organisation; a readable curator filters as before",
+        () =>
+          Effect.gen(function* () {
+            for (const caller of NonAdmins) {
+              const unknown = yield* get(`/vaults?curator_id=${id()}`, caller)
+              assert.deepStrictEqual(unknown.json, { items: [], total: 0 })
+              for (const hidden of hiddenCurators) {
+                const r = yield* get(`/vaults?curator_id=${hidden.record.id}`, caller)
+                assert.strictEqual(r.status, 200)
+                assert.strictEqual(r.text, unknown.text, `?curator_id=${hidden.record.slug} as ${caller}`)
+                const upper = yield* get(`/vaults?curator_id=${hidden.record.id.toUpperCase()}`, caller)
+                assert.strictEqual(upper.text, unknown.text, `?curator_id=${hidden.record.slug} in capitals`)
+              }
+              const shown = (yield* get(`/vaults?curator_id=${curatorOpen.record.id}`, caller)).json as Json
+              assert.deepStrictEqual(
+                shown.items.map((v: Json) => v.slug),
+                ["vault-by-curator-open"]
+              )
+            }
+            for (const hidden of hiddenCurators) {
+              const admin = (yield* get(`/vaults?curator_id=${hidden.record.id}`, "admin")).json as Json
+              assert.deepStrictEqual(
+                admin.items.map((v: Json) => v.slug),
+                [`vault-by-${hidden.record.slug}`]
+              )
+            }
           })
       )
     }),

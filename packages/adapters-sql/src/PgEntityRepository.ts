@@ -170,15 +170,19 @@ const NotifyEachUpTo = 100
 /**
  * The changes to announce for changed entities, with the types whose public
  * records depend on them: a record of any type leaves out the briefs of chains
- * the public cannot read, and a bridge its validator_set_owner when that
- * organisation is private or inactive (docs/adr/0003-access-and-lists.md), so
- * a change of a chain touches every type, and one of an organisation bridges.
+ * the public cannot read, a bridge its validator_set_owner when that
+ * organisation is private or inactive, and a vault its curator when the public
+ * cannot read that organisation (docs/adr/0003-access-and-lists.md), so a
+ * change of a chain touches every type, and one of an organisation bridges and vaults.
  */
 export const withDependents = (changes: ReadonlyArray<EntityChange>): ReadonlyArray<EntityChange> => {
   const touched = new Set<EntityType>()
   for (const c of changes) {
     if (c.entity_type === "chain") for (const t of EntityTypes) touched.add(t)
-    if (c.entity_type === "organisation") touched.add("bridge")
+    if (c.entity_type === "organisation") {
+      touched.add("bridge")
+      touched.add("vault")
+    }
   }
   return [...changes, ...[...touched].map((t) => ({ entity_type: t, entity_id: AllOfType }))]
 }

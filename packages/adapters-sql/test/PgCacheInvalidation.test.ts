@@ -182,7 +182,7 @@ describe("PgCacheInvalidation versions (read before serving a cached response)",
     )
 
     it.effect(
-      "a change of a chain bumps every type (records leave out hidden chains' briefs), one of an organisation bridges too (validator_set_owner), a status change as an upsert",
+      "a change of a chain bumps every type (records leave out hidden chains' briefs), one of an organisation bridges (validator_set_owner) and vaults (curator) too, a status change as an upsert",
       () =>
         Effect.gen(function* () {
           const entities = yield* EntityRepository
@@ -199,7 +199,8 @@ describe("PgCacheInvalidation versions (read before serving a cached response)",
           assert.deepStrictEqual(yield* versionsOf, {
             ...afterStatus,
             organisation: plus(afterStatus.organisation, 1),
-            bridge: plus(afterStatus.bridge, 1)
+            bridge: plus(afterStatus.bridge, 1),
+            vault: plus(afterStatus.vault, 1)
           })
         }).pipe(Effect.provide(ports))
     )

@@ -1,7 +1,9 @@
 /**
- * Port: every chain the service database holds, whatever its status or
- * visibility, as quantum-readiness matching needs them (spec part 4 "Quantum
- * readiness" rule 1: drafts included, not necessarily rated).
+ * Port: the chains quantum-readiness rows may match (spec part 4 "Quantum
+ * readiness" rule 1: drafts included, not necessarily rated). Private and
+ * inactive chains are left out: the spec's allowance is for chains not yet
+ * published, and a public table may not name a chain a list hides
+ * (docs/adr/0003-access-and-lists.md), so such a chain answers like an unknown one.
  *
  * `layerEntities` reads them from `EntityRepository`; `layerMemory` keeps a
  * list that tests set through `ChainDirectoryMemory`.
@@ -36,7 +38,9 @@ export class ChainDirectory extends Context.Service<
       return ChainDirectory.of({
         all: Effect.suspend(() =>
           Effect.map(entities.all("chain"), (records) =>
-            records.map((r) => ({ slug: r.slug, name: r.name, status: r.status }))
+            records
+              .filter((r) => !r.is_private && r.is_active)
+              .map((r) => ({ slug: r.slug, name: r.name, status: r.status }))
           )
         )
       })

@@ -14,6 +14,12 @@
  * that entity lies in an earlier run, so this is the same as saving each draft
  * right before its own publication. Drafts are saved in batches
  * (`ScorecardRepository.saveDrafts`), and the store is read in bulk.
+ *
+ * An import that makes an entity readable (its status, is_private or
+ * is_active) tells subscribers as `ratings status` does
+ * (docs/adr/0003-access-and-lists.md): the entity's first publication in the
+ * import is a rating.new, and an entity without one gets one rating.new with
+ * its latest published figures (`Publisher.announce`), in the import's transaction.
  */
 import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema } from "effect"
 import { decodeSources } from "../import/ImportDecode.ts"
@@ -40,6 +46,7 @@ import {
   storeNeeds
 } from "../import/ImportStoreView.ts"
 import { validateImport } from "../import/ImportValidation.ts"
+import { isPubliclyReadable } from "../access/Projection.ts"
 import type { EntityRecord } from "../model/Entity.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
 import { type EntityType, EntityTypes } from "../model/EntityType.ts"
@@ -58,7 +65,7 @@ import { matchRows, readRows } from "../quantum/QuantumRows.ts"
 import { DefaultSnapshotTtl, makeSnapshot } from "../quantum/QuantumSnapshot.ts"
 import { Scoring } from "../scoring/Scoring.ts"
 import { IncidentService, RatedProtocols } from "./IncidentService.ts"
-import { Publisher } from "./Publisher.ts"
+import { entityKey, Publisher, type ShownEntity } from "./Publisher.ts"
 
 /** A write the plan promised failed on the way (the store changed since validation); the transaction is rolled back. */
 export class ImportApplyFailed extends Schema.TaggedError<ImportApplyFailed>()("ImportApplyFailed", {
@@ -208,6 +215,29 @@ export class Importer extends Context.Service<
         } satisfies StoreView
       })
 
+      /**
+       * The stored entities this import makes readable: readable as written, not
+       * readable as stored when the transaction reads them. (A created entity
+       * has no rating yet: its first publication is a rating.new anyway.)
+       */
+      const shownBy = Effect.fnUntraced(function* (plan: ImportPlan) {
+        const candidates = plan.entities.filter(
+          (e) => e.write && e.change !== "created" && isPubliclyReadable(e.entity.record)
+        )
+        const hidden = new Set<string>()
+        for (const type of new Set(candidates.map((e) => e.entity.entity_type)))
+          for (const ref of yield* entities.unreadable(type)) hidden.add(entityKey(type, ref.id))
+        return candidates
+          .filter((e) => hidden.has(entityKey(e.entity.entity_type, e.entity.record.id)))
+          .map(
+            (e): ShownEntity => ({
+              entity_type: e.entity.entity_type,
+              id: e.entity.record.id,
+              slug: e.entity.record.slug
+            })
+          )
+      })
+
       const validate = Effect.fn("Importer.validate")(function* (
         sources: ReadonlyArray<ImportSource>,
         options?: ImportProgressOptions
@@ -256,6 +286,9 @@ export class Importer extends Context.Service<
 
         return yield* tx.run(
           Effect.gen(function* () {
+            const shown = yield* shownBy(plan)
+            // Shown entities not yet announced: by their first publication here, else at the end.
+            const unseen = new Set(shown.map((e) => entityKey(e.entity_type, e.id)))
             for (let i = 0; i < plan.entities.length; i += EntityBatch) {
               const batch = plan.entities.slice(i, i + EntityBatch)
               const writes = batch.filter((e) => e.write).map((e) => e.entity)
@@ -282,11 +315,14 @@ export class Importer extends Context.Service<
                     onProgress: (n) => {
                       advance("publications", n - reported)
                       reported = n
-                    }
+                    },
+                    unseen
                   }
                 )
                 .pipe(Effect.mapError(failed("publications")))
+              for (const { p } of run) unseen.delete(entityKey(p.request.entity_type, p.entity_id))
             }
+            yield* publisher.announce(shown.filter((e) => unseen.has(entityKey(e.entity_type, e.id))))
             yield* saveAll(plan.drafts.filter((d) => d.stage === "late"))
 
             // After the publications, so that matching sees the protocols this import rates.
@@ -313,7 +349,10 @@ export class Importer extends Context.Service<
                     {
                       rows: matchRows(
                         read.rows,
-                        chains.map((c) => ({ slug: c.slug, name: c.name, status: c.status }))
+                        // As ChainDirectory.layerEntities: no private or inactive chain is matched.
+                        chains
+                          .filter((c) => !c.is_private && c.is_active)
+                          .map((c) => ({ slug: c.slug, name: c.name, status: c.status }))
                       ),
                       rows_skipped: read.rows_skipped
                     },

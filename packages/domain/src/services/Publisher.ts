@@ -129,7 +129,24 @@ export interface PublishManyResult {
 export interface PublishManyOptions {
   /** Called after each chunk of acts is written, with the number of acts done so far. */
   readonly onProgress?: ((done: number) => void) | undefined
+  /**
+   * Entities, by `entityKey`, that subscribers could not read before this call
+   * although they can now (an import has just shown them): the first act on
+   * each is seen from hidden, so its rating is announced as a rating.new,
+   * never a rating.changed for figures nobody saw. Later acts follow it as usual.
+   */
+  readonly unseen?: ReadonlySet<string> | undefined
 }
+
+/** An entity that has just become readable, to announce (`Publisher.announce`). */
+export interface ShownEntity {
+  readonly entity_type: EntityType
+  readonly id: string
+  readonly slug: string
+}
+
+/** The key of an entity in `PublishManyOptions.unseen`: its type and its id, lowercased. */
+export const entityKey = (type: EntityType, id: string) => `${type}:${id.toLowerCase()}`
 
 const checkedFields = [
   "composite_score",
@@ -176,6 +193,8 @@ export interface PublishInput {
   readonly entity: EntityRecord | undefined
   /** The entity's record once the act is done, when the act also changes it (its status); else `entity`. */
   readonly entityAfter?: EntityRecord | undefined
+  /** Whether a subscriber could read the entity before the act, when not as `entity` says (`PublishManyOptions.unseen`). */
+  readonly readableBefore?: boolean | undefined
   readonly draft: StoredScorecard | undefined
   readonly previous: Scorecard | undefined
   /** The draft's dependencies with their current headline composite (null when unrated or unknown). */
@@ -252,7 +271,7 @@ export const preparePublication = (
   }
   const previousFigures = previous === undefined ? undefined : figuresOf(previous)
   const events = eventsForAct(
-    { readable: isPubliclyReadable(entity), figures: previousFigures },
+    { readable: input.readableBefore ?? isPubliclyReadable(entity), figures: previousFigures },
     { readable: isPubliclyReadable(input.entityAfter ?? entity), figures: figuresOf(published) },
     { entity_type: type, slug: entity.slug, id: entity.id },
     at
@@ -269,7 +288,7 @@ const PublishChunk = 2000
 const SlugLookups = 50
 
 const slugKey = (type: EntityType, slug: string) => `${type}:${slug}`
-const idKey = (type: EntityType, id: string) => `${type}:${id.toLowerCase()}`
+const idKey = entityKey
 
 const chunksOf = <A>(xs: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
@@ -298,6 +317,14 @@ export class Publisher extends Context.Service<
      * entity to the status it has changes nothing and sends nothing.
      */
     readonly setStatus: (request: StatusRequest) => Effect.Effect<StatusResult, PublishError>
+    /**
+     * Announces entities that a change of their records (an import's status
+     * or flags) has just made readable: one rating.new each with its latest
+     * published figures, nothing for one without a published rating, as
+     * `setStatus` does. Run in the transaction that changed them; returns the
+     * deliveries queued.
+     */
+    readonly announce: (shown: ReadonlyArray<ShownEntity>) => Effect.Effect<number, StoreError>
   }
 >()("@ratings/domain/services/Publisher") {
   static readonly layer = Layer.effect(
@@ -477,6 +504,8 @@ export class Publisher extends Context.Service<
         let gateOf: ((id: string) => string | null | undefined) | undefined
         let done = 0
         let deliveryCount = 0
+        // The `unseen` entities whose first act this call has prepared.
+        const sighted = new Set<string>()
 
         const runChunk = Effect.fnUntraced(function* (chunk: ReadonlyArray<PublishAct>) {
           const found = chunk.map((a) => entityOf(a.request.entity_type, a.request.slug))
@@ -518,10 +547,14 @@ export class Publisher extends Context.Service<
             const type = act.request.entity_type
             const entity = found[i]
             const draft = entity === undefined ? undefined : drafts.get(idKey(type, entity.id))
+            const key = entity === undefined ? undefined : idKey(type, entity.id)
+            const firstSight = key !== undefined && options?.unseen?.has(key) === true && !sighted.has(key)
+            if (firstSight) sighted.add(key)
             const result = preparePublication(
               {
                 request: act.request,
                 entity,
+                readableBefore: firstSight ? false : undefined,
                 draft,
                 previous: entity === undefined ? undefined : previous.get(idKey(type, entity.id)),
                 dependencies: (draft?.dependencies ?? []).map((d) => {
@@ -568,7 +601,31 @@ export class Publisher extends Context.Service<
         return { published: done, deliveries: deliveryCount }
       })
 
-      return Publisher.of({ publish, publishMany, setStatus })
+      const announce = Effect.fn("Publisher.announce")(function* (shown: ReadonlyArray<ShownEntity>) {
+        if (shown.length === 0) return 0
+        const now = yield* Clock.currentTimeMillis
+        const cards = new Map<string, Scorecard>()
+        for (const type of new Set(shown.map((e) => e.entity_type))) {
+          const ids = shown.filter((e) => e.entity_type === type).map((e) => e.id)
+          for (const [id, card] of yield* scorecards.latestPublishedOf(type, ids))
+            cards.set(idKey(type, id), card)
+        }
+        const events = shown.flatMap((e) => {
+          const card = cards.get(idKey(e.entity_type, e.id))
+          const figures = card === undefined ? undefined : figuresOf(card)
+          return eventsForAct(
+            { readable: false, figures },
+            { readable: true, figures },
+            { entity_type: e.entity_type, slug: e.slug, id: e.id },
+            now
+          )
+        })
+        const deliveries = yield* deliveriesFor(events, now)
+        if (deliveries.length > 0) yield* tx.run(outbox.enqueue(deliveries))
+        return deliveries.length
+      })
+
+      return Publisher.of({ publish, publishMany, setStatus, announce })
     })
   )
 }

@@ -59,6 +59,8 @@ export interface HiddenNames {
   readonly chainSlugs: ReadonlySet<string>
   /** Organisations a bridge may not name as validator_set_owner: private or inactive ones. */
   readonly ownerIds: ReadonlySet<string>
+  /** Organisations a vault may not name as curator: those the public cannot read (not published, private or inactive). */
+  readonly curatorIds: ReadonlySet<string>
 }
 
 export const hiddenNames = (
@@ -67,14 +69,17 @@ export const hiddenNames = (
 ): HiddenNames => ({
   chainIds: new Set(chains.map((c) => c.id.toLowerCase())),
   chainSlugs: new Set(chains.map((c) => c.slug)),
-  ownerIds: new Set(organisations.filter((o) => o.is_private || !o.is_active).map((o) => o.id.toLowerCase()))
+  ownerIds: new Set(organisations.filter((o) => o.is_private || !o.is_active).map((o) => o.id.toLowerCase())),
+  curatorIds: new Set(organisations.map((o) => o.id.toLowerCase()))
 })
 
 /**
  * A record as the public may see it: without the briefs of chains the public
  * cannot read (a brief is hidden when its id or its slug names such a chain),
- * and a bridge's validator_set_owner null when that organisation is private or
- * inactive (an unpublished one stays: spec part 2). A token's own `chain` is
+ * a bridge's validator_set_owner null when that organisation is private or
+ * inactive (an unpublished one stays: spec part 2), and a vault's curator and
+ * curator_id null when the public cannot read that organisation (the spec
+ * allows no unpublished curator). A token's own `chain` is
  * required by the spec's token table and stays. Unchanged records are returned as they are.
  */
 export const projectRecord = (record: EntityRecord, hidden: HiddenNames): EntityRecord => {
@@ -86,6 +91,9 @@ export const projectRecord = (record: EntityRecord, hidden: HiddenNames): Entity
   const owner = "validator_set_owner" in record ? record.validator_set_owner : null
   if (owner !== null && hidden.ownerIds.has(owner.id.toLowerCase()))
     out = { ...out, validator_set_owner: null } as EntityRecord
+  const curatorId = "curator_id" in record ? (record.curator_id ?? record.curator?.id ?? null) : null
+  if (curatorId !== null && hidden.curatorIds.has(curatorId.toLowerCase()))
+    out = { ...out, curator_id: null, curator: null } as EntityRecord
   return out
 }
 
@@ -190,7 +198,8 @@ export class RatingsReader extends Context.Service<
           ? Effect.succeed(undefined)
           : Effect.gen(function* () {
               const chains = yield* entities.unreadable("chain")
-              const organisations = type === "bridge" ? yield* entities.unreadable("organisation") : []
+              const organisations =
+                type === "bridge" || type === "vault" ? yield* entities.unreadable("organisation") : []
               return hiddenNames(chains, organisations)
             })
 
@@ -202,6 +211,12 @@ export class RatingsReader extends Context.Service<
             // A hidden chain filters like an unknown one: no record names it.
             const chain = ListParameters[request.entity_type].includes("chain") ? request.chain : undefined
             if (hidden !== undefined && chain !== undefined && hidden.chainSlugs.has(chain))
+              return { items: [], total: 0 }
+            // So does a hidden curator: no record names it either.
+            const curator = ListParameters[request.entity_type].includes("curator_id")
+              ? request.curator_id
+              : undefined
+            if (hidden !== undefined && curator !== undefined && hidden.curatorIds.has(curator.toLowerCase()))
               return { items: [], total: 0 }
             const page = yield* entities.list({
               ...rest,

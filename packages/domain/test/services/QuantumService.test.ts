@@ -229,47 +229,78 @@ describe("QuantumService", () => {
     )
   )
 
-  it.effect("ChainDirectory.layerEntities lists every chain record, drafts and hidden ones included", () =>
-    Effect.gen(function* () {
-      const all = yield* (yield* ChainDirectory).all
-      assert.deepStrictEqual(all, [
-        { slug: "solana", name: "Solana", status: "draft" },
-        { slug: "base", name: "Base", status: "published" }
-      ])
-    }).pipe(
-      Effect.provide(
-        ChainDirectory.layerEntities.pipe(
-          Layer.provide(
-            EntityRepository.layerMemory([
-              {
-                entity_type: "chain",
-                record: chainRecord(
-                  "00000000-0000-4000-8000-000000000001",
-                  "solana",
-                  "Solana",
-                  "draft",
-                  false
-                )
-              },
-              {
-                entity_type: "chain",
-                record: chainRecord("00000000-0000-4000-8000-000000000002", "base", "Base", "published", true)
-              },
-              {
-                entity_type: "protocol",
-                record: chainRecord(
-                  "00000000-0000-4000-8000-000000000003",
-                  "aave",
-                  "Aave",
-                  "published",
-                  false
-                )
-              }
-            ])
+  it.effect(
+    "ChainDirectory.layerEntities lists every chain record, drafts included, but no private or inactive chain (ADR 0003)",
+    () =>
+      Effect.gen(function* () {
+        const all = yield* (yield* ChainDirectory).all
+        assert.deepStrictEqual(all, [
+          { slug: "solana", name: "Solana", status: "draft" },
+          { slug: "optimism", name: "Optimism", status: "published" }
+        ])
+      }).pipe(
+        Effect.provide(
+          ChainDirectory.layerEntities.pipe(
+            Layer.provide(
+              EntityRepository.layerMemory([
+                {
+                  entity_type: "chain",
+                  record: chainRecord(
+                    "00000000-0000-4000-8000-000000000001",
+                    "solana",
+                    "Solana",
+                    "draft",
+                    false
+                  )
+                },
+                {
+                  entity_type: "chain",
+                  record: chainRecord(
+                    "00000000-0000-4000-8000-000000000002",
+                    "base",
+                    "Base",
+                    "published",
+                    true
+                  )
+                },
+                {
+                  entity_type: "chain",
+                  record: {
+                    ...chainRecord(
+                      "00000000-0000-4000-8000-000000000004",
+                      "retired",
+                      "Retired",
+                      "published",
+                      false
+                    ),
+                    is_active: false
+                  }
+                },
+                {
+                  entity_type: "chain",
+                  record: chainRecord(
+                    "00000000-0000-4000-8000-000000000005",
+                    "optimism",
+                    "Optimism",
+                    "published",
+                    false
+                  )
+                },
+                {
+                  entity_type: "protocol",
+                  record: chainRecord(
+                    "00000000-0000-4000-8000-000000000003",
+                    "aave",
+                    "Aave",
+                    "published",
+                    false
+                  )
+                }
+              ])
+            )
           )
         )
       )
-    )
   )
 })
 

@@ -1,0 +1,56 @@
+/**
+ * An import's webhook events follow the entities' visibility (issue 13,
+ * points 1 and 2) on both backends: the in-memory ports and the Postgres
+ * adapters, through the Importer's bulk path.
+ */
+import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
+import { Scoring } from "@ratings/domain/scoring/Scoring"
+import { Importer } from "@ratings/domain/services/Importer"
+import { IncidentService } from "@ratings/domain/services/IncidentService"
+import { Publisher } from "@ratings/domain/services/Publisher"
+import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import * as PgAlertRuleRepository from "../src/PgAlertRuleRepository.ts"
+import * as PgDeliveryOutbox from "../src/PgDeliveryOutbox.ts"
+import * as PgEntityRepository from "../src/PgEntityRepository.ts"
+import * as PgIncidentRepository from "../src/PgIncidentRepository.ts"
+import * as PgQuantumSnapshotStore from "../src/PgQuantumSnapshotStore.ts"
+import * as PgRubricRepository from "../src/PgRubricRepository.ts"
+import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
+import * as PgTransaction from "../src/PgTransaction.ts"
+import { SecretBox } from "../src/SecretBox.ts"
+import { importVisibilityContract } from "./contract/ratings-import-visibility.ts"
+import { memoryTarget } from "./contract/ratings-harness.ts"
+import { TestDatabase } from "./TestDatabase.ts"
+
+const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
+
+importVisibilityContract(memoryTarget(Importer.layerTest))
+
+importVisibilityContract({
+  label: "Postgres",
+  shared: TestDatabase,
+  fresh: Importer.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Publisher.layer, IncidentService.layer)),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        PgEntityRepository.layer,
+        PgScorecardRepository.layer,
+        PgRubricRepository.layer,
+        PgTransaction.layer,
+        PgIncidentRepository.layer,
+        PgIncidentRepository.layerRatedProtocols,
+        PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey))),
+        PgDeliveryOutbox.layer,
+        PgQuantumSnapshotStore.layer,
+        IdGenerator.layerMemory,
+        Scoring.layer
+      )
+    )
+  ),
+  reset: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`TRUNCATE entities, questions, scorecards, answers, evidence, rating_history, alert_rules,
+      webhook_deliveries CASCADE`
+  })
+})
