@@ -6,44 +6,41 @@ import type { AuthConfig, JwtConfig } from "@ratings/adapters-http/server/AuthCo
 import type { PoliciesConfig } from "@ratings/adapters-http/server/HttpServerLive"
 import { Option, Redacted } from "effect"
 import type { ServerConfig } from "./Config.ts"
-import { DevAudience, DevIssuer, devPublicKey } from "./DevIdentityProvider.ts"
+import { DevAudience, DevIssuer, devIdentityProviderStatus, devKeyPair } from "./DevIdentityProvider.ts"
 
-const trustProxyOf = (value: string): boolean | number => {
-  if (value === "true") return true
-  const hops = Number(value)
-  return Number.isInteger(hops) && hops > 0 ? hops : false
-}
-
-const jwtOf = (config: ServerConfig): JwtConfig | undefined => {
+const configuredJwt = (config: ServerConfig): JwtConfig | undefined => {
   const j = config.jwt
-  if (Option.isSome(j.jwksUrl) || Option.isSome(j.publicKey)) {
-    return {
-      jwksUrl: Option.getOrUndefined(j.jwksUrl),
-      publicKey: Option.getOrUndefined(j.publicKey),
-      issuer: Option.getOrElse(j.issuer, () => ""),
-      audience: Option.getOrElse(j.audience, () => ""),
-      algorithms: Option.isSome(j.algorithms)
-        ? j.algorithms.value.split(",").map((a) => a.trim())
-        : undefined,
-      roleClaim: Option.getOrUndefined(j.roleClaim)
-    }
+  if (Option.isNone(j.jwksUrl) && Option.isNone(j.publicKey)) return undefined
+  return {
+    jwksUrl: Option.getOrUndefined(j.jwksUrl),
+    publicKey: Option.getOrUndefined(j.publicKey),
+    issuer: Option.getOrElse(j.issuer, () => ""),
+    audience: Option.getOrElse(j.audience, () => ""),
+    algorithms: Option.isSome(j.algorithms) ? j.algorithms.value.split(",").map((a) => a.trim()) : undefined,
+    roleClaim: Option.getOrUndefined(j.roleClaim)
   }
-  if (config.environment === "production") return undefined
-  const dev = devPublicKey(config.dataDir)
-  return dev === undefined ? undefined : { publicKey: dev, issuer: DevIssuer, audience: DevAudience }
 }
 
+/**
+ * The HTTP options of a server. When the development identity provider is
+ * on, its key pair is created now if missing (the one `ratings dev token`
+ * then uses), so a dev token minted after the start is accepted.
+ */
 export const httpOptions = (
   config: ServerConfig
 ): {
   readonly auth: AuthConfig
   readonly policies: PoliciesConfig
-  readonly devIdentityProvider: boolean
+  /** Whether the development identity provider is trusted, and why: the server prints it at start. */
+  readonly devIdentityProvider: ReturnType<typeof devIdentityProviderStatus>
 } => {
-  const jwt = jwtOf(config)
+  const dev = devIdentityProviderStatus(config)
+  const jwt: JwtConfig | undefined = dev.on
+    ? { publicKey: devKeyPair(config.dataDir).publicKeyPem, issuer: DevIssuer, audience: DevAudience }
+    : configuredJwt(config)
   return {
-    auth: { jwt, trustProxy: trustProxyOf(config.trustProxy) },
+    auth: { jwt, trustProxy: config.trustProxy },
     policies: Option.isSome(config.redisUrl) ? { redisUrl: Redacted.value(config.redisUrl.value) } : {},
-    devIdentityProvider: jwt !== undefined && jwt.issuer === DevIssuer
+    devIdentityProvider: dev
   }
 }
