@@ -2,9 +2,15 @@
  * What the HTTP server needs from the configuration: authentication (identity
  * provider, proxy trust) and the caller policies (Redis for shared rate limits).
  */
-import type { AuthConfig, JwtConfig } from "@ratings/adapters-http/server/AuthConfig"
+import {
+  type AuthConfig,
+  AuthConfigError,
+  type JwtConfig,
+  resolveJwtConfig
+} from "@ratings/adapters-http/server/AuthConfig"
 import type { PoliciesConfig } from "@ratings/adapters-http/server/HttpServerLive"
-import { Option, Redacted } from "effect"
+import { makeJwtVerifier } from "@ratings/adapters-http/server/JwtVerifier"
+import { Effect, Option, Redacted } from "effect"
 import type { ServerConfig } from "./Config.ts"
 import { DevAudience, DevIssuer, devIdentityProviderStatus, devKeyPair } from "./DevIdentityProvider.ts"
 
@@ -44,3 +50,32 @@ export const httpOptions = (
     devIdentityProvider: dev
   }
 }
+
+/** The environment variable behind each field of the JWT configuration. */
+const JwtSettings: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\bjwt\.jwksUrl\b|\bjwksUrl\b/g, "RATINGS_JWT_JWKS_URL"],
+  [/\bjwt\.publicKey\b|\bpublicKey\b/g, "RATINGS_JWT_PUBLIC_KEY"],
+  [/\bjwt\.issuer\b/g, "RATINGS_JWT_ISSUER"],
+  [/\bjwt\.audience\b/g, "RATINGS_JWT_AUDIENCE"],
+  [/\bjwt\.algorithms\b/g, "RATINGS_JWT_ALGORITHMS"],
+  [/\bjwt\.roleClaim\b/g, "RATINGS_JWT_ROLE_CLAIM"],
+  [/^jwt\b/, "RATINGS_JWT_*"]
+]
+
+/**
+ * Checks the identity provider's settings as the server will use them (key
+ * parsed, algorithms allowed), failing with a message that names the
+ * RATINGS_JWT_* variable at fault, before anything else starts.
+ */
+export const checkIdentityProvider = (auth: AuthConfig): Effect.Effect<void, AuthConfigError> =>
+  auth.jwt === undefined
+    ? Effect.void
+    : Effect.flatMap(resolveJwtConfig(auth.jwt), makeJwtVerifier).pipe(
+        Effect.asVoid,
+        Effect.mapError(
+          (e) =>
+            new AuthConfigError({
+              message: JwtSettings.reduce((message, [field, name]) => message.replace(field, name), e.message)
+            })
+        )
+      )

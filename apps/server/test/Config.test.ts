@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Result } from "effect"
 import { ServerConfig } from "../src/Config.ts"
 import { devIdentityProviderStatus } from "../src/DevIdentityProvider.ts"
+import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
 const load = (env: Record<string, string>) =>
   Effect.runSync(Effect.result(ServerConfig.parse(ConfigProvider.fromEnv({ env }))))
@@ -90,6 +91,39 @@ describe("configuration", () => {
     for (const value of ["0 seconds", "soon", "-1 seconds"]) {
       assert.include(refusal({ RATINGS_SHUTDOWN_GRACE: value }), "RATINGS_SHUTDOWN_GRACE")
     }
+  })
+})
+
+describe("identity provider settings", () => {
+  const problem = (env: Record<string, string>): string => {
+    const result = Effect.runSync(Effect.result(checkIdentityProvider(httpOptions(config(env)).auth)))
+    assert.isTrue(Result.isFailure(result), `expected ${JSON.stringify(env)} to be refused`)
+    return (result as Result.Failure<unknown, { readonly message: string }>).failure.message
+  }
+
+  it("a faulty RATINGS_JWT_* setting stops the start with a message naming the variable", () => {
+    const base = { RATINGS_JWT_ISSUER: "idp", RATINGS_JWT_AUDIENCE: "api" }
+    assert.strictEqual(
+      problem({ ...base, RATINGS_JWT_JWKS_URL: "http://idp.example/jwks.json" }),
+      "RATINGS_JWT_JWKS_URL must use https (plain http only on loopback)"
+    )
+    assert.strictEqual(
+      problem({ RATINGS_JWT_JWKS_URL: "https://idp.example/jwks.json", RATINGS_JWT_AUDIENCE: "api" }),
+      "RATINGS_JWT_ISSUER is required"
+    )
+    assert.include(problem({ ...base, RATINGS_JWT_PUBLIC_KEY: "not a key" }), "RATINGS_JWT_PUBLIC_KEY")
+    assert.include(
+      problem({
+        ...base,
+        RATINGS_JWT_JWKS_URL: "https://idp.example/jwks.json",
+        RATINGS_JWT_ALGORITHMS: "none"
+      }),
+      "RATINGS_JWT_ALGORITHMS"
+    )
+    const fine = { ...base, RATINGS_JWT_JWKS_URL: "https://idp.example/jwks.json" }
+    assert.isTrue(
+      Result.isSuccess(Effect.runSync(Effect.result(checkIdentityProvider(httpOptions(config(fine)).auth))))
+    )
   })
 })
 

@@ -25,7 +25,7 @@ import { AppInfo, AppLayer } from "../AppLayer.ts"
 import type { ServerConfig } from "../Config.ts"
 import { DashboardRoutes } from "../dashboard/DashboardPage.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
-import { httpOptions } from "../HttpOptions.ts"
+import { checkIdentityProvider, httpOptions } from "../HttpOptions.ts"
 import { responseCache, webhookDispatcherLoop } from "../Layers.ts"
 import { terminalProgress } from "../Progress.ts"
 import { stoppedGracefully } from "../Shutdown.ts"
@@ -95,6 +95,7 @@ export const ServeCommand = Command.make(
     const { config, database } = yield* AppInfo
     if (database.embedded && config.loadDemo && !noDemo && (yield* isEmpty)) yield* loadDemo
     const http = httpOptions(config)
+    yield* checkIdentityProvider(http.auth)
     const { sourceUrl, refreshInterval } = config.quantum
     const refresher = Option.isSome(sourceUrl)
       ? QuantumRefresher.layer({ interval: refreshInterval })
