@@ -75,10 +75,12 @@ const drainOnClose = (server: () => Server | undefined, grace: Duration.Duration
       Effect.gen(function* () {
         const node = server()
         if (node === undefined) return
+        // The listener is closed as `drain` is called, so the line below is true when printed.
+        const drained = yield* Effect.sync(() => drain(node, Duration.toMillis(grace), onCut))
         yield* Effect.logInfo(
           `stopping: no new connections; requests in flight have ${Duration.format(grace)} to finish`
         )
-        const cut = yield* Effect.promise(() => drain(node, Duration.toMillis(grace), onCut))
+        const cut = yield* Effect.promise(() => drained)
         yield* Effect.logInfo(
           cut === 0
             ? "stopped: every request in flight finished"
