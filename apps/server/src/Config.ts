@@ -63,14 +63,90 @@ export interface ServerConfig {
   readonly loadDemo: boolean
   /** Shares rate-limit counters between server processes. */
   readonly redisUrl: Option.Option<Redacted.Redacted<string>>
-  /** Trust X-Forwarded-For: "true" for one proxy hop, or a hop count. */
-  readonly trustProxy: string
+  /** Trust X-Forwarded-For: false, true (one proxy hop) or a hop count. */
+  readonly trustProxy: boolean | number
   readonly jwt: JwtSettings
-  /** "production" disables the development identity provider of `ratings dev token`. */
-  readonly environment: string
+  /**
+   * NODE_ENV, when set (only these three values are accepted). The development
+   * identity provider of `ratings dev token` is on only under an explicit
+   * `development` or `test`.
+   */
+  readonly environment: Option.Option<Environment>
+  /** How long a stopping server lets requests in flight finish before it closes their connections. */
+  readonly shutdownGrace: Duration.Duration
   readonly quantum: QuantumSettings
   readonly webhooks: WebhookDeliverySettings
 }
+
+/** The values NODE_ENV may take, exactly as written here; any other value stops the start. */
+export const Environments = ["production", "development", "test"] as const
+export type Environment = (typeof Environments)[number]
+
+const EnvironmentValue = Schema.String.check(
+  Schema.makeFilter(
+    (value: string) =>
+      (Environments as ReadonlyArray<string>).includes(value) ||
+      "must be production, development or test (exactly, in lower case)"
+  )
+)
+
+/** NODE_ENV, checked; None when it is unset. */
+export const EnvironmentConfig: Config.Config<Option.Option<Environment>> = Config.option(
+  Config.schema(EnvironmentValue, "NODE_ENV")
+) as Config.Config<Option.Option<Environment>>
+
+/**
+ * A boolean setting: `true` or `false` (also `1` or `0`), in any case. Any
+ * other value stops the start naming the variable, instead of silently
+ * meaning false.
+ */
+const BooleanText = Schema.String.check(
+  Schema.makeFilter(
+    (value: string) => /^(true|false|1|0)$/i.test(value) || "must be true or false (or 1 or 0)"
+  )
+)
+
+export const booleanSetting = (name: string, fallback: boolean): Config.Config<boolean> =>
+  Config.schema(BooleanText, name).pipe(
+    Config.map((value) => /^(true|1)$/i.test(value)),
+    Config.withDefault(fallback)
+  )
+
+/**
+ * TRUST_PROXY: `true` or `false` (any case), or the number of proxy hops to
+ * skip from the right of X-Forwarded-For (`0` is false, `1` is true). Any
+ * other value (`yes`, `on`, `2 hops`) stops the start.
+ */
+const TrustProxyText = Schema.String.check(
+  Schema.makeFilter(
+    (value: string) =>
+      /^(true|false|[0-9]{1,3})$/i.test(value) || "must be true, false or a number of proxy hops such as 2"
+  )
+)
+
+export const trustProxyOf = (value: string): boolean | number => {
+  if (/^true$/i.test(value)) return true
+  if (/^false$/i.test(value)) return false
+  const hops = Number(value)
+  return hops > 0 ? hops : false
+}
+
+/** The Postgres and Redis URLs: checked for their scheme; the value itself is never printed. */
+const urlWithScheme = (schemes: ReadonlyArray<string>, example: string) =>
+  Schema.Redacted(
+    Schema.String.check(
+      Schema.makeFilter((value: string) => {
+        try {
+          if (schemes.includes(new URL(value).protocol)) return true
+        } catch {}
+        return `must be a URL such as ${example} (the value is not shown: it may hold a password)`
+      })
+    )
+  )
+
+const NonEmpty = Schema.String.check(
+  Schema.makeFilter((value: string) => value.trim() !== "" || "must not be empty")
+)
 
 const optionalString = (name: string) => Config.option(Config.String(name))
 
@@ -184,7 +260,7 @@ export const WebhookAllowPrivateTargetsSetting = "RATINGS_WEBHOOK_ALLOW_PRIVATE_
  * caller-chosen URL must not reach the service's own network.
  */
 export const WebhookTargetsConfig: Config.Config<TargetPolicy> = Config.all({
-  allowPrivateTargets: Config.Boolean(WebhookAllowPrivateTargetsSetting).pipe(Config.withDefault(false)),
+  allowPrivateTargets: booleanSetting(WebhookAllowPrivateTargetsSetting, false),
   requireHttps: Config.String("NODE_ENV").pipe(
     Config.withDefault("development"),
     Config.map((environment) => environment !== "development")
@@ -193,13 +269,20 @@ export const WebhookTargetsConfig: Config.Config<TargetPolicy> = Config.all({
 
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
-  host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
-  databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
-  dataDir: Config.String("RATINGS_DATA_DIR").pipe(Config.withDefault(".data")),
+  host: Config.schema(NonEmpty, "HOST").pipe(Config.withDefault("0.0.0.0")),
+  databaseUrl: Config.option(
+    Config.schema(urlWithScheme(["postgres:", "postgresql:"], "postgres://user@host:5432/db"), "DATABASE_URL")
+  ),
+  dataDir: Config.schema(NonEmpty, "RATINGS_DATA_DIR").pipe(Config.withDefault(".data")),
   secretKey: Config.option(Config.Redacted("RATINGS_SECRET_KEY")),
-  loadDemo: Config.Boolean("RATINGS_LOAD_DEMO").pipe(Config.withDefault(true)),
-  redisUrl: Config.option(Config.Redacted("REDIS_URL")),
-  trustProxy: Config.String("TRUST_PROXY").pipe(Config.withDefault("false")),
+  loadDemo: booleanSetting("RATINGS_LOAD_DEMO", true),
+  redisUrl: Config.option(
+    Config.schema(urlWithScheme(["redis:", "rediss:"], "redis://host:6379"), "REDIS_URL")
+  ),
+  trustProxy: Config.schema(TrustProxyText, "TRUST_PROXY").pipe(
+    Config.map(trustProxyOf),
+    Config.withDefault<boolean | number>(false)
+  ),
   jwt: Config.all({
     jwksUrl: optionalString("RATINGS_JWT_JWKS_URL"),
     publicKey: optionalString("RATINGS_JWT_PUBLIC_KEY"),
@@ -208,7 +291,8 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
     algorithms: optionalString("RATINGS_JWT_ALGORITHMS"),
     roleClaim: optionalString("RATINGS_JWT_ROLE_CLAIM")
   }),
-  environment: Config.String("NODE_ENV").pipe(Config.withDefault("development")),
+  environment: EnvironmentConfig,
+  shutdownGrace: positiveDuration("RATINGS_SHUTDOWN_GRACE", Duration.seconds(20)),
   quantum: QuantumConfig,
   webhooks: WebhookDeliveryConfig
 })

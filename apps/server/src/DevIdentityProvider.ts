@@ -1,11 +1,18 @@
 /**
- * A local identity provider for development: `ratings dev token` keeps an ES256
- * key pair under `<data>/dev-idp/` and mints admin JWTs with it; outside
- * production, a server without a configured identity provider trusts that key.
+ * A local identity provider for development: an ES256 key pair under
+ * `<data>/dev-idp/`, whose private key `ratings dev token` mints admin JWTs
+ * with. A server trusts its public key only where development is explicit:
+ * NODE_ENV set to exactly `development` or `test` (what `npm start` sets
+ * when NODE_ENV is unset), and no RATINGS_JWT_* identity provider
+ * configured. Unset, `production` or any other NODE_ENV: off. The server
+ * says at start which it is, and creates the key pair then if it is
+ * missing, so a token minted at any time after the start is accepted.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { type DevKeyPair, generateDevKeyPair } from "@ratings/adapters-http/server/DevToken"
+import { Option } from "effect"
+import type { ServerConfig } from "./Config.ts"
 
 export const DevIssuer = "ratings-dev-idp"
 export const DevAudience = "ratings-api"
@@ -15,24 +22,55 @@ const paths = (dataDir: string) => {
   return { dir, privateKey: join(dir, "private.pem"), publicKey: join(dir, "public.pem") }
 }
 
-/** The dev key pair, created on first use (private key readable by its owner only). */
+const read = (p: ReturnType<typeof paths>): DevKeyPair | undefined =>
+  existsSync(p.privateKey) && existsSync(p.publicKey)
+    ? { privateKeyPem: readFileSync(p.privateKey, "utf8"), publicKeyPem: readFileSync(p.publicKey, "utf8") }
+    : undefined
+
+/**
+ * The dev key pair, created on first use (private key readable by its owner
+ * only). The pair is written into a fresh folder that is then renamed into
+ * place, so a server and `ratings dev token` starting at once never see half
+ * a pair or end up with two: whoever renames second reads the first's pair.
+ */
 export const devKeyPair = (dataDir: string): DevKeyPair => {
   const p = paths(dataDir)
-  if (existsSync(p.privateKey) && existsSync(p.publicKey)) {
-    return {
-      privateKeyPem: readFileSync(p.privateKey, "utf8"),
-      publicKeyPem: readFileSync(p.publicKey, "utf8")
-    }
-  }
-  mkdirSync(p.dir, { recursive: true, mode: 0o700 })
+  const existing = read(p)
+  if (existing !== undefined) return existing
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  const staging = mkdtempSync(join(dataDir, ".dev-idp-"))
   const pair = generateDevKeyPair()
-  writeFileSync(p.privateKey, pair.privateKeyPem, { mode: 0o600 })
-  writeFileSync(p.publicKey, pair.publicKeyPem, { mode: 0o644 })
-  return pair
+  writeFileSync(join(staging, "private.pem"), pair.privateKeyPem, { mode: 0o600 })
+  writeFileSync(join(staging, "public.pem"), pair.publicKeyPem, { mode: 0o644 })
+  try {
+    renameSync(staging, p.dir)
+    return pair
+  } catch {
+    rmSync(staging, { recursive: true, force: true })
+    const winner = read(p)
+    if (winner === undefined) throw new Error(`could not create the development key pair in ${p.dir}`)
+    return winner
+  }
 }
 
-/** The dev public key, if `ratings dev token` has created one. */
-export const devPublicKey = (dataDir: string): string | undefined => {
-  const p = paths(dataDir)
-  return existsSync(p.publicKey) ? readFileSync(p.publicKey, "utf8") : undefined
+/** Whether a server trusts the development identity provider, and why (printed at start). */
+export type DevIdentityProviderStatus =
+  | { readonly on: true; readonly reason: string }
+  | { readonly on: false; readonly reason: string }
+
+export const devIdentityProviderStatus = (
+  config: Pick<ServerConfig, "environment" | "jwt">
+): DevIdentityProviderStatus => {
+  if (Option.isSome(config.jwt.jwksUrl) || Option.isSome(config.jwt.publicKey))
+    return { on: false, reason: "RATINGS_JWT_* configures the identity provider" }
+  return Option.match(config.environment, {
+    onNone: () => ({
+      on: false,
+      reason: "NODE_ENV is unset; it is on only with NODE_ENV=development or NODE_ENV=test"
+    }),
+    onSome: (environment) =>
+      environment === "production"
+        ? { on: false, reason: "NODE_ENV=production" }
+        : { on: true, reason: `NODE_ENV=${environment}` }
+  })
 }

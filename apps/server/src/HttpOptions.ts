@@ -2,48 +2,80 @@
  * What the HTTP server needs from the configuration: authentication (identity
  * provider, proxy trust) and the caller policies (Redis for shared rate limits).
  */
-import type { AuthConfig, JwtConfig } from "@ratings/adapters-http/server/AuthConfig"
+import {
+  type AuthConfig,
+  AuthConfigError,
+  type JwtConfig,
+  resolveJwtConfig
+} from "@ratings/adapters-http/server/AuthConfig"
 import type { PoliciesConfig } from "@ratings/adapters-http/server/HttpServerLive"
-import { Option, Redacted } from "effect"
+import { makeJwtVerifier } from "@ratings/adapters-http/server/JwtVerifier"
+import { Effect, Option, Redacted } from "effect"
 import type { ServerConfig } from "./Config.ts"
-import { DevAudience, DevIssuer, devPublicKey } from "./DevIdentityProvider.ts"
+import { DevAudience, DevIssuer, devIdentityProviderStatus, devKeyPair } from "./DevIdentityProvider.ts"
 
-const trustProxyOf = (value: string): boolean | number => {
-  if (value === "true") return true
-  const hops = Number(value)
-  return Number.isInteger(hops) && hops > 0 ? hops : false
-}
-
-const jwtOf = (config: ServerConfig): JwtConfig | undefined => {
+const configuredJwt = (config: ServerConfig): JwtConfig | undefined => {
   const j = config.jwt
-  if (Option.isSome(j.jwksUrl) || Option.isSome(j.publicKey)) {
-    return {
-      jwksUrl: Option.getOrUndefined(j.jwksUrl),
-      publicKey: Option.getOrUndefined(j.publicKey),
-      issuer: Option.getOrElse(j.issuer, () => ""),
-      audience: Option.getOrElse(j.audience, () => ""),
-      algorithms: Option.isSome(j.algorithms)
-        ? j.algorithms.value.split(",").map((a) => a.trim())
-        : undefined,
-      roleClaim: Option.getOrUndefined(j.roleClaim)
-    }
+  if (Option.isNone(j.jwksUrl) && Option.isNone(j.publicKey)) return undefined
+  return {
+    jwksUrl: Option.getOrUndefined(j.jwksUrl),
+    publicKey: Option.getOrUndefined(j.publicKey),
+    issuer: Option.getOrElse(j.issuer, () => ""),
+    audience: Option.getOrElse(j.audience, () => ""),
+    algorithms: Option.isSome(j.algorithms) ? j.algorithms.value.split(",").map((a) => a.trim()) : undefined,
+    roleClaim: Option.getOrUndefined(j.roleClaim)
   }
-  if (config.environment === "production") return undefined
-  const dev = devPublicKey(config.dataDir)
-  return dev === undefined ? undefined : { publicKey: dev, issuer: DevIssuer, audience: DevAudience }
 }
 
+/**
+ * The HTTP options of a server. When the development identity provider is
+ * on, its key pair is created now if missing (the one `ratings dev token`
+ * then uses), so a dev token minted after the start is accepted.
+ */
 export const httpOptions = (
   config: ServerConfig
 ): {
   readonly auth: AuthConfig
   readonly policies: PoliciesConfig
-  readonly devIdentityProvider: boolean
+  /** Whether the development identity provider is trusted, and why: the server prints it at start. */
+  readonly devIdentityProvider: ReturnType<typeof devIdentityProviderStatus>
 } => {
-  const jwt = jwtOf(config)
+  const dev = devIdentityProviderStatus(config)
+  const jwt: JwtConfig | undefined = dev.on
+    ? { publicKey: devKeyPair(config.dataDir).publicKeyPem, issuer: DevIssuer, audience: DevAudience }
+    : configuredJwt(config)
   return {
-    auth: { jwt, trustProxy: trustProxyOf(config.trustProxy) },
+    auth: { jwt, trustProxy: config.trustProxy },
     policies: Option.isSome(config.redisUrl) ? { redisUrl: Redacted.value(config.redisUrl.value) } : {},
-    devIdentityProvider: jwt !== undefined && jwt.issuer === DevIssuer
+    devIdentityProvider: dev
   }
 }
+
+/** The environment variable behind each field of the JWT configuration. */
+const JwtSettings: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\bjwt\.jwksUrl\b|\bjwksUrl\b/g, "RATINGS_JWT_JWKS_URL"],
+  [/\bjwt\.publicKey\b|\bpublicKey\b/g, "RATINGS_JWT_PUBLIC_KEY"],
+  [/\bjwt\.issuer\b/g, "RATINGS_JWT_ISSUER"],
+  [/\bjwt\.audience\b/g, "RATINGS_JWT_AUDIENCE"],
+  [/\bjwt\.algorithms\b/g, "RATINGS_JWT_ALGORITHMS"],
+  [/\bjwt\.roleClaim\b/g, "RATINGS_JWT_ROLE_CLAIM"],
+  [/^jwt\b/, "RATINGS_JWT_*"]
+]
+
+/**
+ * Checks the identity provider's settings as the server will use them (key
+ * parsed, algorithms allowed), failing with a message that names the
+ * RATINGS_JWT_* variable at fault, before anything else starts.
+ */
+export const checkIdentityProvider = (auth: AuthConfig): Effect.Effect<void, AuthConfigError> =>
+  auth.jwt === undefined
+    ? Effect.void
+    : Effect.flatMap(resolveJwtConfig(auth.jwt), makeJwtVerifier).pipe(
+        Effect.asVoid,
+        Effect.mapError(
+          (e) =>
+            new AuthConfigError({
+              message: JwtSettings.reduce((message, [field, name]) => message.replace(field, name), e.message)
+            })
+        )
+      )

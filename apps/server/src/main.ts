@@ -7,6 +7,7 @@
  * webhook deliveries, and trace exports by their watermark.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { releaseShutdownSignals } from "@ratings/adapters-sql/EmbeddedPostgresSignals"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { DeliveriesCommand } from "./cli/DeliveriesCommand.ts"
@@ -19,6 +20,7 @@ import { KeysCommand } from "./cli/KeysCommand.ts"
 import { PublishCommand, StatusCommand } from "./cli/PublishCommand.ts"
 import { QuantumCommand } from "./cli/QuantumCommand.ts"
 import { ServeCommand } from "./cli/ServeCommand.ts"
+import { teardown } from "./Shutdown.ts"
 
 export const Ratings = Command.make("ratings").pipe(
   Command.withDescription("DeFi risk-ratings service"),
@@ -37,4 +39,11 @@ export const Ratings = Command.make("ratings").pipe(
   ])
 )
 
-Ratings.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+// The runtime handles SIGINT and SIGTERM (a graceful stop), not the embedded Postgres package.
+releaseShutdownSignals()
+
+Ratings.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain({ teardown })
+)

@@ -67,7 +67,15 @@ export const make = Effect.gen(function* () {
         )
       : Effect.succeedNone
 
-  return ExportLog.of({ recordWithinQuota, find })
+  const withdraw = (exportId: string) =>
+    isUuid(exportId)
+      ? sql`DELETE FROM export_log WHERE export_id = ${exportId}::uuid`.pipe(
+          Effect.asVoid,
+          orStoreError(`withdraw export ${exportId}`)
+        )
+      : Effect.void
+
+  return ExportLog.of({ recordWithinQuota, find, withdraw })
 })
 
 export const layer: Layer.Layer<ExportLog, never, PgClient.PgClient> = Layer.effect(ExportLog, make)

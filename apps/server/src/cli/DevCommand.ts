@@ -1,11 +1,13 @@
 /**
  * `ratings dev token`: mint an admin JWT from the local development identity
  * provider (an ES256 key pair under <data>/dev-idp/, created on first use).
- * A server started without RATINGS_JWT_* settings, outside production, trusts it.
+ * A server trusts it only when started with NODE_ENV=development or test
+ * (`npm start` sets development when NODE_ENV is unset) and without
+ * RATINGS_JWT_* settings; it uses the same key pair, whenever it was made.
  */
 import { mintDevAdminToken } from "@ratings/adapters-http/server/DevToken"
 import { AdminRoles } from "@ratings/domain/model/Caller"
-import { Console, Effect } from "effect"
+import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ServerConfig } from "../Config.ts"
 import { DevAudience, DevIssuer, devKeyPair } from "../DevIdentityProvider.ts"
@@ -23,7 +25,7 @@ const token = Command.make(
   },
   Effect.fnUntraced(function* ({ subject, role, ttl }) {
     const config = yield* ServerConfig
-    if (config.environment === "production") {
+    if (Option.contains(config.environment, "production")) {
       yield* Console.error("the development identity provider is disabled when NODE_ENV=production")
       return yield* new CommandFailed({ message: "production" })
     }

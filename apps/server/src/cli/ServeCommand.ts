@@ -6,10 +6,12 @@
  * fetched and the stored snapshot (the demo sample, say) is served as it is.
  * Every server process also runs the webhook dispatcher loop beside the HTTP
  * server: deliveries are claimed from the shared outbox, so any number of
- * processes can serve one database. Shutdown (SIGTERM) closes the layers,
- * which interrupts the loop and any send in flight; the claims of those
- * sends expire and the attempts are made again, here after a restart or by
- * another process.
+ * processes can serve one database. Shutdown (SIGTERM or SIGINT) first
+ * drains the HTTP server (no new connections; requests in flight get
+ * RATINGS_SHUTDOWN_GRACE to finish), then closes the other layers, which
+ * interrupts the loop and any send in flight (the claims of those sends
+ * expire and the attempts are made again, here after a restart or by another
+ * process), then the pool and the embedded Postgres; the process exits 0.
  */
 import { fileURLToPath } from "node:url"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
@@ -20,11 +22,13 @@ import * as QuantumRefresher from "@ratings/domain/services/QuantumRefresher"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { AppInfo, AppLayer } from "../AppLayer.ts"
+import type { ServerConfig } from "../Config.ts"
 import { DashboardRoutes } from "../dashboard/DashboardPage.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
-import { httpOptions } from "../HttpOptions.ts"
+import { checkIdentityProvider, httpOptions } from "../HttpOptions.ts"
 import { responseCache, webhookDispatcherLoop } from "../Layers.ts"
 import { terminalProgress } from "../Progress.ts"
+import { stoppedGracefully } from "../Shutdown.ts"
 
 export const DemoDataDir = fileURLToPath(new URL("../../data/demo", import.meta.url))
 
@@ -50,26 +54,21 @@ const loadDemo = Effect.gen(function* () {
   yield* Console.log("demo dataset loaded")
 })
 
-export const ServeCommand = Command.make(
-  "serve",
-  {
-    noDemo: Flag.Boolean("no-demo").pipe(
-      Flag.withDescription("Do not load the demo dataset on the first start of the embedded database"),
-      Flag.withDefault(false)
+/** What the server says once its port is bound and its configuration checked. */
+const announce = (
+  config: ServerConfig,
+  embedded: boolean,
+  devIdp: ReturnType<typeof httpOptions>["devIdentityProvider"]
+) =>
+  Effect.gen(function* () {
+    yield* Console.log(
+      devIdp.on
+        ? `development identity provider: on (${devIdp.reason}): tokens from \`ratings dev token\` are admin here`
+        : `development identity provider: off (${devIdp.reason})`
     )
-  },
-  Effect.fnUntraced(function* ({ noDemo }) {
-    const { config, database } = yield* AppInfo
-    if (database.embedded && config.loadDemo && !noDemo && (yield* isEmpty)) yield* loadDemo
-    const http = httpOptions(config)
-    if (http.devIdentityProvider) {
-      yield* Console.log(
-        "trusting the development identity provider of `ratings dev token` (not in production)"
-      )
-    }
     yield* Console.log(
       `ratings service listening on http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}` +
-        ` (${database.embedded ? "embedded Postgres" : "DATABASE_URL"})`
+        ` (${embedded ? "embedded Postgres" : "DATABASE_URL"})`
     )
     const { sourceUrl, refreshInterval } = config.quantum
     if (Option.isSome(sourceUrl)) {
@@ -82,22 +81,45 @@ export const ServeCommand = Command.make(
       `delivering webhooks from the outbox (up to ${concurrency} at once, polling every ${Duration.format(pollInterval)})` +
         (Option.isSome(retryScale) ? `; retry offsets scaled by ${retryScale.value} (NODE_ENV=test)` : "")
     )
+  })
+
+export const ServeCommand = Command.make(
+  "serve",
+  {
+    noDemo: Flag.Boolean("no-demo").pipe(
+      Flag.withDescription("Do not load the demo dataset on the first start of the embedded database"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fnUntraced(function* ({ noDemo }) {
+    const { config, database } = yield* AppInfo
+    if (database.embedded && config.loadDemo && !noDemo && (yield* isEmpty)) yield* loadDemo
+    const http = httpOptions(config)
+    yield* checkIdentityProvider(http.auth)
+    const { sourceUrl, refreshInterval } = config.quantum
     const refresher = Option.isSome(sourceUrl)
       ? QuantumRefresher.layer({ interval: refreshInterval })
       : Layer.empty
-    return yield* Layer.launch(
-      Layer.mergeAll(
-        serve({
-          port: config.port,
-          host: config.host,
-          auth: http.auth,
-          policies: http.policies,
-          responseCache: responseCache(),
-          routes: DashboardRoutes
-        }),
-        refresher,
-        webhookDispatcherLoop
-      )
+    const server = Layer.mergeAll(
+      serve({
+        port: config.port,
+        host: config.host,
+        auth: http.auth,
+        policies: http.policies,
+        responseCache: responseCache(),
+        routes: DashboardRoutes,
+        shutdownGrace: config.shutdownGrace
+      }),
+      refresher,
+      webhookDispatcherLoop
     )
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        // Bound and configured (the identity provider's settings are checked as the server is built).
+        yield* Layer.build(server)
+        yield* announce(config, database.embedded, http.devIdentityProvider)
+        return yield* Effect.never
+      })
+    ).pipe(Effect.onInterrupt(() => stoppedGracefully))
   }, Effect.provide(AppLayer))
 ).pipe(Command.withDescription("Serve the HTTP API"))

@@ -9,8 +9,9 @@
  * (rate limits, attribution, cache headers) from `serve`'s `policies` option;
  * CORS wraps every route at the router.
  */
+import type { Server } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { CallerPolicies, RatingsApi } from "../api/Api.ts"
@@ -22,9 +23,10 @@ import { Cors } from "./Cors.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { Handlers } from "./Handlers.ts"
 import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
-import { createServer } from "./NodeServer.ts"
+import { createServer, drain } from "./NodeServer.ts"
 import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import type { ResponseCache } from "./ResponseCache.ts"
+import { DefaultShutdownGrace, ServerShutdown } from "./ServerShutdown.ts"
 
 export const ApiRoutes = HttpApiBuilder.layer(RatingsApi, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide(Handlers)
@@ -62,8 +64,37 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}) =>
   ).pipe(Layer.provideMerge(RequestRateLimiter.layer(config)))
 
 /**
+ * Closing the layer drains the server (NodeServer.drain): no new
+ * connections; requests in flight and their streamed bodies have `grace` to
+ * finish; then what is still open is closed, and the handlers are told so
+ * (ServerShutdown). It is built after the server and the routes, so it is
+ * closed before them, and before anything the handlers use (the pool).
+ */
+const drainOnClose = (server: () => Server | undefined, grace: Duration.Duration, onCut: () => void) =>
+  Layer.effectDiscard(
+    Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        const node = server()
+        if (node === undefined) return
+        // The listener is closed as `drain` is called, so the line below is true when printed.
+        const drained = yield* Effect.sync(() => drain(node, Duration.toMillis(grace), onCut))
+        yield* Effect.logInfo(
+          `stopping: no new connections; requests in flight have ${Duration.format(grace)} to finish`
+        )
+        const cut = yield* Effect.promise(() => drained)
+        yield* Effect.logInfo(
+          cut === 0
+            ? "stopped: every request in flight finished"
+            : `stopped: ${cut} connection(s) still open after ${Duration.format(grace)} were closed`
+        )
+      })
+    )
+  )
+
+/**
  * The server. With `responseCache` (ResponseCache.ts) the hot public reads are
  * served from already-encoded responses; without it every read is computed.
+ * Closing it drains the requests in flight for at most `shutdownGrace`.
  */
 export const serve = <E = never, R = never>(options: {
   readonly port: number
@@ -73,12 +104,34 @@ export const serve = <E = never, R = never>(options: {
   readonly responseCache?: Layer.Layer<ResponseCache, E, R> | undefined
   /** More routes beside the API's (the app's dashboard page). */
   readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter> | undefined
-}) =>
-  HttpRouter.serve(options.routes === undefined ? AllRoutes : Layer.merge(AllRoutes, options.routes), {
-    routerConfig: { maxParamLength: MaxPathParamLength }
-  }).pipe(
+  /** How long requests in flight may take to finish when the server stops; default 20 seconds. */
+  readonly shutdownGrace?: Duration.Duration | undefined
+}) => {
+  const grace = options.shutdownGrace ?? DefaultShutdownGrace
+  let server: Server | undefined
+  let cutting = false
+  const routes = HttpRouter.serve(
+    options.routes === undefined ? AllRoutes : Layer.merge(AllRoutes, options.routes),
+    { routerConfig: { maxParamLength: MaxPathParamLength } }
+  ).pipe(
     Layer.provide(layerAuthentication(options.auth)),
     Layer.provide(layerCallerPolicies(options.policies)),
     Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),
-    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host ?? "0.0.0.0" }))
+    Layer.provide(Layer.succeed(ServerShutdown, ServerShutdown.of({ cutting: () => cutting }))),
+    Layer.provide(
+      NodeHttpServer.layer(() => (server = createServer()), {
+        port: options.port,
+        host: options.host ?? "0.0.0.0",
+        // The drain above has closed the server by the time this applies; a bound, not the mechanism.
+        gracefulShutdownTimeout: grace
+      })
+    )
   )
+  return drainOnClose(
+    () => server,
+    grace,
+    () => {
+      cutting = true
+    }
+  ).pipe(Layer.provide(routes))
+}

@@ -7,8 +7,14 @@
  * As Node does by default, an answer is written only on a socket nothing has
  * been written to yet (never after a response began, such as an export cut
  * mid-stream), and the socket is closed either way.
+ *
+ * `drain` stops a server gracefully: no new connections, every request in
+ * flight (and its streamed body) may finish within a grace period, and each
+ * connection closes once its response is sent instead of staying open for
+ * keep-alive; what is still open when the grace runs out is closed.
  */
 import { createServer as createNodeServer, type Server } from "node:http"
+import { Server as NetServer, type Socket } from "node:net"
 import type { Duplex } from "node:stream"
 
 const answerOf = (code: string | undefined): readonly [number, string, string] => {
@@ -39,9 +45,89 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
   net.destroy()
 }
 
+/** What a server's drain needs: its open connections, and how many requests each has in flight. */
+interface Tracking {
+  readonly sockets: Map<Socket, { inFlight: number; served: number }>
+  draining: boolean
+}
+
+const tracking = new WeakMap<Server, Tracking>()
+
+/** Tracks a server's connections and requests in flight, for `drain`. */
+const track = (server: Server): void => {
+  const t: Tracking = { sockets: new Map(), draining: false }
+  tracking.set(server, t)
+  server.on("connection", (socket: Socket) => {
+    t.sockets.set(socket, { inFlight: 0, served: 0 })
+    socket.once("close", () => t.sockets.delete(socket))
+  })
+  // Runs before the application's handler, so a response during a drain is written with `Connection: close`.
+  server.prependListener("request", (request, response) => {
+    const state = t.sockets.get(request.socket as Socket)
+    if (state !== undefined) {
+      state.inFlight++
+      // `close` follows `finish` (the last byte handed to the OS) or a lost connection.
+      response.once("close", () => {
+        state.inFlight--
+        state.served++
+      })
+    }
+    if (t.draining) response.shouldKeepAlive = false
+  })
+}
+
 /** `http.createServer` with the API's answers to requests Node refuses itself. */
 export const createServer = (): Server => {
   const server = createNodeServer()
   server.on("clientError", onClientError)
+  track(server)
   return server
 }
+
+/** How often a drain closes the connections that have become idle. */
+const SweepIntervalMs = 50
+/** How long a drain waits for the first request of a connection accepted before it began. */
+export const FirstRequestWaitMs = 1_000
+
+/**
+ * Stops accepting connections and waits, at most `graceMs`, for every open
+ * connection to finish its responses; `onCut` runs just before the ones
+ * still open then are closed. Resolves with how many were cut (0: none).
+ *
+ * A connection is closed as soon as it is idle: its responses all sent
+ * (not merely written: Node's own `closeIdleConnections` would cut a large
+ * body still flushing), or no request on it yet `FirstRequestWaitMs` after
+ * the drain began. Node's `server.close` is not used for that reason: it
+ * calls `closeIdleConnections` first. Requests that arrive during the drain
+ * are served, with `Connection: close`.
+ */
+export const drain = (server: Server, graceMs: number, onCut: () => void): Promise<number> =>
+  new Promise((resolve) => {
+    const t = tracking.get(server)
+    if (t === undefined || !server.listening) return resolve(0)
+    t.draining = true
+    const began = Date.now()
+    let done = false
+    const finish = (cut: number) => {
+      if (done) return
+      done = true
+      clearInterval(sweep)
+      clearTimeout(timer)
+      resolve(cut)
+    }
+    const closeIdle = () => {
+      const waited = Date.now() - began >= FirstRequestWaitMs
+      for (const [socket, state] of t.sockets)
+        if (state.inFlight === 0 && (state.served > 0 || waited)) socket.destroy()
+    }
+    const sweep = setInterval(closeIdle, SweepIntervalMs)
+    const timer = setTimeout(() => {
+      const open = t.sockets.size
+      onCut()
+      for (const socket of t.sockets.keys()) socket.destroy()
+      finish(open)
+    }, graceMs)
+    // net.Server's close: stop listening; the callback runs once every connection has ended.
+    NetServer.prototype.close.call(server, () => finish(0))
+    closeIdle()
+  })

@@ -13,8 +13,8 @@ import {
   WatermarkField
 } from "@ratings/domain/model/ExportFields"
 import { CompareService } from "@ratings/domain/services/CompareService"
-import { ExportService } from "@ratings/domain/services/ExportService"
-import { Effect, Result, Stream } from "effect"
+import { type ExportResult, ExportService } from "@ratings/domain/services/ExportService"
+import { Effect, Exit, Result, Stream } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
@@ -22,6 +22,7 @@ import { CompareNotFoundError, ExportQuotaError, splitIds } from "../api/Utiliti
 import { csvLine, csvRows } from "./Csv.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
+import { cuttingConnections } from "./ServerShutdown.ts"
 
 // The contract already checked both; these only narrow the types.
 const typeOf = (entity: string): EntityType => entityTypeFromName(entity)!
@@ -33,6 +34,18 @@ export const UtilityHandlers = HttpApiBuilder.group(
   Effect.fnUntraced(function* (handlers) {
     const exports = yield* ExportService
     const compare = yield* CompareService
+    const cutting = yield* cuttingConnections
+
+    /**
+     * The export's body, withdrawn when the server cuts it at shutdown (the
+     * grace period ran out before it was sent): a file the caller never got
+     * whole does not count against the quota. A caller who hangs up keeps it
+     * counted, as before.
+     */
+    const delivered = <E>(result: ExportResult, body: Stream.Stream<string, E>) =>
+      Stream.onExit(body, (exit) =>
+        Exit.isSuccess(exit) || !cutting() ? Effect.void : Effect.ignore(result.withdraw)
+      )
 
     const runExport = (
       request: HttpServerRequest.HttpServerRequest,
@@ -91,7 +104,9 @@ export const UtilityHandlers = HttpApiBuilder.group(
               Stream.fromEffect(Effect.sync(() => (first ? "[]" : "]")))
             )
           })
-          return HttpServerResponse.stream(Stream.encodeText(body), { contentType: "application/json" })
+          return HttpServerResponse.stream(Stream.encodeText(delivered(result, body)), {
+            contentType: "application/json"
+          })
         })
       )
       .handle("exportCsv", ({ query, request }) =>
@@ -102,7 +117,7 @@ export const UtilityHandlers = HttpApiBuilder.group(
             Stream.succeed(csvLine(columns)),
             Stream.map(result.pages, (rows) => csvRows(columns, rows))
           )
-          return HttpServerResponse.stream(Stream.encodeText(body), {
+          return HttpServerResponse.stream(Stream.encodeText(delivered(result, body)), {
             contentType: "text/csv; charset=utf-8",
             headers: { "content-disposition": `attachment; filename="${name}"` }
           })

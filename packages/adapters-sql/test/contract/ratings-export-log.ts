@@ -94,4 +94,22 @@ export const exportLogContract = <D>(target: Target<ExportLog, D>) =>
         assert.isTrue(Option.isNone(yield* log.find(uuid(99, 5))))
         assert.isTrue(Option.isNone(yield* log.find("not-a-watermark")))
       }))
+
+    test("a withdrawn export no longer counts against the quota and is no longer found; withdrawing an unknown id changes nothing", () =>
+      Effect.gen(function* () {
+        const log = yield* ExportLog
+        for (let i = 0; i < 5; i++) yield* log.recordWithinQuota(exportRecord(i, i), at(-24), 5)
+        yield* log.withdraw(exportRecord(2, 2).export_id)
+        yield* log.withdraw(uuid(99, 5))
+        yield* log.withdraw("not-a-watermark")
+        assert.isTrue(Option.isNone(yield* log.find(exportRecord(2, 2).export_id)))
+        assert.isTrue(Option.isSome(yield* log.find(exportRecord(3, 3).export_id)))
+        assert.deepStrictEqual(yield* log.recordWithinQuota(exportRecord(6, 6), at(-18), 5), {
+          recorded: true
+        })
+        assert.deepStrictEqual(yield* log.recordWithinQuota(exportRecord(7, 7), at(-18), 5), {
+          recorded: false,
+          oldest: at(0)
+        })
+      }))
   })

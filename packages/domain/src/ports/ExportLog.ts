@@ -36,6 +36,12 @@ export class ExportLog extends Context.Service<
       quota: number
     ) => Effect.Effect<QuotaOutcome, StoreError>
     readonly find: (exportId: string) => Effect.Effect<Option.Option<ExportRecord>, StoreError>
+    /**
+     * Removes an export's record, so it no longer counts against the quota:
+     * for an export the server recorded but could not deliver (its response
+     * cut by a shutdown). Nothing happens for an unknown id.
+     */
+    readonly withdraw: (exportId: string) => Effect.Effect<void, StoreError>
   }
 >()("@ratings/domain/ports/ExportLog") {
   static readonly layerMemory = Layer.effect(
@@ -55,7 +61,8 @@ export class ExportLog extends Context.Service<
             return [{ recorded: true }, [...all, record]]
           }),
         find: (id) =>
-          Effect.map(Ref.get(log), (all) => Option.fromNullishOr(all.find((r) => r.export_id === id)))
+          Effect.map(Ref.get(log), (all) => Option.fromNullishOr(all.find((r) => r.export_id === id))),
+        withdraw: (id) => Ref.update(log, (all) => all.filter((r) => r.export_id !== id))
       })
     })
   )

@@ -44,6 +44,12 @@ export interface ExportResult {
   readonly fields: ReadonlyArray<ExportField>
   readonly row_count: number
   readonly pages: Stream.Stream<ReadonlyArray<ExportRow>, StoreError>
+  /**
+   * Takes the export back: its record is removed, so it does not count
+   * against the quota. For an export the server could not deliver (its
+   * response cut by a shutdown); never for one the caller abandoned.
+   */
+  readonly withdraw: Effect.Effect<void, StoreError>
 }
 
 /** Rows read from the store per page of a streamed export. */
@@ -148,6 +154,7 @@ export class ExportService extends Context.Service<
             export_id: exportId,
             fields: request.fields,
             row_count: rowCount,
+            withdraw: log.withdraw(exportId),
             pages: Stream.paginate({ sent: 0, after: undefined as ListPosition | undefined }, page).pipe(
               Stream.filter((rows) => rows.length > 0)
             )

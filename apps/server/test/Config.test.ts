@@ -1,0 +1,145 @@
+/**
+ * The server's configuration is checked strictly at start (issue 13, point
+ * 14): a value the parser does not understand stops the start with a message
+ * naming the variable, instead of silently meaning false; NODE_ENV takes only
+ * its three values; secrets are never echoed. And the development identity
+ * provider is on only under an explicit NODE_ENV=development or test
+ * (point 10).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Duration, Effect, Option, Result } from "effect"
+import { ServerConfig } from "../src/Config.ts"
+import { devIdentityProviderStatus } from "../src/DevIdentityProvider.ts"
+import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
+
+const load = (env: Record<string, string>) =>
+  Effect.runSync(Effect.result(ServerConfig.parse(ConfigProvider.fromEnv({ env }))))
+
+const config = (env: Record<string, string>) => {
+  const result = load(env)
+  if (Result.isFailure(result)) throw new Error(`expected a configuration, got ${String(result.failure)}`)
+  return result.success
+}
+
+const refusal = (env: Record<string, string>): string => {
+  const result = load(env)
+  assert.isTrue(Result.isFailure(result), `expected ${JSON.stringify(env)} to be refused`)
+  return String((result as Result.Failure<unknown, unknown>).failure)
+}
+
+describe("configuration", () => {
+  it("TRUST_PROXY takes true, false (any case) or a hop count; yes, TRUE-ish words and other text stop the start naming TRUST_PROXY", () => {
+    assert.strictEqual(config({}).trustProxy, false)
+    assert.strictEqual(config({ TRUST_PROXY: "true" }).trustProxy, true)
+    assert.strictEqual(config({ TRUST_PROXY: "TRUE" }).trustProxy, true)
+    assert.strictEqual(config({ TRUST_PROXY: "False" }).trustProxy, false)
+    assert.strictEqual(config({ TRUST_PROXY: "2" }).trustProxy, 2)
+    assert.strictEqual(config({ TRUST_PROXY: "0" }).trustProxy, false)
+    for (const value of ["yes", "on", "2 hops", "-1", "1.5", " "]) {
+      const message = refusal({ TRUST_PROXY: value })
+      assert.include(message, "TRUST_PROXY")
+      assert.include(message, "must be true, false or a number of proxy hops")
+    }
+  })
+
+  it("boolean settings take true, false, 1 or 0 in any case; anything else stops the start naming the variable", () => {
+    assert.strictEqual(config({}).loadDemo, true)
+    assert.strictEqual(config({ RATINGS_LOAD_DEMO: "FALSE" }).loadDemo, false)
+    assert.strictEqual(config({ RATINGS_LOAD_DEMO: "0" }).loadDemo, false)
+    assert.strictEqual(config({ RATINGS_LOAD_DEMO: "True" }).loadDemo, true)
+    for (const value of ["yes", "no", "off", "maybe"]) {
+      const message = refusal({ RATINGS_LOAD_DEMO: value })
+      assert.include(message, "RATINGS_LOAD_DEMO")
+      assert.include(message, "must be true or false")
+    }
+  })
+
+  it("NODE_ENV is production, development or test exactly; Production, prod or staging stop the start naming NODE_ENV", () => {
+    assert.isTrue(Option.isNone(config({}).environment))
+    assert.deepStrictEqual(config({ NODE_ENV: "production" }).environment, Option.some("production"))
+    assert.deepStrictEqual(config({ NODE_ENV: "test" }).environment, Option.some("test"))
+    for (const value of ["Production", "prod", "staging", "DEVELOPMENT", " "]) {
+      const message = refusal({ NODE_ENV: value })
+      assert.include(message, "NODE_ENV")
+      assert.include(message, "must be production, development or test")
+    }
+  })
+
+  it("a malformed DATABASE_URL or REDIS_URL stops the start naming the variable, without printing the value (it may hold a password)", () => {
+    const secret = "hunter2-secret"
+    for (const [name, value] of [
+      ["DATABASE_URL", `mysql://admin:${secret}@db/x`],
+      ["DATABASE_URL", `admin:${secret}`],
+      ["REDIS_URL", `http://:${secret}@cache:6379`]
+    ] as const) {
+      const message = refusal({ [name]: value })
+      assert.include(message, name)
+      assert.include(message, "must be a URL such as")
+      assert.notInclude(message, secret)
+    }
+    assert.isTrue(Option.isSome(config({ DATABASE_URL: "postgresql://u:p@h:5432/d" }).databaseUrl))
+  })
+
+  it("HOST and RATINGS_DATA_DIR must not be blank (an empty variable counts as unset); RATINGS_SHUTDOWN_GRACE is a positive duration, 20 seconds by default", () => {
+    assert.include(refusal({ HOST: " " }), "HOST")
+    assert.include(refusal({ RATINGS_DATA_DIR: " " }), "RATINGS_DATA_DIR")
+    assert.strictEqual(Duration.toMillis(config({}).shutdownGrace), 20_000)
+    assert.strictEqual(
+      Duration.toMillis(config({ RATINGS_SHUTDOWN_GRACE: "5 seconds" }).shutdownGrace),
+      5_000
+    )
+    for (const value of ["0 seconds", "soon", "-1 seconds"]) {
+      assert.include(refusal({ RATINGS_SHUTDOWN_GRACE: value }), "RATINGS_SHUTDOWN_GRACE")
+    }
+  })
+})
+
+describe("identity provider settings", () => {
+  const problem = (env: Record<string, string>): string => {
+    const result = Effect.runSync(Effect.result(checkIdentityProvider(httpOptions(config(env)).auth)))
+    assert.isTrue(Result.isFailure(result), `expected ${JSON.stringify(env)} to be refused`)
+    return (result as Result.Failure<unknown, { readonly message: string }>).failure.message
+  }
+
+  it("a faulty RATINGS_JWT_* setting stops the start with a message naming the variable", () => {
+    const base = { RATINGS_JWT_ISSUER: "idp", RATINGS_JWT_AUDIENCE: "api" }
+    assert.strictEqual(
+      problem({ ...base, RATINGS_JWT_JWKS_URL: "http://idp.example/jwks.json" }),
+      "RATINGS_JWT_JWKS_URL must use https (plain http only on loopback)"
+    )
+    assert.strictEqual(
+      problem({ RATINGS_JWT_JWKS_URL: "https://idp.example/jwks.json", RATINGS_JWT_AUDIENCE: "api" }),
+      "RATINGS_JWT_ISSUER is required"
+    )
+    assert.include(problem({ ...base, RATINGS_JWT_PUBLIC_KEY: "not a key" }), "RATINGS_JWT_PUBLIC_KEY")
+    assert.include(
+      problem({
+        ...base,
+        RATINGS_JWT_JWKS_URL: "https://idp.example/jwks.json",
+        RATINGS_JWT_ALGORITHMS: "none"
+      }),
+      "RATINGS_JWT_ALGORITHMS"
+    )
+    const fine = { ...base, RATINGS_JWT_JWKS_URL: "https://idp.example/jwks.json" }
+    assert.isTrue(
+      Result.isSuccess(Effect.runSync(Effect.result(checkIdentityProvider(httpOptions(config(fine)).auth))))
+    )
+  })
+})
+
+describe("development identity provider", () => {
+  it("is on only with NODE_ENV exactly development or test, and never beside a configured RATINGS_JWT_* provider", () => {
+    assert.isFalse(devIdentityProviderStatus(config({})).on, "unset NODE_ENV: off")
+    assert.isFalse(devIdentityProviderStatus(config({ NODE_ENV: "production" })).on)
+    assert.isTrue(devIdentityProviderStatus(config({ NODE_ENV: "development" })).on)
+    assert.isTrue(devIdentityProviderStatus(config({ NODE_ENV: "test" })).on)
+    const withProvider = config({
+      NODE_ENV: "development",
+      RATINGS_JWT_JWKS_URL: "https://idp.example/jwks.json",
+      RATINGS_JWT_ISSUER: "idp",
+      RATINGS_JWT_AUDIENCE: "api"
+    })
+    assert.isFalse(devIdentityProviderStatus(withProvider).on)
+    assert.include(devIdentityProviderStatus(config({})).reason, "NODE_ENV is unset")
+  })
+})
