@@ -255,15 +255,15 @@ export const WebhookAllowPrivateTargetsSetting = "RATINGS_WEBHOOK_ALLOW_PRIVATE_
 /**
  * Which webhook targets may be called (issue 6, "Webhook URLs are
  * validated"), for both the create-time check and every send: https unless
- * NODE_ENV=development, and no private, loopback or link-local targets unless
+ * NODE_ENV is exactly development (unset is not: `npm start` sets it), and no private, loopback or link-local targets unless
  * RATINGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true. The default is the safe one: a
  * caller-chosen URL must not reach the service's own network.
  */
 export const WebhookTargetsConfig: Config.Config<TargetPolicy> = Config.all({
   allowPrivateTargets: booleanSetting(WebhookAllowPrivateTargetsSetting, false),
-  requireHttps: Config.String("NODE_ENV").pipe(
-    Config.withDefault("development"),
-    Config.map((environment) => environment !== "development")
+  // Plain http only where development is explicit: an unset NODE_ENV is not development.
+  requireHttps: EnvironmentConfig.pipe(
+    Config.map((environment) => Option.getOrUndefined(environment) !== "development")
   )
 })
 

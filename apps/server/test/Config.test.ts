@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Result } from "effect"
-import { ServerConfig } from "../src/Config.ts"
+import { ServerConfig, WebhookTargetsConfig } from "../src/Config.ts"
 import { devIdentityProviderStatus } from "../src/DevIdentityProvider.ts"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
@@ -91,6 +91,18 @@ describe("configuration", () => {
     for (const value of ["0 seconds", "soon", "-1 seconds"]) {
       assert.include(refusal({ RATINGS_SHUTDOWN_GRACE: value }), "RATINGS_SHUTDOWN_GRACE")
     }
+  })
+})
+
+describe("webhook target policy", () => {
+  const policy = (env: Record<string, string>) =>
+    Effect.runSync(WebhookTargetsConfig.parse(ConfigProvider.fromEnv({ env })))
+
+  it("plain http webhook URLs are allowed only under NODE_ENV=development exactly; unset, test or production require https", () => {
+    assert.isFalse(policy({ NODE_ENV: "development" }).requireHttps)
+    assert.isTrue(policy({}).requireHttps)
+    assert.isTrue(policy({ NODE_ENV: "production" }).requireHttps)
+    assert.isTrue(policy({ NODE_ENV: "test" }).requireHttps)
   })
 })
 
