@@ -4,7 +4,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { ServerConfig } from "./Config.ts"
-import { type DatabaseTarget, resolveDatabase } from "./Database.ts"
+import { type DatabaseRole, type DatabaseTarget, resolveDatabase } from "./Database.ts"
 import { application, database } from "./Layers.ts"
 import { resolveServerKey } from "./ServerKey.ts"
 
@@ -13,14 +13,21 @@ export class AppInfo extends Context.Service<
   { readonly config: ServerConfig; readonly database: DatabaseTarget }
 >()("@ratings/server/AppInfo") {}
 
-export const AppLayer = Layer.unwrap(
-  Effect.gen(function* () {
-    const config = yield* ServerConfig
-    const target = yield* resolveDatabase(config)
-    const key = yield* resolveServerKey(config)
-    return application(key).pipe(
-      Layer.provideMerge(database(target.url)),
-      Layer.provideMerge(Layer.succeed(AppInfo, AppInfo.of({ config, database: target })))
-    )
-  })
-)
+const appLayer = (role: DatabaseRole) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const config = yield* ServerConfig
+      const target = yield* resolveDatabase(config, role)
+      const key = yield* resolveServerKey(config)
+      return application(key).pipe(
+        Layer.provideMerge(database(target.url)),
+        Layer.provideMerge(Layer.succeed(AppInfo, AppInfo.of({ config, database: target })))
+      )
+    })
+  )
+
+/** The application of a CLI command: it may use the embedded Postgres a server runs for the data folder. */
+export const AppLayer = appLayer("command")
+
+/** The application of `ratings serve`: it owns the data folder's embedded Postgres (Database.ts). */
+export const ServeAppLayer = appLayer("serve")

@@ -1,14 +1,28 @@
 /**
  * Which Postgres the process uses: DATABASE_URL when set, else the embedded
- * Postgres under the data folder. A second process (a CLI command while the
- * server runs) finds the embedded server already running through its
- * postmaster.pid and connects to it instead of starting another.
+ * Postgres under the data folder.
+ *
+ * One data folder has one owner (DataDirLock.ts): the process that starts its
+ * embedded Postgres. A server (`ratings serve`) always owns it: a second
+ * server on the same folder is refused, naming the owner's pid, and a
+ * Postgres left running by an owner that is gone (`kill -9`) is stopped and
+ * started again under the new owner, which stops it on shutdown. A CLI
+ * command is not a server: it connects to the Postgres running for the
+ * folder (with the folder's password file), and only when none runs does it
+ * take the folder and start one for itself.
  */
-import { existsSync, readFileSync } from "node:fs"
-import { join } from "node:path"
-import { EmbeddedPostgresError, embeddedUrl, start } from "@ratings/adapters-sql/EmbeddedPostgres"
-import { Effect, Option, Redacted, type Scope } from "effect"
+import { join, resolve } from "node:path"
+import {
+  EmbeddedPostgresError,
+  embeddedPassword,
+  embeddedUrl,
+  runningPostmaster,
+  start,
+  stopPostmaster
+} from "@ratings/adapters-sql/EmbeddedPostgres"
+import { Console, Effect, Option, Redacted, type Scope } from "effect"
 import type { ServerConfig } from "./Config.ts"
+import * as DataDirLock from "./DataDirLock.ts"
 
 export interface DatabaseTarget {
   readonly url: string
@@ -16,39 +30,53 @@ export interface DatabaseTarget {
   readonly embedded: boolean
 }
 
+/** A server owns the embedded Postgres it uses; a command may use the one running for the folder. */
+export type DatabaseRole = "serve" | "command"
+
 const EMBEDDED_DB = "ratings"
 
-/** The port of a live embedded postmaster for this data folder, if one runs. */
-const runningEmbeddedPort = (pgDir: string): number | undefined => {
-  const pidFile = join(pgDir, "postmaster.pid")
-  if (!existsSync(pidFile)) return undefined
-  const [pidLine, , , portLine] = readFileSync(pidFile, "utf8").split("\n")
-  const pid = Number(pidLine)
-  const port = Number(portLine)
-  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined
-  try {
-    process.kill(pid, 0)
-    return port
-  } catch {
-    return undefined
-  }
-}
+/** The superuser's password of the data folder (generated on first use, mode 0600). */
+export const passwordFile = (dataDir: string): string => join(dataDir, "pg-password")
+
+const notice = (line: string) => Console.error(line)
+
+/** Takes the folder, stops a Postgres its former owner left running, and starts ours. */
+const startOwned = (dataDir: string, onLog?: (line: string) => void) =>
+  Effect.gen(function* () {
+    const pgDir = join(dataDir, "pg")
+    yield* DataDirLock.acquire(dataDir, notice)
+    const orphan = runningPostmaster(pgDir)
+    if (orphan !== undefined) {
+      yield* notice(
+        `stopping the embedded Postgres (pid ${orphan.pid}) of ${resolve(dataDir)}: the process that started it is gone`
+      )
+      yield* stopPostmaster(orphan)
+    }
+    const server = yield* start({
+      dir: pgDir,
+      persistent: true,
+      database: EMBEDDED_DB,
+      passwordFile: passwordFile(dataDir),
+      onLog
+    })
+    return server.url
+  })
 
 export const resolveDatabase = (
   config: Pick<ServerConfig, "databaseUrl" | "dataDir">,
+  role: DatabaseRole = "command",
   onLog?: (line: string) => void
-): Effect.Effect<DatabaseTarget, EmbeddedPostgresError, Scope.Scope> =>
+): Effect.Effect<DatabaseTarget, EmbeddedPostgresError | DataDirLock.DataDirInUseError, Scope.Scope> =>
   Effect.gen(function* () {
     if (Option.isSome(config.databaseUrl)) {
       return { url: Redacted.value(config.databaseUrl.value), embedded: false }
     }
-    const pgDir = join(config.dataDir, "pg")
-    const running = runningEmbeddedPort(pgDir)
-    if (running !== undefined) {
-      return { url: embeddedUrl(running, EMBEDDED_DB), embedded: true }
+    const running = runningPostmaster(join(config.dataDir, "pg"))
+    if (role === "command" && running !== undefined) {
+      const password = yield* embeddedPassword(passwordFile(config.dataDir))
+      return { url: embeddedUrl(running.port, EMBEDDED_DB, password), embedded: true }
     }
-    const server = yield* start({ dir: pgDir, persistent: true, database: EMBEDDED_DB, onLog })
-    return { url: server.url, embedded: true }
+    return { url: yield* startOwned(config.dataDir, onLog), embedded: true }
   })
 
 export { EmbeddedPostgresError }

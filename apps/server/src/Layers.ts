@@ -14,6 +14,7 @@ import * as PgEntityRepository from "@ratings/adapters-sql/PgEntityRepository"
 import * as PgExportLog from "@ratings/adapters-sql/PgExportLog"
 import * as PgIncidentRepository from "@ratings/adapters-sql/PgIncidentRepository"
 import * as PgQuantumSnapshotStore from "@ratings/adapters-sql/PgQuantumSnapshotStore"
+import * as PgReadiness from "@ratings/adapters-sql/PgReadiness"
 import * as PgRubricRepository from "@ratings/adapters-sql/PgRubricRepository"
 import * as PgScorecardRepository from "@ratings/adapters-sql/PgScorecardRepository"
 import * as PgTransaction from "@ratings/adapters-sql/PgTransaction"
@@ -65,6 +66,7 @@ export const stores = (serverKey: Redacted.Redacted<string>) =>
     PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey))),
     deliveryOutbox,
     PgQuantumSnapshotStore.layer,
+    PgReadiness.layer,
     NodeIdGenerator,
     Scoring.layer
   )

@@ -21,7 +21,7 @@ import { EntityTypes } from "@ratings/domain/model/EntityType"
 import * as QuantumRefresher from "@ratings/domain/services/QuantumRefresher"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { AppInfo, AppLayer } from "../AppLayer.ts"
+import { AppInfo, ServeAppLayer } from "../AppLayer.ts"
 import type { ServerConfig } from "../Config.ts"
 import { DashboardRoutes } from "../dashboard/DashboardPage.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
@@ -121,5 +121,5 @@ export const ServeCommand = Command.make(
         return yield* Effect.never
       })
     ).pipe(Effect.onInterrupt(() => stoppedGracefully))
-  }, Effect.provide(AppLayer))
+  }, Effect.provide(ServeAppLayer))
 ).pipe(Command.withDescription("Serve the HTTP API"))

@@ -44,7 +44,7 @@ export { RateLimitedError }
 const CollectAllIssues = { errors: "all" } as const
 
 /**
- * What depends on who is calling, on every route but /health: the request
+ * What depends on who is calling, on every route but /health and /ready: the request
  * rate limit (429), the attribution anonymous and Free use carries, and the
  * cache headers (public or private). It reads the caller Authentication
  * provides, so it must run inside it: declared before it (a middleware

@@ -5,10 +5,14 @@
  * FiniteNumbers (422 on a body number beyond a double) are provided here, so
  * every group of the contract gets them.
  */
+import { Readiness } from "@ratings/domain/ports/Readiness"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
+import { NotReadyError, NotReadyReasons, ReadinessTimeoutSeconds } from "../api/SystemApi.ts"
+import { NoStore } from "./Caching.ts"
 import { AlertRuleHandlers } from "./AlertRuleHandlers.ts"
 import { EntityHandlers } from "./EntityHandlers.ts"
 import { FiniteNumbersLive, ValidationErrorsLive } from "./ErrorMapping.ts"
@@ -16,8 +20,35 @@ import { IncidentHandlers } from "./IncidentHandlers.ts"
 import { QuantumHandlers } from "./QuantumHandlers.ts"
 import { UtilityHandlers } from "./UtilityHandlers.ts"
 
-export const SystemHandlers = HttpApiBuilder.group(RatingsApi, "system", (handlers) =>
-  Effect.succeed(handlers.handle("health", () => Effect.succeed({ status: "ok" as const })))
+/**
+ * /ready: a `SELECT 1` (the Readiness port) within a short timeout, answered
+ * fresh every time (`Cache-Control: no-store`, never from the response cache)
+ * so no cache between the probe and the process hides an outage.
+ */
+const ready = (probe: Effect.Effect<void, unknown>) =>
+  Effect.gen(function* () {
+    yield* HttpEffect.appendPreResponseHandler((_, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", NoStore))
+    )
+    yield* probe.pipe(
+      Effect.mapError(() => new NotReadyError({ detail: NotReadyReasons[0] })),
+      Effect.timeoutOrElse({
+        duration: Duration.seconds(ReadinessTimeoutSeconds),
+        orElse: () => Effect.fail(new NotReadyError({ detail: NotReadyReasons[1] }))
+      })
+    )
+    return { status: "ready" as const }
+  })
+
+export const SystemHandlers = HttpApiBuilder.group(
+  RatingsApi,
+  "system",
+  Effect.fnUntraced(function* (handlers) {
+    const readiness = yield* Readiness
+    return handlers
+      .handle("health", () => Effect.succeed({ status: "ok" as const }))
+      .handle("ready", () => ready(readiness.check))
+  })
 )
 
 export const MethodologyHandlers = HttpApiBuilder.group(
