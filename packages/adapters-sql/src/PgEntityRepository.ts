@@ -443,7 +443,13 @@ export const make = Effect.gen(function* () {
       .withTransaction(
         Effect.gen(function* () {
           const [stored] = isUuid(id)
-            ? yield* sql<{ id: string; slug: string; status: string; is_active: boolean; is_private: boolean }>`
+            ? yield* sql<{
+                id: string
+                slug: string
+                status: string
+                is_active: boolean
+                is_private: boolean
+              }>`
                 SELECT id, slug, status, is_active, is_private FROM entities
                 WHERE entity_type = ${type}::text AND id = ${id}::uuid FOR UPDATE`
             : []
@@ -451,7 +457,10 @@ export const make = Effect.gen(function* () {
           yield* sql`UPDATE entities SET status = ${status}::text, updated_at = ${updatedAt}::timestamptz
             WHERE id = ${stored.id}::uuid`
           const showsOtherwise = changesShown(shownOf(stored), shownOf({ ...stored, status }))
-          yield* notifyChanges(sql, withDependents([{ entity_type: type, entity_id: stored.id }], showsOtherwise))
+          yield* notifyChanges(
+            sql,
+            withDependents([{ entity_type: type, entity_id: stored.id }], showsOtherwise)
+          )
         })
       )
       .pipe(catchSqlError(`set status of ${type} ${id}`))
