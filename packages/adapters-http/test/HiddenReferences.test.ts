@@ -12,7 +12,9 @@
  * can read it; otherwise it gives the type alone ("largest drag: <type>"), on
  * every route that serves it, and a cached scorecard list follows a change of
  * that dependency's readability on the next request (Postgres, with the
- * production version check).
+ * production version check). An incident whose matched protocol the public
+ * can no longer read is served unmatched, and `?slug=` by it answers like an
+ * unknown slug.
  * Admins see records as stored. On both backends.
  */
 import { assert, describe, layer } from "@effect/vitest"
@@ -114,6 +116,7 @@ const DragCases = [
 const T1 = "2026-07-01T00:00:00+00:00"
 
 const card = (e: StoredEntity, version: number, hint: string): StoredScorecard => ({
+  // A first version is superseded by the second; a lone second version is the rating.
   id: id(),
   entity_id: e.record.id,
   entity_type: e.entity_type,
@@ -149,6 +152,13 @@ const historyOf = (c: StoredScorecard): HistoryEntryRecord & { readonly entity_i
   reasoning: "Rated"
 })
 
+/** Rated protocols that incidents match, hidden later by the test, each in its own way. */
+const Hacked = ["hacked-draft", "hacked-private", "hacked-inactive"] as const
+const hacked = Hacked.map((slug) => {
+  const e = record("protocol", slug)
+  return { entity: e, card: card(e, 2, "chain: open-chain") }
+})
+
 /** One entity per case, `dragged-<n>`, with two published versions (the first superseded) carrying the hint. */
 const dragged = DragCases.map((c, i) => {
   const e = record(c.type, `dragged-${i}`)
@@ -174,10 +184,11 @@ const seed: Seed = {
     ...[curatorOpen, ...hiddenCurators].map(curatedBy),
     openOracle,
     draftOracle,
-    ...dragged.map((d) => d.entity)
+    ...dragged.map((d) => d.entity),
+    ...hacked.map((h) => h.entity)
   ],
-  scorecards: dragged.flatMap((d) => d.cards),
-  history: dragged.flatMap((d) => d.cards.map(historyOf)),
+  scorecards: [...dragged.flatMap((d) => d.cards), ...hacked.map((h) => h.card)],
+  history: [...dragged.flatMap((d) => d.cards.map(historyOf)), ...hacked.map((h) => historyOf(h.card))],
   questions: []
 }
 
@@ -195,6 +206,33 @@ const Plural: Record<EntityType, string> = {
 }
 
 const NonAdmins = ["anonymous", "free", "pro", "enterprise"] as const
+
+/** Two independent reports of a hack at `protocol`: the incident as served to the ingesting admin. */
+const ingestTwice = (protocol: string) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    let served: Json | null = null
+    for (const handle of ["blockaid", "peckshield"]) {
+      const r = yield* server.request("/api/v1/admin/incidents", {
+        method: "POST",
+        caller: "admin",
+        body: {
+          nonce: `${protocol}-${handle}`,
+          protocol_name: protocol,
+          chain: "ethereum",
+          exploit_class: "REENTRANCY",
+          loss_estimate_usd: 1_000_000,
+          victim_addresses: [],
+          source: { handle },
+          claimed_tier: "rumored",
+          first_seen_at: "2026-11-01T10:00:00Z"
+        }
+      })
+      assert.strictEqual(r.status, 200, r.text)
+      served = (r.json as Json).served
+    }
+    return served as Json
+  })
 
 onEachBackend(
   (it) =>
@@ -363,7 +401,11 @@ onEachBackend(
               for (const caller of NonAdmins) {
                 const list = yield* get(`${base}/scorecards`, caller)
                 const versions = caller === "pro" || caller === "enterprise" ? 2 : 1
-                assert.deepStrictEqual(hintsOf(list), Array(versions).fill(d.served), `${d.hint} as ${caller}`)
+                assert.deepStrictEqual(
+                  hintsOf(list),
+                  Array(versions).fill(d.served),
+                  `${d.hint} as ${caller}`
+                )
               }
               const domains = (yield* get(`${base}/domains`, "pro")).json as Json
               assert.strictEqual(domains.largest_drag_hint, d.served, `${d.hint} on domains`)
@@ -371,8 +413,61 @@ onEachBackend(
               assert.strictEqual(one.largest_drag_hint, d.served, `${d.hint} by id`)
               const admin = yield* get(`${base}/scorecards`, "admin")
               assert.deepStrictEqual(hintsOf(admin), [d.hint, d.hint], `${d.hint} as admin`)
-              assert.strictEqual(((yield* get(`${base}/domains`, "admin")).json as Json).largest_drag_hint, d.hint)
+              assert.strictEqual(
+                ((yield* get(`${base}/domains`, "admin")).json as Json).largest_drag_hint,
+                d.hint
+              )
               assert.strictEqual(((yield* get(byId, "admin")).json as Json).largest_drag_hint, d.hint)
+            })
+          )
+      )
+
+      it.effect(
+        "an incident whose protocol the public can no longer read (draft, private, inactive) is served unmatched (slug null, matched_protocol false), and ?slug=<it> answers exactly like an unknown slug; admins see it as stored; readable again, it is matched again",
+        () =>
+          Effect.forEach(hacked, ({ entity }) =>
+            Effect.gen(function* () {
+              const slug = entity.record.slug
+              // The reporter's name differs from the slug, so the protocol's slug shows only through the match.
+              const name = slug.toUpperCase().replace("-", " ")
+              const stored = yield* ingestTwice(name)
+              assert.strictEqual(stored.slug, slug)
+              assert.isTrue(stored.matched_protocol)
+              const entities = yield* EntityRepository
+              const hide = (hidden: boolean) =>
+                slug === "hacked-draft"
+                  ? entities.setStatus("protocol", entity.record.id, hidden ? "draft" : "published", T1)
+                  : entities.upsert([
+                      {
+                        ...entity,
+                        record: {
+                          ...entity.record,
+                          ...(slug === "hacked-private" ? { is_private: hidden } : { is_active: !hidden })
+                        } as never
+                      }
+                    ])
+              yield* hide(true)
+              for (const caller of NonAdmins) {
+                const feed = yield* get("/incidents?min_status=rumored&limit=200", caller)
+                const item = ((feed.json as Json).items as Array<Json>).find(
+                  (i) => i.incident_id === stored.incident_id
+                )
+                assert.deepStrictEqual(
+                  item,
+                  { ...stored, slug: null, matched_protocol: false },
+                  `${slug} as ${caller}`
+                )
+                assert.notInclude(feed.text, `"${slug}"`, caller)
+                const unknown = yield* get("/incidents?min_status=rumored&slug=no-such-protocol", caller)
+                const bySlug = yield* get(`/incidents?min_status=rumored&slug=${slug}`, caller)
+                assert.strictEqual(bySlug.status, 200)
+                assert.strictEqual(bySlug.text, unknown.text, `?slug=${slug} as ${caller}`)
+              }
+              const admin = (yield* get(`/incidents?min_status=rumored&slug=${slug}`, "admin")).json as Json
+              assert.deepStrictEqual(admin.items, [stored], `${slug} as admin`)
+              yield* hide(false)
+              const shown = (yield* get(`/incidents?min_status=rumored&slug=${slug}`)).json as Json
+              assert.deepStrictEqual(shown.items, [stored], `${slug} readable again`)
             })
           )
       )
@@ -416,7 +511,11 @@ layer(TestServer.layerPostgres(seed, { responseCache: pgCache }), { excludeTestS
                 const hits = (yield* cache.stats).hits
                 assert.deepStrictEqual(yield* hints(caller), first, `${what}: a second read as ${caller}`)
                 assert.strictEqual((yield* cache.stats).hits, hits + 1, `${what}: served from the cache`)
-                assert.deepStrictEqual(first, caller === "pro" ? [served, served] : [served], `${what} as ${caller}`)
+                assert.deepStrictEqual(
+                  first,
+                  caller === "pro" ? [served, served] : [served],
+                  `${what} as ${caller}`
+                )
               }
             })
           const named = "oracle: open-oracle"
