@@ -8,14 +8,25 @@
  * A vault's curator and curator_id are null when the public cannot read that
  * organisation (not published, private, inactive), and `?curator_id=` by such
  * an organisation answers like an unknown one.
+ * A scorecard's largest_drag_hint names its dependency only while the public
+ * can read it; otherwise it gives the type alone ("largest drag: <type>"), on
+ * every route that serves it, and a cached scorecard list follows a change of
+ * that dependency's readability on the next request (Postgres, with the
+ * production version check). An incident whose matched protocol the public
+ * can no longer read is served unmatched, and `?slug=` by it answers like an
+ * unknown slug.
  * Admins see records as stored. On both backends.
  */
-import { assert, describe } from "@effect/vitest"
-import type { EntityType } from "@ratings/domain/model/EntityType"
-import type { StoredEntity } from "@ratings/domain/ports/EntityRepository"
-import { Effect } from "effect"
+import { assert, describe, layer } from "@effect/vitest"
+import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
+import { type EntityType, ScorecardByIdSegment } from "@ratings/domain/model/EntityType"
+import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
+import type { HistoryEntryRecord, StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
+import { defaultDomainWeights } from "@ratings/domain/scoring/ScoreEntity"
+import { Effect, Layer } from "effect"
+import { ResponseCache } from "../src/server/ResponseCache.ts"
 import type { CallerName, Seed } from "./fixtures.ts"
-import { onEachBackend, TestServer } from "./TestServer.ts"
+import { database, onEachBackend, TestServer } from "./TestServer.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
@@ -87,6 +98,73 @@ const onChains = (EntityTypesWithChains: ReadonlyArray<EntityType>) =>
 
 const WithChainFilter = ["protocol", "token", "oracle", "vault", "bridge"] as const
 
+const openOracle = record("oracle", "open-oracle")
+const draftOracle = record("oracle", "draft-oracle", { status: "draft" })
+
+/** Scorecards whose largest drag is `hint`, and the hint a caller without the admin bypass reads. */
+const DragCases = [
+  { type: "protocol", hint: "chain: open-chain", served: "chain: open-chain" },
+  { type: "protocol", hint: "chain: scoring-chain", served: "largest drag: chain" },
+  { type: "protocol", hint: "chain: secret-chain", served: "largest drag: chain" },
+  { type: "protocol", hint: "chain: retired-chain", served: "largest drag: chain" },
+  { type: "protocol", hint: "chain: no-such-chain", served: "largest drag: chain" },
+  { type: "vault", hint: "oracle: open-oracle", served: "oracle: open-oracle" },
+  { type: "vault", hint: "oracle: draft-oracle", served: "largest drag: oracle" },
+  { type: "token", hint: "largest drag: oracle", served: "largest drag: oracle" }
+] as const
+
+const T1 = "2026-07-01T00:00:00+00:00"
+
+const card = (e: StoredEntity, version: number, hint: string): StoredScorecard => ({
+  // A first version is superseded by the second; a lone second version is the rating.
+  id: id(),
+  entity_id: e.record.id,
+  entity_type: e.entity_type,
+  status: version === 1 ? "superseded" : "published",
+  scorecard_version: version,
+  grade: "BBB",
+  letter_grade: "BBB",
+  composite_score: 70 + version,
+  intrinsic_composite_score: 80,
+  intrinsic_letter_grade: "A",
+  largest_drag_hint: hint,
+  has_unrated_dependencies: false,
+  domain_scores: { security: 0.75 },
+  mvc_gates: null,
+  last_rated_at: T1,
+  scorecard_published_at: T1,
+  domain_weights: defaultDomainWeights(e.entity_type, []),
+  answers: [],
+  dependencies: [],
+  evidence: []
+})
+
+const historyOf = (c: StoredScorecard): HistoryEntryRecord & { readonly entity_id: string } => ({
+  entity_id: c.entity_id,
+  scorecard_id: c.id,
+  scorecard_version: c.scorecard_version,
+  grade: c.grade,
+  letter_grade: c.letter_grade,
+  composite_score: c.composite_score,
+  intrinsic_composite_score: c.intrinsic_composite_score,
+  intrinsic_letter_grade: c.intrinsic_letter_grade,
+  published_at: T1,
+  reasoning: "Rated"
+})
+
+/** Rated protocols that incidents match, hidden later by the test, each in its own way. */
+const Hacked = ["hacked-draft", "hacked-private", "hacked-inactive"] as const
+const hacked = Hacked.map((slug) => {
+  const e = record("protocol", slug)
+  return { entity: e, card: card(e, 2, "chain: open-chain") }
+})
+
+/** One entity per case, `dragged-<n>`, with two published versions (the first superseded) carrying the hint. */
+const dragged = DragCases.map((c, i) => {
+  const e = record(c.type, `dragged-${i}`)
+  return { ...c, entity: e, cards: [card(e, 1, c.hint), card(e, 2, c.hint)] }
+})
+
 const seed: Seed = {
   entities: [
     open,
@@ -103,10 +181,14 @@ const seed: Seed = {
     record("bridge", "bridge-secret-owner", { validator_set_owner: owner(ownerSecret) }),
     record("bridge", "bridge-retired-owner", { validator_set_owner: owner(ownerRetired) }),
     curatorOpen,
-    ...[curatorOpen, ...hiddenCurators].map(curatedBy)
+    ...[curatorOpen, ...hiddenCurators].map(curatedBy),
+    openOracle,
+    draftOracle,
+    ...dragged.map((d) => d.entity),
+    ...hacked.map((h) => h.entity)
   ],
-  scorecards: [],
-  history: [],
+  scorecards: [...dragged.flatMap((d) => d.cards), ...hacked.map((h) => h.card)],
+  history: [...dragged.flatMap((d) => d.cards.map(historyOf)), ...hacked.map((h) => historyOf(h.card))],
   questions: []
 }
 
@@ -124,6 +206,33 @@ const Plural: Record<EntityType, string> = {
 }
 
 const NonAdmins = ["anonymous", "free", "pro", "enterprise"] as const
+
+/** Two independent reports of a hack at `protocol`: the incident as served to the ingesting admin. */
+const ingestTwice = (protocol: string) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    let served: Json | null = null
+    for (const handle of ["blockaid", "peckshield"]) {
+      const r = yield* server.request("/api/v1/admin/incidents", {
+        method: "POST",
+        caller: "admin",
+        body: {
+          nonce: `${protocol}-${handle}`,
+          protocol_name: protocol,
+          chain: "ethereum",
+          exploit_class: "REENTRANCY",
+          loss_estimate_usd: 1_000_000,
+          victim_addresses: [],
+          source: { handle },
+          claimed_tier: "rumored",
+          first_seen_at: "2026-11-01T10:00:00Z"
+        }
+      })
+      assert.strictEqual(r.status, 200, r.text)
+      served = (r.json as Json).served
+    }
+    return served as Json
+  })
 
 onEachBackend(
   (it) =>
@@ -279,6 +388,156 @@ onEachBackend(
             }
           })
       )
+
+      it.effect(
+        "largest_drag_hint names its dependency only while the public can read it (else 'largest drag: <type>'), on the scorecard list, by id and on domains; admins read it as stored",
+        () =>
+          Effect.forEach(dragged, (d) =>
+            Effect.gen(function* () {
+              const base = `/${Plural[d.type]}/${d.entity.record.slug}`
+              const byId = `/${ScorecardByIdSegment[d.type]}/${d.cards[1]!.id}`
+              const hintsOf = (r: { readonly json: unknown }) =>
+                ((r.json as Json).items as Array<Json>).map((c) => c.largest_drag_hint)
+              for (const caller of NonAdmins) {
+                const list = yield* get(`${base}/scorecards`, caller)
+                const versions = caller === "pro" || caller === "enterprise" ? 2 : 1
+                assert.deepStrictEqual(
+                  hintsOf(list),
+                  Array(versions).fill(d.served),
+                  `${d.hint} as ${caller}`
+                )
+              }
+              const domains = (yield* get(`${base}/domains`, "pro")).json as Json
+              assert.strictEqual(domains.largest_drag_hint, d.served, `${d.hint} on domains`)
+              const one = (yield* get(byId, "enterprise")).json as Json
+              assert.strictEqual(one.largest_drag_hint, d.served, `${d.hint} by id`)
+              const admin = yield* get(`${base}/scorecards`, "admin")
+              assert.deepStrictEqual(hintsOf(admin), [d.hint, d.hint], `${d.hint} as admin`)
+              assert.strictEqual(
+                ((yield* get(`${base}/domains`, "admin")).json as Json).largest_drag_hint,
+                d.hint
+              )
+              assert.strictEqual(((yield* get(byId, "admin")).json as Json).largest_drag_hint, d.hint)
+            })
+          )
+      )
+
+      it.effect(
+        "an incident whose protocol the public can no longer read (draft, private, inactive) is served unmatched (slug null, matched_protocol false), and ?slug=<it> answers exactly like an unknown slug; admins see it as stored; readable again, it is matched again",
+        () =>
+          Effect.forEach(hacked, ({ entity }) =>
+            Effect.gen(function* () {
+              const slug = entity.record.slug
+              // The reporter's name differs from the slug, so the protocol's slug shows only through the match.
+              const name = slug.toUpperCase().replace("-", " ")
+              const stored = yield* ingestTwice(name)
+              assert.strictEqual(stored.slug, slug)
+              assert.isTrue(stored.matched_protocol)
+              const entities = yield* EntityRepository
+              const hide = (hidden: boolean) =>
+                slug === "hacked-draft"
+                  ? entities.setStatus("protocol", entity.record.id, hidden ? "draft" : "published", T1)
+                  : entities.upsert([
+                      {
+                        ...entity,
+                        record: {
+                          ...entity.record,
+                          ...(slug === "hacked-private" ? { is_private: hidden } : { is_active: !hidden })
+                        } as never
+                      }
+                    ])
+              yield* hide(true)
+              for (const caller of NonAdmins) {
+                const feed = yield* get("/incidents?min_status=rumored&limit=200", caller)
+                const item = ((feed.json as Json).items as Array<Json>).find(
+                  (i) => i.incident_id === stored.incident_id
+                )
+                assert.deepStrictEqual(
+                  item,
+                  { ...stored, slug: null, matched_protocol: false },
+                  `${slug} as ${caller}`
+                )
+                assert.notInclude(feed.text, `"${slug}"`, caller)
+                const unknown = yield* get("/incidents?min_status=rumored&slug=no-such-protocol", caller)
+                const bySlug = yield* get(`/incidents?min_status=rumored&slug=${slug}`, caller)
+                assert.strictEqual(bySlug.status, 200)
+                assert.strictEqual(bySlug.text, unknown.text, `?slug=${slug} as ${caller}`)
+              }
+              const admin = (yield* get(`/incidents?min_status=rumored&slug=${slug}`, "admin")).json as Json
+              assert.deepStrictEqual(admin.items, [stored], `${slug} as admin`)
+              yield* hide(false)
+              const shown = (yield* get(`/incidents?min_status=rumored&slug=${slug}`)).json as Json
+              assert.deepStrictEqual(shown.items, [stored], `${slug} readable again`)
+            })
+          )
+      )
     }),
   { seed }
+)
+
+/** The cache of the server below, kept to read its statistics. */
+let cacheOfServer: ResponseCache["Service"] | undefined
+
+/** A cache checked against the versions in the server's own database, as in production (docs/adr/0007-projection-cache.md). */
+const pgCache = Layer.effect(
+  ResponseCache,
+  Effect.tap(Effect.service(ResponseCache), (cache) => Effect.sync(() => (cacheOfServer = cache)))
+).pipe(
+  Layer.provide(
+    ResponseCache.layer({
+      versions: Effect.flatMap(database, (sql) => PgCacheInvalidation.currentVersions(sql))
+    })
+  )
+)
+
+layer(TestServer.layerPostgres(seed, { responseCache: pgCache }), { excludeTestServices: true })(
+  "postgres, with the response cache",
+  (it) => {
+    it.effect(
+      "a cached scorecard list's drag hint follows its dependency on the next request: the type alone once it is hidden (status, is_private, is_active), its name once readable again",
+      () =>
+        Effect.gen(function* () {
+          const entities = yield* EntityRepository
+          const cache = cacheOfServer!
+          const path = `/vaults/${dragged[5]!.entity.record.slug}/scorecards`
+          const hints = (caller: CallerName) =>
+            Effect.map(get(path, caller), (r) =>
+              ((r.json as Json).items as Array<Json>).map((c) => c.largest_drag_hint)
+            )
+          const expect = (served: string, what: string) =>
+            Effect.gen(function* () {
+              for (const caller of ["anonymous", "pro"] as const) {
+                const first = yield* hints(caller)
+                const hits = (yield* cache.stats).hits
+                assert.deepStrictEqual(yield* hints(caller), first, `${what}: a second read as ${caller}`)
+                assert.strictEqual((yield* cache.stats).hits, hits + 1, `${what}: served from the cache`)
+                assert.deepStrictEqual(
+                  first,
+                  caller === "pro" ? [served, served] : [served],
+                  `${what} as ${caller}`
+                )
+              }
+            })
+          const named = "oracle: open-oracle"
+          const typeOnly = "largest drag: oracle"
+          const upsert = (over: Record<string, unknown>) =>
+            entities.upsert([{ ...openOracle, record: { ...openOracle.record, ...over } as never }])
+          yield* expect(named, "readable")
+          yield* entities.setStatus("oracle", openOracle.record.id, "draft", T1)
+          yield* expect(typeOnly, "moved to draft")
+          yield* entities.setStatus("oracle", openOracle.record.id, "published", T1)
+          yield* expect(named, "published again")
+          yield* upsert({ is_private: true })
+          yield* expect(typeOnly, "private")
+          yield* upsert({ is_private: false, is_active: false })
+          yield* expect(typeOnly, "inactive")
+          yield* upsert({ is_active: true })
+          yield* expect(named, "active again")
+          yield* upsert({ slug: "renamed-oracle" })
+          yield* expect(typeOnly, "renamed")
+          yield* upsert({})
+          yield* expect(named, "its slug back")
+        })
+    )
+  }
 )

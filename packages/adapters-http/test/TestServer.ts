@@ -70,6 +70,7 @@ import { layerAuthentication } from "../src/server/Authentication.ts"
 import { type DevKeyPair, generateDevKeyPair, mintDevAdminToken } from "../src/server/DevToken.ts"
 import { AllRoutes, layerCallerPolicies, type PoliciesConfig } from "../src/server/HttpServerLive.ts"
 import { createServer } from "../src/server/NodeServer.ts"
+import type { ResponseCache } from "../src/server/ResponseCache.ts"
 import { MaxPathParamLength } from "../src/server/RouterFallbacks.ts"
 import { type CallerName, Callers5, Seed } from "./fixtures.ts"
 import { ScratchDatabase } from "./ScratchDatabase.ts"
@@ -240,6 +241,8 @@ export interface TestServerOptions {
   readonly webhookTargets?: TargetPolicy | undefined
   /** The send-time transport's policy (and resolver); by default it reaches the tests' loopback receivers. */
   readonly webhookTransport?: UndiciTransport.UndiciTransportOptions | undefined
+  /** A response cache in front of the hot reads, built over the server's stores; by default none. */
+  readonly responseCache?: Layer.Layer<ResponseCache> | undefined
 }
 
 export class TestServer extends Context.Service<
@@ -411,6 +414,7 @@ export class TestServer extends Context.Service<
               )
             )
           ),
+          Layer.provide(options.responseCache ?? Layer.empty),
           Layer.provideMerge(served),
           Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
           Layer.provide(logging)

@@ -174,11 +174,17 @@ const NotifyEachUpTo = 100
  * organisation is private or inactive, and a vault its curator when the public
  * cannot read that organisation (docs/adr/0003-access-and-lists.md), so a
  * change of a chain touches every type, and one of an organisation bridges and vaults.
+ * A scorecard of any type names its largest drag only while the public can
+ * read that dependency (of any type, found by its slug), so `readability`
+ * (some entity's readability or slug changed) touches every type too.
  */
-export const withDependents = (changes: ReadonlyArray<EntityChange>): ReadonlyArray<EntityChange> => {
+export const withDependents = (
+  changes: ReadonlyArray<EntityChange>,
+  readability = false
+): ReadonlyArray<EntityChange> => {
   const touched = new Set<EntityType>()
   for (const c of changes) {
-    if (c.entity_type === "chain") for (const t of EntityTypes) touched.add(t)
+    if (c.entity_type === "chain" || readability) for (const t of EntityTypes) touched.add(t)
     if (c.entity_type === "organisation") {
       touched.add("bridge")
       touched.add("vault")
@@ -186,6 +192,27 @@ export const withDependents = (changes: ReadonlyArray<EntityChange>): ReadonlyAr
   }
   return [...changes, ...[...touched].map((t) => ({ entity_type: t, entity_id: AllOfType }))]
 }
+
+/** What a stored row shows the public, as a drag hint needs it: whether it is readable, under which slug. */
+interface Shown {
+  readonly slug: string
+  readonly readable: boolean
+}
+
+const shownOf = (row: {
+  readonly slug: string
+  readonly status: string
+  readonly is_active: boolean
+  readonly is_private: boolean
+}): Shown => ({ slug: row.slug, readable: row.status === "published" && row.is_active && !row.is_private })
+
+/**
+ * Whether writing `after` over `before` may change what a drag hint shows
+ * (its readability or its slug). A row the write did not find before counts
+ * when it is written hidden: a concurrent write may have inserted it readable.
+ */
+const changesShown = (before: Shown | undefined, after: Shown): boolean =>
+  before === undefined ? !after.readable : before.readable !== after.readable || before.slug !== after.slug
 
 /** The WHERE of a list query: the rules of `access/ListFilter.ts`, one clause per rule. */
 const whereOf = (sql: PgClient.PgClient, q: EntityListQuery): Statement.Fragment => {
@@ -312,18 +339,30 @@ export const make = Effect.gen(function* () {
 
   const upsertChunk = (rows: ReadonlyArray<Row>) =>
     Effect.gen(function* () {
-      const [clash] = yield* sql<{ id: string; entity_type: string; wanted: string }>`
-        SELECT e.id, e.entity_type, r.entity_type AS wanted
-        FROM jsonb_to_recordset(${sql.json(rows.map((r) => ({ id: r.id, entity_type: r.entity_type })))})
-          AS r(id uuid, entity_type text)
-        JOIN entities e ON e.id = r.id
-        WHERE e.entity_type <> r.entity_type LIMIT 1`
+      // The stored rows this chunk overwrites, locked until the commit so that what they showed is still
+      // what they show when the INSERT replaces them.
+      const stored = yield* sql<{
+        id: string
+        entity_type: string
+        slug: string
+        status: string
+        is_active: boolean
+        is_private: boolean
+      }>`
+        SELECT e.id, e.entity_type, e.slug, e.status, e.is_active, e.is_private
+        FROM entities e
+        WHERE e.id IN (SELECT r.id FROM jsonb_to_recordset(${sql.json(rows.map((r) => ({ id: r.id })))})
+          AS r(id uuid))
+        ORDER BY e.id FOR UPDATE`
+      const wanted = new Map(rows.map((r) => [r.id.toLowerCase(), r]))
+      const clash = stored.find((e) => wanted.get(e.id)?.entity_type !== e.entity_type)
       if (clash !== undefined) {
         return yield* new StoreError({
-          message: `upsert entities: ${clash.id} is stored as a ${clash.entity_type}, not a ${clash.wanted}`
+          message: `upsert entities: ${clash.id} is stored as a ${clash.entity_type}, not a ${wanted.get(clash.id)?.entity_type}`
         })
       }
-      return yield* sql<{ id: string; entity_type: EntityType }>`
+      const before = new Map(stored.map((e) => [e.id, shownOf(e)]))
+      const changed = yield* sql<{ id: string; entity_type: EntityType }>`
         INSERT INTO entities AS e (id, entity_type, slug, name, status, categories, chains, chain_slugs, urls,
           external_ids, description, is_active, is_private, created_at, updated_at, domain_weights, curator_id,
           is_framework, details, name_lower, symbol_lower)
@@ -351,6 +390,16 @@ export const make = Effect.gen(function* () {
             excluded.created_at, excluded.updated_at, excluded.domain_weights, excluded.curator_id,
             excluded.is_framework, excluded.details)
         RETURNING e.id, e.entity_type`
+      return changed.map((c) => {
+        const row = wanted.get(c.id.toLowerCase())!
+        const after = shownOf({
+          slug: String(row.slug),
+          status: String(row.status),
+          is_active: row.is_active === true,
+          is_private: row.is_private === true
+        })
+        return { ...c, showsOtherwise: changesShown(before.get(c.id.toLowerCase()), after) }
+      })
     })
 
   const upsert = Effect.fn("PgEntityRepository.upsert")(function* (entities: ReadonlyArray<StoredEntity>) {
@@ -362,7 +411,7 @@ export const make = Effect.gen(function* () {
     yield* sql
       .withTransaction(
         Effect.gen(function* () {
-          const changed: Array<{ id: string; entity_type: EntityType }> = []
+          const changed: Array<{ id: string; entity_type: EntityType; showsOtherwise: boolean }> = []
           for (let i = 0; i < rows.length; i += Chunk)
             changed.push(...(yield* upsertChunk(rows.slice(i, i + Chunk))))
           const notices: ReadonlyArray<EntityChange> =
@@ -372,7 +421,13 @@ export const make = Effect.gen(function* () {
                   entity_type: t,
                   entity_id: AllOfType
                 }))
-          yield* notifyChanges(sql, withDependents(notices))
+          yield* notifyChanges(
+            sql,
+            withDependents(
+              notices,
+              changed.some((c) => c.showsOtherwise)
+            )
+          )
         })
       )
       .pipe(catchSqlError("upsert entities"))
@@ -387,13 +442,25 @@ export const make = Effect.gen(function* () {
     sql
       .withTransaction(
         Effect.gen(function* () {
-          const rows = isUuid(id)
-            ? yield* sql<{ id: string }>`UPDATE entities SET status = ${status}::text,
-                updated_at = ${updatedAt}::timestamptz
-              WHERE entity_type = ${type}::text AND id = ${id}::uuid RETURNING id`
+          const [stored] = isUuid(id)
+            ? yield* sql<{
+                id: string
+                slug: string
+                status: string
+                is_active: boolean
+                is_private: boolean
+              }>`
+                SELECT id, slug, status, is_active, is_private FROM entities
+                WHERE entity_type = ${type}::text AND id = ${id}::uuid FOR UPDATE`
             : []
-          if (rows.length === 0) return yield* new StoreError({ message: `set status: no ${type} ${id}` })
-          yield* notifyChanges(sql, withDependents([{ entity_type: type, entity_id: rows[0]!.id }]))
+          if (stored === undefined) return yield* new StoreError({ message: `set status: no ${type} ${id}` })
+          yield* sql`UPDATE entities SET status = ${status}::text, updated_at = ${updatedAt}::timestamptz
+            WHERE id = ${stored.id}::uuid`
+          const showsOtherwise = changesShown(shownOf(stored), shownOf({ ...stored, status }))
+          yield* notifyChanges(
+            sql,
+            withDependents([{ entity_type: type, entity_id: stored.id }], showsOtherwise)
+          )
         })
       )
       .pipe(catchSqlError(`set status of ${type} ${id}`))

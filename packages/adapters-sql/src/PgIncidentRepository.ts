@@ -328,23 +328,32 @@ export const layer: Layer.Layer<IncidentRepository, never, SqlClient.SqlClient> 
 /**
  * Rated protocols for matching: published protocol entities with a published
  * scorecard. Private and inactive ones are left out: a match puts the slug in
- * the public feed, which would reveal a record that lists hide.
+ * the public feed, which would reveal a record that lists hide. `readable`
+ * asks the same of a few slugs (the feed names only those).
  */
 export const layerRatedProtocols: Layer.Layer<RatedProtocols, never, SqlClient.SqlClient> = Layer.effect(
   RatedProtocols,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const rated = sql`e.entity_type = 'protocol' AND e.status = 'published' AND e.is_active AND NOT e.is_private
+      AND EXISTS (SELECT 1 FROM scorecards s WHERE s.entity_id = e.id AND s.status = 'published')`
     const published = sql<RatedProtocol>`
-      SELECT e.slug, e.name FROM entities e
-      WHERE e.entity_type = 'protocol' AND e.status = 'published' AND e.is_active AND NOT e.is_private
-        AND EXISTS (SELECT 1 FROM scorecards s WHERE s.entity_id = e.id AND s.status = 'published')
+      SELECT e.slug, e.name FROM entities e WHERE ${rated}
       ORDER BY e.slug
     `.pipe(
       Effect.map((rows): ReadonlyArray<RatedProtocol> => rows.map((r) => ({ slug: r.slug, name: r.name }))),
       Effect.mapError((error) => new StoreError({ message: `rated protocols: ${error.message}` })),
       Effect.withSpan("PgRatedProtocols.published")
     )
-    return RatedProtocols.of({ published })
+    const readable = (slugs: ReadonlyArray<string>) =>
+      sql<{ readonly slug: string }>`
+        SELECT e.slug FROM entities e WHERE e.slug = ANY (${[...new Set(slugs)]}::text[]) AND ${rated}
+      `.pipe(
+        Effect.map((rows): ReadonlySet<string> => new Set(rows.map((r) => r.slug))),
+        Effect.mapError((error) => new StoreError({ message: `readable rated protocols: ${error.message}` })),
+        Effect.withSpan("PgRatedProtocols.readable")
+      )
+    return RatedProtocols.of({ published, readable })
   })
 )
 

@@ -206,6 +206,57 @@ describe("PgCacheInvalidation versions (read before serving a cached response)",
     )
 
     it.effect(
+      "a change of whether the public can read an entity (status, is_private, is_active) or of its slug bumps every type (drag hints name it); any other change of it only its type",
+      () =>
+        Effect.gen(function* () {
+          const entities = yield* EntityRepository
+          const e = entity("oracle", "shown-oracle")
+          yield* entities.upsert([e])
+          let record = e.record as unknown as Record<string, unknown>
+          let last = yield* versionsOf
+          const bumped = (all: boolean, what: string) =>
+            Effect.gen(function* () {
+              const now = yield* versionsOf
+              for (const t of EntityTypes)
+                assert.strictEqual(now[t], plus(last[t], all || t === "oracle" ? 1 : 0), `${what}: ${t}`)
+              last = now
+            })
+          const write = (over: Record<string, unknown>) => {
+            record = { ...record, ...over }
+            return entities.upsert([{ ...e, record: record as never }])
+          }
+          yield* write({ name: "Renamed" })
+          yield* bumped(false, "a new name")
+          for (const over of [
+            { is_private: true },
+            { is_private: false },
+            { is_active: false },
+            { is_active: true },
+            { status: "draft" },
+            { status: "published" },
+            { slug: "shown-oracle-2" }
+          ]) {
+            yield* write(over)
+            yield* bumped(true, JSON.stringify(over))
+          }
+          yield* write({ is_private: true })
+          yield* bumped(true, "private")
+          yield* write({ is_active: false })
+          yield* bumped(false, "inactive while private: the public could not read it before either")
+          yield* write({ is_private: false, is_active: true })
+          yield* bumped(true, "readable again")
+          yield* entities.setStatus("oracle", e.record.id, "draft", T2)
+          yield* bumped(true, "ratings status draft")
+          yield* entities.setStatus("oracle", e.record.id, "scoring", T2)
+          yield* bumped(false, "ratings status scoring, from draft")
+          yield* entities.setStatus("oracle", e.record.id, "published", T2)
+          yield* bumped(true, "ratings status published")
+          yield* entities.upsert([entity("oracle", "new-draft-oracle", { status: "draft" })])
+          yield* bumped(true, "a new hidden entity (a concurrent write may have inserted it readable)")
+        }).pipe(Effect.provide(ports))
+    )
+
+    it.effect(
       "a rubric replacement and a batch of publications bump their types; an unchanged rubric does not",
       () =>
         Effect.gen(function* () {

@@ -20,26 +20,29 @@ export const IncidentHandlers = HttpApiBuilder.group(
   Effect.fnUntraced(function* (handlers) {
     const incidents = yield* IncidentService
     return handlers
-      .handle("feed", ({ query }) =>
-        incidents
-          .feed({
-            ...(query.slug === undefined ? {} : { slug: query.slug }),
-            ...(query.since === undefined ? {} : { since: query.since }),
-            // The contract checked it is one of the tiers.
-            min_status: (query.min_status ?? "confirmed") as IncidentTier,
-            limit: query.limit ?? FeedLimitDefault,
-            offset: query.offset ?? 0
-          })
-          .pipe(
-            Effect.catchTag("InvalidIncidentFeedQuery", (e) =>
-              Effect.fail(
-                new ValidationError({
-                  detail: [{ type: "value_error", loc: ["query"], msg: e.message, input: null }]
-                })
-              )
-            ),
-            mapReadErrors
+      .handle("feed", ({ query, request }) =>
+        Effect.flatMap(currentCaller(request), (caller) =>
+          incidents.feed(
+            {
+              ...(query.slug === undefined ? {} : { slug: query.slug }),
+              ...(query.since === undefined ? {} : { since: query.since }),
+              // The contract checked it is one of the tiers.
+              min_status: (query.min_status ?? "confirmed") as IncidentTier,
+              limit: query.limit ?? FeedLimitDefault,
+              offset: query.offset ?? 0
+            },
+            caller
           )
+        ).pipe(
+          Effect.catchTag("InvalidIncidentFeedQuery", (e) =>
+            Effect.fail(
+              new ValidationError({
+                detail: [{ type: "value_error", loc: ["query"], msg: e.message, input: null }]
+              })
+            )
+          ),
+          mapReadErrors
+        )
       )
       .handle("ingest", ({ payload, request }) =>
         Effect.gen(function* () {

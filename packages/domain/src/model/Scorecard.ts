@@ -84,7 +84,9 @@ export const ScorecardFields = {
     description: "Grade of the intrinsic composite, before dependency drag"
   }),
   largest_drag_hint: Schema.NullOr(Schema.String).annotate({
-    description: 'The dependency that drags the headline most (for example "chain: ethereum"), or null'
+    description:
+      'The dependency that drags the headline most (for example "chain: ethereum"); ' +
+      '"largest drag: <type>" when the public cannot read that dependency; or null'
   }),
   has_unrated_dependencies: Schema.Boolean,
   domain_scores: Schema.NullOr(DomainScores).annotate({

@@ -12,7 +12,7 @@
  * non-decreasing in it). An unrated dependency cannot drag (there is no score
  * to compare); it is flagged instead with has_unrated_dependencies.
  */
-import type { EntityType } from "../model/EntityType.ts"
+import { type EntityType, EntityTypes } from "../model/EntityType.ts"
 import * as Decimal from "./Decimal.ts"
 
 export interface Dependency {
@@ -97,3 +97,18 @@ export const publishedDrag = (
     has_unrated_dependencies: r.unrated
   }
 }
+
+/** The dependency a hint names, when the hint has the form the scoring writes (`"<type>: <slug>"`). */
+export const dragHintTarget = (
+  hint: string
+): { readonly entity_type: EntityType; readonly slug: string } | undefined => {
+  const at = hint.indexOf(": ")
+  const type = hint.slice(0, at)
+  const slug = hint.slice(at + 2)
+  return at > 0 && slug !== "" && (EntityTypes as ReadonlyArray<string>).includes(type)
+    ? { entity_type: type as EntityType, slug }
+    : undefined
+}
+
+/** A hint that gives the dependency's type without its name (the form api-facts shows: "largest drag: oracle"). */
+export const typeOnlyDragHint = (type: EntityType): string => `largest drag: ${type}`

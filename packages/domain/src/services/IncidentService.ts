@@ -5,10 +5,12 @@
  * applied downgrade (spec part 1, rule 4).
  */
 import { Clock, Context, Effect, Layer, Option, Ref, Result, Schema, Semaphore } from "effect"
-import { toFeedFilter } from "../incidents/IncidentFeed.ts"
+import { isAdmin, isPubliclyReadable } from "../access/Projection.ts"
+import { type IncidentFeedFilter, toFeedFilter } from "../incidents/IncidentFeed.ts"
 import { applyReport, type IngestOutcome, toServed } from "../incidents/IncidentLifecycle.ts"
 import { makeMatcher, type RatedProtocol } from "../incidents/IncidentMatching.ts"
 import type { IncidentTier } from "../incidents/IncidentTier.ts"
+import type { Caller } from "../model/Caller.ts"
 import {
   type Incident,
   type IncidentFeedPage,
@@ -45,13 +47,24 @@ export class RatedProtocolsMemory extends Context.Service<
  */
 export class RatedProtocols extends Context.Service<
   RatedProtocols,
-  { readonly published: Effect.Effect<ReadonlyArray<RatedProtocol>, StoreError> }
+  {
+    readonly published: Effect.Effect<ReadonlyArray<RatedProtocol>, StoreError>
+    /** Those of `slugs` that are slugs of `published` protocols now: the ones the public may see named. */
+    readonly readable: (slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, StoreError>
+  }
 >()("@ratings/domain/services/RatedProtocols") {
   static readonly layerMemory = Layer.effect(
     RatedProtocols,
     Effect.gen(function* () {
       const ref = yield* RatedProtocolsMemory
-      return RatedProtocols.of({ published: Ref.get(ref) })
+      return RatedProtocols.of({
+        published: Ref.get(ref),
+        readable: (slugs) =>
+          Effect.map(Ref.get(ref), (rated) => {
+            const wanted = new Set(slugs)
+            return new Set(rated.map((p) => p.slug).filter((slug) => wanted.has(slug)))
+          })
+      })
     })
   ).pipe(Layer.provideMerge(Layer.effect(RatedProtocolsMemory, Ref.make<ReadonlyArray<RatedProtocol>>([]))))
 
@@ -73,7 +86,18 @@ export class RatedProtocols extends Context.Service<
         )
         return records.filter((r) => rated.has(r.id)).map((r) => ({ slug: r.slug, name: r.name }))
       })
-      return RatedProtocols.of({ published })
+      const readable = (slugs: ReadonlyArray<string>) =>
+        Effect.gen(function* () {
+          const out = new Set<string>()
+          for (const slug of new Set(slugs)) {
+            const found = yield* entities.findBySlug("protocol", slug)
+            if (Option.isNone(found) || !isPubliclyReadable(found.value)) continue
+            const card = yield* scorecards.latest("protocol", found.value.id, "published")
+            if (Option.isSome(card)) out.add(slug)
+          }
+          return out as ReadonlySet<string>
+        })
+      return RatedProtocols.of({ published, readable })
     })
   )
 }
@@ -91,7 +115,16 @@ export class IncidentService extends Context.Service<
   IncidentService,
   {
     ingest(input: unknown): Effect.Effect<IngestResult, InvalidIncidentReport | StoreError>
-    feed(query: IncidentFeedQuery): Effect.Effect<IncidentFeedPage, InvalidIncidentFeedQuery | StoreError>
+    /**
+     * One page of the feed as `caller` may read it; without a caller, as the
+     * public reads it. Only an admin reads incidents as stored: for everyone
+     * else an incident names a protocol only while it is a rated protocol the
+     * public can read (`publicFeed`).
+     */
+    feed(
+      query: IncidentFeedQuery,
+      caller?: Caller
+    ): Effect.Effect<IncidentFeedPage, InvalidIncidentFeedQuery | StoreError>
   }
 >()("@ratings/domain/services/IncidentService") {
   static readonly layer = Layer.effect(
@@ -137,10 +170,33 @@ export class IncidentService extends Context.Service<
         (effect) => ingestLock.withPermit(effect)
       )
 
-      const feed = Effect.fn("IncidentService.feed")(function* (query: IncidentFeedQuery) {
+      /**
+       * The feed as the public reads it (docs/adr/0003-access-and-lists.md): an
+       * incident whose protocol the public cannot read now (hidden since it
+       * matched, or renamed) is served unmatched, slug null and
+       * matched_protocol false, as an incident at an unrated protocol is; and
+       * `?slug=` by such a protocol answers exactly like an unknown slug.
+       */
+      const publicFeed = (filter: IncidentFeedFilter) =>
+        Effect.gen(function* () {
+          if (filter.slug !== undefined && !(yield* rated.readable([filter.slug])).has(filter.slug))
+            return { items: [], total: 0 } satisfies IncidentFeedPage
+          const page = yield* repository.feed(filter)
+          const slugs = page.items.flatMap((i) => (i.slug === null ? [] : [i.slug]))
+          const readable = slugs.length === 0 ? new Set<string>() : yield* rated.readable(slugs)
+          const items = page.items.map(
+            (i): Incident =>
+              i.slug === null || readable.has(i.slug) ? i : { ...i, slug: null, matched_protocol: false }
+          )
+          return { items, total: page.total } satisfies IncidentFeedPage
+        })
+
+      const feed = Effect.fn("IncidentService.feed")(function* (query: IncidentFeedQuery, caller?: Caller) {
         const filter = toFeedFilter(query)
         if (Result.isFailure(filter)) return yield* new InvalidIncidentFeedQuery({ message: filter.failure })
-        return yield* repository.feed(filter.success)
+        return yield* caller !== undefined && isAdmin(caller)
+          ? repository.feed(filter.success)
+          : publicFeed(filter.success)
       })
 
       return IncidentService.of({ ingest, feed })

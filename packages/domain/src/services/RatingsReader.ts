@@ -11,6 +11,7 @@ import {
   effectiveListFlags,
   isAdmin,
   isDetailVisible,
+  isPubliclyReadable,
   projectScorecardList
 } from "../access/Projection.ts"
 import type { Caller } from "../model/Caller.ts"
@@ -29,6 +30,7 @@ import type {
 import type { Scorecard, ScorecardDetail } from "../model/Scorecard.ts"
 import { Attribution, MethodologyUrl } from "../model/ServiceInfo.ts"
 import { BridgeCategoryDomains, BridgeQuestionCatalogue } from "../scoring/BridgeRubric.ts"
+import { dragHintTarget, typeOnlyDragHint } from "../scoring/DependencyDrag.ts"
 import { GradeLadder, GradeRounding } from "../scoring/GradeLadder.ts"
 import { domainsOfType, MethodologyName, MethodologyVersion } from "../scoring/Methodology.ts"
 import { defaultDomainWeights } from "../scoring/ScoreEntity.ts"
@@ -203,6 +205,27 @@ export class RatingsReader extends Context.Service<
               return hiddenNames(chains, organisations)
             })
 
+      /**
+       * Drag hints as this caller may read them: a hint names its dependency
+       * only when the public can read that entity now (an existing, published,
+       * active, non-private entity of that type and slug); otherwise it gives
+       * the type alone, "largest drag: <type>" (docs/adr/0003-access-and-lists.md).
+       * Admins read hints as stored. Returns the projection of one hint.
+       */
+      const dragHintsFor = (caller: Caller, hints: ReadonlyArray<string | null>) =>
+        Effect.gen(function* () {
+          const replaced = new Map<string, string>()
+          if (isAdmin(caller)) return (hint: string | null) => hint
+          for (const hint of new Set(hints)) {
+            const target = hint === null ? undefined : dragHintTarget(hint)
+            if (hint === null || target === undefined) continue
+            const named = yield* entities.findBySlug(target.entity_type, target.slug)
+            if (Option.isNone(named) || !isPubliclyReadable(named.value))
+              replaced.set(hint, typeOnlyDragHint(target.entity_type))
+          }
+          return (hint: string | null) => (hint === null ? null : (replaced.get(hint) ?? hint))
+        })
+
       return RatingsReader.of({
         list: (caller, request) =>
           Effect.gen(function* () {
@@ -243,7 +266,16 @@ export class RatingsReader extends Context.Service<
           Effect.gen(function* () {
             const record = yield* rated(caller, resolve(type, idOrSlug))
             const all = yield* scorecards.listForEntity(type, record.id)
-            const items = projectScorecardList(caller, type, all)
+            const projected = projectScorecardList(caller, type, all)
+            const hint = yield* dragHintsFor(
+              caller,
+              projected.map((s) => s.largest_drag_hint)
+            )
+            const items = projected.map((s) =>
+              hint(s.largest_drag_hint) === s.largest_drag_hint
+                ? s
+                : { ...s, largest_drag_hint: hint(s.largest_drag_hint) }
+            )
             return { items, total: items.length }
           }),
 
@@ -252,6 +284,7 @@ export class RatingsReader extends Context.Service<
             yield* gate(caller, "domains")
             const record = yield* ratedBySlug(caller, type, slug)
             const card = yield* latestPublished(type, record.id)
+            const hint = yield* dragHintsFor(caller, [card?.largest_drag_hint ?? null])
             return {
               entity: brief(record),
               composite_score: card?.composite_score ?? null,
@@ -259,7 +292,7 @@ export class RatingsReader extends Context.Service<
               letter_grade: card?.letter_grade ?? null,
               intrinsic_composite_score: card?.intrinsic_composite_score ?? null,
               intrinsic_letter_grade: card?.intrinsic_letter_grade ?? null,
-              largest_drag_hint: card?.largest_drag_hint ?? null,
+              largest_drag_hint: hint(card?.largest_drag_hint ?? null),
               has_unrated_dependencies: card?.has_unrated_dependencies ?? false,
               domain_scores: card?.domain_scores ?? {},
               last_rated_at: card?.last_rated_at ?? null
@@ -362,7 +395,12 @@ export class RatingsReader extends Context.Service<
               (caller._tag === "Admin" || card.status !== "draft")
             if (!visible) return yield* new NotFound()
             const { dependencies: _d, evidence: _e, ...detail } = card
-            return { ...detail, mvc_gates: type === "chain" ? detail.mvc_gates : null }
+            const hint = yield* dragHintsFor(caller, [detail.largest_drag_hint])
+            return {
+              ...detail,
+              largest_drag_hint: hint(detail.largest_drag_hint),
+              mvc_gates: type === "chain" ? detail.mvc_gates : null
+            }
           }),
 
         methodology: () =>
