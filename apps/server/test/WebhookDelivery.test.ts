@@ -244,7 +244,9 @@ describe("webhook delivery by `ratings serve`", () => {
     const rules = await createRules(
       databaseUrl,
       world.serverKey,
+      // Four accounts of 50 rules each: an account holds at most 100 rules (AlertRuleLimits).
       Array.from({ length: 200 }, (_, i) => ({
+        accountId: `webhook-test-account-${i % 4}`,
         webhookUrl: receiver.url(`/r/${i}`),
         slugs: ["lendwell"],
         events: ["rating.changed" as const]

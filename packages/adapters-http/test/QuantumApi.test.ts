@@ -141,7 +141,8 @@ const quantumRoutes = (it: ServerIt) =>
         Effect.gen(function* () {
           const cases: ReadonlyArray<readonly [string, string]> = [
             [slugOf("chain", "beta"), "not assessed by source"],
-            [slugOf("chain", "retired"), "not assessed by source"],
+            // An inactive chain is hidden from the public, so it answers like an unknown one (ADR 0003).
+            [slugOf("chain", "retired"), "unknown chain"],
             ["no-such-chain", "unknown chain"],
             ["NOT%20A%20SLUG", "unknown chain"]
           ]
