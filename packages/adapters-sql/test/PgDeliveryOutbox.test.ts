@@ -3,7 +3,7 @@ import { Effect, Exit, Fiber, Latch, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { millisOf, responded } from "@ratings/domain/model/Delivery"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
-import { retryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
+import { RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import * as PgDeliveryOutbox from "../src/PgDeliveryOutbox.ts"
 import { otherProcessClient, secondConnection, sharedDatabase } from "./contract/events-database.ts"
 import {
@@ -304,7 +304,7 @@ describe("PgDeliveryOutbox", () => {
       }).pipe(Effect.provide(PgDeliveryOutbox.layer))
     )
 
-    it.effect("layerWith runs the outbox on a scaled retry policy", () =>
+    it.effect("the outbox runs on the RetryPolicy provided (here a scaled one)", () =>
       Effect.gen(function* () {
         yield* truncate
         const outbox = yield* DeliveryOutbox
@@ -315,7 +315,7 @@ describe("PgDeliveryOutbox", () => {
           outcome: responded(502, 1)
         })
         assert.strictEqual(millisOf(after.next_attempt_at!) - T0, 30)
-      }).pipe(Effect.provide(PgDeliveryOutbox.layerWith(retryPolicy({ scale: 0.001 }))))
+      }).pipe(Effect.provide(PgDeliveryOutbox.layer.pipe(Layer.provide(RetryPolicy.layer({ scale: 0.001 })))))
     )
   })
 })
