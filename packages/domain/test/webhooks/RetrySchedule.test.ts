@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fc from "fast-check"
-import { millisOf, responded } from "../../src/model/Delivery.ts"
+import { type Delivery, millisOf, responded } from "../../src/model/Delivery.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { newDelivery } from "../../src/webhooks/DeliveryStateMachine.ts"
 import {
@@ -103,10 +103,10 @@ const runToTheEnd = (
     let due: number | undefined = T0
     while (due !== undefined) {
       yield* beforeEach(due, outbox)
-      const [claimed] = yield* outbox.claimDue({ at: due, limit: 1 })
+      const [claimed]: ReadonlyArray<Delivery> = yield* outbox.claimDue({ at: due, limit: 1 })
       assert.isDefined(claimed, "the delivery is claimable at its offset")
       starts.push(due - T0)
-      const { delivery } = yield* outbox.recordAttempt(claimed!, {
+      const { delivery }: { readonly delivery: Delivery } = yield* outbox.recordAttempt(claimed!, {
         at: due,
         outcome: responded(503, elapsedMs)
       })
