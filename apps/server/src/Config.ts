@@ -7,7 +7,7 @@ import {
   DefaultPollInterval,
   TransportGraceMs
 } from "@ratings/domain/services/WebhookDispatcher"
-import { ReceiverTimeoutMs, type RetryPolicy, retryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
+import { ReceiverTimeoutMs } from "@ratings/domain/webhooks/RetrySchedule"
 import type { TargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
 import { Config, ConfigProvider, Duration, Effect, Option, type Redacted, Schema } from "effect"
 
@@ -241,13 +241,6 @@ export const WebhookDeliveryConfig: Config.Config<WebhookDeliverySettings> = Con
       : Effect.succeed(settings)
   })
 )
-
-/**
- * The retry policy of the settings. The outbox (which applies the offsets)
- * and the dispatcher (which wakes at them) must be given this same policy.
- */
-export const webhookRetryPolicy = (settings: Pick<WebhookDeliverySettings, "retryScale">): RetryPolicy =>
-  retryPolicy({ scale: Option.getOrUndefined(settings.retryScale) })
 
 /** The setting that lets webhooks reach private, loopback and link-local targets. */
 export const WebhookAllowPrivateTargetsSetting = "RATINGS_WEBHOOK_ALLOW_PRIVATE_TARGETS"

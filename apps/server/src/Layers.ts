@@ -21,6 +21,8 @@ import * as PgTransaction from "@ratings/adapters-sql/PgTransaction"
 import { SecretBox } from "@ratings/adapters-sql/SecretBox"
 import * as HmacSigner from "@ratings/adapters-webhook/HmacSigner"
 import * as UndiciTransport from "@ratings/adapters-webhook/UndiciTransport"
+import { Projection } from "@ratings/domain/access/Projection"
+import { IncidentLifecycle } from "@ratings/domain/incidents/IncidentLifecycle"
 import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
@@ -32,27 +34,40 @@ import { Publisher } from "@ratings/domain/services/Publisher"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { WebhookDispatcher } from "@ratings/domain/services/WebhookDispatcher"
+import { RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import { WebhookTargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
 import { Duration, Effect, Layer, Option, type Redacted } from "effect"
 import {
   QuantumConfig,
   QuantumSourceUrlSetting,
   WebhookDeliveryConfig,
-  WebhookTargetsConfig,
-  webhookRetryPolicy
+  WebhookTargetsConfig
 } from "./Config.ts"
 import { NodeIdGenerator } from "./NodeIdGenerator.ts"
 
 /**
- * The outbox on the configured retry policy (the offsets scaled only under
- * NODE_ENV=test); `webhookDispatcherLoop` reads the same settings, so the
- * outbox and the dispatcher always run on one policy.
+ * The policies the domain is built around, provided once for everything that
+ * reads them: the retry policy as configured (the offsets scaled only under
+ * NODE_ENV=test), read by the outbox, which applies its offsets, and by every
+ * dispatcher, which reads its receiver timeout and wakes at its retry times;
+ * the tier projection; the incident lifecycle; and scoring.
  */
-const deliveryOutbox = Layer.unwrap(
-  Effect.map(WebhookDeliveryConfig, (settings) => PgDeliveryOutbox.layerWith(webhookRetryPolicy(settings)))
+export const policies = Layer.mergeAll(
+  Layer.unwrap(
+    Effect.map(WebhookDeliveryConfig, (settings) =>
+      RetryPolicy.layer({ scale: Option.getOrUndefined(settings.retryScale) })
+    )
+  ),
+  Projection.layer,
+  IncidentLifecycle.layer,
+  Scoring.layer
 )
 
-/** Every port of the domain on Postgres. Needs the PgClient of `database`. */
+/**
+ * Every port of the domain on Postgres, with the `policies` they and the use
+ * cases read (and everything built over `application` reads, such as
+ * `webhookDispatcherLoop`). Needs the PgClient of `database`.
+ */
 export const stores = (serverKey: Redacted.Redacted<string>) =>
   Layer.mergeAll(
     PgEntityRepository.layer,
@@ -64,12 +79,11 @@ export const stores = (serverKey: Redacted.Redacted<string>) =>
     PgIncidentRepository.layer,
     PgIncidentRepository.layerRatedProtocols,
     PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey))),
-    deliveryOutbox,
+    PgDeliveryOutbox.layer,
     PgQuantumSnapshotStore.layer,
     PgReadiness.layer,
-    NodeIdGenerator,
-    Scoring.layer
-  )
+    NodeIdGenerator
+  ).pipe(Layer.provideMerge(policies))
 
 /**
  * The LayerQu dataset as configured: the live source at
@@ -108,15 +122,7 @@ export const webhookPorts = Layer.unwrap(
  * loop: it makes the attempts test-webhook reports on, at once;
  * `webhookDispatcherLoop` sends everything else.
  */
-const alertRules = AlertRuleService.layer.pipe(
-  Layer.provide(
-    Layer.unwrap(
-      Effect.map(WebhookDeliveryConfig, (settings) =>
-        WebhookDispatcher.layerWithoutLoop({ policy: webhookRetryPolicy(settings) })
-      )
-    )
-  )
-)
+const alertRules = AlertRuleService.layer.pipe(Layer.provide(WebhookDispatcher.layerWithoutLoop()))
 
 /** The domain's use cases over the stores and the webhook ports. */
 export const services = (serverKey: Redacted.Redacted<string>) =>
@@ -125,7 +131,7 @@ export const services = (serverKey: Redacted.Redacted<string>) =>
     Publisher.layer,
     ExportService.layer,
     CompareService.layer,
-    PgIncidentRepository.serialisedIngest(IncidentService.layer),
+    IncidentService.layer,
     quantum,
     alertRules
   ).pipe(Layer.provideMerge(Layer.merge(stores(serverKey), webhookPorts)))
@@ -157,7 +163,7 @@ export const responseCache = (config?: ResponseCacheConfig) =>
 /**
  * The webhook dispatcher of a server process: its loop runs for the lifetime
  * of the layer, claiming due deliveries from the outbox and sending them, on
- * the configured retry policy, concurrency, poll interval and (tests only)
+ * the retry policy of `policies`, the configured concurrency, poll interval and (tests only)
  * claim lease. Closing the layer (shutdown) interrupts the loop and its
  * sends; their claims expire and another process, or this one restarted,
  * makes those attempts. Needs the rules and outbox of `stores`, a Signer
@@ -166,7 +172,6 @@ export const responseCache = (config?: ResponseCacheConfig) =>
 export const webhookDispatcherLoop = Layer.unwrap(
   Effect.map(WebhookDeliveryConfig, (settings) =>
     WebhookDispatcher.layer({
-      policy: webhookRetryPolicy(settings),
       concurrency: settings.concurrency,
       pollInterval: settings.pollInterval,
       leaseMs: Option.getOrUndefined(Option.map(settings.lease, Duration.toMillis))

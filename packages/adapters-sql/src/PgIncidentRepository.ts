@@ -1,7 +1,7 @@
 /**
  * The IncidentRepository port on Postgres, the `RatedProtocols` port over the
- * ratings tables, and the wiring that keeps ingest safe when several server
- * processes ingest at once.
+ * ratings tables, and the serialisation that keeps ingest safe when several
+ * server processes ingest at once (the rule itself is the IncidentService's).
  *
  * What leaves this module: the domain's `IncidentRecord` to the lifecycle
  * (which needs the nonces to spot a replay), and the served `Incident` to the
@@ -11,8 +11,8 @@
  * lifecycle), write (upsert). Two processes doing that for one hack at the
  * same moment could each miss the other. Two layers of defence:
  * - `findFor` and `upsert` take a transaction-scoped advisory lock on the
- *   report's aggregation key. `serialisedIngest` runs each whole ingest in one
- *   transaction, so the lock taken by `findFor` is held until the write
+ *   report's aggregation key. `withIngestLock` (the port operation the
+ *   IncidentService runs each ingest through) runs it in one transaction, so the lock taken by `findFor` is held until the write
  *   commits, and a second ingest of the same hack reads the first one's result
  *   (in READ COMMITTED each statement after the lock sees it).
  * - `upsert` checks, under that lock, that it is not writing from a stale
@@ -20,7 +20,7 @@
  *   land within the aggregation window of one already stored, and the nonce
  *   table's primary key refuses a nonce held elsewhere. A refusal is a
  *   StoreError marked as a conflict (`isIncidentConflict`), which
- *   `serialisedIngest` retries; a caller without it gets an error, never a
+ *   `withIngestLock` retries; a caller without it gets an error, never a
  *   second incident for one hack or a nonce applied twice.
  */
 import { Effect, Layer, Option, Result, Schedule } from "effect"
@@ -44,7 +44,7 @@ import {
 } from "@ratings/domain/model/Incident"
 import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
-import { IncidentService, RatedProtocols } from "@ratings/domain/services/IncidentService"
+import { RatedProtocols } from "@ratings/domain/services/IncidentService"
 
 const ConflictPrefix = "incident write conflict"
 
@@ -160,6 +160,28 @@ const toIncident = (row: FeedRow): Incident => ({
 })
 
 const clampCount = (n: number): number => Math.max(0, Math.trunc(n))
+
+/** How often a conflicting or serialisation-failed ingest is run again before the error is returned. */
+const IngestRetries = 5
+
+const isRetryable = (error: unknown): boolean =>
+  (error instanceof StoreError && isIncidentConflict(error)) ||
+  (SqlError.isSqlError(error) && error.isRetryable)
+
+/**
+ * An ingest in one transaction, so the advisory lock `findFor` takes on the
+ * hack's aggregation key is held until its write commits; a write refused as
+ * decided on a stale read (or a serialisation failure) runs the ingest again.
+ */
+const withIngestLock =
+  (sql: SqlClient.SqlClient) =>
+  <A, E, R>(ingest: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
+    sql
+      .withTransaction(ingest)
+      .pipe(
+        Effect.retry({ while: isRetryable, schedule: Schedule.recurs(IngestRetries) }),
+        mapSqlError("ingest")
+      )
 
 export const layer: Layer.Layer<IncidentRepository, never, SqlClient.SqlClient> = Layer.effect(
   IncidentRepository,
@@ -321,7 +343,7 @@ export const layer: Layer.Layer<IncidentRepository, never, SqlClient.SqlClient> 
         return { items: rows.map(toIncident), total: count?.total ?? 0 } satisfies IncidentFeedPage
       }).pipe(mapSqlError("feed"), Effect.withSpan("PgIncidentRepository.feed"))
 
-    return IncidentRepository.of({ findByNonce, findFor, upsert, feed })
+    return IncidentRepository.of({ findByNonce, findFor, upsert, feed, withIngestLock: withIngestLock(sql) })
   })
 )
 
@@ -356,36 +378,3 @@ export const layerRatedProtocols: Layer.Layer<RatedProtocols, never, SqlClient.S
     return RatedProtocols.of({ published, readable })
   })
 )
-
-/** How often a conflicting or serialisation-failed ingest is run again before the error is returned. */
-const IngestRetries = 5
-
-/**
- * The incident service with every ingest run in one transaction, so the
- * advisory lock `findFor` takes on the hack's aggregation key is held until
- * its write commits, and with a conflicting write retried. Wire the server's
- * IncidentService through this when its repository is `layer` above.
- */
-export const serialisedIngest = <E, R>(
-  service: Layer.Layer<IncidentService, E, R>
-): Layer.Layer<IncidentService, E, R | SqlClient.SqlClient> =>
-  Layer.effect(
-    IncidentService,
-    Effect.gen(function* () {
-      const inner = yield* IncidentService
-      const sql = yield* SqlClient.SqlClient
-      const retryable = (error: { readonly _tag: string }) =>
-        (error._tag === "StoreError" && isIncidentConflict(error as StoreError)) ||
-        (SqlError.isSqlError(error) && error.isRetryable)
-      return IncidentService.of({
-        ...inner,
-        ingest: (input) =>
-          sql
-            .withTransaction(inner.ingest(input))
-            .pipe(
-              Effect.retry({ while: retryable, schedule: Schedule.recurs(IngestRetries) }),
-              mapSqlError("ingest")
-            )
-      })
-    })
-  ).pipe(Layer.provide(service))

@@ -3,7 +3,7 @@ import { Effect, Exit, Fiber, Latch, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { millisOf, responded } from "@ratings/domain/model/Delivery"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
-import { retryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
+import { RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import * as PgDeliveryOutbox from "../src/PgDeliveryOutbox.ts"
 import { otherProcessClient, secondConnection, sharedDatabase } from "./contract/events-database.ts"
 import {
@@ -283,6 +283,35 @@ describe("PgDeliveryOutbox", () => {
         }).pipe(Effect.provide(PgDeliveryOutbox.layer))
     )
 
+    it.effect(
+      "a row that does not decode with the domain's schema is a StoreError defect, not a value cast into shape",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const sql = yield* SqlClient.SqlClient
+          const outbox = yield* DeliveryOutbox
+          yield* outbox.enqueue([delivery(1)])
+          // Only a constraint dropped inside this transaction (rolled back below) lets such a row in.
+          let exit: Exit.Exit<unknown, unknown> | undefined
+          yield* sql
+            .withTransaction(
+              Effect.gen(function* () {
+                yield* sql`ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_event_check`
+                yield* sql`UPDATE webhook_deliveries SET event = 'rating.unknown' WHERE delivery_id = ${deliveryId(1)}`
+                exit = yield* Effect.exit(outbox.get(deliveryId(1)))
+                return yield* Effect.fail("roll back" as const)
+              })
+            )
+            .pipe(Effect.ignore)
+          assert.isTrue(exit !== undefined && Exit.hasDies(exit), "a defect")
+          assert.include(
+            String(exit !== undefined && Exit.isFailure(exit) ? exit.cause : ""),
+            "did not decode"
+          )
+          assert.strictEqual((yield* outbox.get(deliveryId(1))).event, "rating.changed", "rolled back")
+        }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
     it.effect("a fan-out larger than one INSERT keeps its order and lands whole", () =>
       Effect.gen(function* () {
         yield* truncate
@@ -304,7 +333,7 @@ describe("PgDeliveryOutbox", () => {
       }).pipe(Effect.provide(PgDeliveryOutbox.layer))
     )
 
-    it.effect("layerWith runs the outbox on a scaled retry policy", () =>
+    it.effect("the outbox runs on the RetryPolicy provided (here a scaled one)", () =>
       Effect.gen(function* () {
         yield* truncate
         const outbox = yield* DeliveryOutbox
@@ -315,7 +344,7 @@ describe("PgDeliveryOutbox", () => {
           outcome: responded(502, 1)
         })
         assert.strictEqual(millisOf(after.next_attempt_at!) - T0, 30)
-      }).pipe(Effect.provide(PgDeliveryOutbox.layerWith(retryPolicy({ scale: 0.001 }))))
+      }).pipe(Effect.provide(PgDeliveryOutbox.layer.pipe(Layer.provide(RetryPolicy.layer({ scale: 0.001 })))))
     )
   })
 })

@@ -100,7 +100,7 @@ incidentServiceContract("layerMemory", () =>
   )
 )
 incidentServiceContract("PgIncidentRepository", () =>
-  PgIncidentRepository.serialisedIngest(IncidentService.layer).pipe(
+  IncidentService.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(pgIncidents, pgRating, IdGenerator.layerMemory)),
     Layer.provide(database)
   )
@@ -143,9 +143,7 @@ describe("PgIncidentRepository", () => {
       () =>
         Effect.gen(function* () {
           yield* truncate
-          const stack = PgIncidentRepository.serialisedIngest(IncidentService.layer).pipe(
-            Layer.provide(Layer.mergeAll(pgIncidents, randomIds))
-          )
+          const stack = IncidentService.layer.pipe(Layer.provide(Layer.mergeAll(pgIncidents, randomIds)))
           const a = yield* Layer.build(stack)
           const b = yield* Layer.build(stack.pipe(Layer.provide(otherProcessClient)))
           for (let round = 0; round < 3; round++) {

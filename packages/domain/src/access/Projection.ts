@@ -1,12 +1,15 @@
 /**
  * What each caller sees (spec part 2 "Visibility", part 4 scorecard list rule,
- * part 5 rule 4). Pure functions over plain records: the HTTP and SQL adapters
- * call them, so the rules are written once.
+ * part 5 rule 4). Pure functions over plain records, so the rules are written
+ * once, and the `Projection` service over them (with Capabilities.ts), which
+ * use cases and handlers read.
  */
+import { Context, Layer } from "effect"
 import type { Caller } from "../model/Caller.ts"
 import type { EntityStatus } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import type { ScorecardStatus } from "../model/Scorecard.ts"
+import { authorize, capabilitiesOf } from "./Capabilities.ts"
 
 export interface VisibleRecord {
   readonly is_active: boolean
@@ -133,3 +136,49 @@ export const latestPublished = <S extends ScorecardLike>(scorecards: ReadonlyArr
   }
   return best
 }
+
+// ---------------------------------------------------------------------------
+// The service
+
+export interface TierProjection {
+  readonly isAdmin: typeof isAdmin
+  readonly effectiveListFlags: typeof effectiveListFlags
+  readonly isListed: typeof isListed
+  readonly isDetailVisible: typeof isDetailVisible
+  readonly areScorecardsVisible: typeof areScorecardsVisible
+  readonly isPubliclyReadable: typeof isPubliclyReadable
+  readonly projectScorecardList: typeof projectScorecardList
+  readonly latestPublished: typeof latestPublished
+  /** Whether the caller holds a capability's tier (the one table of access, Capabilities.ts). */
+  readonly authorize: typeof authorize
+  readonly capabilitiesOf: typeof capabilitiesOf
+}
+
+const StandardProjection: TierProjection = {
+  isAdmin,
+  effectiveListFlags,
+  isListed,
+  isDetailVisible,
+  areScorecardsVisible,
+  isPubliclyReadable,
+  projectScorecardList,
+  latestPublished,
+  authorize,
+  capabilitiesOf
+}
+
+/**
+ * Tier projection and access as a service, like `Scoring`: what each caller
+ * may do and see, read with `yield* Projection` by the use cases and handlers
+ * that project, so another tool can embed the same core behind one seam. The
+ * work is done by the pure functions above (and Capabilities.ts), which the
+ * property tests check. Without a provider it is those functions; the app
+ * provides `Projection.layer` once.
+ */
+const projectionReference = Context.Reference<TierProjection>("@ratings/domain/access/Projection", {
+  defaultValue: () => StandardProjection
+})
+
+export const Projection = Object.assign(projectionReference, {
+  layer: Layer.succeed(projectionReference, StandardProjection) as Layer.Layer<never>
+})

@@ -17,7 +17,7 @@
  * the form this service writes (`canonicalTimestamp`: UTC, `+00:00`,
  * microseconds kept), so that a source's `Z` is not served back as `Z`.
  */
-import { Result } from "effect"
+import { Context, Layer, Result } from "effect"
 import {
   type Incident,
   type IncidentRecord,
@@ -274,3 +274,33 @@ export const toServed = (state: IncidentRecord): Incident | undefined => {
     resolution: state.resolution
   }
 }
+
+// ---------------------------------------------------------------------------
+// The service
+
+export interface IncidentLifecyclePolicy {
+  /** Which stored incident a report belongs to (`selectIncident`). */
+  readonly selectIncident: typeof selectIncident
+  /** One report applied to its incident, or a new incident (`applyReport`). */
+  readonly applyReport: typeof applyReport
+  /** The served item, or undefined while not servable (`toServed`). */
+  readonly toServed: typeof toServed
+}
+
+/**
+ * The incident lifecycle as a service, like `Scoring`: use cases read it
+ * (`yield* IncidentLifecycle`) rather than import the functions, so another
+ * tool can embed the same core behind one seam. The work is done by the pure
+ * functions above, which the property tests check. Without a provider it is
+ * those functions; the app provides `IncidentLifecycle.layer` once.
+ */
+const StandardLifecycle: IncidentLifecyclePolicy = { selectIncident, applyReport, toServed }
+
+const lifecycleReference = Context.Reference<IncidentLifecyclePolicy>(
+  "@ratings/domain/incidents/IncidentLifecycle",
+  { defaultValue: () => StandardLifecycle }
+)
+
+export const IncidentLifecycle = Object.assign(lifecycleReference, {
+  layer: Layer.succeed(lifecycleReference, StandardLifecycle) as Layer.Layer<never>
+})

@@ -20,28 +20,30 @@
  * would leave a window in which a dispatcher takes it first, and the caller
  * could not report the outcome of its own attempt.
  *
- * Every transition goes through the pure DeliveryStateMachine, in memory and
- * in SQL alike. Production: adapters-sql (a table claimed with
- * `FOR UPDATE SKIP LOCKED` and a lease column). `layerMemory` keeps it all in
- * a Ref; `layerMemoryWith(policy)` runs it on a scaled retry policy.
+ * Every transition is computed by the domain (webhooks/DeliveryTransitions:
+ * the pure DeliveryStateMachine on the `RetryPolicy` in context) and handed to
+ * the store as a guarded write, in memory and in SQL alike. Production:
+ * adapters-sql (a table claimed with `FOR UPDATE SKIP LOCKED` and a lease
+ * column). `layerMemory` keeps it all in a Ref.
  */
 import { Context, Effect, Layer, Ref, Result } from "effect"
 import {
   type Delivery,
   type DeliveryAttempt,
   DeliveryNotFound,
-  DeliveryTransitionRejected,
+  type DeliveryTransitionRejected,
   type DeliveryWithAttempts,
   millisOf
 } from "../model/Delivery.ts"
+import { type AttemptInput, type AttemptRecorded, isDue } from "../webhooks/DeliveryStateMachine.ts"
 import {
-  type AttemptInput,
-  type AttemptRecorded,
-  isDue,
-  recordAttempt,
-  refire
-} from "../webhooks/DeliveryStateMachine.ts"
-import { DefaultRetryPolicy, ReceiverTimeoutMs, type RetryPolicy } from "../webhooks/RetrySchedule.ts"
+  type ClaimedAttempt,
+  recordAttempts,
+  refireStored,
+  sameState,
+  type TransitionStore
+} from "../webhooks/DeliveryTransitions.ts"
+import { ReceiverTimeoutMs, RetryPolicy } from "../webhooks/RetrySchedule.ts"
 
 /** Default claim lease: long enough for a send that uses its whole timeout, with room to record it. */
 export const DefaultLeaseMs = 6 * ReceiverTimeoutMs
@@ -54,10 +56,7 @@ export interface ClaimOptions {
 }
 
 /** One attempt to record: the delivery as it was claimed, and what the attempt gave. */
-export interface AttemptToRecord {
-  readonly claimed: Delivery
-  readonly input: AttemptInput
-}
+export type AttemptToRecord = ClaimedAttempt
 
 /** The result of recording one attempt: recorded, or refused for that delivery alone. */
 export type AttemptRecordResult = Result.Result<
@@ -115,11 +114,8 @@ export class DeliveryOutbox extends Context.Service<
     ) => Effect.Effect<Delivery, DeliveryNotFound | DeliveryTransitionRejected>
   }
 >()("@ratings/domain/ports/DeliveryOutbox") {
-  static readonly layerMemoryWith = (policy: RetryPolicy): Layer.Layer<DeliveryOutbox> =>
-    Layer.effect(DeliveryOutbox, makeMemory(policy))
-
-  static readonly layerMemory: Layer.Layer<DeliveryOutbox> =
-    DeliveryOutbox.layerMemoryWith(DefaultRetryPolicy)
+  /** In a Ref, on the `RetryPolicy` in context (the spec's schedule unless one is provided). */
+  static readonly layerMemory: Layer.Layer<DeliveryOutbox> = Layer.effect(DeliveryOutbox, makeMemory())
 }
 
 interface Entry {
@@ -138,61 +134,29 @@ const withAttempts = (entry: Entry): DeliveryWithAttempts => ({
 
 const newestFirst = (entries: Iterable<Entry>): Array<Entry> => [...entries].reverse()
 
-function makeMemory(policy: RetryPolicy) {
+function makeMemory() {
   return Effect.gen(function* () {
+    const policy = yield* RetryPolicy
     const state = yield* Ref.make<Entries>(new Map())
 
-    const update = <A, E>(
-      deliveryId: string,
-      f: (entry: Entry) => Result.Result<readonly [A, Entry], E>
-    ): Effect.Effect<A, E | DeliveryNotFound> =>
-      Effect.flatten(
-        Ref.modify(state, (entries): readonly [Effect.Effect<A, E | DeliveryNotFound>, Entries] => {
-          const entry = entries.get(deliveryId)
-          if (entry === undefined) {
-            return [Effect.fail(new DeliveryNotFound({ delivery_id: deliveryId })), entries]
-          }
-          const result = f(entry)
-          if (Result.isFailure(result)) return [Effect.fail(result.failure), entries]
-          const [value, next] = result.success
-          return [Effect.succeed(value), new Map(entries).set(deliveryId, next)]
-        })
-      )
-
-    /** Applies attempts one after the other, each against the outbox as the previous ones left it. */
-    const recordOne = (
-      entries: Map<string, Entry>,
-      { claimed, input }: AttemptToRecord
-    ): AttemptRecordResult => {
-      const entry = entries.get(claimed.delivery_id)
-      if (entry === undefined) return Result.fail(new DeliveryNotFound({ delivery_id: claimed.delivery_id }))
-      const stored = entry.delivery
-      if (stored.cycle !== claimed.cycle || stored.attempts !== claimed.attempts) {
-        return Result.fail(
-          new DeliveryTransitionRejected({
-            delivery_id: stored.delivery_id,
-            status: stored.status,
-            reason: "stale claim: the delivery moved on since it was claimed"
+    /** The memory's guarded writes: each applied where the stored delivery is still its `from`. */
+    const store: TransitionStore = {
+      read: (deliveryId) => Effect.map(Ref.get(state), (entries) => entries.get(deliveryId)?.delivery),
+      writeGuarded: (writes) =>
+        Ref.modify(state, (entries) => {
+          const next = new Map(entries)
+          const written = writes.map(({ from, to, attempt }) => {
+            const entry = next.get(from.delivery_id)
+            if (entry === undefined || !sameState(entry.delivery, from)) return undefined
+            const attempts = attempt === undefined ? entry.attempts : [...entry.attempts, attempt]
+            next.set(from.delivery_id, { delivery: to, attempts, leasedUntil: undefined })
+            return to
           })
-        )
-      }
-      const result = recordAttempt(stored, input, policy)
-      if (Result.isSuccess(result)) {
-        entries.set(claimed.delivery_id, {
-          delivery: result.success.delivery,
-          attempts: [...entry.attempts, result.success.attempt],
-          leasedUntil: undefined
+          return [written, next] as const
         })
-      }
-      return result
     }
 
-    const recordAll = (attempts: ReadonlyArray<AttemptToRecord>) =>
-      Ref.modify(state, (entries) => {
-        const next = new Map(entries)
-        const results = attempts.map((attempt) => recordOne(next, attempt))
-        return [results as ReadonlyArray<AttemptRecordResult>, next] as const
-      })
+    const recordAll = (attempts: ReadonlyArray<AttemptToRecord>) => recordAttempts(store, policy, attempts)
 
     return DeliveryOutbox.of({
       enqueue: (deliveries) =>
@@ -268,13 +232,7 @@ function makeMemory(policy: RetryPolicy) {
             .map((e) => e.delivery)
         ),
 
-      refire: (deliveryId, at) =>
-        update(deliveryId, (entry) =>
-          Result.map(
-            refire(entry.delivery, at),
-            (delivery) => [delivery, { ...entry, delivery, leasedUntil: undefined }] as const
-          )
-        )
+      refire: (deliveryId, at) => Effect.flatMap(refireStored(store, deliveryId, at), Effect.fromResult)
     })
   })
 }

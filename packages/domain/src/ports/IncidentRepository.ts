@@ -23,6 +23,13 @@ export class IncidentRepository extends Context.Service<
     upsert(record: IncidentRecord): Effect.Effect<void, StoreError>
     /** One page of servable incidents, filtered, ordered and counted as `feedPage` does. */
     feed(filter: IncidentFeedFilter): Effect.Effect<IncidentFeedPage, StoreError>
+    /**
+     * Runs one whole ingest (its reads and its write) as a unit the store
+     * serialises against other processes' ingests of the same hack, running
+     * it again if the store refuses its write as decided on a stale read.
+     * In memory a process is the only writer, so it runs as it is.
+     */
+    withIngestLock<A, E, R>(ingest: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R>
   }
 >()("@ratings/domain/ports/IncidentRepository") {
   static readonly layerMemory = Layer.effect(
@@ -57,7 +64,7 @@ export class IncidentRepository extends Context.Service<
           })
         )
 
-      return IncidentRepository.of({ findByNonce, findFor, upsert, feed })
+      return IncidentRepository.of({ findByNonce, findFor, upsert, feed, withIngestLock: (ingest) => ingest })
     })
   )
 }

@@ -5,9 +5,9 @@
  * applied downgrade (spec part 1, rule 4).
  */
 import { Clock, Context, Effect, Layer, Option, Ref, Result, Schema, Semaphore } from "effect"
-import { isAdmin, isPubliclyReadable } from "../access/Projection.ts"
+import { Projection } from "../access/Projection.ts"
 import { type IncidentFeedFilter, toFeedFilter } from "../incidents/IncidentFeed.ts"
-import { applyReport, type IngestOutcome, toServed } from "../incidents/IncidentLifecycle.ts"
+import { IncidentLifecycle, type IngestOutcome } from "../incidents/IncidentLifecycle.ts"
 import { makeMatcher, type RatedProtocol } from "../incidents/IncidentMatching.ts"
 import type { IncidentTier } from "../incidents/IncidentTier.ts"
 import type { Caller } from "../model/Caller.ts"
@@ -78,6 +78,7 @@ export class RatedProtocols extends Context.Service<
     Effect.gen(function* () {
       const entities = yield* EntityRepository
       const scorecards = yield* ScorecardRepository
+      const projection = yield* Projection
       const published = Effect.gen(function* () {
         const records = yield* entities.published("protocol", Number.MAX_SAFE_INTEGER)
         const rated = yield* scorecards.latestPublishedOf(
@@ -91,7 +92,7 @@ export class RatedProtocols extends Context.Service<
           const out = new Set<string>()
           for (const slug of new Set(slugs)) {
             const found = yield* entities.findBySlug("protocol", slug)
-            if (Option.isNone(found) || !isPubliclyReadable(found.value)) continue
+            if (Option.isNone(found) || !projection.isPubliclyReadable(found.value)) continue
             const card = yield* scorecards.latest("protocol", found.value.id, "published")
             if (Option.isSome(card)) out.add(slug)
           }
@@ -133,8 +134,11 @@ export class IncidentService extends Context.Service<
       const repository = yield* IncidentRepository
       const rated = yield* RatedProtocols
       const ids = yield* IdGenerator
+      const lifecycle = yield* IncidentLifecycle
+      const projection = yield* Projection
       // Ingest reads, decides and writes one record; within a process these
-      // steps must not interleave or two reports could each miss the other.
+      // steps must not interleave or two reports could each miss the other,
+      // and across processes the store serialises them (`withIngestLock`).
       const ingestLock = yield* Semaphore.make(1)
 
       const decode = Schema.decodeUnknownEffect(IncidentReport)
@@ -151,23 +155,27 @@ export class IncidentService extends Context.Service<
               outcome: "duplicate" as const,
               incident_id: state.incident_id,
               status: state.status,
-              served: toServed(state)
+              served: lifecycle.toServed(state)
             }
           }
           const existing = Option.getOrUndefined(yield* repository.findFor(report))
           const protocols = yield* rated.published
           const now = yield* Clock.currentTimeMillis
           const incidentId = existing === undefined ? yield* ids.uuid : existing.incident_id
-          const applied = applyReport(existing, report, { now, incidentId, matcher: makeMatcher(protocols) })
+          const applied = lifecycle.applyReport(existing, report, {
+            now,
+            incidentId,
+            matcher: makeMatcher(protocols)
+          })
           if (applied.outcome !== "duplicate") yield* repository.upsert(applied.state)
           return {
             outcome: applied.outcome,
             incident_id: applied.state.incident_id,
             status: applied.state.status,
-            served: toServed(applied.state)
+            served: lifecycle.toServed(applied.state)
           }
         },
-        (effect) => ingestLock.withPermit(effect)
+        (effect) => ingestLock.withPermit(repository.withIngestLock(effect))
       )
 
       /**
@@ -194,7 +202,7 @@ export class IncidentService extends Context.Service<
       const feed = Effect.fn("IncidentService.feed")(function* (query: IncidentFeedQuery, caller?: Caller) {
         const filter = toFeedFilter(query)
         if (Result.isFailure(filter)) return yield* new InvalidIncidentFeedQuery({ message: filter.failure })
-        return yield* caller !== undefined && isAdmin(caller)
+        return yield* caller !== undefined && projection.isAdmin(caller)
           ? repository.feed(filter.success)
           : publicFeed(filter.success)
       })

@@ -61,11 +61,11 @@
  *   interrupted with) the loop's recording.
  * - Logs carry delivery_id, rule_id, outcome and error only. The URL (which
  *   may carry a token), the headers, the body and the key are never logged.
- * - `policy` must be the policy the outbox layer was built with. The outbox
- *   applies the retry offsets; the dispatcher reads the receiver timeout from
- *   the policy, and wakes at the retry times it records. With a scaled policy
- *   the retries therefore run on time even when they are closer together
- *   than `pollInterval`.
+ * - The retry policy is the `RetryPolicy` in context, the one the outbox
+ *   reads too: the outbox applies its offsets through the state machine; the
+ *   dispatcher reads the receiver timeout from it, and wakes at the retry
+ *   times it records. With a scaled policy the retries therefore run on time
+ *   even when they are closer together than `pollInterval`.
  */
 import {
   Cause,
@@ -94,7 +94,7 @@ import { type AttemptToRecord, DefaultLeaseMs, DeliveryOutbox } from "../ports/D
 import { Signer } from "../ports/Signer.ts"
 import { WebhookTransport, type WebhookRequest } from "../ports/WebhookTransport.ts"
 import type { AttemptRecorded } from "../webhooks/DeliveryStateMachine.ts"
-import { DefaultRetryPolicy, type RetryPolicy } from "../webhooks/RetrySchedule.ts"
+import { RetryPolicy } from "../webhooks/RetrySchedule.ts"
 import { deliveryHeaders } from "../webhooks/WebhookSignature.ts"
 
 /** How long past the receiver timeout a send may run before the dispatcher cuts it off. */
@@ -120,8 +120,6 @@ export const ClaimPerSlot = 2
 export const MaxRecordBatch = 256
 
 export interface WebhookDispatcherOptions {
-  /** The policy the outbox runs on; the dispatcher reads its receiver timeout. */
-  readonly policy?: RetryPolicy | undefined
   /** Most attempts (send and record) in flight at once in this process (default 16). */
   readonly concurrency?: number | undefined
   /** The longest `run` waits between claims when there is nothing to do (default 1 s). */
@@ -190,8 +188,7 @@ export class WebhookDispatcher extends Context.Service<
   > => Layer.effect(WebhookDispatcher, make(options))
 }
 
-const checkOptions = (options: WebhookDispatcherOptions) => {
-  const policy = options.policy ?? DefaultRetryPolicy
+const checkOptions = (options: WebhookDispatcherOptions, policy: RetryPolicy) => {
   const concurrency = options.concurrency ?? DefaultConcurrency
   const pollMs = Duration.toMillis(Duration.fromInputUnsafe(options.pollInterval ?? DefaultPollInterval))
   const leaseMs = options.leaseMs ?? DefaultLeaseMs
@@ -208,7 +205,7 @@ const checkOptions = (options: WebhookDispatcherOptions) => {
         `(${2 * (policy.receiverTimeoutMs + TransportGraceMs)} ms)`
     )
   }
-  return { policy, concurrency, pollMs, leaseMs }
+  return { concurrency, pollMs, leaseMs }
 }
 
 /** A claimed delivery with where it goes; no destination means its rule was deleted. */
@@ -226,7 +223,8 @@ interface QueuedRecord {
 const make = (options: WebhookDispatcherOptions) =>
   Effect.gen(function* () {
     // Bad options are a wiring bug: a defect when the layer is built.
-    const { policy, concurrency, pollMs, leaseMs } = yield* Effect.sync(() => checkOptions(options))
+    const policy = yield* RetryPolicy
+    const { concurrency, pollMs, leaseMs } = yield* Effect.sync(() => checkOptions(options, policy))
     const outbox = yield* DeliveryOutbox
     const rules = yield* AlertRuleRepository
     const signer = yield* Signer

@@ -6,14 +6,21 @@
  *
  * The offsets count from the start of the initial attempt, not from the end
  * of the previous one: retry 2 is due 5 min after the initial attempt however
- * long retry 1 took. Both the pure `nextAttemptAt` (what the outbox stores)
- * and the Effect `Schedule` (for in-process loops) follow that rule.
+ * long retry 1 took. The pure `nextAttemptAt` applies that rule, and the
+ * delivery state machine stores its answer as the delivery's next_attempt_at.
+ *
+ * The policy in force is the `RetryPolicy` reference, like `Scoring` a typed
+ * service: its default is the spec's schedule, and the app provides it once
+ * (`RetryPolicy.layer`) from its configuration. The outbox (which applies the
+ * offsets through the state machine) and the dispatcher (which reads the
+ * receiver timeout and wakes at the retry times) both read it, so they cannot
+ * disagree.
  *
  * `scale` shrinks the offsets for tests and chaos runs; `retryPolicy` is the
  * only place it is applied. The receiver timeout is not scaled: it is a
  * promise to receivers, not a pacing choice.
  */
-import { Cause, Clock, Duration, Effect, Schedule } from "effect"
+import { Context, Layer } from "effect"
 
 const SECOND = 1_000
 const MINUTE = 60 * SECOND
@@ -60,6 +67,23 @@ export const retryPolicy = (options: RetryPolicyOptions = {}): RetryPolicy => {
 export const DefaultRetryPolicy: RetryPolicy = retryPolicy()
 
 /**
+ * The retry policy as a service: read it with `yield* RetryPolicy`; without a
+ * provider it is the spec's schedule (`DefaultRetryPolicy`).
+ */
+const retryPolicyReference = Context.Reference<RetryPolicy>(
+  "@ratings/domain/webhooks/RetrySchedule/RetryPolicy",
+  {
+    defaultValue: () => DefaultRetryPolicy
+  }
+)
+
+export const RetryPolicy = Object.assign(retryPolicyReference, {
+  /** The policy of these options (a scale, for tests), provided once for everything that reads it. */
+  layer: (options: RetryPolicyOptions = {}): Layer.Layer<never> =>
+    Layer.succeed(retryPolicyReference, retryPolicy(options))
+})
+
+/**
  * When the next attempt is due, given when the initial attempt started (epoch
  * ms) and how many attempts have been made (initial included): after the
  * initial attempt, retry 1 at +30 s; after retry 4, retry 5 at +12 h; after
@@ -74,24 +98,3 @@ export const nextAttemptAt = (
   const offset = policy.offsetsMs[attemptsMade - 1]
   return offset === undefined ? undefined : firstAttemptAt + offset
 }
-
-/**
- * The same schedule as an Effect `Schedule`, for `Effect.retry` or
- * `Effect.repeat`. It reads the clock when the loop starts, which is when the
- * initial attempt starts, and waits until each retry's offset from that
- * instant, so time spent inside attempts does not push retries later. It
- * outputs the number of the retry about to run and stops after the last.
- */
-export const retrySchedule = (policy: RetryPolicy = DefaultRetryPolicy): Schedule.Schedule<number> =>
-  Schedule.fromStep(
-    Effect.map(Clock.currentTimeMillis, (start) => {
-      let retriesScheduled = 0
-      return (now: number) => {
-        const offset = policy.offsetsMs[retriesScheduled]
-        if (offset === undefined) return Cause.done(retriesScheduled)
-        retriesScheduled++
-        const wait = Duration.millis(Math.max(0, start + offset - now))
-        return Effect.succeed([retriesScheduled, wait] as [number, Duration.Duration])
-      }
-    })
-  )

@@ -21,7 +21,7 @@ import { newDelivery } from "../../src/webhooks/DeliveryStateMachine.ts"
 import {
   DefaultRetryPolicy,
   RetryOffsetsMs,
-  type RetryPolicy,
+  RetryPolicy,
   retryPolicy
 } from "../../src/webhooks/RetrySchedule.ts"
 import { signingKeyFromBytes, verifyStandardWebhook } from "../../src/webhooks/WebhookSignature.ts"
@@ -105,7 +105,7 @@ const observedStores = (
         }
       })
     })
-  ).pipe(Layer.provide(DeliveryOutbox.layerMemoryWith(policy)))
+  ).pipe(Layer.provide(DeliveryOutbox.layerMemory.pipe(Layer.provide(Layer.succeed(RetryPolicy, policy)))))
   const rules = Layer.effect(
     AlertRuleRepository,
     Effect.gen(function* () {
@@ -128,18 +128,22 @@ const observedStores = (
   return { calls, layer: Layer.merge(outbox, rules) }
 }
 
-/** In-memory ports and the scripted transport; a given `transport` replaces the scripted one's sends, given `stores` the outbox and rules. */
+/**
+ * In-memory ports and the scripted transport, all on `policy` (provided once, as
+ * the app does, for the outbox and the dispatcher); a given `transport` replaces
+ * the scripted one's sends, given `stores` the outbox and rules.
+ */
 const ports = (
   policy: RetryPolicy,
   transport?: Layer.Layer<WebhookTransport>,
   stores?: Layer.Layer<AlertRuleRepository | DeliveryOutbox>
 ) =>
   Layer.mergeAll(
-    stores ?? Layer.merge(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemoryWith(policy)),
+    stores ?? Layer.merge(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemory),
     Signer.layerMemory,
     WebhookTransport.layerMemory,
     transport ?? Layer.empty
-  )
+  ).pipe(Layer.provideMerge(Layer.succeed(RetryPolicy, policy)))
 
 /**
  * Seeds the in-memory ports at T0 (rules, deliveries), then builds the
@@ -151,6 +155,8 @@ const withDispatcher = <A, E>(
     readonly rules?: ReadonlyArray<AlertRuleRecord>
     readonly deliveries?: ReadonlyArray<Delivery>
     readonly options?: WebhookDispatcherOptions
+    /** The retry policy the outbox and the dispatcher read (the spec's by default). */
+    readonly policy?: RetryPolicy
     readonly loop?: boolean
     readonly transport?: Layer.Layer<WebhookTransport>
     readonly stores?: Layer.Layer<AlertRuleRepository | DeliveryOutbox>
@@ -164,7 +170,7 @@ const withDispatcher = <A, E>(
     yield* (yield* DeliveryOutbox).enqueue(setup.deliveries ?? [])
     const dispatcher = setup.loop === false ? WebhookDispatcher.layerWithoutLoop : WebhookDispatcher.layer
     return yield* Effect.provide(body, dispatcher(setup.options))
-  }).pipe(Effect.provide(ports(setup.options?.policy ?? DefaultRetryPolicy, setup.transport, setup.stores)))
+  }).pipe(Effect.provide(ports(setup.policy ?? DefaultRetryPolicy, setup.transport, setup.stores)))
 
 /** A transport whose every POST takes `delayMs(request)` of (test) clock time, then answers `status`; it counts sends in flight. */
 const timedTransport = (delayMs: (request: WebhookRequest) => number, status = 200) => {
@@ -309,7 +315,7 @@ describe("WebhookDispatcher", () => {
   it.effect("a scaled retry policy gives scaled offsets, each attempt on time even between polls", () => {
     const policy = retryPolicy({ scale: 0.001 })
     return withDispatcher(
-      { deliveries: [delivery(1)], options: { policy } },
+      { deliveries: [delivery(1)], policy },
       Effect.gen(function* () {
         const script = yield* WebhookTransportScript
         yield* script.push(...Array.from({ length: 6 }, () => responded(503, 1)))
@@ -331,7 +337,7 @@ describe("WebhookDispatcher", () => {
       const policy = retryPolicy({ scale: 0.001 })
       const { stats, layer } = timedTransport(() => 10, 500)
       return withDispatcher(
-        { deliveries: [delivery(1)], options: { policy }, transport: layer },
+        { deliveries: [delivery(1)], policy, transport: layer },
         Effect.gen(function* () {
           yield* TestClock.setTime(T0 + HOUR)
           const stored = yield* attemptLog(deliveryId(1))

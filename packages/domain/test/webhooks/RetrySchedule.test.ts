@@ -1,14 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Exit, Fiber } from "effect"
-import { TestClock } from "effect/testing"
+import { Effect } from "effect"
 import * as fc from "fast-check"
+import { type Delivery, millisOf, responded } from "../../src/model/Delivery.ts"
+import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
+import { newDelivery } from "../../src/webhooks/DeliveryStateMachine.ts"
 import {
   MaxRetries,
   nextAttemptAt,
   ReceiverTimeoutMs,
   RetryOffsetsMs,
-  retryPolicy,
-  retrySchedule
+  RetryPolicy,
+  retryPolicy
 } from "../../src/webhooks/RetrySchedule.ts"
 
 const SECOND = 1_000
@@ -52,55 +54,64 @@ describe("RetrySchedule", () => {
   })
 
   it.effect(
-    "the Schedule runs attempts at exactly 0, 30 s, 5 min, 30 min, 2 h, 12 h after the initial attempt",
+    "the outbox runs attempts at exactly 0, 30 s, 5 min, 30 min, 2 h, 12 h after the initial attempt",
     () =>
       Effect.gen(function* () {
-        const starts: Array<number> = []
-        const t0 = yield* Clock.currentTimeMillis
         // Each attempt waits out the whole receiver timeout before failing: the
         // offsets must still count from the initial attempt.
-        const attempt = Effect.gen(function* () {
-          starts.push((yield* Clock.currentTimeMillis) - t0)
-          yield* Effect.sleep(ReceiverTimeoutMs)
-          return yield* Effect.fail("no response within 10 seconds" as const)
-        })
-        const fiber = yield* Effect.forkChild(Effect.retry(attempt, retrySchedule()))
-        yield* Effect.yieldNow
-        assert.deepStrictEqual(starts, [0])
-
-        let elapsed = 0
-        for (const [i, offset] of specOffsets.entries()) {
-          yield* TestClock.adjust(offset - 1 - elapsed)
-          elapsed = offset - 1
-          assert.strictEqual(starts.length, i + 1, `retry ${i + 1} must not run a millisecond early`)
-          yield* TestClock.adjust(1)
-          elapsed = offset
-          assert.strictEqual(starts.length, i + 2, `retry ${i + 1} runs at its offset`)
-          assert.strictEqual(starts[i + 1], offset)
-        }
-
-        yield* TestClock.adjust(ReceiverTimeoutMs)
-        const exit = yield* Fiber.await(fiber)
-        assert.isTrue(Exit.isFailure(exit), "the final retry failing ends the loop with the failure")
-        yield* TestClock.adjust(24 * HOUR)
+        const starts = yield* runToTheEnd(ReceiverTimeoutMs, (start, outbox) =>
+          Effect.gen(function* () {
+            // Not a millisecond early: nothing is claimable before the offset.
+            if (start > T0) assert.lengthOf(yield* outbox.claimDue({ at: start - 1, limit: 1 }), 0)
+          })
+        )
         assert.deepStrictEqual(starts, [0, ...specOffsets], "nothing runs after retry 5")
-      })
+      }).pipe(Effect.provide(DeliveryOutbox.layerMemory))
   )
 
-  it.effect("a scaled Schedule keeps the same shape", () =>
+  it.effect("a scaled RetryPolicy, provided once, keeps the same shape", () =>
     Effect.gen(function* () {
-      const starts: Array<number> = []
-      const t0 = yield* Clock.currentTimeMillis
-      const attempt = Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        starts.push(now - t0)
-        return Effect.fail("refused" as const)
-      })
-      const fiber = yield* Effect.forkChild(
-        Effect.retry(attempt, retrySchedule(retryPolicy({ scale: 0.001 })))
-      )
-      yield* TestClock.adjust(HOUR)
-      yield* Fiber.await(fiber)
+      const starts = yield* runToTheEnd(0, () => Effect.void)
       assert.deepStrictEqual(starts, [0, 30, 300, 1_800, 7_200, 43_200])
-    })
+    }).pipe(Effect.provide(DeliveryOutbox.layerMemory), Effect.provide(RetryPolicy.layer({ scale: 0.001 })))
   )
 })
+
+const T0 = Date.UTC(2026, 7, 1)
+
+/**
+ * Runs one delivery through the outbox until it fails: each attempt is made
+ * as soon as it is claimable and takes `elapsedMs`, answering 503. Returns
+ * when each attempt started, from the initial one.
+ */
+const runToTheEnd = (
+  elapsedMs: number,
+  beforeEach: (start: number, outbox: DeliveryOutbox["Service"]) => Effect.Effect<void>
+) =>
+  Effect.gen(function* () {
+    const outbox = yield* DeliveryOutbox
+    yield* outbox.enqueue([
+      newDelivery({
+        delivery_id: "00000000-0000-4000-8000-000000000001",
+        rule_id: "00000000-0000-4000-8000-00000000000a",
+        event: "rating.changed",
+        body: "{}",
+        at: T0
+      })
+    ])
+    const starts: Array<number> = []
+    let due: number | undefined = T0
+    while (due !== undefined) {
+      yield* beforeEach(due, outbox)
+      const [claimed]: ReadonlyArray<Delivery> = yield* outbox.claimDue({ at: due, limit: 1 })
+      assert.isDefined(claimed, "the delivery is claimable at its offset")
+      starts.push(due - T0)
+      const { delivery }: { readonly delivery: Delivery } = yield* outbox.recordAttempt(claimed!, {
+        at: due,
+        outcome: responded(503, elapsedMs)
+      })
+      due = delivery.next_attempt_at === null ? undefined : millisOf(delivery.next_attempt_at)
+      if (due === undefined) assert.strictEqual(delivery.status, "failed")
+    }
+    return starts
+  })

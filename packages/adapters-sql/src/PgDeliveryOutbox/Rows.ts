@@ -1,0 +1,61 @@
+/**
+ * The rows of the delivery outbox tables, decoded at the boundary with
+ * schemas built from the domain's: a row decodes to the domain's `Delivery`
+ * or `DeliveryAttempt` (timestamps to the ISO form the model stores), and a
+ * row that does not is a defect carrying a StoreError, never a value cast
+ * into shape.
+ */
+import { Effect, Schema, SchemaGetter } from "effect"
+import { SqlError } from "effect/sql"
+import { Delivery, DeliveryAttempt } from "@ratings/domain/model/Delivery"
+import { IsoDateTime, isoTimestampOf } from "@ratings/domain/model/Primitives"
+import { StoreError } from "@ratings/domain/ports/StoreError"
+
+/** A timestamptz column (a Date from the driver) as the model's ISO text. */
+const Timestamp = Schema.Date.pipe(
+  Schema.decodeTo(IsoDateTime, {
+    decode: SchemaGetter.transform((date: Date) => isoTimestampOf(date)),
+    encode: SchemaGetter.transform((iso: string) => new Date(iso))
+  })
+)
+
+export const DeliveryRow = Schema.Struct({
+  ...Delivery.fields,
+  next_attempt_at: Schema.NullOr(Timestamp),
+  first_attempt_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+})
+
+/** A row the guarded write returns: the delivery as stored now, with the index of its write. */
+export const WrittenRow = Schema.Struct({ ...DeliveryRow.fields, idx: Schema.Int })
+
+export const AttemptRow = Schema.Struct({ ...DeliveryAttempt.fields, started_at: Timestamp })
+
+/** The columns of `DeliveryRow`, in table order. */
+export const DeliveryColumns =
+  "delivery_id, rule_id, event, body, status, cycle, attempts, next_attempt_at, first_attempt_at, last_error, created_at"
+
+/** Decodes rows with `schema`; a row that does not decode is a defect naming the operation. */
+export const decodeRows = <S extends Schema.Codec<unknown, unknown>>(schema: S, operation: string) => {
+  const decode = Schema.decodeUnknownEffect(Schema.Array(schema))
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<S["Type"]>> =>
+    Effect.catch(decode(rows), (error) =>
+      Effect.die(
+        new StoreError({ message: `delivery outbox, ${operation}: a row did not decode: ${error.message}` })
+      )
+    ) as Effect.Effect<ReadonlyArray<S["Type"]>>
+}
+
+/** A database failure as a defect carrying a StoreError (the port has no error channel for it). */
+export const orDie =
+  (operation: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
+    Effect.catch(effect, (error) =>
+      SqlError.isSqlError(error)
+        ? Effect.die(new StoreError({ message: `delivery outbox, ${operation}: ${error.message}` }))
+        : Effect.fail(error as Exclude<E, SqlError.SqlError>)
+    )
+
+/** `Array.prototype.slice`'s reading of a limit, so SQL pages as memory does. */
+export const limitOf = (limit: number | undefined): number | null =>
+  limit === undefined ? null : Number.isFinite(limit) ? Math.max(0, Math.trunc(limit)) : limit > 0 ? null : 0

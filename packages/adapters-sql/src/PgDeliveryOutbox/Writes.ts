@@ -1,0 +1,180 @@
+/**
+ * The outbox's writes: enqueueing a fan-out, enqueueing one delivery already
+ * claimed, and the guarded writes of the transitions the domain computed
+ * (webhooks/DeliveryTransitions). This module stores what it is handed; it
+ * decides no transition.
+ *
+ * A batch of guarded writes is one statement, the dispatcher's hot path: one
+ * UPDATE applies every write whose row still holds exactly its `from` state
+ * (status, cycle, attempt count, due time, first attempt), and its RETURNING
+ * feeds the INSERT of the attempt rows. Under READ COMMITTED a concurrent
+ * writer of the same row is waited for and the guard re-checked on what it
+ * committed, so of two racing writes one wins. The attempt row's primary key
+ * is a second guard against counting an attempt twice.
+ */
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { Delivery } from "@ratings/domain/model/Delivery"
+import { DefaultLeaseMs, type EnqueueClaimedOptions } from "@ratings/domain/ports/DeliveryOutbox"
+import type { GuardedWrite } from "@ratings/domain/webhooks/DeliveryTransitions"
+import { isUuid } from "../PgTransaction.ts"
+import { DeliveryColumns, decodeRows, orDie, WrittenRow } from "./Rows.ts"
+
+/** Rows per INSERT when enqueueing a large fan-out (11 parameters each, well under the protocol's limit). */
+const EnqueueChunk = 500
+
+/** Writes per guarded statement; a larger batch is split (its one parameter is JSON). */
+const WriteChunk = 500
+
+const decodeWritten = decodeRows(WrittenRow, "writeGuarded")
+
+/** One guarded write as a row of the statement's JSON input. */
+const inputRow = ({ from, to, attempt }: GuardedWrite, idx: number) => ({
+  idx,
+  delivery_id: from.delivery_id,
+  status: from.status,
+  cycle: from.cycle,
+  attempts: from.attempts,
+  next_attempt_at: from.next_attempt_at,
+  first_attempt_at: from.first_attempt_at,
+  new_status: to.status,
+  new_cycle: to.cycle,
+  new_attempts: to.attempts,
+  new_next_attempt_at: to.next_attempt_at,
+  new_first_attempt_at: to.first_attempt_at,
+  new_last_error: to.last_error,
+  attempt_cycle: attempt?.cycle ?? null,
+  attempt: attempt?.attempt ?? null,
+  started_at: attempt?.started_at ?? null,
+  status_code: attempt?.status_code ?? null,
+  outcome: attempt?.outcome ?? null,
+  error: attempt?.error ?? null,
+  duration_ms: attempt?.duration_ms ?? null
+})
+
+/** A delivery's columns, and nothing else a caller's value may carry. */
+const deliveryColumns = (d: Delivery) => ({
+  delivery_id: d.delivery_id,
+  rule_id: d.rule_id,
+  event: d.event,
+  body: d.body,
+  status: d.status,
+  cycle: d.cycle,
+  attempts: d.attempts,
+  next_attempt_at: d.next_attempt_at,
+  first_attempt_at: d.first_attempt_at,
+  last_error: d.last_error,
+  created_at: d.created_at
+})
+
+export const makeWrites = (sql: SqlClient.SqlClient) => {
+  const columns = sql.literal(DeliveryColumns)
+
+  const enqueue = (deliveries: ReadonlyArray<Delivery>) =>
+    Effect.gen(function* () {
+      for (let i = 0; i < deliveries.length; i += EnqueueChunk) {
+        const [first, ...rest] = deliveries.slice(i, i + EnqueueChunk).map(deliveryColumns)
+        if (first === undefined) continue
+        // Rows go in in the given order, so seq (and "newest first") follows it; an id
+        // already enqueued is left as it is, as in memory.
+        yield* sql`
+          INSERT INTO webhook_deliveries ${sql.insert([first, ...rest])}
+          ON CONFLICT (delivery_id) DO NOTHING
+        `
+      }
+    }).pipe(
+      // One enqueue is one fan-out: all of it or none of it.
+      sql.withTransaction,
+      orDie("enqueue"),
+      Effect.withSpan("PgDeliveryOutbox.enqueue")
+    )
+
+  const enqueueClaimed = (d: Delivery, { at, leaseMs = DefaultLeaseMs }: EnqueueClaimedOptions) =>
+    Effect.gen(function* () {
+      const inserted = yield* sql`
+        INSERT INTO webhook_deliveries (${columns}, leased_until)
+        VALUES (
+          ${d.delivery_id}, ${d.rule_id}, ${d.event}, ${d.body}, ${d.status}, ${d.cycle}, ${d.attempts},
+          ${d.next_attempt_at}::timestamptz, ${d.first_attempt_at}::timestamptz, ${d.last_error},
+          ${d.created_at}::timestamptz, ${new Date(at + leaseMs)}
+        )
+        ON CONFLICT (delivery_id) DO NOTHING
+        RETURNING delivery_id
+      `
+      // A duplicate id is a bug in the caller (ids are fresh UUIDs), as in memory.
+      if (inserted.length === 0) {
+        return yield* Effect.die(new Error(`delivery ${d.delivery_id} is already in the outbox`))
+      }
+      return d
+    }).pipe(orDie("enqueueClaimed"), Effect.withSpan("PgDeliveryOutbox.enqueueClaimed"))
+
+  /** One statement: the writes whose guards hold, applied, claims released, attempts logged. */
+  const writeStatement = (writes: ReadonlyArray<GuardedWrite>) =>
+    sql`
+      WITH input AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(writes.map(inputRow))}::jsonb) AS i (
+          idx int, delivery_id uuid, status text, cycle int, attempts int,
+          next_attempt_at timestamptz, first_attempt_at timestamptz,
+          new_status text, new_cycle int, new_attempts int, new_next_attempt_at timestamptz,
+          new_first_attempt_at timestamptz, new_last_error text,
+          attempt_cycle int, attempt int, started_at timestamptz, status_code int,
+          outcome text, error text, duration_ms int
+        )
+      ), updated AS (
+        UPDATE webhook_deliveries d SET
+          status = i.new_status,
+          cycle = i.new_cycle,
+          attempts = i.new_attempts,
+          next_attempt_at = i.new_next_attempt_at,
+          first_attempt_at = i.new_first_attempt_at,
+          last_error = i.new_last_error,
+          leased_until = NULL
+        FROM input i
+        WHERE d.delivery_id = i.delivery_id
+          AND d.status = i.status
+          AND d.cycle = i.cycle
+          AND d.attempts = i.attempts
+          AND d.next_attempt_at IS NOT DISTINCT FROM i.next_attempt_at
+          AND d.first_attempt_at IS NOT DISTINCT FROM i.first_attempt_at
+        RETURNING i.idx, d.delivery_id, d.rule_id, d.event, d.body, d.status, d.cycle, d.attempts,
+          d.next_attempt_at, d.first_attempt_at, d.last_error, d.created_at
+      ), logged AS (
+        INSERT INTO webhook_delivery_attempts
+          (delivery_id, cycle, attempt, started_at, status_code, outcome, error, duration_ms)
+        SELECT i.delivery_id, i.attempt_cycle, i.attempt, i.started_at, i.status_code, i.outcome, i.error,
+          i.duration_ms
+        FROM input i JOIN updated u ON u.idx = i.idx
+        WHERE i.attempt IS NOT NULL
+      )
+      SELECT * FROM updated
+    `.pipe(Effect.flatMap(decodeWritten))
+
+  /**
+   * Guarded writes, a statement per chunk. A write for an id that is not a
+   * UUID names no row and is not sent; a statement that fails (a deadlock
+   * with another process, say) applies none of its writes, which the domain
+   * then makes one by one.
+   */
+  const writeGuarded = (writes: ReadonlyArray<GuardedWrite>) =>
+    Effect.gen(function* () {
+      const written: Array<Delivery | undefined> = writes.map(() => undefined)
+      const sendable = [...writes.keys()].filter((i) => isUuid(writes[i]!.from.delivery_id))
+      for (let start = 0; start < sendable.length; start += WriteChunk) {
+        const chunk = sendable.slice(start, start + WriteChunk)
+        const rows = yield* writeStatement(chunk.map((i) => writes[i]!)).pipe(
+          Effect.catchTag("SqlError", (error) =>
+            Effect.as(
+              Effect.logWarning(
+                "delivery outbox: a batch of writes was not applied; the attempts are recorded one by one"
+              ).pipe(Effect.annotateLogs({ error: error.message, writes: chunk.length })),
+              []
+            )
+          )
+        )
+        for (const { idx, ...delivery } of rows) written[chunk[idx]!] = delivery
+      }
+      return written as ReadonlyArray<Delivery | undefined>
+    }).pipe(orDie("writeGuarded"))
+
+  return { enqueue, enqueueClaimed, writeGuarded }
+}
