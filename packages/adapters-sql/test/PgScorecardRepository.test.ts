@@ -103,7 +103,7 @@ describe("PgScorecardRepository", () => {
           const card = scorecard(e, 1, "published")
           yield* repo.saveDraft(card)
           yield* sql`UPDATE scorecards SET domain_scores = '{"security": "high"}'::jsonb WHERE id = ${card.id}::uuid`
-          const reads = [
+          const reads: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
             repo.listForEntity("protocol", e.record.id),
             repo.listForEntities("protocol", [e.record.id]),
             repo.findById("protocol", card.id),
