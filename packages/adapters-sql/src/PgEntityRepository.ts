@@ -274,135 +274,133 @@ export const listStatement = (sql: PgClient.PgClient, q: EntityListQuery) => {
     ) p ON true`
 }
 
-export const make = Effect.gen(function* () {
-  const sql = yield* PgClient.PgClient
+const list = (sql: PgClient.PgClient) => (q: EntityListQuery) =>
+  listStatement(sql, q).pipe(
+    Effect.map((rows) => ({
+      total: rows[0]?.total ?? 0,
+      items: rows.filter((row) => row.id !== null).map(toRecord)
+    })),
+    orStoreError(`list ${q.entity_type}`)
+  )
 
-  const list = (q: EntityListQuery) =>
-    listStatement(sql, q).pipe(
-      Effect.map((rows) => ({
-        total: rows[0]?.total ?? 0,
-        items: rows.filter((row) => row.id !== null).map(toRecord)
-      })),
-      orStoreError(`list ${q.entity_type}`)
-    )
+const one = (what: string, statement: Effect.Effect<ReadonlyArray<EntityRow>, SqlError.SqlError>) =>
+  statement.pipe(
+    Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toRecord)),
+    orStoreError(what)
+  )
 
-  const one = (what: string, statement: Effect.Effect<ReadonlyArray<EntityRow>, SqlError.SqlError>) =>
-    statement.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toRecord)),
-      orStoreError(what)
-    )
+const findById = (sql: PgClient.PgClient) => (type: EntityType, id: string) =>
+  isUuid(id)
+    ? one(
+        `find ${type} ${id}`,
+        sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+          WHERE entity_type = ${type}::text AND id = ${id}::uuid`
+      )
+    : Effect.succeedNone
 
-  const findById = (type: EntityType, id: string) =>
-    isUuid(id)
-      ? one(
-          `find ${type} ${id}`,
-          sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
-            WHERE entity_type = ${type}::text AND id = ${id}::uuid`
-        )
-      : Effect.succeedNone
+const findBySlug = (sql: PgClient.PgClient) => (type: EntityType, slug: string) =>
+  one(
+    `find ${type} ${slug}`,
+    sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+      WHERE entity_type = ${type}::text AND slug = ${slug}::text`
+  )
 
-  const findBySlug = (type: EntityType, slug: string) =>
-    one(
-      `find ${type} ${slug}`,
-      sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
-        WHERE entity_type = ${type}::text AND slug = ${slug}::text`
-    )
+const published = (sql: PgClient.PgClient) => (type: EntityType, limit: number, after?: ListPosition) =>
+  after !== undefined && !isUuid(after.id)
+    ? Effect.fail(new StoreError({ message: `published ${type}: page position id is not a UUID` }))
+    : sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+    WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
+      AND NOT is_framework
+      ${after === undefined ? sql`` : sql`AND (slug COLLATE "C", id) > (${after.slug}::text COLLATE "C", ${after.id}::uuid)`}
+    ORDER BY slug COLLATE "C", id LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map(toRecord)),
+        orStoreError(`published ${type}`)
+      )
 
-  const published = (type: EntityType, limit: number, after?: ListPosition) =>
-    after !== undefined && !isUuid(after.id)
-      ? Effect.fail(new StoreError({ message: `published ${type}: page position id is not a UUID` }))
-      : sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
-      WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
-        AND NOT is_framework
-        ${after === undefined ? sql`` : sql`AND (slug COLLATE "C", id) > (${after.slug}::text COLLATE "C", ${after.id}::uuid)`}
-      ORDER BY slug COLLATE "C", id LIMIT ${limit}`.pipe(
-          Effect.map((rows) => rows.map(toRecord)),
-          orStoreError(`published ${type}`)
-        )
+const countPublished = (sql: PgClient.PgClient) => (type: EntityType) =>
+  sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM entities
+    WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
+      AND NOT is_framework`.pipe(
+    Effect.map((rows) => rows[0]?.n ?? 0),
+    orStoreError(`count published ${type}`)
+  )
 
-  const countPublished = (type: EntityType) =>
-    sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM entities
-      WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
-        AND NOT is_framework`.pipe(
-      Effect.map((rows) => rows[0]?.n ?? 0),
-      orStoreError(`count published ${type}`)
-    )
+const all = (sql: PgClient.PgClient) => (type: EntityType) =>
+  sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities WHERE entity_type = ${type}::text
+    ORDER BY slug COLLATE "C", id`.pipe(
+    Effect.map((rows) => rows.map(toRecord)),
+    orStoreError(`all ${type}`)
+  )
 
-  const all = (type: EntityType) =>
-    sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities WHERE entity_type = ${type}::text
-      ORDER BY slug COLLATE "C", id`.pipe(
-      Effect.map((rows) => rows.map(toRecord)),
-      orStoreError(`all ${type}`)
-    )
+type Row = ReturnType<typeof toRow>
 
-  type Row = ReturnType<typeof toRow>
-
-  const upsertChunk = (rows: ReadonlyArray<Row>) =>
-    Effect.gen(function* () {
-      // The stored rows this chunk overwrites, locked until the commit so that what they showed is still
-      // what they show when the INSERT replaces them.
-      const stored = yield* sql<{
-        id: string
-        entity_type: string
-        slug: string
-        status: string
-        is_active: boolean
-        is_private: boolean
-      }>`
-        SELECT e.id, e.entity_type, e.slug, e.status, e.is_active, e.is_private
-        FROM entities e
-        WHERE e.id IN (SELECT r.id FROM jsonb_to_recordset(${sql.json(rows.map((r) => ({ id: r.id })))})
-          AS r(id uuid))
-        ORDER BY e.id FOR UPDATE`
-      const wanted = new Map(rows.map((r) => [r.id.toLowerCase(), r]))
-      const clash = stored.find((e) => wanted.get(e.id)?.entity_type !== e.entity_type)
-      if (clash !== undefined) {
-        return yield* new StoreError({
-          message: `upsert entities: ${clash.id} is stored as a ${clash.entity_type}, not a ${wanted.get(clash.id)?.entity_type}`
-        })
-      }
-      const before = new Map(stored.map((e) => [e.id, shownOf(e)]))
-      const changed = yield* sql<{ id: string; entity_type: EntityType }>`
-        INSERT INTO entities AS e (id, entity_type, slug, name, status, categories, chains, chain_slugs, urls,
-          external_ids, description, is_active, is_private, created_at, updated_at, domain_weights, curator_id,
-          is_framework, details, name_lower, symbol_lower)
-        SELECT id, entity_type, slug, name, status, categories, chains, chain_slugs, urls,
-          external_ids, description, is_active, is_private, created_at, updated_at, domain_weights, curator_id,
-          is_framework, details, name_lower, symbol_lower
-        FROM jsonb_to_recordset(${sql.json(rows)}) AS r(id uuid, entity_type text, slug text, name text,
-          status text, categories text[], chains jsonb, chain_slugs text[], urls jsonb, external_ids jsonb,
-          description text, is_active boolean, is_private boolean, created_at timestamptz,
-          updated_at timestamptz, domain_weights jsonb, curator_id uuid, is_framework boolean, details jsonb,
-          name_lower text, symbol_lower text)
-        ON CONFLICT (id) DO UPDATE SET
-          slug = excluded.slug, name = excluded.name, status = excluded.status,
-          categories = excluded.categories, chains = excluded.chains, chain_slugs = excluded.chain_slugs,
-          urls = excluded.urls, external_ids = excluded.external_ids, description = excluded.description,
-          is_active = excluded.is_active, is_private = excluded.is_private, created_at = excluded.created_at,
-          updated_at = excluded.updated_at, domain_weights = excluded.domain_weights,
-          curator_id = excluded.curator_id, is_framework = excluded.is_framework, details = excluded.details,
-          name_lower = excluded.name_lower, symbol_lower = excluded.symbol_lower
-        WHERE (e.slug, e.name, e.status, e.categories, e.chains, e.urls, e.external_ids, e.description,
-            e.is_active, e.is_private, e.created_at, e.updated_at, e.domain_weights, e.curator_id,
-            e.is_framework, e.details)
-          IS DISTINCT FROM (excluded.slug, excluded.name, excluded.status, excluded.categories, excluded.chains,
-            excluded.urls, excluded.external_ids, excluded.description, excluded.is_active, excluded.is_private,
-            excluded.created_at, excluded.updated_at, excluded.domain_weights, excluded.curator_id,
-            excluded.is_framework, excluded.details)
-        RETURNING e.id, e.entity_type`
-      return changed.map((c) => {
-        const row = wanted.get(c.id.toLowerCase())!
-        const after = shownOf({
-          slug: String(row.slug),
-          status: String(row.status),
-          is_active: row.is_active === true,
-          is_private: row.is_private === true
-        })
-        return { ...c, showsOtherwise: changesShown(before.get(c.id.toLowerCase()), after) }
+const upsertChunk = (sql: PgClient.PgClient, rows: ReadonlyArray<Row>) =>
+  Effect.gen(function* () {
+    // The stored rows this chunk overwrites, locked until the commit so that what they showed is still
+    // what they show when the INSERT replaces them.
+    const stored = yield* sql<{
+      id: string
+      entity_type: string
+      slug: string
+      status: string
+      is_active: boolean
+      is_private: boolean
+    }>`
+      SELECT e.id, e.entity_type, e.slug, e.status, e.is_active, e.is_private
+      FROM entities e
+      WHERE e.id IN (SELECT r.id FROM jsonb_to_recordset(${sql.json(rows.map((r) => ({ id: r.id })))})
+        AS r(id uuid))
+      ORDER BY e.id FOR UPDATE`
+    const wanted = new Map(rows.map((r) => [r.id.toLowerCase(), r]))
+    const clash = stored.find((e) => wanted.get(e.id)?.entity_type !== e.entity_type)
+    if (clash !== undefined) {
+      return yield* new StoreError({
+        message: `upsert entities: ${clash.id} is stored as a ${clash.entity_type}, not a ${wanted.get(clash.id)?.entity_type}`
       })
+    }
+    const before = new Map(stored.map((e) => [e.id, shownOf(e)]))
+    const changed = yield* sql<{ id: string; entity_type: EntityType }>`
+      INSERT INTO entities AS e (id, entity_type, slug, name, status, categories, chains, chain_slugs, urls,
+        external_ids, description, is_active, is_private, created_at, updated_at, domain_weights, curator_id,
+        is_framework, details, name_lower, symbol_lower)
+      SELECT id, entity_type, slug, name, status, categories, chains, chain_slugs, urls,
+        external_ids, description, is_active, is_private, created_at, updated_at, domain_weights, curator_id,
+        is_framework, details, name_lower, symbol_lower
+      FROM jsonb_to_recordset(${sql.json(rows)}) AS r(id uuid, entity_type text, slug text, name text,
+        status text, categories text[], chains jsonb, chain_slugs text[], urls jsonb, external_ids jsonb,
+        description text, is_active boolean, is_private boolean, created_at timestamptz,
+        updated_at timestamptz, domain_weights jsonb, curator_id uuid, is_framework boolean, details jsonb,
+        name_lower text, symbol_lower text)
+      ON CONFLICT (id) DO UPDATE SET
+        slug = excluded.slug, name = excluded.name, status = excluded.status,
+        categories = excluded.categories, chains = excluded.chains, chain_slugs = excluded.chain_slugs,
+        urls = excluded.urls, external_ids = excluded.external_ids, description = excluded.description,
+        is_active = excluded.is_active, is_private = excluded.is_private, created_at = excluded.created_at,
+        updated_at = excluded.updated_at, domain_weights = excluded.domain_weights,
+        curator_id = excluded.curator_id, is_framework = excluded.is_framework, details = excluded.details,
+        name_lower = excluded.name_lower, symbol_lower = excluded.symbol_lower
+      WHERE (e.slug, e.name, e.status, e.categories, e.chains, e.urls, e.external_ids, e.description,
+          e.is_active, e.is_private, e.created_at, e.updated_at, e.domain_weights, e.curator_id,
+          e.is_framework, e.details)
+        IS DISTINCT FROM (excluded.slug, excluded.name, excluded.status, excluded.categories, excluded.chains,
+          excluded.urls, excluded.external_ids, excluded.description, excluded.is_active, excluded.is_private,
+          excluded.created_at, excluded.updated_at, excluded.domain_weights, excluded.curator_id,
+          excluded.is_framework, excluded.details)
+      RETURNING e.id, e.entity_type`
+    return changed.map((c) => {
+      const row = wanted.get(c.id.toLowerCase())!
+      const after = shownOf({
+        slug: String(row.slug),
+        status: String(row.status),
+        is_active: row.is_active === true,
+        is_private: row.is_private === true
+      })
+      return { ...c, showsOtherwise: changesShown(before.get(c.id.toLowerCase()), after) }
     })
+  })
 
-  const upsert = Effect.fn("PgEntityRepository.upsert")(function* (entities: ReadonlyArray<StoredEntity>) {
+const upsert = (sql: PgClient.PgClient) =>
+  Effect.fn("PgEntityRepository.upsert")(function* (entities: ReadonlyArray<StoredEntity>) {
     if (entities.length === 0) return
     // The last write of an id wins, as in memory; one INSERT cannot touch a row twice.
     const byId = new Map<string, Row>()
@@ -413,7 +411,7 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           const changed: Array<{ id: string; entity_type: EntityType; showsOtherwise: boolean }> = []
           for (let i = 0; i < rows.length; i += Chunk)
-            changed.push(...(yield* upsertChunk(rows.slice(i, i + Chunk))))
+            changed.push(...(yield* upsertChunk(sql, rows.slice(i, i + Chunk))))
           const notices: ReadonlyArray<EntityChange> =
             changed.length <= NotifyEachUpTo
               ? changed.map((c) => ({ entity_type: c.entity_type, entity_id: c.id }))
@@ -433,12 +431,13 @@ export const make = Effect.gen(function* () {
       .pipe(catchSqlError("upsert entities"))
   })
 
-  const unreadable = (type: EntityType) =>
-    sql<UnreadableRef>`SELECT id, slug, status, is_private, is_active FROM entities
-      WHERE entity_type = ${type}::text AND NOT (status = 'published' AND is_active AND NOT is_private)
-      ORDER BY slug COLLATE "C", id`.pipe(orStoreError(`unreadable ${type}`))
+const unreadable = (sql: PgClient.PgClient) => (type: EntityType) =>
+  sql<UnreadableRef>`SELECT id, slug, status, is_private, is_active FROM entities
+    WHERE entity_type = ${type}::text AND NOT (status = 'published' AND is_active AND NOT is_private)
+    ORDER BY slug COLLATE "C", id`.pipe(orStoreError(`unreadable ${type}`))
 
-  const setStatus = (type: EntityType, id: string, status: EntityStatus, updatedAt: string) =>
+const setStatus =
+  (sql: PgClient.PgClient) => (type: EntityType, id: string, status: EntityStatus, updatedAt: string) =>
     sql
       .withTransaction(
         Effect.gen(function* () {
@@ -450,12 +449,12 @@ export const make = Effect.gen(function* () {
                 is_active: boolean
                 is_private: boolean
               }>`
-                SELECT id, slug, status, is_active, is_private FROM entities
-                WHERE entity_type = ${type}::text AND id = ${id}::uuid FOR UPDATE`
+              SELECT id, slug, status, is_active, is_private FROM entities
+              WHERE entity_type = ${type}::text AND id = ${id}::uuid FOR UPDATE`
             : []
           if (stored === undefined) return yield* new StoreError({ message: `set status: no ${type} ${id}` })
           yield* sql`UPDATE entities SET status = ${status}::text, updated_at = ${updatedAt}::timestamptz
-            WHERE id = ${stored.id}::uuid`
+          WHERE id = ${stored.id}::uuid`
           const showsOtherwise = changesShown(shownOf(stored), shownOf({ ...stored, status }))
           yield* notifyChanges(
             sql,
@@ -465,16 +464,18 @@ export const make = Effect.gen(function* () {
       )
       .pipe(catchSqlError(`set status of ${type} ${id}`))
 
+export const make = Effect.gen(function* () {
+  const sql = yield* PgClient.PgClient
   return EntityRepository.of({
-    list,
-    findById,
-    findBySlug,
-    published,
-    countPublished,
-    all,
-    unreadable,
-    upsert,
-    setStatus
+    list: list(sql),
+    findById: findById(sql),
+    findBySlug: findBySlug(sql),
+    published: published(sql),
+    countPublished: countPublished(sql),
+    all: all(sql),
+    unreadable: unreadable(sql),
+    upsert: upsert(sql),
+    setStatus: setStatus(sql)
   })
 })
 

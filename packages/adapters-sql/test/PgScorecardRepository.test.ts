@@ -92,6 +92,44 @@ describe("PgScorecardRepository", () => {
       }).pipe(Effect.provide(postgres))
     )
 
+    it.effect(
+      "rows are decoded with schemas: a stored row that no longer fits is a StoreError naming the read, on every read path",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ScorecardRepository
+          const sql = yield* PgClient.PgClient
+          const e = entity("protocol", "undecodable-row")
+          yield* (yield* EntityRepository).upsert([e])
+          const card = scorecard(e, 1, "published")
+          yield* repo.saveDraft(card)
+          yield* sql`UPDATE scorecards SET domain_scores = '{"security": "high"}'::jsonb WHERE id = ${card.id}::uuid`
+          const reads: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
+            repo.listForEntity("protocol", e.record.id),
+            repo.listForEntities("protocol", [e.record.id]),
+            repo.findById("protocol", card.id),
+            repo.findByIds("protocol", [card.id]),
+            repo.latest("protocol", e.record.id, "published"),
+            repo.latestOf("protocol", [e.record.id], "published"),
+            repo.latestPublishedOf("protocol", [e.record.id])
+          ]
+          for (const read of reads) {
+            const exit = yield* Effect.exit(read)
+            assert.include(failureText(exit), "StoreError")
+            assert.include(failureText(exit), "does not decode")
+          }
+          yield* sql`UPDATE evidence SET items = '[{"kind": 1}]'::jsonb WHERE scorecard_id = ${card.id}::uuid`
+          yield* sql`UPDATE scorecards SET domain_scores = NULL WHERE id = ${card.id}::uuid`
+          assert.include(
+            failureText(yield* Effect.exit(repo.findByIds("protocol", [card.id]))),
+            "does not decode"
+          )
+          assert.include(
+            failureText(yield* Effect.exit(repo.findById("protocol", card.id))),
+            "does not decode"
+          )
+        }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("publish is atomic on its own: a failure half-way leaves the previous rating published", () =>
       Effect.gen(function* () {
         const repo = yield* ScorecardRepository
