@@ -222,6 +222,9 @@ const metricsRoute = (options: MetricsOptions) =>
     Effect.fnUntraced(function* (router) {
       const auth = yield* Authentication
       const cache = yield* Effect.serviceOption(ResponseCache)
+      // The registry the request middleware writes to (the layer's), read and refreshed here too.
+      const registry = yield* Metric.MetricRegistry
+      const context = yield* Effect.context<never>()
       const hits = follow(ResponseCacheHits)
       const misses = follow(ResponseCacheMisses)
       const refresh = Effect.gen(function* () {
@@ -239,8 +242,8 @@ const metricsRoute = (options: MetricsOptions) =>
           auth,
           options.token,
           Effect.gen(function* () {
-            yield* refresh
-            return HttpServerResponse.text(yield* PrometheusMetrics.format(), {
+            yield* Effect.provideService(refresh, Metric.MetricRegistry, registry)
+            return HttpServerResponse.text(PrometheusMetrics.formatUnsafe(context), {
               contentType: "text/plain; version=0.0.4; charset=utf-8"
             })
           })
