@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Caller } from "@ratings/domain/model/Caller"
 import { Effect, Layer, Metric } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Authentication } from "../src/api/Authentication.ts"
 import { CurrentCaller } from "../src/api/CurrentCaller.ts"
 import { RateLimitedError } from "../src/api/Errors.ts"
@@ -86,6 +86,12 @@ describe("request metrics", () => {
       const anonymous = yield* Metric.value(Metric.withAttributes(RateLimitRefusals, { kind: "anonymous" }))
       assert.strictEqual(pro.count, 1)
       assert.strictEqual(anonymous.count, 1)
-    }).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
+    }).pipe(
+      Effect.provideService(Metric.MetricRegistry, new Map()),
+      Effect.provideService(
+        HttpServerRequest.HttpServerRequest,
+        HttpServerRequest.fromWeb(new Request("http://localhost/"))
+      )
+    )
   )
 })
