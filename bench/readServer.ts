@@ -21,7 +21,9 @@ const server = serve({
   port: Number(port),
   host: "127.0.0.1",
   policies: { limits: { anonymous: [{ limit: 1e9, window: "1 minute" }] } },
-  responseCache: cache === "on" ? responseCache() : undefined
+  responseCache: cache === "on" ? responseCache() : undefined,
+  // RATINGS_METRICS=true measures the server with its Prometheus metrics on (off by default, as in production).
+  metrics: process.env.RATINGS_METRICS === "true" ? {} : undefined
 }).pipe(Layer.provide(application(key).pipe(Layer.provideMerge(database(url)))))
 
 NodeRuntime.runMain(Layer.launch(server))

@@ -20,6 +20,7 @@ import { KeysCommand } from "./cli/KeysCommand.ts"
 import { PublishCommand, StatusCommand } from "./cli/PublishCommand.ts"
 import { QuantumCommand } from "./cli/QuantumCommand.ts"
 import { ServeCommand } from "./cli/ServeCommand.ts"
+import { TracingLayer } from "./Observability.ts"
 import { teardown } from "./Shutdown.ts"
 
 export const Ratings = Command.make("ratings").pipe(
@@ -44,6 +45,8 @@ releaseShutdownSignals()
 
 Ratings.pipe(
   Command.run({ version: "0.1.0" }),
+  // Spans are exported when OTEL_EXPORTER_OTLP_ENDPOINT is set (Observability.ts); flushed as the command ends.
+  Effect.provide(TracingLayer),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain({ teardown })
 )

@@ -27,6 +27,7 @@ import { DashboardRoutes } from "../dashboard/DashboardPage.ts"
 import { formatIssues, importPath } from "../ImportFiles.ts"
 import { checkIdentityProvider, httpOptions } from "../HttpOptions.ts"
 import { responseCache, webhookDispatcherLoop } from "../Layers.ts"
+import { countedTransport, metricsOptions, ObservabilityConfig } from "../Observability.ts"
 import { terminalProgress } from "../Progress.ts"
 import { stoppedGracefully } from "../Shutdown.ts"
 
@@ -100,6 +101,8 @@ export const ServeCommand = Command.make(
     const refresher = Option.isSome(sourceUrl)
       ? QuantumRefresher.layer({ interval: refreshInterval })
       : Layer.empty
+    const observability = yield* ObservabilityConfig
+    const metrics = observability.metrics ? yield* metricsOptions(observability) : undefined
     const server = Layer.mergeAll(
       serve({
         port: config.port,
@@ -108,16 +111,23 @@ export const ServeCommand = Command.make(
         policies: http.policies,
         responseCache: responseCache(),
         routes: DashboardRoutes,
-        shutdownGrace: config.shutdownGrace
+        shutdownGrace: config.shutdownGrace,
+        metrics
       }),
       refresher,
-      webhookDispatcherLoop
+      metrics === undefined
+        ? webhookDispatcherLoop
+        : webhookDispatcherLoop.pipe(Layer.provide(countedTransport))
     )
     return yield* Effect.scoped(
       Effect.gen(function* () {
         // Bound and configured (the identity provider's settings are checked as the server is built).
         yield* Layer.build(server)
         yield* announce(config, database.embedded, http.devIdentityProvider)
+        if (metrics !== undefined)
+          yield* Console.log(
+            `metrics: GET /metrics (an admin JWT${metrics.token === undefined ? "" : " or the RATINGS_METRICS_TOKEN"})`
+          )
         return yield* Effect.never
       })
     ).pipe(Effect.onInterrupt(() => stoppedGracefully))

@@ -23,6 +23,7 @@ import { Cors } from "./Cors.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { Handlers } from "./Handlers.ts"
 import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
+import { countedLimiter, type MetricsOptions, withMetrics } from "./Metrics.ts"
 import { createServer, drain } from "./NodeServer.ts"
 import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import type { ResponseCache } from "./ResponseCache.ts"
@@ -44,9 +45,10 @@ export type PoliciesConfig = RateLimitConfig
  * established, the attribution (Attribution.ts), the cache headers
  * (Caching.ts) and the rate limit (RateLimit.ts), in that order, so that a
  * 429 is attributed and marked no-store too. It also provides its
- * RequestRateLimiter, which authentication uses to count failed credentials.
+ * RequestRateLimiter, which authentication uses to count failed credentials;
+ * with `countRefusals`, its 429s are counted (Metrics.ts).
  */
-export const layerCallerPolicies = (config: PoliciesConfig = {}) =>
+export const layerCallerPolicies = (config: PoliciesConfig = {}, countRefusals = false) =>
   Layer.effect(
     CallerPolicies,
     Effect.gen(function* () {
@@ -61,7 +63,11 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}) =>
         })
       )
     })
-  ).pipe(Layer.provideMerge(RequestRateLimiter.layer(config)))
+  ).pipe(
+    Layer.provideMerge(
+      countRefusals ? countedLimiter(RequestRateLimiter.layer(config)) : RequestRateLimiter.layer(config)
+    )
+  )
 
 /**
  * Closing the layer drains the server (NodeServer.drain): no new
@@ -95,6 +101,8 @@ const drainOnClose = (server: () => Server | undefined, grace: Duration.Duration
  * The server. With `responseCache` (ResponseCache.ts) the hot public reads are
  * served from already-encoded responses; without it every read is computed.
  * Closing it drains the requests in flight for at most `shutdownGrace`.
+ * With `metrics`, requests are counted and timed and /metrics serves them
+ * (Metrics.ts); without it, off: nothing of it is installed.
  */
 export const serve = <E = never, R = never>(options: {
   readonly port: number
@@ -106,16 +114,18 @@ export const serve = <E = never, R = never>(options: {
   readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter> | undefined
   /** How long requests in flight may take to finish when the server stops; default 20 seconds. */
   readonly shutdownGrace?: Duration.Duration | undefined
+  /** Prometheus metrics and GET /metrics; absent, off. */
+  readonly metrics?: MetricsOptions | undefined
 }) => {
   const grace = options.shutdownGrace ?? DefaultShutdownGrace
   let server: Server | undefined
   let cutting = false
-  const routes = HttpRouter.serve(
-    options.routes === undefined ? AllRoutes : Layer.merge(AllRoutes, options.routes),
-    { routerConfig: { maxParamLength: MaxPathParamLength } }
-  ).pipe(
+  const app = options.routes === undefined ? AllRoutes : Layer.merge(AllRoutes, options.routes)
+  const routes = HttpRouter.serve(options.metrics === undefined ? app : withMetrics(app, options.metrics), {
+    routerConfig: { maxParamLength: MaxPathParamLength }
+  }).pipe(
     Layer.provide(layerAuthentication(options.auth)),
-    Layer.provide(layerCallerPolicies(options.policies)),
+    Layer.provide(layerCallerPolicies(options.policies, options.metrics !== undefined)),
     Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),
     Layer.provide(Layer.succeed(ServerShutdown, ServerShutdown.of({ cutting: () => cutting }))),
     Layer.provide(

@@ -1,0 +1,277 @@
+/**
+ * Prometheus metrics of the HTTP server, on only when `serve` is given a
+ * `metrics` option (off by default: then nothing here is installed, and a
+ * request does no metric work at all).
+ *
+ * - Every request: `http_requests_total{route,method,status}` and
+ *   `http_request_duration_seconds{route,method,status}` (time to the
+ *   response head). The route label is the matched route's template
+ *   (`/api/v1/protocols/:identifier`), never the raw path; a request no route
+ *   matched (a 404, a preflight) is `unmatched`.
+ * - Rate-limit refusals by caller kind, counted by wrapping the limiter.
+ * - Response cache hits and misses, read from the cache's own counters when
+ *   /metrics is scraped.
+ * - Whatever the application adds (`MetricsOptions.beforeScrape`: the
+ *   webhook queue depth) is refreshed at scrape time.
+ *
+ * `GET /metrics` answers in the Prometheus text format to an admin JWT or to
+ * `Authorization: Bearer <metrics token>` (compared in constant time); other
+ * callers get the API's JSON error bodies (401, 403). It is not an operation
+ * of the API (not JSON, not in the OpenAPI document), is never cached, and
+ * counts against no rate limit except a failed credential's, as on any route.
+ */
+import { createHash, timingSafeEqual } from "node:crypto"
+import { type CallerKind, callerKind } from "@ratings/domain/model/Caller"
+import { Context, Effect, Layer, Metric, Option, Redacted } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { PrometheusMetrics } from "effect/observability"
+import { Authentication, InvalidKeyError, InvalidTokenError } from "../api/Authentication.ts"
+import { CurrentCaller } from "../api/CurrentCaller.ts"
+import { RateLimitedError, ServiceUnavailableError } from "../api/Errors.ts"
+import { RequestRateLimiter } from "./RateLimit.ts"
+import { ResponseCache } from "./ResponseCache.ts"
+
+export interface MetricsOptions {
+  /** A bearer token that may read /metrics besides an admin JWT; absent: admin JWTs only. */
+  readonly token?: Redacted.Redacted<string> | undefined
+  /** Run before each scrape, to refresh gauges read from elsewhere (the webhook queue depth). */
+  readonly beforeScrape?: Effect.Effect<void> | undefined
+}
+
+export const MetricsPath = "/metrics"
+
+/** The label of a request no route matched. */
+export const UnmatchedRoute = "unmatched"
+
+export const HttpRequests = Metric.counter("http_requests_total", {
+  description: "HTTP requests answered, by route template, method and status",
+  incremental: true
+})
+
+export const HttpRequestDuration = Metric.histogram("http_request_duration_seconds", {
+  description: "Time to the response head, by route template, method and status",
+  boundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+})
+
+export const RateLimitRefusals = Metric.counter("ratings_rate_limit_refusals_total", {
+  description: "Requests refused with 429 by the rate limiter, by caller kind",
+  incremental: true
+})
+
+export const ResponseCacheHits = Metric.counter("ratings_response_cache_hits_total", {
+  description: "Reads served from the response cache",
+  incremental: true
+})
+
+export const ResponseCacheMisses = Metric.counter("ratings_response_cache_misses_total", {
+  description: "Cacheable reads computed because the response cache had no current entry",
+  incremental: true
+})
+
+const Methods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+/**
+ * The matched route's template, written by the route (which alone sees the
+ * router's RouteContext) into the holder the request's outer middleware made.
+ */
+class MatchedRoute extends Context.Service<MatchedRoute, { route: string }>()(
+  "@ratings/adapters-http/MatchedRoute"
+) {}
+
+/** Per route: notes the route's template for the request's outer middleware. */
+const noteRoute = HttpRouter.middleware((httpEffect) =>
+  Effect.withFiber((fiber) => {
+    const holder = Context.getOrUndefined(fiber.context, MatchedRoute)
+    const matched = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)
+    if (holder !== undefined && matched !== undefined) holder.route = matched.route.path
+    return httpEffect
+  })
+)
+
+/** The series of one (route, method, status), made once and reused. */
+const seriesOf =
+  (cache: Map<string, readonly [Metric.Counter<number>, Metric.Histogram<number>]>) =>
+  (route: string, method: string, status: number) => {
+    const key = `${method} ${status} ${route}`
+    let series = cache.get(key)
+    if (series === undefined) {
+      const attributes = { route, method, status: String(status) }
+      series = [
+        Metric.withAttributes(HttpRequests, attributes),
+        Metric.withAttributes(HttpRequestDuration, attributes)
+      ]
+      cache.set(key, series)
+    }
+    return series
+  }
+
+/**
+ * Outermost on the router: times every request and counts it under its
+ * route template and final status (a failure's status is the response it is
+ * answered with).
+ */
+const requestMetrics = HttpRouter.middleware(
+  Effect.gen(function* () {
+    const context = yield* Effect.context<never>()
+    const series = seriesOf(new Map())
+    return (httpEffect) =>
+      Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+        const method = Methods.has(request.method) ? request.method : "OTHER"
+        const holder = { route: UnmatchedRoute }
+        const started = performance.now()
+        const record = (status: number) => {
+          const [count, duration] = series(holder.route, method, status)
+          count.updateUnsafe(1, context)
+          duration.updateUnsafe((performance.now() - started) / 1000, context)
+        }
+        return Effect.provideService(httpEffect, MatchedRoute, holder).pipe(
+          Effect.onExit((exit) =>
+            exit._tag === "Success"
+              ? Effect.sync(() => record(exit.value.status))
+              : Effect.map(HttpServerError.causeResponse(exit.cause), ([response]) => record(response.status))
+          )
+        )
+      })
+  }),
+  { global: true }
+)
+
+/** The rate limiter with its refusals counted by caller kind (failed credentials count as anonymous). */
+export const countRefusals = (limiter: RequestRateLimiter["Service"]): RequestRateLimiter["Service"] => {
+  const refused =
+    (kind: CallerKind) =>
+    <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.tapError(self, () => Metric.update(Metric.withAttributes(RateLimitRefusals, { kind }), 1))
+  return RequestRateLimiter.of({
+    check: (caller) => limiter.check(caller).pipe(refused(callerKind(caller))),
+    admitCredential: (address) => limiter.admitCredential(address).pipe(refused("anonymous")),
+    countFailedCredential: (address) => limiter.countFailedCredential(address).pipe(refused("anonymous"))
+  })
+}
+
+const digest = (value: string) => createHash("sha256").update(value).digest()
+
+/** Whether the request carries `Bearer <token>`; constant time in the token's content. */
+const bearsToken = (authorization: string | undefined, token: Redacted.Redacted<string>): boolean => {
+  const sent = /^Bearer +([^\s]+) *$/i.exec(authorization ?? "")?.[1]
+  return sent !== undefined && timingSafeEqual(digest(sent), digest(Redacted.value(token)))
+}
+
+const json = (status: number, body: unknown) => HttpServerResponse.jsonUnsafe(body, { status })
+
+const AdminRequired = { detail: { error: "admin_required" } }
+
+/** The status of an error authentication fails with (as its HttpApi error schema says). */
+const statusOfAuthError = (error: unknown): number | undefined =>
+  error instanceof InvalidKeyError || error instanceof InvalidTokenError
+    ? 401
+    : error instanceof RateLimitedError
+      ? 429
+      : error instanceof ServiceUnavailableError
+        ? 503
+        : undefined
+
+/**
+ * `respond` for the metrics token or an admin JWT (through the API's own
+ * authentication); the API's JSON error bodies for anyone else.
+ */
+const authorised = (
+  auth: Authentication["Service"],
+  token: Redacted.Redacted<string> | undefined,
+  respond: Effect.Effect<HttpServerResponse.HttpServerResponse>
+) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (token !== undefined && bearsToken(request.headers.authorization, token)) return yield* respond
+    // The server's bearer reads the request's Authorization header itself (Authentication.ts), not these options.
+    return yield* auth.bearer(
+      Effect.flatMap(CurrentCaller, (caller) =>
+        caller._tag === "Admin"
+          ? respond
+          : Effect.succeed(
+              caller._tag === "Anonymous"
+                ? HttpServerResponse.setHeader(json(401, AdminRequired), "www-authenticate", "Bearer")
+                : json(403, AdminRequired)
+            )
+      ),
+      undefined as never
+    )
+  }).pipe(
+    Effect.catch((error: unknown) => {
+      const status = statusOfAuthError(error)
+      return status === undefined
+        ? Effect.fail(error)
+        : Effect.succeed(json(status, { detail: (error as { readonly detail: unknown }).detail }))
+    }),
+    Effect.map((response) => HttpServerResponse.setHeader(response, "cache-control", "no-store"))
+  )
+
+/** Folds a monotonic count read from elsewhere into a counter, by its growth since the last scrape. */
+const follow = (counter: Metric.Counter<number>) => {
+  let last = 0
+  return (current: number) => {
+    const delta = current >= last ? current - last : current
+    last = current
+    return Metric.update(counter, delta)
+  }
+}
+
+const metricsRoute = (options: MetricsOptions) =>
+  HttpRouter.use(
+    Effect.fnUntraced(function* (router) {
+      const auth = yield* Authentication
+      const cache = yield* Effect.serviceOption(ResponseCache)
+      // The registry the request middleware writes to (the layer's), read and refreshed here too.
+      const registry = yield* Metric.MetricRegistry
+      const context = yield* Effect.context<never>()
+      const hits = follow(ResponseCacheHits)
+      const misses = follow(ResponseCacheMisses)
+      const refresh = Effect.gen(function* () {
+        if (Option.isSome(cache)) {
+          const stats = yield* cache.value.stats
+          yield* hits(stats.hits)
+          yield* misses(stats.misses)
+        }
+        if (options.beforeScrape !== undefined) yield* options.beforeScrape
+      })
+      yield* router.add(
+        "GET",
+        MetricsPath,
+        authorised(
+          auth,
+          options.token,
+          Effect.gen(function* () {
+            yield* Effect.provideService(refresh, Metric.MetricRegistry, registry)
+            return HttpServerResponse.text(PrometheusMetrics.formatUnsafe(context), {
+              contentType: "text/plain; version=0.0.4; charset=utf-8"
+            })
+          })
+        )
+      )
+    })
+  )
+
+/**
+ * Metrics over the routes `app` registers (given /metrics beside them): each
+ * route notes its template, and the request middleware is registered before
+ * any other global middleware (CORS, the router fallbacks), so it is the
+ * outermost and sees the status each request is finally answered with.
+ */
+export const withMetrics = <E, R>(
+  app: Layer.Layer<never, E, R>,
+  options: MetricsOptions
+): Layer.Layer<never, E, Exclude<R, HttpRouter.HttpRouter> | HttpRouter.HttpRouter | Authentication> =>
+  Layer.merge(app, metricsRoute(options)).pipe(
+    Layer.provide(noteRoute.layer),
+    Layer.provide(requestMetrics)
+  ) as never
+
+/** A limiter layer whose refusals are counted, over the limiter `limiterLayer` provides. */
+export const countedLimiter = <E, R>(limiterLayer: Layer.Layer<RequestRateLimiter, E, R>) =>
+  Layer.effect(
+    RequestRateLimiter,
+    Effect.gen(function* () {
+      return countRefusals(yield* RequestRateLimiter)
+    })
+  ).pipe(Layer.provide(limiterLayer))

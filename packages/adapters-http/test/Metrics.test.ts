@@ -1,0 +1,97 @@
+/**
+ * The request metrics (Metrics.ts) over a small router: with `withMetrics`
+ * each request is counted under its route template, method and final status
+ * (an unmatched path is `unmatched`); without it (metrics off, the default)
+ * a request leaves the metric registry untouched. Rate-limit refusals are
+ * counted by caller kind.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Caller } from "@ratings/domain/model/Caller"
+import { Effect, Layer, Metric } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Authentication } from "../src/api/Authentication.ts"
+import { CurrentCaller } from "../src/api/CurrentCaller.ts"
+import { RateLimitedError } from "../src/api/Errors.ts"
+import { countRefusals, RateLimitRefusals, withMetrics } from "../src/server/Metrics.ts"
+import type { RequestRateLimiter } from "../src/server/RateLimit.ts"
+
+const Items = HttpRouter.add("GET", "/items/:id", Effect.succeed(HttpServerResponse.text("item")))
+
+const AdminAuthentication = Layer.succeed(
+  Authentication,
+  Authentication.of({
+    bearer: (effect) => Effect.provideService(effect, CurrentCaller, Caller.admin("ops", "admin"))
+  })
+)
+
+const handlerOf = (metrics: boolean, registry: Metric.MetricRegistry) =>
+  HttpRouter.toWebHandler(
+    (metrics ? withMetrics(Items, {}) : Items).pipe(
+      Layer.provide(AdminAuthentication),
+      Layer.provide(Layer.succeed(Metric.MetricRegistry, registry))
+    ),
+    { disableLogger: true }
+  )
+
+const request = (handler: (r: Request) => Promise<Response>, path: string) =>
+  Effect.promise(async () => {
+    const response = await handler(new Request(`http://localhost${path}`))
+    return { status: response.status, body: await response.text() }
+  })
+
+describe("request metrics", () => {
+  it.effect("off: a request does no metric work (the registry stays empty)", () =>
+    Effect.gen(function* () {
+      const registry: Metric.MetricRegistry = new Map()
+      const { handler, dispose } = handlerOf(false, registry)
+      const answer = yield* request(handler, "/items/42")
+      assert.strictEqual(answer.status, 200)
+      assert.strictEqual(registry.size, 0)
+      yield* Effect.promise(dispose)
+    })
+  )
+
+  it.effect("on: counted by route template and status, never by raw path", () =>
+    Effect.gen(function* () {
+      const registry: Metric.MetricRegistry = new Map()
+      const { handler, dispose } = handlerOf(true, registry)
+      yield* request(handler, "/items/42")
+      yield* request(handler, "/items/43")
+      yield* request(handler, "/nowhere")
+      const metrics = yield* request(handler, "/metrics")
+      assert.strictEqual(metrics.status, 200)
+      assert.include(metrics.body, 'http_requests_total{route="/items/:id",method="GET",status="200"} 2')
+      assert.match(metrics.body, /http_requests_total\{route="unmatched",method="GET",status="\d{3}"\} 1/)
+      assert.include(
+        metrics.body,
+        'http_request_duration_seconds_count{route="/items/:id",method="GET",status="200"} 2'
+      )
+      assert.notInclude(metrics.body, "/items/42")
+      yield* Effect.promise(dispose)
+    })
+  )
+
+  it.effect("rate-limit refusals are counted by caller kind", () =>
+    Effect.gen(function* () {
+      const refuse = Effect.fail(new RateLimitedError({ detail: { error: "rate_limited", retry_after: 1 } }))
+      const limiter = countRefusals({
+        check: () => refuse,
+        admitCredential: () => Effect.void,
+        countFailedCredential: () => refuse
+      } as unknown as RequestRateLimiter["Service"])
+      yield* Effect.exit(limiter.check(Caller.apiKey("pro", "acct", "key")))
+      yield* Effect.exit(limiter.countFailedCredential("10.0.0.1"))
+      yield* Effect.exit(limiter.admitCredential("10.0.0.1"))
+      const pro = yield* Metric.value(Metric.withAttributes(RateLimitRefusals, { kind: "pro" }))
+      const anonymous = yield* Metric.value(Metric.withAttributes(RateLimitRefusals, { kind: "anonymous" }))
+      assert.strictEqual(pro.count, 1)
+      assert.strictEqual(anonymous.count, 1)
+    }).pipe(
+      Effect.provideService(Metric.MetricRegistry, new Map()),
+      Effect.provideService(
+        HttpServerRequest.HttpServerRequest,
+        HttpServerRequest.fromWeb(new Request("http://localhost/"))
+      )
+    )
+  )
+})
