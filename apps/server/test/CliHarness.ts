@@ -44,31 +44,64 @@ export const startCli = (
   spawn(process.execPath, [MainScript, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] })
 
 /** Resolves when the child prints a line matching `pattern` (fails if it exits first or after `timeoutMs`). */
+/**
+ * What a child has printed, kept from the first wait on it, and how far earlier
+ * waits have read. Successive waits find successive lines, including lines that
+ * arrived in the same chunk as an earlier wait's (which a fresh listener per
+ * wait would miss, and then wait out its time-out).
+ */
+interface Transcript {
+  text: string
+  consumed: number
+  readonly listeners: Set<() => void>
+}
+const transcripts = new WeakMap<ChildProcess, Transcript>()
+
+const transcriptOf = (child: ChildProcess): Transcript => {
+  const known = transcripts.get(child)
+  if (known !== undefined) return known
+  const transcript: Transcript = { text: "", consumed: 0, listeners: new Set() }
+  const onData = (d: Buffer) => {
+    transcript.text += d.toString()
+    for (const listener of transcript.listeners) listener()
+  }
+  child.stdout?.on("data", onData)
+  child.stderr?.on("data", onData)
+  transcripts.set(child, transcript)
+  return transcript
+}
+
 export const waitForOutput = (child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> =>
   new Promise((resolve, reject) => {
-    let seen = ""
+    const transcript = transcriptOf(child)
+    const unread = () => transcript.text.slice(transcript.consumed)
     const timer = setTimeout(
-      () => finish(new Error(`no output matching ${pattern} within ${timeoutMs} ms:\n${seen}`)),
+      () => finish(new Error(`no output matching ${pattern} within ${timeoutMs} ms:\n${unread()}`)),
       timeoutMs
     )
-    const onData = (d: Buffer) => {
-      seen += d.toString()
-      const m = pattern.exec(seen)
-      if (m !== null) finish(undefined, m[0])
+    const check = () => {
+      const m = pattern.exec(unread())
+      if (m === null) return
+      transcript.consumed += m.index + m[0].length
+      finish(undefined, m[0])
     }
-    const onExit = (code: number | null) =>
-      finish(new Error(`exited with ${code} before ${pattern}:\n${seen}`))
+    const onExit = (code: number | null) => {
+      check()
+      finish(new Error(`exited with ${code} before ${pattern}:\n${unread()}`))
+    }
+    let done = false
     const finish = (error: Error | undefined, value?: string) => {
+      if (done) return
+      done = true
       clearTimeout(timer)
-      child.stdout?.off("data", onData)
-      child.stderr?.off("data", onData)
+      transcript.listeners.delete(check)
       child.off("exit", onExit)
       if (error !== undefined) reject(error)
       else resolve(value!)
     }
-    child.stdout?.on("data", onData)
-    child.stderr?.on("data", onData)
+    transcript.listeners.add(check)
     child.on("exit", onExit)
+    check()
   })
 
 export const exited = (child: ChildProcess): Promise<number | null> =>
