@@ -44,6 +44,7 @@ import { cpus, loadavg, totalmem } from "node:os"
 import { join } from "node:path"
 import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
+import { DemoDataDir } from "@ratings/demo-data"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import { PluralOf, ScorecardByIdSegment } from "@ratings/domain/model/EntityType"
@@ -56,8 +57,6 @@ import pg from "pg"
 import { runMain, type ScratchDatabase, withPostgresServer, withScratchDatabase } from "./harness.ts"
 import type { LoadPlan, LoadReport, PlannedRequest } from "./soakLoad.ts"
 
-const root = join(import.meta.dirname, "..")
-const DemoDir = join(root, "apps", "server", "data", "demo")
 const ServerScript = join(import.meta.dirname, "soakServer.ts")
 const LoadScript = join(import.meta.dirname, "soakLoad.ts")
 
@@ -151,7 +150,7 @@ interface Keys {
 const prepare = async (url: string, serverKey: Redacted.Redacted<string>, progress?: ProgressReporter) => {
   const keys = await run(
     Effect.gen(function* () {
-      const outcome = yield* importPath(DemoDir, progress)
+      const outcome = yield* importPath(DemoDataDir, progress)
       if (outcome._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(outcome.issues)))
       const repository = yield* ApiKeyRepository
       const create = (tier: "pro" | "enterprise") =>

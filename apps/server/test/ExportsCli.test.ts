@@ -11,6 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
+import { DemoDataDir } from "@ratings/demo-data"
 import { Effect } from "effect"
 import { exited, runCli, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
 
@@ -19,14 +20,12 @@ let env: Record<string, string | undefined>
 let server: ReturnType<typeof startCli>
 let base: string
 
-const DemoData = join(import.meta.dirname, "..", "data", "demo")
-
 beforeAll(async () => {
   db = await scratchDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), "ratings-exports-"))
   const port = await Effect.runPromise(freePort)
   env = { DATABASE_URL: db.url, RATINGS_DATA_DIR: dataDir, PORT: String(port) }
-  const imported = await runCli(["import", DemoData], env)
+  const imported = await runCli(["import", DemoDataDir], env)
   assert.strictEqual(imported.code, 0, imported.stderr)
   // the dev identity provider's key pair must exist before the server starts, so it trusts it
   const minted = await runCli(["dev", "token"], env)

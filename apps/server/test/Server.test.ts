@@ -9,8 +9,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
+import { DemoDataDir } from "@ratings/demo-data"
 import { Effect } from "effect"
-import { DemoDataDir } from "../src/cli/ServeCommand.ts"
 import { exited, runCli, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
 
 const port = () => Effect.runPromise(freePort)

@@ -3,9 +3,9 @@
  * in the import format, for benchmarks.
  */
 import { NodeServices } from "@effect/platform-node"
+import { writeDataset } from "@ratings/demo-data"
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { writeDataset } from "../demo/generate.ts"
 import { terminalProgress } from "../Progress.ts"
 import { CommandFailed } from "./CommandFailed.ts"
 

@@ -10,13 +10,13 @@
  * Output names the outcome, the incident and whether it is served; never a
  * nonce or a victim address (spec part 2: stored, never served).
  */
+import { type LocatedReport, readIncidentReports } from "@ratings/domain/import/IncidentReportFile"
 import type { IngestOutcome } from "@ratings/domain/incidents/IncidentLifecycle"
 import { IncidentService, type IngestResult } from "@ratings/domain/services/IncidentService"
 import { Console, Effect, FileSystem, type PlatformError, Result, Stdio, Stream } from "effect"
 import { Argument, Command } from "effect/cli"
 import { AppLayer } from "../AppLayer.ts"
 import { CommandFailed } from "./CommandFailed.ts"
-import { type LocatedReport, readIncidentReports } from "./IncidentReportFile.ts"
 
 const StdinName = "<stdin>"
 

@@ -13,9 +13,9 @@
  * expire and the attempts are made again, here after a restart or by another
  * process), then the pool and the embedded Postgres; the process exits 0.
  */
-import { fileURLToPath } from "node:url"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import { describeUrl } from "@ratings/adapters-http/upstream/LayerQuSource"
+import { DemoDataDir } from "@ratings/demo-data"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
 import * as QuantumRefresher from "@ratings/domain/services/QuantumRefresher"
@@ -30,8 +30,6 @@ import { responseCache, webhookDispatcherLoop } from "../Layers.ts"
 import { countedTransport, metricsOptions, ObservabilityConfig } from "../Observability.ts"
 import { terminalProgress } from "../Progress.ts"
 import { stoppedGracefully } from "../Shutdown.ts"
-
-export const DemoDataDir = fileURLToPath(new URL("../../data/demo", import.meta.url))
 
 const isEmpty = Effect.gen(function* () {
   const entities = yield* EntityRepository

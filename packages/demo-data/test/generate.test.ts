@@ -16,8 +16,8 @@ import {
   renderDatasetFile,
   typeCounts,
   writeDataset
-} from "../../src/demo/generate.ts"
-import { RubricQuestions } from "../../src/demo/rubric/Rubric.ts"
+} from "../src/generate.ts"
+import { RubricQuestions } from "../src/rubric/Rubric.ts"
 
 const all = (
   entities: number,

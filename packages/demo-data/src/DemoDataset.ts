@@ -146,8 +146,8 @@ const chunkScorecards = (): ReadonlyArray<ReadonlyArray<ImportScorecard>> => {
   return chunks
 }
 
-/** Where editors find the format's JSON Schema, relative to apps/server/data/demo/. */
-const SchemaHint = "../../../../docs/import-format.schema.json"
+/** Where editors find the format's JSON Schema, relative to packages/demo-data/data/. */
+const SchemaHint = "../../../docs/import-format.schema.json"
 
 const file = (content: Omit<ImportFile, "format" | "$schema">): ImportFile => ({
   $schema: SchemaHint,

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { decodeSources } from "@ratings/domain/import/ImportDecode"
 import { ImportDecodeOptions, type ImportEntity, ImportFile } from "@ratings/domain/import/ImportFile"
@@ -20,12 +20,12 @@ import {
 import { gradeOf, roundHalfUp1 } from "@ratings/domain/scoring/GradeLadder"
 import { domainsOfType } from "@ratings/domain/scoring/Methodology"
 import { Result, Schema } from "effect"
-import { MalformedQuantumRows } from "../../src/demo/DemoQuantum.ts"
-import { categoriesByEntity, replayPublications, scoreDraft } from "../../src/demo/DemoReplay.ts"
-import { uuidV5 } from "../../src/demo/StableIds.ts"
-import { renderDemoFiles } from "../../src/demo/buildDemo.ts"
+import { MalformedQuantumRows } from "../src/DemoQuantum.ts"
+import { categoriesByEntity, replayPublications, scoreDraft } from "../src/DemoReplay.ts"
+import { uuidV5 } from "../src/StableIds.ts"
+import { renderDemoFiles } from "../src/buildDemo.ts"
 
-const dataDir = join(import.meta.dirname, "..", "..", "data", "demo")
+const dataDir = join(import.meta.dirname, "..", "data")
 const names = readdirSync(dataDir)
   .filter((n) => n.endsWith(".json"))
   .sort()
@@ -58,7 +58,7 @@ const latestReplayed = (type: string, slug: string) => {
 }
 
 describe("demo dataset: files", () => {
-  it("the committed files are exactly what `node apps/server/src/demo/buildDemo.ts` writes", () => {
+  it("the committed files are exactly what `node packages/demo-data/src/buildDemo.ts` writes", () => {
     const built = renderDemoFiles()
     assert.deepStrictEqual(
       names,
@@ -92,6 +92,15 @@ describe("demo dataset: files", () => {
     assert.deepStrictEqual(kinds.at(-2), ["incidents"])
     assert.deepStrictEqual(kinds.at(-1), ["quantum_snapshot"])
     for (const k of kinds.slice(2, -3)) assert.deepStrictEqual(k, ["scorecards"])
+  })
+
+  it("every demo file's $schema points at the committed import-format JSON Schema, from where the file lies", () => {
+    for (const f of files()) {
+      assert.isString(f.$schema)
+      const target = resolve(dataDir, f.$schema!)
+      assert.strictEqual(target, join(dataDir, "..", "..", "..", "docs", "import-format.schema.json"))
+      assert.isTrue(existsSync(target), `${f.$schema} does not exist`)
+    }
   })
 
   it("every demo file stays under Biome's 1 MiB limit, so the formatter checks it", () => {

@@ -10,15 +10,11 @@
  * without the rejected input, and a JSON syntax error shows one character, so
  * a nonce or a victim address cannot reach the terminal through an error.
  */
-import { jsonPath } from "@ratings/domain/import/ImportIssue"
-import { findJsonSyntaxError, lineAndColumn } from "@ratings/domain/import/ImportJsonText"
-import {
-  mayHoldNonFiniteNumber,
-  NonFiniteJsonMessage,
-  nonFinitePaths
-} from "@ratings/domain/model/JsonNumbers"
-import { IncidentReport } from "@ratings/domain/model/Incident"
 import { Result, Schema, SchemaIssue } from "effect"
+import { IncidentReport } from "../model/Incident.ts"
+import { mayHoldNonFiniteNumber, NonFiniteJsonMessage, nonFinitePaths } from "../model/JsonNumbers.ts"
+import { jsonPath } from "./ImportIssue.ts"
+import { findJsonSyntaxError, lineAndColumn } from "./ImportJsonText.ts"
 
 /** One decoded report and where it was in the input. */
 export interface LocatedReport {

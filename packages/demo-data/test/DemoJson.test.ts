@@ -2,9 +2,9 @@ import { execFileSync } from "node:child_process"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { formatJson } from "../../src/demo/DemoJson.ts"
+import { formatJson } from "../src/DemoJson.ts"
 
-const repoRoot = join(import.meta.dirname, "..", "..", "..", "..")
+const repoRoot = join(import.meta.dirname, "..", "..", "..")
 
 /** What Biome makes of a JSON text, through its CLI (the formatter the repository checks with). */
 const biomeFormat = (text: string): string =>

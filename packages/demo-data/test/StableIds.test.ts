@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { seededRandom, unitHash } from "../../src/demo/SeededRandom.ts"
-import { uuidV5 } from "../../src/demo/StableIds.ts"
+import { seededRandom, unitHash } from "../src/SeededRandom.ts"
+import { uuidV5 } from "../src/StableIds.ts"
 
 describe("StableIds and SeededRandom", () => {
   it("uuidV5 follows RFC 4122 (the DNS-namespace vector for www.example.com)", () => {

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import { type LocatedReport, readIncidentReports } from "../src/cli/IncidentReportFile.ts"
+import { type LocatedReport, readIncidentReports } from "../../src/import/IncidentReportFile.ts"
 
 const report = (nonce: string, extra: Record<string, unknown> = {}) => ({
   nonce,

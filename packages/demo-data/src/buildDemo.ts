@@ -1,17 +1,16 @@
 /**
- * Writes the demo dataset to apps/server/data/demo/ (the JSON is committed):
+ * Writes the demo dataset to packages/demo-data/data/ (the JSON is committed):
  *
- *   node apps/server/src/demo/buildDemo.ts
+ *   node packages/demo-data/src/buildDemo.ts
  *
  * Deterministic: the same tables give byte-identical files, laid out as the
  * repository's formatter would, so a rebuild only shows real changes in a diff.
  */
 import { readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
+import { DemoDataDir } from "./DemoDataDir.ts"
 import { buildDemoFiles } from "./DemoDataset.ts"
 import { formatJson } from "./DemoJson.ts"
-
-export const DemoDataDir = join(import.meta.dirname, "..", "..", "data", "demo")
 
 /** The demo files as they are written: file name and exact text. */
 export const renderDemoFiles = (): ReadonlyArray<{ readonly name: string; readonly text: string }> =>
