@@ -13,6 +13,8 @@ import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { IdGenerator } from "../../src/ports/IdGenerator.ts"
 import { Signer } from "../../src/ports/Signer.ts"
+import * as AlertRuleServiceTest from "../support/AlertRuleServiceTest.ts"
+import * as SignerMemory from "../support/SignerMemory.ts"
 import { Transaction } from "../../src/ports/Transaction.ts"
 import { WebhookTransport, WebhookTransportScript } from "../../src/ports/WebhookTransport.ts"
 import { AlertRuleService } from "../../src/services/AlertRuleService.ts"
@@ -34,11 +36,11 @@ const body = (overrides: Partial<AlertRuleCreate> = {}): AlertRuleCreate => ({
   ...overrides
 })
 
-const run = <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof AlertRuleService.layerTest>>) =>
+const run = <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof AlertRuleServiceTest.layerTest>>) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(T0)
     return yield* effect
-  }).pipe(Effect.provide(AlertRuleService.layerTest))
+  }).pipe(Effect.provide(AlertRuleServiceTest.layerTest))
 
 /** Runs the dispatcher through the whole schedule of `count` deliveries due at T0, the receiver failing every attempt. */
 const failEverything = (count: number) =>
@@ -152,7 +154,7 @@ describe("AlertRuleService", () => {
           body({ channels: { webhook_url: "http://127.0.0.1:8080/hook" } })
         )
         assert.strictEqual(created.channels.webhook_url, "http://127.0.0.1:8080/hook")
-      }).pipe(Effect.provide(AlertRuleService.layerTestWith(WebhookTargetPolicy.permissive)))
+      }).pipe(Effect.provide(AlertRuleServiceTest.layerTestWith(WebhookTargetPolicy.permissive)))
   )
 
   it.effect(
@@ -339,7 +341,7 @@ describe("AlertRuleService", () => {
                 AlertRuleRepository.layerMemory,
                 DeliveryOutbox.layerMemory,
                 IdGenerator.layerMemory,
-                Signer.layerMemory,
+                SignerMemory.layer,
                 Transaction.layerMemory,
                 slowTransport,
                 WebhookTargetPolicy.layer(WebhookTargetPolicy.strict)

@@ -6,6 +6,7 @@ import { type Delivery, millisOf, noResponse, responded } from "../../src/model/
 import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { Signer } from "../../src/ports/Signer.ts"
+import * as SignerMemory from "../support/SignerMemory.ts"
 import { StoreError } from "../../src/ports/StoreError.ts"
 import {
   type WebhookRequest,
@@ -136,7 +137,7 @@ const ports = (
 ) =>
   Layer.mergeAll(
     stores ?? Layer.merge(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemoryWith(policy)),
-    Signer.layerMemory,
+    SignerMemory.layer,
     WebhookTransport.layerMemory,
     transport ?? Layer.empty
   )
@@ -557,7 +558,7 @@ describe("WebhookDispatcher", () => {
           Layer.mergeAll(
             AlertRuleRepository.layerMemory,
             flakyOutbox,
-            Signer.layerMemory,
+            SignerMemory.layer,
             WebhookTransport.layerMemory
           )
         )
