@@ -4,7 +4,7 @@ import { Signer } from "@ratings/domain/ports/Signer"
 import { deliveryHeaders, isSigningKey } from "@ratings/domain/webhooks/WebhookSignature"
 import { Effect } from "effect"
 import * as fc from "fast-check"
-import * as SignerMemory from "../../domain/test/support/SignerMemory.ts"
+import * as SignerMemory from "@ratings/domain/test-support/SignerMemory"
 import * as HmacSigner from "../src/HmacSigner.ts"
 
 const node = HmacSigner.make()
