@@ -9,19 +9,20 @@ import {
 import { millisOf, noResponse, responded } from "../../src/model/Delivery.ts"
 import { WebhookTestEvent } from "../../src/model/WebhookEvent.ts"
 import { WebhookTestReport } from "../../src/model/WebhookTest.ts"
-import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
-import { IdGenerator } from "../../src/ports/IdGenerator.ts"
 import { Signer } from "../../src/ports/Signer.ts"
 import * as AlertRuleServiceTest from "../support/AlertRuleServiceTest.ts"
 import * as SignerMemory from "../support/SignerMemory.ts"
-import { Transaction } from "../../src/ports/Transaction.ts"
-import { WebhookTransport, WebhookTransportScript } from "../../src/ports/WebhookTransport.ts"
+import { WebhookTransport } from "../../src/ports/WebhookTransport.ts"
 import { AlertRuleService } from "../../src/services/AlertRuleService.ts"
 import { WebhookDispatcher } from "../../src/services/WebhookDispatcher.ts"
 import { RetryOffsetsMs } from "../../src/webhooks/RetrySchedule.ts"
 import { isSigningKey, verifyStandardWebhook } from "../../src/webhooks/WebhookSignature.ts"
 import { WebhookTargetPolicy } from "../../src/webhooks/WebhookTargetPolicy.ts"
+import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
+import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
+import { TransactionMemory } from "../../src/ports/memory/TransactionMemory.ts"
+import { WebhookTransportScript } from "../../src/ports/memory/WebhookTransportMemory.ts"
 
 const SECOND = 1_000
 const T0 = Date.UTC(2026, 7, 1)
@@ -338,11 +339,11 @@ describe("AlertRuleService", () => {
             Layer.provideMerge(WebhookDispatcher.layerWithoutLoop()),
             Layer.provideMerge(
               Layer.mergeAll(
-                AlertRuleRepository.layerMemory,
+                AlertRuleRepositoryMemory.layer,
                 DeliveryOutbox.layerMemory,
-                IdGenerator.layerMemory,
+                IdGeneratorMemory.layer,
                 SignerMemory.layer,
-                Transaction.layerMemory,
+                TransactionMemory.layer,
                 slowTransport,
                 WebhookTargetPolicy.layer(WebhookTargetPolicy.strict)
               )

@@ -8,11 +8,7 @@ import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { Signer } from "../../src/ports/Signer.ts"
 import * as SignerMemory from "../support/SignerMemory.ts"
 import { StoreError } from "../../src/ports/StoreError.ts"
-import {
-  type WebhookRequest,
-  WebhookTransport,
-  WebhookTransportScript
-} from "../../src/ports/WebhookTransport.ts"
+import { type WebhookRequest, WebhookTransport } from "../../src/ports/WebhookTransport.ts"
 import {
   RuleDeletedMessage,
   WebhookDispatcher,
@@ -26,6 +22,11 @@ import {
   retryPolicy
 } from "../../src/webhooks/RetrySchedule.ts"
 import { signingKeyFromBytes, verifyStandardWebhook } from "../../src/webhooks/WebhookSignature.ts"
+import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
+import {
+  WebhookTransportMemory,
+  WebhookTransportScript
+} from "../../src/ports/memory/WebhookTransportMemory.ts"
 
 const SECOND = 1_000
 const HOUR = 3_600 * SECOND
@@ -125,7 +126,7 @@ const observedStores = (
         }
       })
     })
-  ).pipe(Layer.provide(AlertRuleRepository.layerMemory))
+  ).pipe(Layer.provide(AlertRuleRepositoryMemory.layer))
   return { calls, layer: Layer.merge(outbox, rules) }
 }
 
@@ -136,9 +137,9 @@ const ports = (
   stores?: Layer.Layer<AlertRuleRepository | DeliveryOutbox>
 ) =>
   Layer.mergeAll(
-    stores ?? Layer.merge(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemoryWith(policy)),
+    stores ?? Layer.merge(AlertRuleRepositoryMemory.layer, DeliveryOutbox.layerMemoryWith(policy)),
     SignerMemory.layer,
-    WebhookTransport.layerMemory,
+    WebhookTransportMemory.layer,
     transport ?? Layer.empty
   )
 
@@ -556,10 +557,10 @@ describe("WebhookDispatcher", () => {
       }).pipe(
         Effect.provide(
           Layer.mergeAll(
-            AlertRuleRepository.layerMemory,
+            AlertRuleRepositoryMemory.layer,
             flakyOutbox,
             SignerMemory.layer,
-            WebhookTransport.layerMemory
+            WebhookTransportMemory.layer
           )
         )
       )

@@ -7,27 +7,27 @@
  * in-memory signer is (the domain holds no hash of its own).
  */
 import { Layer } from "effect"
-import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
-import { IdGenerator } from "../../src/ports/IdGenerator.ts"
-import { Transaction } from "../../src/ports/Transaction.ts"
-import { WebhookTransport } from "../../src/ports/WebhookTransport.ts"
 import { AlertRuleService } from "../../src/services/AlertRuleService.ts"
 import { WebhookDispatcher } from "../../src/services/WebhookDispatcher.ts"
 import { type TargetPolicy, WebhookTargetPolicy } from "../../src/webhooks/WebhookTargetPolicy.ts"
 import * as SignerMemory from "./SignerMemory.ts"
+import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
+import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
+import { TransactionMemory } from "../../src/ports/memory/TransactionMemory.ts"
+import { WebhookTransportMemory } from "../../src/ports/memory/WebhookTransportMemory.ts"
 
 export const layerTestWith = (targets: TargetPolicy = WebhookTargetPolicy.strict) =>
   AlertRuleService.layer.pipe(
     Layer.provideMerge(WebhookDispatcher.layerWithoutLoop()),
     Layer.provideMerge(
       Layer.mergeAll(
-        AlertRuleRepository.layerMemory,
+        AlertRuleRepositoryMemory.layer,
         DeliveryOutbox.layerMemory,
-        IdGenerator.layerMemory,
+        IdGeneratorMemory.layer,
         SignerMemory.layer,
-        Transaction.layerMemory,
-        WebhookTransport.layerMemory,
+        TransactionMemory.layer,
+        WebhookTransportMemory.layer,
         WebhookTargetPolicy.layer(targets)
       )
     )
