@@ -38,7 +38,7 @@ import { EntityTypes } from "@ratings/domain/model/EntityType"
 import type { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
+import type { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import type { ExportLog } from "@ratings/domain/ports/ExportLog"
 import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
@@ -84,6 +84,7 @@ import { QuantumSourceMemory } from "@ratings/domain/ports/memory/QuantumSourceM
 import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
 import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
 import { TransactionMemory } from "@ratings/domain/ports/memory/TransactionMemory"
+import { DeliveryOutboxMemory } from "@ratings/domain/ports/memory/DeliveryOutboxMemory"
 
 export type Ports = EntityRepository | ScorecardRepository | RubricRepository
 
@@ -164,7 +165,7 @@ const alertPorts = <E, R>(
 /** Alert rules and deliveries in memory. */
 const memoryAlerts = (transport?: Layer.Layer<WebhookTransport>) =>
   alertPorts(
-    Layer.mergeAll(AlertRuleRepositoryMemory.layer, DeliveryOutbox.layerMemory, TransactionMemory.layer),
+    Layer.mergeAll(AlertRuleRepositoryMemory.layer, DeliveryOutboxMemory.layer, TransactionMemory.layer),
     transport
   )
 export const MemoryAlerts = memoryAlerts()

@@ -2,7 +2,6 @@
  * The Publisher's visibility rules for webhook events (issue 13, points 1 and
  * 2) on both backends: the in-memory ports and the Postgres adapters.
  */
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { Publisher } from "@ratings/domain/services/Publisher"
 import { Effect, Layer, Redacted } from "effect"
@@ -23,6 +22,7 @@ import { IdGeneratorMemory } from "@ratings/domain/ports/memory/IdGeneratorMemor
 import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
 import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
 import { TransactionMemory } from "@ratings/domain/ports/memory/TransactionMemory"
+import { DeliveryOutboxMemory } from "@ratings/domain/ports/memory/DeliveryOutboxMemory"
 
 const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 
@@ -35,7 +35,7 @@ publisherVisibilityContract(
           ScorecardRepositoryMemory.layer(),
           RubricRepositoryMemory.layer(),
           AlertRuleRepositoryMemory.layer,
-          DeliveryOutbox.layerMemory,
+          DeliveryOutboxMemory.layer,
           IdGeneratorMemory.layer,
           TransactionMemory.layer,
           Scoring.layer

@@ -36,7 +36,8 @@ const readTree = (dir: string): Map<string, string> => {
     for (const name of readdirSync(at)) {
       const path = join(at, name)
       if (statSync(path).isDirectory()) walk(path)
-      else if (path.endsWith(".ts")) tree.set(relative(dir, path).split("\\").join("/"), readFileSync(path, "utf8"))
+      else if (path.endsWith(".ts"))
+        tree.set(relative(dir, path).split("\\").join("/"), readFileSync(path, "utf8"))
     }
   }
   walk(dir)
@@ -55,7 +56,11 @@ const specifiers = (text: string): string[] => {
 const importsOf = (tree: Tree, file: string): string[] =>
   specifiers(tree.get(file) ?? "")
     .filter((spec) => spec.startsWith("./") || spec.startsWith("../"))
-    .map((spec) => normalize(join(dirname(file), spec)).split("\\").join("/"))
+    .map((spec) =>
+      normalize(join(dirname(file), spec))
+        .split("\\")
+        .join("/")
+    )
 
 const folderOf = (file: string): string => (file.includes("/") ? file.slice(0, file.indexOf("/")) : "")
 
@@ -112,7 +117,10 @@ describe("domain import directions", () => {
   it("every folder of src has a rule (a new folder must be placed in the order)", () => {
     assert.isAbove(tree.size, 50)
     const folders = new Set([...tree.keys()].map(folderOf))
-    assert.deepStrictEqual([...folders].filter((f) => !(f in Allowed)), [])
+    assert.deepStrictEqual(
+      [...folders].filter((f) => !(f in Allowed)),
+      []
+    )
   })
 
   it("src imports only downwards: model <- scoring <- access <- rules <- ports <- import <- services", () => {
@@ -141,8 +149,14 @@ describe("domain import directions", () => {
 
   it("the allowed directions pass: a service over ports, rules and the model; a port over a rule", () => {
     const synthetic = new Map([
-      ["services/Publisher.ts", `import { a } from "../ports/Store.ts"\nimport { b } from "../scoring/Grade.ts"`],
-      ["ports/Store.ts", `export { c } from "../webhooks/Retry.ts"\nimport { d } from "./memory/StoreMemory.ts"`],
+      [
+        "services/Publisher.ts",
+        `import { a } from "../ports/Store.ts"\nimport { b } from "../scoring/Grade.ts"`
+      ],
+      [
+        "ports/Store.ts",
+        `export { c } from "../webhooks/Retry.ts"\nimport { d } from "./memory/StoreMemory.ts"`
+      ],
       ["ports/memory/StoreMemory.ts", `import { e } from "../../model/Thing.ts"`],
       ["index.ts", `export * from "./services/Publisher.ts"`]
     ])
@@ -164,6 +178,20 @@ describe("domain import directions", () => {
       ["incidents/SourceIndependence.ts", "model/Incident.ts"],
       ["ports/A.ts", "ports/B.ts", "ports/C.ts"],
       ["ports/D.ts"]
+    ])
+  })
+
+  it("port files hold the service shape, not an in-memory implementation (those live in ports/memory/)", () => {
+    const ports = [...tree].filter(([file]) => /^ports\/[^/]+\.ts$/.test(file))
+    assert.isAbove(ports.length, 10)
+    const offenders = ports
+      .filter(([, text]) => /\blayerMemory|\bRef\.make\b|new Map</.test(text))
+      .map(([file]) => file)
+    assert.deepStrictEqual(offenders, [])
+    const memory = [...tree.keys()].filter((file) => file.startsWith("ports/memory/"))
+    assert.includeMembers(memory, [
+      "ports/memory/DeliveryOutboxMemory.ts",
+      "ports/memory/ScorecardRepositoryMemory.ts"
     ])
   })
 })

@@ -51,7 +51,6 @@ import type { EntityRecord } from "../model/Entity.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
 import { type EntityType, EntityTypes } from "../model/EntityType.ts"
 import type { Question } from "../model/Question.ts"
-import { DeliveryOutbox } from "../ports/DeliveryOutbox.ts"
 import { EntityRepository } from "../ports/EntityRepository.ts"
 import { QuantumSnapshotStore } from "../ports/QuantumSnapshotStore.ts"
 import { RubricRepository } from "../ports/RubricRepository.ts"
@@ -71,6 +70,7 @@ import { QuantumSnapshotStoreMemory } from "../ports/memory/QuantumSnapshotStore
 import { RubricRepositoryMemory } from "../ports/memory/RubricRepositoryMemory.ts"
 import { ScorecardRepositoryMemory } from "../ports/memory/ScorecardRepositoryMemory.ts"
 import { TransactionMemory } from "../ports/memory/TransactionMemory.ts"
+import { DeliveryOutboxMemory } from "../ports/memory/DeliveryOutboxMemory.ts"
 
 /** A write the plan promised failed on the way (the store changed since validation); the transaction is rolled back. */
 export class ImportApplyFailed extends Schema.TaggedError<ImportApplyFailed>()("ImportApplyFailed", {
@@ -404,7 +404,7 @@ export class Importer extends Context.Service<
         QuantumSnapshotStoreMemory.layer,
         TransactionMemory.layer,
         AlertRuleRepositoryMemory.layer,
-        DeliveryOutbox.layerMemory,
+        DeliveryOutboxMemory.layer,
         IdGeneratorMemory.layer,
         IncidentRepositoryMemory.layer,
         RatedProtocols.layerMemory,

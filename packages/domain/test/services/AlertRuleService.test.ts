@@ -23,6 +23,7 @@ import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepos
 import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
 import { TransactionMemory } from "../../src/ports/memory/TransactionMemory.ts"
 import { WebhookTransportScript } from "../../src/ports/memory/WebhookTransportMemory.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 const SECOND = 1_000
 const T0 = Date.UTC(2026, 7, 1)
@@ -340,7 +341,7 @@ describe("AlertRuleService", () => {
             Layer.provideMerge(
               Layer.mergeAll(
                 AlertRuleRepositoryMemory.layer,
-                DeliveryOutbox.layerMemory,
+                DeliveryOutboxMemory.layer,
                 IdGeneratorMemory.layer,
                 SignerMemory.layer,
                 TransactionMemory.layer,

@@ -4,7 +4,6 @@ import type { ImportIssue } from "../../src/import/ImportIssue.ts"
 import type { ImportSource } from "../../src/import/ImportJsonText.ts"
 import { changedNothing, type ImportPhase } from "../../src/import/ImportPlan.ts"
 import { EntityRepository } from "../../src/ports/EntityRepository.ts"
-import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { IncidentRepository } from "../../src/ports/IncidentRepository.ts"
 import { QuantumSnapshotStore } from "../../src/ports/QuantumSnapshotStore.ts"
 import { MaxQuantumRows } from "../../src/quantum/QuantumRows.ts"
@@ -37,6 +36,7 @@ import { IncidentRepositoryMemory } from "../../src/ports/memory/IncidentReposit
 import { QuantumSnapshotStoreMemory } from "../../src/ports/memory/QuantumSnapshotStoreMemory.ts"
 import { RubricRepositoryMemory } from "../../src/ports/memory/RubricRepositoryMemory.ts"
 import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 const src = (name: string, content: Json): ImportSource => ({ name, content })
 
@@ -647,7 +647,7 @@ const journaledPorts = Layer.mergeAll(
     Effect.map(QuantumSnapshotStore, (r) => ({ ...r, save: (q) => logged("quantum")(r.save(q)) }))
   ).pipe(Layer.provide(QuantumSnapshotStoreMemory.layer)),
   AlertRuleRepositoryMemory.layer,
-  DeliveryOutbox.layerMemory,
+  DeliveryOutboxMemory.layer,
   IdGeneratorMemory.layer,
   RatedProtocols.layerMemory,
   Scoring.layer

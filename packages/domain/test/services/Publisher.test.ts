@@ -15,6 +15,7 @@ import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
 import { RubricRepositoryMemory } from "../../src/ports/memory/RubricRepositoryMemory.ts"
 import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
 import { TransactionMemory } from "../../src/ports/memory/TransactionMemory.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 const lending = entity("protocol", "lend-protocol", { categories: ["lending"] })
 const oracle = entity("oracle", "thin-oracle")
@@ -105,7 +106,7 @@ const ports = Layer.mergeAll(
   ScorecardRepositoryMemory.layer({ scorecards: [v1, v2, oracleCard, chainDraft, badDraft] }),
   RubricRepositoryMemory.layer(chainQuestions),
   AlertRuleRepositoryMemory.layer,
-  DeliveryOutbox.layerMemory,
+  DeliveryOutboxMemory.layer,
   IdGeneratorMemory.layer,
   TransactionMemory.layer,
   Scoring.layer
@@ -281,7 +282,7 @@ const manyLayer = () =>
         }),
         RubricRepositoryMemory.layer(chainQuestions),
         AlertRuleRepositoryMemory.layer,
-        DeliveryOutbox.layerMemory,
+        DeliveryOutboxMemory.layer,
         IdGeneratorMemory.layer,
         TransactionMemory.layer,
         Scoring.layer

@@ -27,6 +27,7 @@ import {
   WebhookTransportMemory,
   WebhookTransportScript
 } from "../../src/ports/memory/WebhookTransportMemory.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 const SECOND = 1_000
 const HOUR = 3_600 * SECOND
@@ -107,7 +108,7 @@ const observedStores = (
         }
       })
     })
-  ).pipe(Layer.provide(DeliveryOutbox.layerMemoryWith(policy)))
+  ).pipe(Layer.provide(DeliveryOutboxMemory.layerWith(policy)))
   const rules = Layer.effect(
     AlertRuleRepository,
     Effect.gen(function* () {
@@ -137,7 +138,7 @@ const ports = (
   stores?: Layer.Layer<AlertRuleRepository | DeliveryOutbox>
 ) =>
   Layer.mergeAll(
-    stores ?? Layer.merge(AlertRuleRepositoryMemory.layer, DeliveryOutbox.layerMemoryWith(policy)),
+    stores ?? Layer.merge(AlertRuleRepositoryMemory.layer, DeliveryOutboxMemory.layerWith(policy)),
     SignerMemory.layer,
     WebhookTransportMemory.layer,
     transport ?? Layer.empty
@@ -535,7 +536,7 @@ describe("WebhookDispatcher", () => {
                 : inner.recordAttempts(attempts)
           })
         })
-      ).pipe(Layer.provide(DeliveryOutbox.layerMemory))
+      ).pipe(Layer.provide(DeliveryOutboxMemory.layer))
       return Effect.gen(function* () {
         yield* TestClock.setTime(T0)
         yield* (yield* AlertRuleRepository).create(rule(RULE))

@@ -7,7 +7,6 @@
  * in-memory signer is (the domain holds no hash of its own).
  */
 import { Layer } from "effect"
-import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { AlertRuleService } from "../../src/services/AlertRuleService.ts"
 import { WebhookDispatcher } from "../../src/services/WebhookDispatcher.ts"
 import { type TargetPolicy, WebhookTargetPolicy } from "../../src/webhooks/WebhookTargetPolicy.ts"
@@ -16,6 +15,7 @@ import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepos
 import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
 import { TransactionMemory } from "../../src/ports/memory/TransactionMemory.ts"
 import { WebhookTransportMemory } from "../../src/ports/memory/WebhookTransportMemory.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 export const layerTestWith = (targets: TargetPolicy = WebhookTargetPolicy.strict) =>
   AlertRuleService.layer.pipe(
@@ -23,7 +23,7 @@ export const layerTestWith = (targets: TargetPolicy = WebhookTargetPolicy.strict
     Layer.provideMerge(
       Layer.mergeAll(
         AlertRuleRepositoryMemory.layer,
-        DeliveryOutbox.layerMemory,
+        DeliveryOutboxMemory.layer,
         IdGeneratorMemory.layer,
         SignerMemory.layer,
         TransactionMemory.layer,
