@@ -5,7 +5,6 @@
  */
 import { createPublicKey } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Effect, Layer, Result } from "effect"
 import {
   type AuthConfig,
@@ -17,6 +16,7 @@ import {
 import { layerAuthentication } from "../src/server/Authentication.ts"
 import { generateDevKeyPair } from "../src/server/DevToken.ts"
 import { RequestRateLimiter } from "../src/server/RateLimit.ts"
+import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
 
 const { publicKeyPem } = generateDevKeyPair()
 const base: JwtConfig = { publicKey: publicKeyPem, issuer: "https://idp.example", audience: "ratings-api" }
@@ -29,7 +29,7 @@ const startUp = (config: AuthConfig) =>
       Effect.scoped(
         Layer.build(
           layerAuthentication(config).pipe(
-            Layer.provide(Layer.merge(ApiKeyRepository.layerMemory, RequestRateLimiter.layer()))
+            Layer.provide(Layer.merge(ApiKeyRepositoryMemory.layer, RequestRateLimiter.layer()))
           )
         )
       )

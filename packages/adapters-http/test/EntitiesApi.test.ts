@@ -17,9 +17,7 @@ import {
   PluralOf,
   ScorecardByIdSegment
 } from "@ratings/domain/model/EntityType"
-import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
-import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { BridgeQuestionCount } from "@ratings/domain/scoring/BridgeRubric"
@@ -39,6 +37,9 @@ import {
   uuid
 } from "./fixtures.ts"
 import { MemoryFeeds, onEachBackend, type Response, type ServerIt, TestServer } from "./TestServer.ts"
+import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
+import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
+import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
@@ -695,9 +696,9 @@ const FailingStores = MemoryFeeds.pipe(
           setStatus: () => Effect.fail(failing)
         })
       ),
-      ScorecardRepository.layerMemory(),
-      RubricRepository.layerMemory(),
-      ApiKeyRepository.layerMemory
+      ScorecardRepositoryMemory.layer(),
+      RubricRepositoryMemory.layer(),
+      ApiKeyRepositoryMemory.layer
     )
   )
 )

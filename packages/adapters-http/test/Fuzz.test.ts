@@ -20,7 +20,6 @@
 import { writeFileSync } from "node:fs"
 import { assert, describe, layer } from "@effect/vitest"
 import { type KeyTier, KeyTiers } from "@ratings/domain/model/Caller"
-import { QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { Cause, Effect, Formatter, Logger } from "effect"
 import { Arbitrum, CallerNames, type CallerName, Ethereum, quantumRow, Seed, slugOf } from "./fixtures.ts"
@@ -29,6 +28,7 @@ import { type OpenApiDocument, operationsOf } from "./fuzz/Document.ts"
 import { KnownBugs } from "./fuzz/Known.ts"
 import type { Hints } from "./fuzz/Requests.ts"
 import { TestServer } from "./TestServer.ts"
+import { QuantumSourceMemory } from "@ratings/domain/ports/memory/QuantumSourceMemory"
 
 const FuzzSeed = Number(process.env.FUZZ_SEED ?? 20_260_801)
 if (!Number.isSafeInteger(FuzzSeed))

@@ -12,13 +12,13 @@
 import { assert, describe } from "@effect/vitest"
 import { isoTimestamp } from "@ratings/domain/model/Primitives"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
-import { QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
 import { MaxQuantumRows, MaxQuantumTextLength } from "@ratings/domain/quantum/QuantumRows"
 import { makeSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { Effect } from "effect"
 import { type CallerName, quantumRow, slugOf } from "./fixtures.ts"
 import { onEachBackend, type ServerIt, TestServer } from "./TestServer.ts"
+import { QuantumSourceMemory } from "@ratings/domain/ports/memory/QuantumSourceMemory"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }

@@ -10,9 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { projectScorecardList } from "@ratings/domain/access/Projection"
 import type { EntityRecord } from "@ratings/domain/model/Entity"
 import { type EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
-import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
-import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Deferred, Effect, Fiber, Layer, PubSub, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
@@ -32,6 +30,10 @@ import {
 } from "../src/server/ResponseCache.ts"
 import { type CallerName, Callers5, cardsOf, entityId, Seed, slugOf } from "./fixtures.ts"
 import { type GetOptions, MemoryFeeds, type Response, TestPolicies, TestServer } from "./TestServer.ts"
+import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
+import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
+import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
+import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
 
 // --- the store, as plain data -------------------------------------------------------------
 
@@ -190,15 +192,15 @@ const countedPorts = (reads: Reads) =>
     Layer.effect(
       EntityRepository,
       Effect.map(Effect.service(EntityRepository), (s) => countCalls(s, reads))
-    ).pipe(Layer.provide(EntityRepository.layerMemory(Seed.entities))),
+    ).pipe(Layer.provide(EntityRepositoryMemory.layer(Seed.entities))),
     Layer.effect(
       ScorecardRepository,
       Effect.map(Effect.service(ScorecardRepository), (s) => countCalls(s, reads))
     ).pipe(
-      Layer.provide(ScorecardRepository.layerMemory({ scorecards: Seed.scorecards, history: Seed.history }))
+      Layer.provide(ScorecardRepositoryMemory.layer({ scorecards: Seed.scorecards, history: Seed.history }))
     ),
-    RubricRepository.layerMemory(Seed.questions),
-    ApiKeyRepository.layerMemory
+    RubricRepositoryMemory.layer(Seed.questions),
+    ApiKeyRepositoryMemory.layer
   )
 
 /**

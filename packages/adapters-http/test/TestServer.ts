@@ -35,20 +35,20 @@ import * as HmacSigner from "@ratings/adapters-webhook/HmacSigner"
 import * as UndiciTransport from "@ratings/adapters-webhook/UndiciTransport"
 import { type AdminRole, type Caller, type KeyTier, KeyTiers } from "@ratings/domain/model/Caller"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
-import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
+import type { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
+import type { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
-import { ExportLog } from "@ratings/domain/ports/ExportLog"
+import type { ExportLog } from "@ratings/domain/ports/ExportLog"
 import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
-import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
-import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
-import { QuantumSource, type QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
+import type { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
+import type { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
+import type { QuantumSource } from "@ratings/domain/ports/QuantumSource"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import type { Signer } from "@ratings/domain/ports/Signer"
-import { Transaction } from "@ratings/domain/ports/Transaction"
+import type { Transaction } from "@ratings/domain/ports/Transaction"
 import type { WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
@@ -74,6 +74,17 @@ import type { ResponseCache } from "../src/server/ResponseCache.ts"
 import { MaxPathParamLength } from "../src/server/RouterFallbacks.ts"
 import { type CallerName, Callers5, Seed } from "./fixtures.ts"
 import { ScratchDatabase } from "./ScratchDatabase.ts"
+import { AlertRuleRepositoryMemory } from "@ratings/domain/ports/memory/AlertRuleRepositoryMemory"
+import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
+import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
+import { ExportLogMemory } from "@ratings/domain/ports/memory/ExportLogMemory"
+import { IncidentRepositoryMemory } from "@ratings/domain/ports/memory/IncidentRepositoryMemory"
+import { QuantumSnapshotStoreMemory } from "@ratings/domain/ports/memory/QuantumSnapshotStoreMemory"
+import { QuantumSourceMemory } from "@ratings/domain/ports/memory/QuantumSourceMemory"
+import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
+import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
+import { TransactionMemory } from "@ratings/domain/ports/memory/TransactionMemory"
+import { DeliveryOutboxMemory } from "@ratings/domain/ports/memory/DeliveryOutboxMemory"
 
 export type Ports = EntityRepository | ScorecardRepository | RubricRepository
 
@@ -115,12 +126,12 @@ const RandomIds = Layer.succeed(IdGenerator, IdGenerator.of({ uuid: Effect.sync(
 
 /** The feed ports in memory, over the backend's entity and scorecard stores (rated protocols, chains). */
 export const MemoryFeeds = Layer.mergeAll(
-  ExportLog.layerMemory,
-  IncidentRepository.layerMemory,
+  ExportLogMemory.layer,
+  IncidentRepositoryMemory.layer,
   RatedProtocols.layerStores,
   RandomIds,
-  QuantumSnapshotStore.layerMemory,
-  QuantumSource.layerMemory,
+  QuantumSnapshotStoreMemory.layer,
+  QuantumSourceMemory.layer,
   ChainDirectory.layerEntities
 )
 
@@ -131,7 +142,7 @@ const PostgresFeeds = Layer.mergeAll(
   PgIncidentRepository.layerRatedProtocols,
   RandomIds,
   PgQuantumSnapshotStore.layer,
-  QuantumSource.layerMemory,
+  QuantumSourceMemory.layer,
   ChainDirectory.layerEntities
 )
 
@@ -154,7 +165,7 @@ const alertPorts = <E, R>(
 /** Alert rules and deliveries in memory. */
 const memoryAlerts = (transport?: Layer.Layer<WebhookTransport>) =>
   alertPorts(
-    Layer.mergeAll(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemory, Transaction.layerMemory),
+    Layer.mergeAll(AlertRuleRepositoryMemory.layer, DeliveryOutboxMemory.layer, TransactionMemory.layer),
     transport
   )
 export const MemoryAlerts = memoryAlerts()
@@ -428,10 +439,10 @@ export class TestServer extends Context.Service<
       Layer.mergeAll(MemoryFeeds, memoryAlerts(transportOf(options))).pipe(
         Layer.provideMerge(
           Layer.mergeAll(
-            EntityRepository.layerMemory(seed.entities),
-            ScorecardRepository.layerMemory({ scorecards: seed.scorecards, history: seed.history }),
-            RubricRepository.layerMemory(seed.questions),
-            ApiKeyRepository.layerMemory
+            EntityRepositoryMemory.layer(seed.entities),
+            ScorecardRepositoryMemory.layer({ scorecards: seed.scorecards, history: seed.history }),
+            RubricRepositoryMemory.layer(seed.questions),
+            ApiKeyRepositoryMemory.layer
           )
         )
       ),

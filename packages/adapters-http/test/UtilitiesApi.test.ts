@@ -14,17 +14,18 @@ import * as PgExportLog from "@ratings/adapters-sql/PgExportLog"
 import type { EntityRecord } from "@ratings/domain/model/Entity"
 import type { KeyTier } from "@ratings/domain/model/Caller"
 import { Caller } from "@ratings/domain/model/Caller"
-import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ExportLog } from "@ratings/domain/ports/ExportLog"
 import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
-import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
-import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { ExportPageSize, ExportService } from "@ratings/domain/services/ExportService"
 import { Effect, Layer, Option } from "effect"
 import { type CallerName, entityId, Seed, slugOf } from "./fixtures.ts"
 import { type Backend, MemoryFeeds, onEachBackend, type ServerIt, TestServer } from "./TestServer.ts"
+import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
+import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
+import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
+import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
@@ -563,10 +564,10 @@ const FailingPartWay = MemoryFeeds.pipe(
               after === undefined ? store.published(type, limit) : Effect.fail(failing)
           })
         )
-      ).pipe(Layer.provide(EntityRepository.layerMemory([...Seed.entities, ...manyBridges]))),
-      ScorecardRepository.layerMemory({ scorecards: Seed.scorecards }),
-      RubricRepository.layerMemory(),
-      ApiKeyRepository.layerMemory
+      ).pipe(Layer.provide(EntityRepositoryMemory.layer([...Seed.entities, ...manyBridges]))),
+      ScorecardRepositoryMemory.layer({ scorecards: Seed.scorecards }),
+      RubricRepositoryMemory.layer(),
+      ApiKeyRepositoryMemory.layer
     )
   )
 )

@@ -17,12 +17,12 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { EntityTypes, PluralOf, ScorecardByIdSegment } from "@ratings/domain/model/EntityType"
 import type { IncidentReport } from "@ratings/domain/model/Incident"
-import { QuantumSourceMemory } from "@ratings/domain/ports/QuantumSource"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { Effect } from "effect"
 import { type CallerName, quantumRow, Seed, slugOf } from "./fixtures.ts"
 import { type Response, TestServer } from "./TestServer.ts"
 import { receiver } from "./WebhookReceiver.ts"
+import { QuantumSourceMemory } from "@ratings/domain/ports/memory/QuantumSourceMemory"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are walked field by field
 type Json = any

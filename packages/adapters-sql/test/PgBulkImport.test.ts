@@ -9,7 +9,6 @@ import { PgClient } from "@effect/sql-pg"
 import type { ImportSource } from "@ratings/domain/import/ImportJsonText"
 import { changedNothing, type ImportReport } from "@ratings/domain/import/ImportPlan"
 import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
-import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { atInstant, Importer } from "@ratings/domain/services/Importer"
@@ -26,6 +25,7 @@ import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import * as PgTransaction from "../src/PgTransaction.ts"
 import { SecretBox } from "../src/SecretBox.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { IdGeneratorMemory } from "@ratings/domain/ports/memory/IdGeneratorMemory"
 
 const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 
@@ -40,7 +40,7 @@ const storesWith = <E>(scorecards: Layer.Layer<ScorecardRepository, E, PgClient.
     PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey))),
     PgDeliveryOutbox.layer,
     PgQuantumSnapshotStore.layer,
-    IdGenerator.layerMemory,
+    IdGeneratorMemory.layer,
     Scoring.layer
   )
 

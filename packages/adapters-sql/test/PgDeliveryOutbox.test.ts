@@ -15,11 +15,12 @@ import {
   T0
 } from "./contract/events-delivery-outbox.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { DeliveryOutboxMemory } from "@ratings/domain/ports/memory/DeliveryOutboxMemory"
 
 /** One database for the file, emptied before each contract test. */
 const database = sharedDatabase(["webhook_deliveries", "webhook_delivery_attempts"])
 
-deliveryOutboxContract("layerMemory", () => DeliveryOutbox.layerMemory)
+deliveryOutboxContract("layerMemory", () => DeliveryOutboxMemory.layer)
 deliveryOutboxContract("PgDeliveryOutbox", () => PgDeliveryOutbox.layer.pipe(Layer.provide(database)))
 
 const truncate = Effect.gen(function* () {

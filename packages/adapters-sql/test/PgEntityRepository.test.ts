@@ -8,8 +8,9 @@ import { entityRepositoryContract } from "./contract/ratings-entity-repository.t
 import { entity, T0, T1 } from "./contract/ratings-fixtures.ts"
 import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
 
-entityRepositoryContract(memoryTarget(EntityRepository.layerMemory()))
+entityRepositoryContract(memoryTarget(EntityRepositoryMemory.layer()))
 entityRepositoryContract(postgresTarget(PgEntityRepository.layer))
 
 const publicList = {

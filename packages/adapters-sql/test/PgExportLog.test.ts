@@ -7,8 +7,9 @@ import { otherProcessClient } from "./contract/events-database.ts"
 import { exportLogContract, exportRecord } from "./contract/ratings-export-log.ts"
 import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { ExportLogMemory } from "@ratings/domain/ports/memory/ExportLogMemory"
 
-exportLogContract(memoryTarget(ExportLog.layerMemory))
+exportLogContract(memoryTarget(ExportLogMemory.layer))
 exportLogContract(postgresTarget(PgExportLog.layer))
 
 const windowStart = "2026-07-31T00:00:00.000Z"

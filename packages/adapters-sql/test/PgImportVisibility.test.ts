@@ -3,7 +3,6 @@
  * points 1 and 2) on both backends: the in-memory ports and the Postgres
  * adapters, through the Importer's bulk path.
  */
-import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { Importer } from "@ratings/domain/services/Importer"
 import { IncidentService } from "@ratings/domain/services/IncidentService"
@@ -22,6 +21,7 @@ import { SecretBox } from "../src/SecretBox.ts"
 import { importVisibilityContract } from "./contract/ratings-import-visibility.ts"
 import { memoryTarget } from "./contract/ratings-harness.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { IdGeneratorMemory } from "@ratings/domain/ports/memory/IdGeneratorMemory"
 
 const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 
@@ -43,7 +43,7 @@ importVisibilityContract({
         PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey))),
         PgDeliveryOutbox.layer,
         PgQuantumSnapshotStore.layer,
-        IdGenerator.layerMemory,
+        IdGeneratorMemory.layer,
         Scoring.layer
       )
     )

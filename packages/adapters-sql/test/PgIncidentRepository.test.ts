@@ -17,6 +17,8 @@ import { ProtocolRating, recordOf, report, served, uuid } from "./contract/event
 import { incidentRepositoryContract } from "./contract/events-incident-repository.ts"
 import { incidentServiceContract } from "./contract/events-incident-service.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { IdGeneratorMemory } from "@ratings/domain/ports/memory/IdGeneratorMemory"
+import { IncidentRepositoryMemory } from "@ratings/domain/ports/memory/IncidentRepositoryMemory"
 
 // ---------------------------------------------------------------------------
 // Harnesses: the same contracts over memory and over Postgres
@@ -89,19 +91,19 @@ const database = sharedDatabase([
   "scorecards"
 ])
 
-incidentRepositoryContract("layerMemory", () => IncidentRepository.layerMemory)
+incidentRepositoryContract("layerMemory", () => IncidentRepositoryMemory.layer)
 incidentRepositoryContract("PgIncidentRepository", () =>
   PgIncidentRepository.layer.pipe(Layer.provide(database))
 )
 
 incidentServiceContract("layerMemory", () =>
   IncidentService.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(IncidentRepository.layerMemory, memoryRating, IdGenerator.layerMemory))
+    Layer.provideMerge(Layer.mergeAll(IncidentRepositoryMemory.layer, memoryRating, IdGeneratorMemory.layer))
   )
 )
 incidentServiceContract("PgIncidentRepository", () =>
   IncidentService.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(pgIncidents, pgRating, IdGenerator.layerMemory)),
+    Layer.provideMerge(Layer.mergeAll(pgIncidents, pgRating, IdGeneratorMemory.layer)),
     Layer.provide(database)
   )
 )

@@ -2,13 +2,6 @@
  * The Publisher's visibility rules for webhook events (issue 13, points 1 and
  * 2) on both backends: the in-memory ports and the Postgres adapters.
  */
-import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
-import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
-import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
-import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
-import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
-import { Transaction } from "@ratings/domain/ports/Transaction"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { Publisher } from "@ratings/domain/services/Publisher"
 import { Effect, Layer, Redacted } from "effect"
@@ -23,6 +16,13 @@ import { SecretBox } from "../src/SecretBox.ts"
 import { publisherVisibilityContract } from "./contract/ratings-publisher-visibility.ts"
 import { memoryTarget } from "./contract/ratings-harness.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { AlertRuleRepositoryMemory } from "@ratings/domain/ports/memory/AlertRuleRepositoryMemory"
+import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
+import { IdGeneratorMemory } from "@ratings/domain/ports/memory/IdGeneratorMemory"
+import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
+import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
+import { TransactionMemory } from "@ratings/domain/ports/memory/TransactionMemory"
+import { DeliveryOutboxMemory } from "@ratings/domain/ports/memory/DeliveryOutboxMemory"
 
 const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 
@@ -31,13 +31,13 @@ publisherVisibilityContract(
     Publisher.layer.pipe(
       Layer.provideMerge(
         Layer.mergeAll(
-          EntityRepository.layerMemory(),
-          ScorecardRepository.layerMemory(),
-          RubricRepository.layerMemory(),
-          AlertRuleRepository.layerMemory,
-          DeliveryOutbox.layerMemory,
-          IdGenerator.layerMemory,
-          Transaction.layerMemory,
+          EntityRepositoryMemory.layer(),
+          ScorecardRepositoryMemory.layer(),
+          RubricRepositoryMemory.layer(),
+          AlertRuleRepositoryMemory.layer,
+          DeliveryOutboxMemory.layer,
+          IdGeneratorMemory.layer,
+          TransactionMemory.layer,
           Scoring.layer
         )
       )
@@ -57,7 +57,7 @@ publisherVisibilityContract({
         PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey))),
         PgDeliveryOutbox.layer,
         PgTransaction.layer,
-        IdGenerator.layerMemory,
+        IdGeneratorMemory.layer,
         Scoring.layer
       )
     )

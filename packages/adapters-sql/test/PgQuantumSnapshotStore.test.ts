@@ -7,11 +7,12 @@ import * as PgQuantumSnapshotStore from "../src/PgQuantumSnapshotStore.ts"
 import { quantumSnapshotStoreContract, snapshotAt, tron } from "./contract/events-quantum-snapshot-store.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 import { secondConnection, sharedDatabase } from "./contract/events-database.ts"
+import { QuantumSnapshotStoreMemory } from "@ratings/domain/ports/memory/QuantumSnapshotStoreMemory"
 
 /** One database for the file, emptied before each contract test. */
 const database = sharedDatabase(["quantum_snapshots", "quantum_refresh_outcomes"])
 
-quantumSnapshotStoreContract("layerMemory", () => QuantumSnapshotStore.layerMemory)
+quantumSnapshotStoreContract("layerMemory", () => QuantumSnapshotStoreMemory.layer)
 quantumSnapshotStoreContract("PgQuantumSnapshotStore", () =>
   PgQuantumSnapshotStore.layer.pipe(Layer.provide(database))
 )

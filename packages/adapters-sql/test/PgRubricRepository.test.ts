@@ -6,8 +6,9 @@ import * as PgRubricRepository from "../src/PgRubricRepository.ts"
 import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
 import { question, rubricRepositoryContract } from "./contract/ratings-rubric-repository.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
 
-rubricRepositoryContract(memoryTarget(RubricRepository.layerMemory()))
+rubricRepositoryContract(memoryTarget(RubricRepositoryMemory.layer()))
 rubricRepositoryContract(postgresTarget(PgRubricRepository.layer))
 
 const failureText = (exit: Exit.Exit<unknown, unknown>) => (Exit.isFailure(exit) ? String(exit.cause) : "")

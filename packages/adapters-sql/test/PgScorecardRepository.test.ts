@@ -12,15 +12,17 @@ import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
 import { scorecardBulkContract } from "./contract/ratings-scorecard-bulk.ts"
 import { scorecardRepositoryContract } from "./contract/ratings-scorecard-repository.ts"
 import { TestDatabase } from "./TestDatabase.ts"
+import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
+import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
 
 const postgres = Layer.merge(PgEntityRepository.layer, PgScorecardRepository.layer)
 
 scorecardRepositoryContract(
-  memoryTarget(Layer.merge(EntityRepository.layerMemory(), ScorecardRepository.layerMemory()))
+  memoryTarget(Layer.merge(EntityRepositoryMemory.layer(), ScorecardRepositoryMemory.layer()))
 )
 scorecardRepositoryContract(postgresTarget(postgres))
 scorecardBulkContract(
-  memoryTarget(Layer.merge(EntityRepository.layerMemory(), ScorecardRepository.layerMemory()))
+  memoryTarget(Layer.merge(EntityRepositoryMemory.layer(), ScorecardRepositoryMemory.layer()))
 )
 scorecardBulkContract(postgresTarget(postgres))
 

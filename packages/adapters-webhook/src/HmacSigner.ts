@@ -1,9 +1,9 @@
 /**
  * The production `Signer`: HMAC-SHA256 and key generation on node:crypto.
  *
- * It must agree byte for byte with the domain's plain-TypeScript signer
- * (`Signer.layerMemory`), which tests and other tools rely on; the test of
- * this module checks that on random keys and bodies.
+ * It must agree byte for byte with the in-memory signer of the domain's test
+ * support (`packages/domain/test/support/SignerMemory.ts`), which the domain's
+ * tests rely on; the test of this module checks that on random keys and bodies.
  */
 import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto"
 import { Signer } from "@ratings/domain/ports/Signer"

@@ -61,4 +61,12 @@ describe("packages/domain purity", () => {
     )
     assert.deepStrictEqual(offenders, [])
   })
+
+  it("the domain carries no hash implementation of its own: hashing is the Signer adapter's", () => {
+    // SHA-256's first initial hash word and first round constant: any hand-written SHA-2 holds them.
+    const offenders = sourceFiles(join(root, "src")).filter((f) =>
+      /0x6a09e667|0x428a2f98|1779033703|1116352408/i.test(readFileSync(f, "utf8"))
+    )
+    assert.deepStrictEqual(offenders, [])
+  })
 })

@@ -10,7 +10,7 @@ import type { IncidentReport } from "../model/Incident.ts"
 import type { Question } from "../model/Question.ts"
 import type { StoredEntity } from "../ports/EntityRepository.ts"
 import type { HistoryEntryRecord, StoredScorecard } from "../ports/ScorecardRepository.ts"
-import type { PublishRequest } from "../services/Publisher.ts"
+import type { PublishRequest } from "../model/PublishRequest.ts"
 
 export type Change = "created" | "updated" | "unchanged"
 

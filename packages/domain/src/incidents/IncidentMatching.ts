@@ -6,6 +6,11 @@
  * rated protocol, which is worse than showing it unmatched.
  */
 
+import { normaliseName } from "../model/Incident.ts"
+
+/** How names compare is the model's: its schemas refuse a name without a key. */
+export { normaliseName }
+
 export interface RatedProtocol {
   readonly slug: string
   readonly name: string
@@ -19,17 +24,6 @@ export interface ProtocolMatch {
 export type ProtocolMatcher = (protocolName: string) => ProtocolMatch
 
 export const Unmatched: ProtocolMatch = { slug: null, matched_protocol: false }
-
-/**
- * Case-, space- and punctuation-insensitive form of a name or slug, so that
- * "Aave V3", "aave-v3" and "AAVE_v3" agree. Letters and digits of any script
- * are kept, so a name written outside Latin script still has a key.
- */
-export const normaliseName = (raw: string): string =>
-  raw
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, "")
 
 /**
  * Builds a matcher over the rated protocols. A slug equality wins over a name

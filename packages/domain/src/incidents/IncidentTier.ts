@@ -2,19 +2,12 @@
  * The confidence tiers of a hack incident (spec part 2 "Incident", part 3
  * "Incident tier") and their order. Everything that compares tiers (the
  * lifecycle's "never goes down", the feed's `min_status`) goes through here so
- * the order is written down once.
+ * the order is written down once. The tiers themselves are the model's
+ * (`model/IncidentTier.ts`), re-exported here.
  */
-import { Schema } from "effect"
+import { DefaultMinStatus, IncidentTier, IncidentTiers, isIncidentTier } from "../model/IncidentTier.ts"
 
-/** Lowest first: the index is the rank. */
-export const IncidentTiers = ["rumored", "corroborated", "confirmed"] as const
-export type IncidentTier = (typeof IncidentTiers)[number]
-export const IncidentTier = Schema.Literals(IncidentTiers).annotate({
-  description: "Confidence tier of an incident: rumored < corroborated < confirmed"
-})
-
-/** The tier the feed serves when the caller names none (spec part 4, `min_status`). */
-export const DefaultMinStatus: IncidentTier = "confirmed"
+export { DefaultMinStatus, IncidentTier, IncidentTiers, isIncidentTier }
 
 const Rank: { readonly [T in IncidentTier]: number } = { rumored: 0, corroborated: 1, confirmed: 2 }
 
@@ -37,6 +30,3 @@ export const isAbove = (next: IncidentTier | null, previous: IncidentTier | null
 /** The higher of two tiers (the unserved state loses to any tier). */
 export const maxTier = <A extends IncidentTier | null, B extends IncidentTier | null>(a: A, b: B): A | B =>
   rankOf(b) > rankOf(a) ? b : a
-
-export const isIncidentTier = (value: string): value is IncidentTier =>
-  (IncidentTiers as ReadonlyArray<string>).includes(value)

@@ -8,13 +8,14 @@
  * names one reporter under two unrelated handles is a data problem to fix at
  * the source, not something to guess at here.
  */
-import type { IncidentSource } from "../model/Incident.ts"
+import { type IncidentSource, normaliseHandle } from "../model/Incident.ts"
 import { type IncidentTier, IncidentTiers, maxTier, rankOf } from "./IncidentTier.ts"
 
 /** Independent sources needed before an incident is served, at any tier. */
 export const MinIndependentSources = 2
 
-export const normaliseHandle = (raw: string): string => raw.trim().toLowerCase().replace(/^@+/, "").trim()
+/** How handles compare is the model's: its schemas refuse a blank handle. */
+export { normaliseHandle }
 
 export const areIndependent = (a: string, b: string): boolean => normaliseHandle(a) !== normaliseHandle(b)
 

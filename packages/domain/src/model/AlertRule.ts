@@ -23,10 +23,10 @@
  * OpenAPI document and a 422 names the field; the count per account is the
  * repository's, checked and written atomically.
  */
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
+import * as NetAddress from "effect/net/NetAddress"
 import { EntityType, EntityTypes } from "./EntityType.ts"
 import { IsoDateTime, isNulFree, Slug, SlugMaxLength, SlugPattern, Uuid } from "./Primitives.ts"
-import { parseIPv6 } from "../webhooks/WebhookTargetPolicy.ts"
 import { AlertEventKind, AlertEventKinds } from "./WebhookEvent.ts"
 
 /**
@@ -59,7 +59,7 @@ export const ipv6HostProblem = (url: string): string | undefined => {
   const tail = inside.slice(inside.lastIndexOf(":") + 1)
   const valid =
     /^[0-9A-Fa-f:.]+$/u.test(inside) &&
-    parseIPv6(inside) !== undefined &&
+    Result.isSuccess(NetAddress.ipv6FromString(inside)) &&
     (!tail.includes(".") || tail.split(".").every((piece) => ipv4TailPiece.test(piece)))
   if (!valid) return `[${inside}] is not an IPv6 address; an IPv6 host is written as in ${ipv6Example}`
   if (!/^(?::\d{1,5})?(?:[/?#]\S*)?$/u.test(rest.slice(end + 1))) {

@@ -6,10 +6,26 @@
  * item has no field for either, so they cannot leak by accident.
  */
 import { Effect, Result, Schema } from "effect"
-import { DefaultMinStatus, IncidentTier } from "../incidents/IncidentTier.ts"
-import { normaliseName } from "../incidents/IncidentMatching.ts"
-import { normaliseHandle } from "../incidents/SourceIndependence.ts"
+import { DefaultMinStatus, IncidentTier } from "./IncidentTier.ts"
 import { isNulFree, isoTimestamp, NonNegativeInt, Text, Uuid } from "./Primitives.ts"
+
+// ---------------------------------------------------------------------------
+// Names and handles, as compared (the matching and source-independence rules
+// of incidents/ read them too)
+
+/**
+ * Case-, space- and punctuation-insensitive form of a name or slug, so that
+ * "Aave V3", "aave-v3" and "AAVE_v3" agree. Letters and digits of any script
+ * are kept, so a name written outside Latin script still has a key.
+ */
+export const normaliseName = (raw: string): string =>
+  raw
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "")
+
+/** A source handle as compared: trimmed, lower-cased, leading "@" dropped ("@PeckShield" is "peckshield"). */
+export const normaliseHandle = (raw: string): string => raw.trim().toLowerCase().replace(/^@+/, "").trim()
 
 // ---------------------------------------------------------------------------
 // Date-times

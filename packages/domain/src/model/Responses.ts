@@ -6,7 +6,7 @@
  * OpenAPI document.
  */
 import { Schema } from "effect"
-import { Grades } from "../scoring/GradeLadder.ts"
+import { Grades } from "./Grade.ts"
 import { AnswerScore, Confidence, scoreRules } from "./Answer.ts"
 import { DomainWeights } from "./DomainWeights.ts"
 import { EntityType, EntityTypes } from "./EntityType.ts"

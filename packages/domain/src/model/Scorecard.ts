@@ -5,7 +5,7 @@
  * the entity's domain_weights and the full per-answer array.
  */
 import { Schema } from "effect"
-import { Grades } from "../scoring/GradeLadder.ts"
+import { Grades } from "./Grade.ts"
 import { Answer } from "./Answer.ts"
 import { DomainWeights } from "./DomainWeights.ts"
 import { EntityType } from "./EntityType.ts"

@@ -5,32 +5,19 @@
  * published, and a public table may not name a chain a list hides
  * (docs/adr/0003-access-and-lists.md), so such a chain answers like an unknown one.
  *
- * `layerEntities` reads them from `EntityRepository`; `layerMemory` keeps a
- * list that tests set through `ChainDirectoryMemory`.
+ * `layerEntities` reads them from `EntityRepository`; the in-memory
+ * `ChainDirectoryMemory.layer` (memory/ChainDirectoryMemory.ts) keeps a list
+ * that tests set through the `ChainDirectoryMemory` service.
  */
-import { Context, Effect, Layer, Ref } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { ServiceChain } from "../quantum/QuantumRows.ts"
 import { EntityRepository } from "./EntityRepository.ts"
 import type { StoreError } from "./StoreError.ts"
-
-/** The list behind `ChainDirectory.layerMemory`; tests set it to create chains. */
-export class ChainDirectoryMemory extends Context.Service<
-  ChainDirectoryMemory,
-  Ref.Ref<ReadonlyArray<ServiceChain>>
->()("@ratings/domain/ports/ChainDirectoryMemory") {}
 
 export class ChainDirectory extends Context.Service<
   ChainDirectory,
   { readonly all: Effect.Effect<ReadonlyArray<ServiceChain>, StoreError> }
 >()("@ratings/domain/ports/ChainDirectory") {
-  static readonly layerMemory = Layer.effect(
-    ChainDirectory,
-    Effect.gen(function* () {
-      const ref = yield* ChainDirectoryMemory
-      return ChainDirectory.of({ all: Ref.get(ref) })
-    })
-  ).pipe(Layer.provideMerge(Layer.effect(ChainDirectoryMemory, Ref.make<ReadonlyArray<ServiceChain>>([]))))
-
   static readonly layerEntities = Layer.effect(
     ChainDirectory,
     Effect.gen(function* () {

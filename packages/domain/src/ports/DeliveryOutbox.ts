@@ -24,26 +24,19 @@
  * the pure DeliveryStateMachine on the `RetryPolicy` in context) and handed to
  * the store as a guarded write, in memory and in SQL alike. Production:
  * adapters-sql (a table claimed with `FOR UPDATE SKIP LOCKED` and a lease
- * column). `layerMemory` keeps it all in a Ref.
+ * column). `DeliveryOutboxMemory.layer` (memory/DeliveryOutboxMemory.ts) keeps
+ * it all in a Ref.
  */
-import { Context, Effect, Layer, Ref, Result } from "effect"
-import {
-  type Delivery,
-  type DeliveryAttempt,
+import { Context, type Effect, type Result } from "effect"
+import type {
+  Delivery,
   DeliveryNotFound,
-  type DeliveryTransitionRejected,
-  type DeliveryWithAttempts,
-  millisOf
+  DeliveryTransitionRejected,
+  DeliveryWithAttempts
 } from "../model/Delivery.ts"
-import { type AttemptInput, type AttemptRecorded, isDue } from "../webhooks/DeliveryStateMachine.ts"
-import {
-  type ClaimedAttempt,
-  recordAttempts,
-  refireStored,
-  sameState,
-  type TransitionStore
-} from "../webhooks/DeliveryTransitions.ts"
-import { ReceiverTimeoutMs, RetryPolicy } from "../webhooks/RetrySchedule.ts"
+import type { AttemptInput, AttemptRecorded } from "../webhooks/DeliveryStateMachine.ts"
+import type { ClaimedAttempt } from "../webhooks/DeliveryTransitions.ts"
+import { ReceiverTimeoutMs } from "../webhooks/RetrySchedule.ts"
 
 /** Default claim lease: long enough for a send that uses its whole timeout, with room to record it. */
 export const DefaultLeaseMs = 6 * ReceiverTimeoutMs
@@ -113,126 +106,4 @@ export class DeliveryOutbox extends Context.Service<
       at: number
     ) => Effect.Effect<Delivery, DeliveryNotFound | DeliveryTransitionRejected>
   }
->()("@ratings/domain/ports/DeliveryOutbox") {
-  /** In a Ref, on the `RetryPolicy` in context (the spec's schedule unless one is provided). */
-  static readonly layerMemory: Layer.Layer<DeliveryOutbox> = Layer.effect(DeliveryOutbox, makeMemory())
-}
-
-interface Entry {
-  readonly delivery: Delivery
-  readonly attempts: ReadonlyArray<DeliveryAttempt>
-  /** Epoch ms until which the delivery is claimed, if it is. */
-  readonly leasedUntil: number | undefined
-}
-
-type Entries = ReadonlyMap<string, Entry>
-
-const withAttempts = (entry: Entry): DeliveryWithAttempts => ({
-  ...entry.delivery,
-  attempt_log: entry.attempts
-})
-
-const newestFirst = (entries: Iterable<Entry>): Array<Entry> => [...entries].reverse()
-
-function makeMemory() {
-  return Effect.gen(function* () {
-    const policy = yield* RetryPolicy
-    const state = yield* Ref.make<Entries>(new Map())
-
-    /** The memory's guarded writes: each applied where the stored delivery is still its `from`. */
-    const store: TransitionStore = {
-      read: (deliveryId) => Effect.map(Ref.get(state), (entries) => entries.get(deliveryId)?.delivery),
-      writeGuarded: (writes) =>
-        Ref.modify(state, (entries) => {
-          const next = new Map(entries)
-          const written = writes.map(({ from, to, attempt }) => {
-            const entry = next.get(from.delivery_id)
-            if (entry === undefined || !sameState(entry.delivery, from)) return undefined
-            const attempts = attempt === undefined ? entry.attempts : [...entry.attempts, attempt]
-            next.set(from.delivery_id, { delivery: to, attempts, leasedUntil: undefined })
-            return to
-          })
-          return [written, next] as const
-        })
-    }
-
-    const recordAll = (attempts: ReadonlyArray<AttemptToRecord>) => recordAttempts(store, policy, attempts)
-
-    return DeliveryOutbox.of({
-      enqueue: (deliveries) =>
-        Ref.update(state, (entries) => {
-          const next = new Map(entries)
-          for (const delivery of deliveries) {
-            if (!next.has(delivery.delivery_id)) {
-              next.set(delivery.delivery_id, { delivery, attempts: [], leasedUntil: undefined })
-            }
-          }
-          return next
-        }),
-
-      enqueueClaimed: (delivery, { at, leaseMs = DefaultLeaseMs }) =>
-        Effect.flatten(
-          Ref.modify(state, (entries): readonly [Effect.Effect<Delivery>, Entries] =>
-            entries.has(delivery.delivery_id)
-              ? [Effect.die(new Error(`delivery ${delivery.delivery_id} is already in the outbox`)), entries]
-              : [
-                  Effect.succeed(delivery),
-                  new Map(entries).set(delivery.delivery_id, {
-                    delivery,
-                    attempts: [],
-                    leasedUntil: at + leaseMs
-                  })
-                ]
-          )
-        ),
-
-      claimDue: ({ at, limit, leaseMs = DefaultLeaseMs }) =>
-        Ref.modify(state, (entries) => {
-          const claimable = [...entries.values()]
-            .filter((e) => isDue(e.delivery, at) && (e.leasedUntil === undefined || e.leasedUntil <= at))
-            .sort((a, b) => millisOf(a.delivery.next_attempt_at!) - millisOf(b.delivery.next_attempt_at!))
-            .slice(0, Math.max(0, limit))
-          const next = new Map(entries)
-          for (const e of claimable) next.set(e.delivery.delivery_id, { ...e, leasedUntil: at + leaseMs })
-          return [claimable.map((e) => e.delivery), next] as const
-        }),
-
-      recordAttempt: (claimed, input) =>
-        Effect.flatMap(recordAll([{ claimed, input }]), ([result]) =>
-          Result.isSuccess(result!) ? Effect.succeed(result.success) : Effect.fail(result!.failure)
-        ),
-
-      recordAttempts: recordAll,
-
-      get: (deliveryId) =>
-        Effect.flatMap(Ref.get(state), (entries) => {
-          const entry = entries.get(deliveryId)
-          return entry === undefined
-            ? Effect.fail(new DeliveryNotFound({ delivery_id: deliveryId }))
-            : Effect.succeed(withAttempts(entry))
-        }),
-
-      listByRule: (ruleId, options) =>
-        Effect.map(Ref.get(state), (entries) =>
-          newestFirst(entries.values())
-            .filter((e) => e.delivery.rule_id === ruleId)
-            .slice(0, options?.limit ?? Number.POSITIVE_INFINITY)
-            .map(withAttempts)
-        ),
-
-      listFailed: (options) =>
-        Effect.map(Ref.get(state), (entries) =>
-          newestFirst(entries.values())
-            .filter(
-              (e) =>
-                e.delivery.status === "failed" &&
-                (options?.ruleIds === undefined || options.ruleIds.includes(e.delivery.rule_id))
-            )
-            .slice(0, options?.limit ?? Number.POSITIVE_INFINITY)
-            .map((e) => e.delivery)
-        ),
-
-      refire: (deliveryId, at) => Effect.flatMap(refireStored(store, deliveryId, at), Effect.fromResult)
-    })
-  })
-}
+>()("@ratings/domain/ports/DeliveryOutbox") {}

@@ -3,12 +3,11 @@
  * the store (the rules are `access/ListFilter.ts`); lookups return hidden records
  * too, because the caller's visibility is decided by the use case.
  */
-import { Context, Effect, Layer, Option, Ref } from "effect"
-import { compareListOrder, type EntityListQuery, runListQuery } from "../access/ListFilter.ts"
-import { isPubliclyReadable } from "../access/Projection.ts"
+import { Context, type Effect, type Option } from "effect"
+import type { EntityListQuery } from "../access/ListFilter.ts"
 import type { EntityRecord, EntityStatus } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
-import { type Page, StoreError } from "./StoreError.ts"
+import type { Page, StoreError } from "./StoreError.ts"
 
 export interface StoredEntity {
   readonly entity_type: EntityType
@@ -31,12 +30,6 @@ export interface ListPosition {
   readonly slug: string
   readonly id: string
 }
-
-const isFramework = (r: EntityRecord): boolean => "is_framework" in r && r.is_framework === true
-const isAfter = (r: EntityRecord, p: ListPosition): boolean =>
-  r.slug > p.slug || (r.slug === p.slug && r.id.toLowerCase() > p.id.toLowerCase())
-const isListedPublished = (r: EntityRecord): boolean =>
-  r.status === "published" && !r.is_private && r.is_active && !isFramework(r)
 
 export class EntityRepository extends Context.Service<
   EntityRepository,
@@ -83,67 +76,4 @@ export class EntityRepository extends Context.Service<
       updatedAt: string
     ) => Effect.Effect<void, StoreError>
   }
->()("@ratings/domain/ports/EntityRepository") {
-  static readonly layerMemory = (seed: ReadonlyArray<StoredEntity> = []) =>
-    Layer.effect(
-      EntityRepository,
-      Effect.gen(function* () {
-        const key = (type: EntityType, id: string) => `${type}:${id.toLowerCase()}`
-        const store = yield* Ref.make(
-          new Map<string, StoredEntity>(seed.map((e) => [key(e.entity_type, e.record.id), e]))
-        )
-        const ofType = (type: EntityType) =>
-          Ref.get(store).pipe(
-            Effect.map((m) => [...m.values()].filter((e) => e.entity_type === type).map((e) => e.record))
-          )
-        return EntityRepository.of({
-          list: (query) => Effect.map(ofType(query.entity_type), (records) => runListQuery(records, query)),
-          findById: (type, id) =>
-            Effect.map(Ref.get(store), (m) => Option.fromNullishOr(m.get(key(type, id))?.record)),
-          findBySlug: (type, slug) =>
-            Effect.map(ofType(type), (records) => Option.fromNullishOr(records.find((r) => r.slug === slug))),
-          published: (type, limit, after) =>
-            Effect.map(ofType(type), (records) =>
-              records
-                .filter((r) => isListedPublished(r) && (after === undefined || isAfter(r, after)))
-                .sort(compareListOrder)
-                .slice(0, limit)
-            ),
-          countPublished: (type) =>
-            Effect.map(ofType(type), (records) => records.filter(isListedPublished).length),
-          all: ofType,
-          unreadable: (type) =>
-            Effect.map(ofType(type), (records) =>
-              records
-                .filter((r) => !isPubliclyReadable(r))
-                .sort(compareListOrder)
-                .map(({ id, slug, status, is_private, is_active }) => ({
-                  id,
-                  slug,
-                  status,
-                  is_private,
-                  is_active
-                }))
-            ),
-          setStatus: (type, id, status, updated_at) =>
-            Effect.flatMap(
-              Ref.modify(store, (m) => {
-                const found = m.get(key(type, id))
-                if (found === undefined) return [false, m] as const
-                const next = new Map(m)
-                next.set(key(type, id), { ...found, record: { ...found.record, status, updated_at } })
-                return [true, next] as const
-              }),
-              (done) =>
-                done ? Effect.void : Effect.fail(new StoreError({ message: `set status: no ${type} ${id}` }))
-            ),
-          upsert: (entities) =>
-            Ref.update(store, (m) => {
-              const next = new Map(m)
-              for (const e of entities) next.set(key(e.entity_type, e.record.id), e)
-              return next
-            })
-        })
-      })
-    )
-}
+>()("@ratings/domain/ports/EntityRepository") {}

@@ -3,7 +3,7 @@
  * (`__export_id`), who made it and what it held, so a leaked file can be traced;
  * the same log is the durable, shared counter of the bulk export quota.
  */
-import { Context, Effect, Layer, Option, Ref } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { EntityType } from "../model/EntityType.ts"
 import type { StoreError } from "./StoreError.ts"
 
@@ -43,27 +43,4 @@ export class ExportLog extends Context.Service<
      */
     readonly withdraw: (exportId: string) => Effect.Effect<void, StoreError>
   }
->()("@ratings/domain/ports/ExportLog") {
-  static readonly layerMemory = Layer.effect(
-    ExportLog,
-    Effect.gen(function* () {
-      const log = yield* Ref.make<ReadonlyArray<ExportRecord>>([])
-      return ExportLog.of({
-        recordWithinQuota: (record, windowStart, quota) =>
-          Ref.modify(log, (all): readonly [QuotaOutcome, ReadonlyArray<ExportRecord>] => {
-            const inWindow = all
-              .filter(
-                (r) =>
-                  r.account_id === record.account_id && Date.parse(r.created_at) > Date.parse(windowStart)
-              )
-              .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at))
-            if (inWindow.length >= quota) return [{ recorded: false, oldest: inWindow[0]!.created_at }, all]
-            return [{ recorded: true }, [...all, record]]
-          }),
-        find: (id) =>
-          Effect.map(Ref.get(log), (all) => Option.fromNullishOr(all.find((r) => r.export_id === id))),
-        withdraw: (id) => Ref.update(log, (all) => all.filter((r) => r.export_id !== id))
-      })
-    })
-  )
-}
+>()("@ratings/domain/ports/ExportLog") {}

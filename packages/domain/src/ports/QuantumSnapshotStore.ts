@@ -3,13 +3,9 @@
  * the latest of each is ever read, but the store is shared by every server
  * process, so a snapshot fetched by one is served by all.
  */
-import { Context, Effect, Layer, Option, Ref } from "effect"
-import {
-  type QuantumRefreshOutcome,
-  type QuantumSnapshot,
-  unstorableReason
-} from "../quantum/QuantumSnapshot.ts"
-import { StoreError } from "./StoreError.ts"
+import { Context, type Effect, type Option } from "effect"
+import type { QuantumRefreshOutcome, QuantumSnapshot } from "../quantum/QuantumSnapshot.ts"
+import type { StoreError } from "./StoreError.ts"
 
 export class QuantumSnapshotStore extends Context.Service<
   QuantumSnapshotStore,
@@ -25,23 +21,4 @@ export class QuantumSnapshotStore extends Context.Service<
     readonly recordOutcome: (outcome: QuantumRefreshOutcome) => Effect.Effect<void, StoreError>
     readonly lastOutcome: Effect.Effect<Option.Option<QuantumRefreshOutcome>, StoreError>
   }
->()("@ratings/domain/ports/QuantumSnapshotStore") {
-  static readonly layerMemory = Layer.effect(
-    QuantumSnapshotStore,
-    Effect.gen(function* () {
-      const snapshot = yield* Ref.make(Option.none<QuantumSnapshot>())
-      const outcome = yield* Ref.make(Option.none<QuantumRefreshOutcome>())
-      return QuantumSnapshotStore.of({
-        save: (s) => {
-          const refused = unstorableReason(s)
-          return refused === undefined
-            ? Ref.set(snapshot, Option.some(s))
-            : Effect.fail(new StoreError({ message: `quantum snapshot store, save: ${refused}` }))
-        },
-        latest: Ref.get(snapshot),
-        recordOutcome: (o) => Ref.set(outcome, Option.some(o)),
-        lastOutcome: Ref.get(outcome)
-      })
-    })
-  )
-}
+>()("@ratings/domain/ports/QuantumSnapshotStore") {}

@@ -5,7 +5,7 @@
  * transaction. In memory there is no rollback: the in-memory stores apply each
  write as it runs, so use cases validate everything before their first write.
  */
-import { Context, type Effect, Layer } from "effect"
+import { Context, type Effect } from "effect"
 import type { StoreError } from "./StoreError.ts"
 
 export class Transaction extends Context.Service<
@@ -13,6 +13,4 @@ export class Transaction extends Context.Service<
   {
     readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
   }
->()("@ratings/domain/ports/Transaction") {
-  static readonly layerMemory = Layer.succeed(Transaction, Transaction.of({ run: (effect) => effect }))
-}
+>()("@ratings/domain/ports/Transaction") {}

@@ -3,9 +3,9 @@
  * `/methodology` endpoint read, so the published thresholds and the grades the
  * core assigns can never disagree.
  */
+import { type Grade, Grades } from "../model/Grade.ts"
 
-export const Grades = ["AAA", "AA", "A", "BBB", "B", "C", "D"] as const
-export type Grade = (typeof Grades)[number]
+export { type Grade, Grades }
 
 export interface GradeBand {
   readonly grade: Grade

@@ -53,11 +53,9 @@ import { IdGenerator } from "../ports/IdGenerator.ts"
 import { Signer } from "../ports/Signer.ts"
 import type { StoreError } from "../ports/StoreError.ts"
 import { Transaction } from "../ports/Transaction.ts"
-import { WebhookTransport } from "../ports/WebhookTransport.ts"
 import { newDelivery } from "../webhooks/DeliveryStateMachine.ts"
 import { addressEvent, serializeEvent, webhookTest } from "../webhooks/EventPayloads.ts"
 import {
-  type TargetPolicy,
   validateWebhookUrl,
   WebhookTargetPolicy,
   type WebhookUrlRejected
@@ -250,29 +248,4 @@ export class AlertRuleService extends Context.Service<
       })
     })
   )
-
-  /**
-   * The service over in-memory ports, a scripted transport
-   * (`WebhookTransportScript`), a dispatcher without its loop, and the
-   * production target policy (https, public targets only) unless another is
-   * given. Every dependency is exposed so tests can drive `runOnce` and read
-   * the outbox.
-   */
-  static readonly layerTestWith = (targets: TargetPolicy = WebhookTargetPolicy.strict) =>
-    AlertRuleService.layer.pipe(
-      Layer.provideMerge(WebhookDispatcher.layerWithoutLoop()),
-      Layer.provideMerge(
-        Layer.mergeAll(
-          AlertRuleRepository.layerMemory,
-          DeliveryOutbox.layerMemory,
-          IdGenerator.layerMemory,
-          Signer.layerMemory,
-          Transaction.layerMemory,
-          WebhookTransport.layerMemory,
-          WebhookTargetPolicy.layer(targets)
-        )
-      )
-    )
-
-  static readonly layerTest = AlertRuleService.layerTestWith()
 }

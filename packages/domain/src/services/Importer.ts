@@ -51,11 +51,7 @@ import type { EntityRecord } from "../model/Entity.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
 import { type EntityType, EntityTypes } from "../model/EntityType.ts"
 import type { Question } from "../model/Question.ts"
-import { AlertRuleRepository } from "../ports/AlertRuleRepository.ts"
-import { DeliveryOutbox } from "../ports/DeliveryOutbox.ts"
 import { EntityRepository } from "../ports/EntityRepository.ts"
-import { IdGenerator } from "../ports/IdGenerator.ts"
-import { IncidentRepository } from "../ports/IncidentRepository.ts"
 import { QuantumSnapshotStore } from "../ports/QuantumSnapshotStore.ts"
 import { RubricRepository } from "../ports/RubricRepository.ts"
 import { repeatFreeRuns, ScorecardRepository, type StoredScorecard } from "../ports/ScorecardRepository.ts"
@@ -66,6 +62,15 @@ import { DefaultSnapshotTtl, makeSnapshot } from "../quantum/QuantumSnapshot.ts"
 import { Scoring } from "../scoring/Scoring.ts"
 import { IncidentService, RatedProtocols } from "./IncidentService.ts"
 import { entityKey, Publisher, type ShownEntity } from "./Publisher.ts"
+import { AlertRuleRepositoryMemory } from "../ports/memory/AlertRuleRepositoryMemory.ts"
+import { EntityRepositoryMemory } from "../ports/memory/EntityRepositoryMemory.ts"
+import { IdGeneratorMemory } from "../ports/memory/IdGeneratorMemory.ts"
+import { IncidentRepositoryMemory } from "../ports/memory/IncidentRepositoryMemory.ts"
+import { QuantumSnapshotStoreMemory } from "../ports/memory/QuantumSnapshotStoreMemory.ts"
+import { RubricRepositoryMemory } from "../ports/memory/RubricRepositoryMemory.ts"
+import { ScorecardRepositoryMemory } from "../ports/memory/ScorecardRepositoryMemory.ts"
+import { TransactionMemory } from "../ports/memory/TransactionMemory.ts"
+import { DeliveryOutboxMemory } from "../ports/memory/DeliveryOutboxMemory.ts"
 
 /** A write the plan promised failed on the way (the store changed since validation); the transaction is rolled back. */
 export class ImportApplyFailed extends Schema.TaggedError<ImportApplyFailed>()("ImportApplyFailed", {
@@ -393,15 +398,15 @@ export class Importer extends Context.Service<
     Layer.provideMerge(Layer.mergeAll(Publisher.layer, IncidentService.layer)),
     Layer.provideMerge(
       Layer.mergeAll(
-        EntityRepository.layerMemory(),
-        RubricRepository.layerMemory(),
-        ScorecardRepository.layerMemory(),
-        QuantumSnapshotStore.layerMemory,
-        Transaction.layerMemory,
-        AlertRuleRepository.layerMemory,
-        DeliveryOutbox.layerMemory,
-        IdGenerator.layerMemory,
-        IncidentRepository.layerMemory,
+        EntityRepositoryMemory.layer(),
+        RubricRepositoryMemory.layer(),
+        ScorecardRepositoryMemory.layer(),
+        QuantumSnapshotStoreMemory.layer,
+        TransactionMemory.layer,
+        AlertRuleRepositoryMemory.layer,
+        DeliveryOutboxMemory.layer,
+        IdGeneratorMemory.layer,
+        IncidentRepositoryMemory.layer,
         RatedProtocols.layerMemory,
         Scoring.layer
       )

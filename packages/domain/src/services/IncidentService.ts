@@ -22,6 +22,8 @@ import { IdGenerator } from "../ports/IdGenerator.ts"
 import { IncidentRepository } from "../ports/IncidentRepository.ts"
 import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
 import type { StoreError } from "../ports/StoreError.ts"
+import { IdGeneratorMemory } from "../ports/memory/IdGeneratorMemory.ts"
+import { IncidentRepositoryMemory } from "../ports/memory/IncidentRepositoryMemory.ts"
 
 export class InvalidIncidentReport extends Schema.TaggedError<InvalidIncidentReport>()(
   "InvalidIncidentReport",
@@ -214,7 +216,7 @@ export class IncidentService extends Context.Service<
   /** The service over in-memory ports, with the ports exposed so tests can arrange and inspect them. */
   static readonly layerTest = IncidentService.layer.pipe(
     Layer.provideMerge(
-      Layer.mergeAll(IncidentRepository.layerMemory, RatedProtocols.layerMemory, IdGenerator.layerMemory)
+      Layer.mergeAll(IncidentRepositoryMemory.layer, RatedProtocols.layerMemory, IdGeneratorMemory.layer)
     )
   )
 }

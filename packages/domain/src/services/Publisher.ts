@@ -25,6 +25,7 @@ import { isPubliclyReadable } from "../access/Projection.ts"
 import type { EntityRecord, EntityStatus } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import { isoTimestamp } from "../model/Primitives.ts"
+import type { PublishRequest } from "../model/PublishRequest.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
 import type { EventDraft } from "../model/WebhookEvent.ts"
 import { AlertRuleRepository } from "../ports/AlertRuleRepository.ts"
@@ -42,6 +43,7 @@ import {
 import type { StoreError } from "../ports/StoreError.ts"
 import { Transaction } from "../ports/Transaction.ts"
 import type { Dependency } from "../scoring/DependencyDrag.ts"
+import { disagreement, FiguresDisagree } from "../scoring/FiguresDisagree.ts"
 import { mvcGates } from "../scoring/MvcGates.ts"
 import { Scoring } from "../scoring/Scoring.ts"
 import type { ScoreInput, ScoreResult } from "../scoring/ScoreEntity.ts"
@@ -53,6 +55,9 @@ import {
   type PublishedFigures,
   serializeEvent
 } from "../webhooks/EventPayloads.ts"
+
+export { disagreement, FiguresDisagree }
+export type { PublishRequest }
 
 export class EntityNotFound extends Schema.TaggedError<EntityNotFound>()("EntityNotFound", {
   entity_type: Schema.String,
@@ -66,22 +71,7 @@ export class NoDraftScorecard extends Schema.TaggedError<NoDraftScorecard>()("No
   message: Schema.String
 }) {}
 
-/** A draft carried a figure the core does not reproduce from its answers. */
-export class FiguresDisagree extends Schema.TaggedError<FiguresDisagree>()("FiguresDisagree", {
-  field: Schema.String,
-  stored: Schema.Unknown,
-  computed: Schema.Unknown,
-  message: Schema.String
-}) {}
-
 export type PublishError = EntityNotFound | NoDraftScorecard | FiguresDisagree | ScoringError | StoreError
-
-export interface PublishRequest {
-  readonly entity_type: EntityType
-  readonly slug: string
-  readonly reasoning: string
-  readonly actor: string
-}
 
 export interface PublishResult {
   readonly scorecard: StoredScorecard
@@ -147,30 +137,6 @@ export interface ShownEntity {
 
 /** The key of an entity in `PublishManyOptions.unseen`: its type and its id, lowercased. */
 export const entityKey = (type: EntityType, id: string) => `${type}:${id.toLowerCase()}`
-
-const checkedFields = [
-  "composite_score",
-  "grade",
-  "letter_grade",
-  "intrinsic_composite_score",
-  "intrinsic_letter_grade"
-] as const
-
-/** The first stored figure that disagrees with the computed one (null stored figures are not claims). */
-export const disagreement = (draft: StoredScorecard, computed: ScoreResult): FiguresDisagree | undefined => {
-  for (const field of checkedFields) {
-    const stored = draft[field]
-    if (stored !== null && stored !== computed[field]) {
-      return new FiguresDisagree({
-        field,
-        stored,
-        computed: computed[field],
-        message: `the draft's ${field} (${stored}) disagrees with the score computed from its answers (${computed[field]})`
-      })
-    }
-  }
-  return undefined
-}
 
 const figuresOf = (s: Scorecard): PublishedFigures | undefined =>
   s.composite_score === null || s.letter_grade === null

@@ -23,6 +23,9 @@ import {
   type QuantumSnapshot,
   toIso
 } from "../quantum/QuantumSnapshot.ts"
+import { ChainDirectoryMemory } from "../ports/memory/ChainDirectoryMemory.ts"
+import { QuantumSnapshotStoreMemory } from "../ports/memory/QuantumSnapshotStoreMemory.ts"
+import { QuantumSourceMemory } from "../ports/memory/QuantumSourceMemory.ts"
 
 export interface QuantumServiceOptions {
   /** How long a fetched snapshot stays current; 24 hours unless set. */
@@ -175,9 +178,9 @@ export class QuantumService extends Context.Service<
     return QuantumService.layerWith(options).pipe(
       Layer.provideMerge(
         Layer.mergeAll(
-          QuantumSource.layerMemory,
-          QuantumSnapshotStore.layerMemory,
-          ChainDirectory.layerMemory
+          QuantumSourceMemory.layer,
+          QuantumSnapshotStoreMemory.layer,
+          ChainDirectoryMemory.layer
         )
       )
     )

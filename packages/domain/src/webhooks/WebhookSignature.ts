@@ -18,10 +18,45 @@
  * attempt, so receivers can refuse stale replays while retries still pass.
  */
 import { Result } from "effect"
+import { timingSafeEqual } from "effect/crypto/Mac"
 import * as Base64 from "effect/encoding/Base64"
 import type { Delivery } from "../model/Delivery.ts"
-import type { SignerShape } from "../ports/Signer.ts"
-import { constantTimeEqual, utf8Bytes } from "./Sha256.ts"
+
+/**
+ * What signing needs of a signer (the `Signer` port implements it): the
+ * hashing itself is the adapter's (node:crypto in adapters-webhook); the
+ * domain only says what is signed, keyed how, and how it is compared.
+ */
+export interface SignatureHmac {
+  /**
+   * Raw HMAC-SHA256 (32 bytes) of the UTF-8 bytes of `message`, keyed with
+   * `key` bytes, or with the UTF-8 bytes of `key` when it is a string.
+   */
+  readonly hmacSha256: (key: Uint8Array | string, message: string) => Uint8Array
+  /**
+   * The X-Service-Signature value: lowercase hex HMAC-SHA256 of `rawBody`,
+   * keyed with the UTF-8 bytes of the whole signing key string (as handed
+   * out, `whsec_` prefix included).
+   */
+  readonly sign: (key: string, rawBody: string) => string
+}
+
+// The domain compiles without DOM or Node typings: it declares the one global it uses.
+const TextEncoderOf = (
+  globalThis as unknown as { readonly TextEncoder: new () => { encode(s: string): Uint8Array } }
+).TextEncoder
+const encoder = new TextEncoderOf()
+
+/** The UTF-8 bytes of a string, lone surrogates as U+FFFD (what goes on the wire). */
+export const utf8Bytes = (text: string): Uint8Array => encoder.encode(text)
+
+/**
+ * Whether two signatures are equal, in time independent of where they
+ * differ (effect/crypto's `timingSafeEqual` over their UTF-8 bytes). A
+ * different length answers at once: a signature's length is public.
+ */
+export const constantTimeEqual = (a: string, b: string): boolean =>
+  timingSafeEqual(utf8Bytes(a), utf8Bytes(b))
 
 export const SigningKeyPrefix = "whsec_"
 export const SigningKeyByteLength = 32
@@ -49,7 +84,7 @@ export const standardWebhooksKeyBytes = (signingKey: string): Uint8Array => {
 
 /** The Standard Webhooks v1 signature (`v1,<base64>`) of one attempt. */
 export const standardWebhooksSignature = (
-  signer: Pick<SignerShape, "hmacSha256">,
+  signer: Pick<SignatureHmac, "hmacSha256">,
   signingKey: string,
   webhookId: string,
   timestampSeconds: number,
@@ -78,7 +113,7 @@ export const deliveryHeaders = (
   delivery: Pick<Delivery, "delivery_id" | "body">,
   signingKey: string,
   timestampSeconds: number,
-  signer: Pick<SignerShape, "sign" | "hmacSha256">
+  signer: SignatureHmac
 ): DeliveryHeaders => {
   const timestamp = Math.floor(timestampSeconds)
   return {
@@ -102,7 +137,7 @@ export const deliveryHeaders = (
  * timestamp tolerance is the receiver's policy and is not checked here.
  */
 export const verifyStandardWebhook = (
-  signer: Pick<SignerShape, "hmacSha256">,
+  signer: Pick<SignatureHmac, "hmacSha256">,
   signingKey: string,
   request: {
     readonly webhookId: string

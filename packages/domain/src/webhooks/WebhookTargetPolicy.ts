@@ -27,8 +27,12 @@
  * Literal addresses are parsed in every notation the WHATWG URL parser and
  * `inet_aton` accept (`0x7f000001`, `2130706433`, `0177.1`, `[::ffff:7f00:1]`),
  * because a check that only knows dotted quads is bypassed by the others.
+ * Addresses, ranges and `contains` are effect/net's (`NetAddress`,
+ * `IpNetwork`); only the legacy IPv4 notations have a parser of their own.
  */
 import { Context, Layer, Result, Schema } from "effect"
+import * as IpNetwork from "effect/net/IpNetwork"
+import * as NetAddress from "effect/net/NetAddress"
 
 /** The configuration of the policy. */
 export interface TargetPolicy {
@@ -95,11 +99,15 @@ const kindDescriptions: { readonly [K in AddressKind]: string } = {
   reserved: "a reserved or special-purpose address"
 }
 
-export type IpAddress =
-  | { readonly family: 4; readonly value: number }
-  | { readonly family: 6; readonly groups: ReadonlyArray<number> }
+/** A parsed IP address (effect/net). */
+export type IpAddress = NetAddress.IpAddress
 
 // --- parsing ---------------------------------------------------------------
+// effect/net parses strict dotted quads and every IPv6 text (compression, an
+// embedded IPv4 tail, zones). The legacy IPv4 notations below are the one
+// thing it refuses by design, and the one thing a target check must not:
+// the WHATWG URL parser and inet_aton read `0x7f000001`, `2130706433` and
+// `0177.1` as 127.0.0.1, so a check blind to them is bypassed by them.
 
 const parseIPv4Part = (part: string): number | undefined => {
   let digits = part
@@ -145,30 +153,17 @@ export const parseIPv4 = (text: string): number | undefined => {
   return value
 }
 
-const strictDottedQuad = (text: string): number | undefined => {
-  const parts = text.split(".")
-  if (parts.length !== 4 || !parts.every((p) => /^[0-9]{1,3}$/.test(p))) return undefined
-  const bytes = parts.map(Number)
-  if (bytes.some((b) => b > 255)) return undefined
-  return ((bytes[0]! * 256 + bytes[1]!) * 256 + bytes[2]!) * 256 + bytes[3]!
-}
+const ipv4Of = (value: number): NetAddress.Ipv4Address =>
+  NetAddress.ipv4FromBytesUnsafe(
+    Uint8Array.of(value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255)
+  )
 
-const parseGroups = (text: string, allowTailIPv4: boolean): Array<number> | undefined => {
-  if (text === "") return []
-  const groups: Array<number> = []
-  const pieces = text.split(":")
-  for (let i = 0; i < pieces.length; i++) {
-    const piece = pieces[i]!
-    if (allowTailIPv4 && i === pieces.length - 1 && piece.includes(".")) {
-      const v4 = strictDottedQuad(piece)
-      if (v4 === undefined) return undefined
-      groups.push(Math.floor(v4 / 65536), v4 % 65536)
-    } else {
-      if (!/^[0-9a-f]{1,4}$/i.test(piece)) return undefined
-      groups.push(Number.parseInt(piece, 16))
-    }
-  }
-  return groups
+/** An IPv6 address, with or without a zone (`fe80::1%eth0`, checked and dropped). */
+const parseIPv6Address = (text: string): NetAddress.Ipv6Address | undefined => {
+  const zone = text.indexOf("%")
+  if (zone === -1) return Result.getOrUndefined(NetAddress.ipv6FromString(text))
+  if (Result.isFailure(NetAddress.scopedIpv6LiteralFromString(text))) return undefined
+  return Result.getOrUndefined(NetAddress.ipv6FromString(text.slice(0, zone)))
 }
 
 /**
@@ -176,19 +171,8 @@ const parseGroups = (text: string, allowTailIPv4: boolean): Array<number> | unde
  * dotted IPv4 tail (`::ffff:127.0.0.1`) and a zone (`fe80::1%eth0`, dropped).
  */
 export const parseIPv6 = (text: string): ReadonlyArray<number> | undefined => {
-  const zone = text.indexOf("%")
-  const address = zone === -1 ? text : text.slice(0, zone)
-  if (zone !== -1 && zone === text.length - 1) return undefined
-  const halves = address.split("::")
-  if (halves.length > 2) return undefined
-  if (halves.length === 1) {
-    const groups = parseGroups(address, true)
-    return groups !== undefined && groups.length === 8 ? groups : undefined
-  }
-  const head = parseGroups(halves[0]!, false)
-  const tail = parseGroups(halves[1]!, true)
-  if (head === undefined || tail === undefined || head.length + tail.length > 7) return undefined
-  return [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail]
+  const address = parseIPv6Address(text)
+  return address === undefined ? undefined : NetAddress.ipv6ToSegments(address)
 }
 
 /**
@@ -197,97 +181,91 @@ export const parseIPv6 = (text: string): ReadonlyArray<number> | undefined => {
  */
 export const parseIpLiteral = (host: string): IpAddress | undefined => {
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
-  if (bare.includes(":")) {
-    const groups = parseIPv6(bare)
-    return groups === undefined ? undefined : { family: 6, groups }
-  }
+  if (bare.includes(":")) return parseIPv6Address(bare)
   const value = parseIPv4(bare)
-  return value === undefined ? undefined : { family: 4, value }
+  return value === undefined ? undefined : ipv4Of(value)
 }
 
 /** Dotted-quad form of an IPv4 value, for messages. */
-export const formatIPv4 = (value: number): string =>
-  [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join(".")
+export const formatIPv4 = (value: number): string => NetAddress.formatIp(ipv4Of(value))
 
 // --- classification ----------------------------------------------------------
 
-const ipv4Ranges: ReadonlyArray<readonly [cidr: string, kind: AddressKind]> = [
-  ["0.0.0.0/32", "unspecified"],
-  ["255.255.255.255/32", "broadcast"],
-  ["0.0.0.0/8", "reserved"], // "this network"; Linux connects 0.x to the local host
-  ["10.0.0.0/8", "private"],
-  ["100.64.0.0/10", "shared"],
-  ["127.0.0.0/8", "loopback"],
-  ["169.254.0.0/16", "link_local"],
-  ["172.16.0.0/12", "private"],
-  ["192.0.0.0/24", "reserved"], // IETF protocol assignments
-  ["192.0.2.0/24", "reserved"], // documentation
-  ["192.88.99.0/24", "reserved"], // deprecated 6to4 relay anycast
-  ["192.168.0.0/16", "private"],
-  ["198.18.0.0/15", "reserved"], // benchmarking
-  ["198.51.100.0/24", "reserved"], // documentation
-  ["203.0.113.0/24", "reserved"], // documentation
-  ["224.0.0.0/4", "multicast"],
-  ["240.0.0.0/4", "reserved"]
+const network = IpNetwork.fromStringUnsafe
+
+const ipv4Ranges: ReadonlyArray<readonly [IpNetwork.IpNetwork, AddressKind]> = [
+  [network("0.0.0.0/32"), "unspecified"],
+  [network("255.255.255.255/32"), "broadcast"],
+  [network("0.0.0.0/8"), "reserved"], // "this network"; Linux connects 0.x to the local host
+  [network("10.0.0.0/8"), "private"],
+  [network("100.64.0.0/10"), "shared"],
+  [network("127.0.0.0/8"), "loopback"],
+  [network("169.254.0.0/16"), "link_local"],
+  [network("172.16.0.0/12"), "private"],
+  [network("192.0.0.0/24"), "reserved"], // IETF protocol assignments
+  [network("192.0.2.0/24"), "reserved"], // documentation
+  [network("192.88.99.0/24"), "reserved"], // deprecated 6to4 relay anycast
+  [network("192.168.0.0/16"), "private"],
+  [network("198.18.0.0/15"), "reserved"], // benchmarking
+  [network("198.51.100.0/24"), "reserved"], // documentation
+  [network("203.0.113.0/24"), "reserved"], // documentation
+  [network("224.0.0.0/4"), "multicast"],
+  [network("240.0.0.0/4"), "reserved"]
 ]
 
-const compiledIPv4Ranges = ipv4Ranges.map(([cidr, kind]) => {
-  const [base, bits] = cidr.split("/")
-  const size = 2 ** (32 - Number(bits))
-  const start = strictDottedQuad(base!)!
-  return { start, end: start + size, kind }
-})
+const classifyIPv4Address = (address: NetAddress.Ipv4Address): AddressKind =>
+  ipv4Ranges.find(([range]) => IpNetwork.contains(range, address))?.[1] ?? "public"
 
-export const classifyIPv4 = (value: number): AddressKind => {
-  for (const range of compiledIPv4Ranges) {
-    if (value >= range.start && value < range.end) return range.kind
-  }
-  return "public"
-}
+export const classifyIPv4 = (value: number): AddressKind => classifyIPv4Address(ipv4Of(value))
 
-const embeddedIPv4 = (high: number, low: number): number => high * 65536 + low
+/** The IPv4 address held in groups `at` and `at + 1`, classified; `flip` complements it (Teredo). */
+const embedded =
+  (at: number, flip = 0) =>
+  (groups: NetAddress.Ipv6Segments): AddressKind =>
+    classifyIPv4((((groups[at]! ^ flip) << 16) | (groups[at + 1]! ^ flip)) >>> 0)
 
-/** The kind of an embedded IPv4 address whose IPv6 wrapper is not itself routable: public becomes reserved. */
-const nonRoutableWrapper = (value: number): AddressKind => {
-  const kind = classifyIPv4(value)
+/** An embedded IPv4 address whose IPv6 wrapper is not itself routable: public becomes reserved. */
+const nonRoutableWrapper = (groups: NetAddress.Ipv6Segments): AddressKind => {
+  const kind = embedded(6)(groups)
   return kind === "public" ? "reserved" : kind
 }
 
-export const classifyIPv6 = (groups: ReadonlyArray<number>): AddressKind => {
-  const g = (i: number) => groups[i] ?? 0
-  const zeroUpTo = (n: number) => groups.slice(0, n).every((x) => x === 0)
-  if (zeroUpTo(8)) return "unspecified"
-  if (zeroUpTo(7) && g(7) === 1) return "loopback"
-  // ::ffff:a.b.c.d, IPv4-mapped: the socket really talks to the IPv4 address.
-  if (zeroUpTo(5) && g(5) === 0xffff) return classifyIPv4(embeddedIPv4(g(6), g(7)))
-  // ::ffff:0:a.b.c.d, IPv4-translated (SIIT).
-  if (zeroUpTo(4) && g(4) === 0xffff && g(5) === 0) return classifyIPv4(embeddedIPv4(g(6), g(7)))
-  // ::a.b.c.d, the deprecated IPv4-compatible form.
-  if (zeroUpTo(6)) return nonRoutableWrapper(embeddedIPv4(g(6), g(7)))
-  // 64:ff9b::/96, well-known NAT64 prefix: the gateway forwards to the embedded IPv4.
-  if (g(0) === 0x64 && g(1) === 0xff9b && g(2) === 0 && g(3) === 0 && g(4) === 0 && g(5) === 0) {
-    return classifyIPv4(embeddedIPv4(g(6), g(7)))
-  }
-  // 64:ff9b:1::/48, local-use NAT64.
-  if (g(0) === 0x64 && g(1) === 0xff9b && g(2) === 1) return "private"
-  // 2002::/16, 6to4: the relay forwards to the IPv4 in bits 16..47.
-  if (g(0) === 0x2002) return classifyIPv4(embeddedIPv4(g(1), g(2)))
-  // 2001::/32, Teredo: the client's IPv4 is the complement of the last 32 bits.
-  if (g(0) === 0x2001 && g(1) === 0) {
-    return classifyIPv4(embeddedIPv4(g(6) ^ 0xffff, g(7) ^ 0xffff))
-  }
-  if (g(0) === 0x2001 && g(1) === 0xdb8) return "reserved" // documentation
-  if ((g(0) & 0xfe00) === 0xfc00) return "private" // unique local, fc00::/7
-  if ((g(0) & 0xffc0) === 0xfe80) return "link_local" // fe80::/10
-  if ((g(0) & 0xffc0) === 0xfec0) return "private" // deprecated site-local, fec0::/10
-  if ((g(0) & 0xff00) === 0xff00) return "multicast"
-  // Outside 2000::/3 nothing is global unicast (100::/64 discard, ::/8 ...).
-  if ((g(0) & 0xe000) !== 0x2000) return "reserved"
-  return "public"
+/** First match wins; what none matches is public inside 2000::/3 (global unicast) and reserved outside. */
+const ipv6Ranges: ReadonlyArray<
+  readonly [IpNetwork.IpNetwork, AddressKind | ((groups: NetAddress.Ipv6Segments) => AddressKind)]
+> = [
+  [network("::/128"), "unspecified"],
+  [network("::1/128"), "loopback"],
+  [network("::ffff:0:0/96"), embedded(6)], // IPv4-mapped: the socket really talks to the IPv4 address
+  [network("::ffff:0:0:0/96"), embedded(6)], // IPv4-translated (SIIT)
+  [network("::/96"), nonRoutableWrapper], // the deprecated IPv4-compatible form
+  [network("64:ff9b::/96"), embedded(6)], // well-known NAT64: the gateway forwards to the IPv4
+  [network("64:ff9b:1::/48"), "private"], // local-use NAT64
+  [network("2002::/16"), embedded(1)], // 6to4: the relay forwards to the IPv4 in bits 16..47
+  [network("2001::/32"), embedded(6, 0xffff)], // Teredo: the client's IPv4, complemented
+  [network("2001:db8::/32"), "reserved"], // documentation
+  [network("fc00::/7"), "private"], // unique local
+  [network("fe80::/10"), "link_local"],
+  [network("fec0::/10"), "private"], // deprecated site-local
+  [network("ff00::/8"), "multicast"]
+]
+
+const globalUnicast = network("2000::/3")
+
+const classifyIPv6Address = (address: NetAddress.Ipv6Address): AddressKind => {
+  const match = ipv6Ranges.find(([range]) => IpNetwork.contains(range, address))
+  if (match === undefined) return IpNetwork.contains(globalUnicast, address) ? "public" : "reserved"
+  const kind = match[1]
+  return typeof kind === "string" ? kind : kind(NetAddress.ipv6ToSegments(address))
 }
 
+export const classifyIPv6 = (groups: ReadonlyArray<number>): AddressKind =>
+  classifyIPv6Address(
+    Result.getOrThrow(NetAddress.ipv6FromSegments(groups as unknown as NetAddress.Ipv6Segments))
+  )
+
 export const classifyAddress = (address: IpAddress): AddressKind =>
-  address.family === 4 ? classifyIPv4(address.value) : classifyIPv6(address.groups)
+  NetAddress.isIpv4Address(address) ? classifyIPv4Address(address) : classifyIPv6Address(address)
 
 /**
  * Why an address (as written in a host or returned by DNS) may not be called

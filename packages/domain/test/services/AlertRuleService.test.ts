@@ -9,17 +9,21 @@ import {
 import { millisOf, noResponse, responded } from "../../src/model/Delivery.ts"
 import { WebhookTestEvent } from "../../src/model/WebhookEvent.ts"
 import { WebhookTestReport } from "../../src/model/WebhookTest.ts"
-import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
-import { IdGenerator } from "../../src/ports/IdGenerator.ts"
 import { Signer } from "../../src/ports/Signer.ts"
-import { Transaction } from "../../src/ports/Transaction.ts"
-import { WebhookTransport, WebhookTransportScript } from "../../src/ports/WebhookTransport.ts"
+import * as AlertRuleServiceTest from "../support/AlertRuleServiceTest.ts"
+import * as SignerMemory from "../support/SignerMemory.ts"
+import { WebhookTransport } from "../../src/ports/WebhookTransport.ts"
 import { AlertRuleService } from "../../src/services/AlertRuleService.ts"
 import { WebhookDispatcher } from "../../src/services/WebhookDispatcher.ts"
 import { RetryOffsetsMs } from "../../src/webhooks/RetrySchedule.ts"
 import { isSigningKey, verifyStandardWebhook } from "../../src/webhooks/WebhookSignature.ts"
 import { WebhookTargetPolicy } from "../../src/webhooks/WebhookTargetPolicy.ts"
+import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
+import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
+import { TransactionMemory } from "../../src/ports/memory/TransactionMemory.ts"
+import { WebhookTransportScript } from "../../src/ports/memory/WebhookTransportMemory.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 const SECOND = 1_000
 const T0 = Date.UTC(2026, 7, 1)
@@ -34,11 +38,11 @@ const body = (overrides: Partial<AlertRuleCreate> = {}): AlertRuleCreate => ({
   ...overrides
 })
 
-const run = <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof AlertRuleService.layerTest>>) =>
+const run = <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof AlertRuleServiceTest.layerTest>>) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(T0)
     return yield* effect
-  }).pipe(Effect.provide(AlertRuleService.layerTest))
+  }).pipe(Effect.provide(AlertRuleServiceTest.layerTest))
 
 /** Runs the dispatcher through the whole schedule of `count` deliveries due at T0, the receiver failing every attempt. */
 const failEverything = (count: number) =>
@@ -152,7 +156,7 @@ describe("AlertRuleService", () => {
           body({ channels: { webhook_url: "http://127.0.0.1:8080/hook" } })
         )
         assert.strictEqual(created.channels.webhook_url, "http://127.0.0.1:8080/hook")
-      }).pipe(Effect.provide(AlertRuleService.layerTestWith(WebhookTargetPolicy.permissive)))
+      }).pipe(Effect.provide(AlertRuleServiceTest.layerTestWith(WebhookTargetPolicy.permissive)))
   )
 
   it.effect(
@@ -336,11 +340,11 @@ describe("AlertRuleService", () => {
             Layer.provideMerge(WebhookDispatcher.layerWithoutLoop()),
             Layer.provideMerge(
               Layer.mergeAll(
-                AlertRuleRepository.layerMemory,
-                DeliveryOutbox.layerMemory,
-                IdGenerator.layerMemory,
-                Signer.layerMemory,
-                Transaction.layerMemory,
+                AlertRuleRepositoryMemory.layer,
+                DeliveryOutboxMemory.layer,
+                IdGeneratorMemory.layer,
+                SignerMemory.layer,
+                TransactionMemory.layer,
                 slowTransport,
                 WebhookTargetPolicy.layer(WebhookTargetPolicy.strict)
               )

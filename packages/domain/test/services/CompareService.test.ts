@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Caller } from "../../src/model/Caller.ts"
-import { EntityRepository } from "../../src/ports/EntityRepository.ts"
-import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
 import { CompareService } from "../../src/services/CompareService.ts"
 import { entity, scorecard } from "./fixtures.ts"
+import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
+import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
 
 const enterprise = Caller.apiKey("enterprise", "acct", "k")
 const a = entity("chain", "ethereum")
@@ -14,8 +14,8 @@ const draft = entity("chain", "secret-chain", { status: "draft" })
 const layer = CompareService.layer.pipe(
   Layer.provide(
     Layer.mergeAll(
-      EntityRepository.layerMemory([a, b, draft]),
-      ScorecardRepository.layerMemory({
+      EntityRepositoryMemory.layer([a, b, draft]),
+      ScorecardRepositoryMemory.layer({
         scorecards: [
           scorecard(a, 1, "superseded", { composite_score: 60 }),
           scorecard(a, 2, "published"),

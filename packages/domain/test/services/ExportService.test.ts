@@ -5,10 +5,12 @@ import { Caller } from "../../src/model/Caller.ts"
 import { parseFields } from "../../src/model/ExportFields.ts"
 import { EntityRepository } from "../../src/ports/EntityRepository.ts"
 import { ExportLog } from "../../src/ports/ExportLog.ts"
-import { IdGenerator } from "../../src/ports/IdGenerator.ts"
-import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
 import { ExportPageSize, type ExportResult, ExportService } from "../../src/services/ExportService.ts"
 import { entity, scorecard } from "./fixtures.ts"
+import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
+import { ExportLogMemory } from "../../src/ports/memory/ExportLogMemory.ts"
+import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
+import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
 
 const pro = Caller.apiKey("pro", "acct-pro", "k1")
 const enterprise = Caller.apiKey("enterprise", "acct-ent", "k2")
@@ -22,8 +24,8 @@ const secret = entity("protocol", "epsilon-private", { is_private: true })
 const layer = ExportService.layer.pipe(
   Layer.provideMerge(
     Layer.mergeAll(
-      EntityRepository.layerMemory([a, b, unrated, draft, secret]),
-      ScorecardRepository.layerMemory({
+      EntityRepositoryMemory.layer([a, b, unrated, draft, secret]),
+      ScorecardRepositoryMemory.layer({
         scorecards: [
           scorecard(a, 1, "superseded", { composite_score: 70, grade: "BBB", letter_grade: "BBB" }),
           scorecard(a, 2, "published", { composite_score: 81.5 }),
@@ -31,8 +33,8 @@ const layer = ExportService.layer.pipe(
           scorecard(draft, 1, "published")
         ]
       }),
-      ExportLog.layerMemory,
-      IdGenerator.layerMemory
+      ExportLogMemory.layer,
+      IdGeneratorMemory.layer
     )
   )
 )
@@ -153,12 +155,12 @@ describe("ExportService", () => {
       return { reads, svc }
     })
     const manyLayer = Layer.mergeAll(
-      EntityRepository.layerMemory(many),
-      ScorecardRepository.layerMemory({
+      EntityRepositoryMemory.layer(many),
+      ScorecardRepositoryMemory.layer({
         scorecards: many.slice(0, 40).map((e) => scorecard(e, 1, "published"))
       }),
-      ExportLog.layerMemory,
-      IdGenerator.layerMemory
+      ExportLogMemory.layer,
+      IdGeneratorMemory.layer
     )
     const vaults = { ...request, entity_type: "vault" as const, fields: ["slug", "grade"] as const }
 

@@ -4,9 +4,6 @@ import type { ImportIssue } from "../../src/import/ImportIssue.ts"
 import type { ImportSource } from "../../src/import/ImportJsonText.ts"
 import { changedNothing, type ImportPhase } from "../../src/import/ImportPlan.ts"
 import { EntityRepository } from "../../src/ports/EntityRepository.ts"
-import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
-import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
-import { IdGenerator } from "../../src/ports/IdGenerator.ts"
 import { IncidentRepository } from "../../src/ports/IncidentRepository.ts"
 import { QuantumSnapshotStore } from "../../src/ports/QuantumSnapshotStore.ts"
 import { MaxQuantumRows } from "../../src/quantum/QuantumRows.ts"
@@ -32,6 +29,14 @@ import {
   scorecard,
   storeSnapshot
 } from "../import/ImportFixtures.ts"
+import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
+import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
+import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
+import { IncidentRepositoryMemory } from "../../src/ports/memory/IncidentRepositoryMemory.ts"
+import { QuantumSnapshotStoreMemory } from "../../src/ports/memory/QuantumSnapshotStoreMemory.ts"
+import { RubricRepositoryMemory } from "../../src/ports/memory/RubricRepositoryMemory.ts"
+import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 const src = (name: string, content: Json): ImportSource => ({ name, content })
 
@@ -617,11 +622,11 @@ const journaledPorts = Layer.mergeAll(
   Layer.effect(
     EntityRepository,
     Effect.map(EntityRepository, (r) => ({ ...r, upsert: (e) => logged("entities")(r.upsert(e)) }))
-  ).pipe(Layer.provide(EntityRepository.layerMemory())),
+  ).pipe(Layer.provide(EntityRepositoryMemory.layer())),
   Layer.effect(
     RubricRepository,
     Effect.map(RubricRepository, (r) => ({ ...r, replace: (t, q) => logged("questions")(r.replace(t, q)) }))
-  ).pipe(Layer.provide(RubricRepository.layerMemory())),
+  ).pipe(Layer.provide(RubricRepositoryMemory.layer())),
   Layer.effect(
     ScorecardRepository,
     Effect.map(ScorecardRepository, (r) => ({
@@ -632,18 +637,18 @@ const journaledPorts = Layer.mergeAll(
       publish: (p) => logged("publish")(r.publish(p)),
       publishMany: (ps) => logged("publish")(r.publishMany(ps))
     }))
-  ).pipe(Layer.provide(ScorecardRepository.layerMemory())),
+  ).pipe(Layer.provide(ScorecardRepositoryMemory.layer())),
   Layer.effect(
     IncidentRepository,
     Effect.map(IncidentRepository, (r) => ({ ...r, upsert: (i) => logged("incident")(r.upsert(i)) }))
-  ).pipe(Layer.provide(IncidentRepository.layerMemory)),
+  ).pipe(Layer.provide(IncidentRepositoryMemory.layer)),
   Layer.effect(
     QuantumSnapshotStore,
     Effect.map(QuantumSnapshotStore, (r) => ({ ...r, save: (q) => logged("quantum")(r.save(q)) }))
-  ).pipe(Layer.provide(QuantumSnapshotStore.layerMemory)),
-  AlertRuleRepository.layerMemory,
-  DeliveryOutbox.layerMemory,
-  IdGenerator.layerMemory,
+  ).pipe(Layer.provide(QuantumSnapshotStoreMemory.layer)),
+  AlertRuleRepositoryMemory.layer,
+  DeliveryOutboxMemory.layer,
+  IdGeneratorMemory.layer,
   RatedProtocols.layerMemory,
   Scoring.layer
 )

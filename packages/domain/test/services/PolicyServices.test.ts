@@ -9,7 +9,8 @@ import { Effect, Layer, Ref, Schema } from "effect"
 import { Projection } from "../../src/access/Projection.ts"
 import { IncidentLifecycle, toServed } from "../../src/incidents/IncidentLifecycle.ts"
 import { IncidentFeedQuery } from "../../src/model/Incident.ts"
-import { IdGenerator } from "../../src/ports/IdGenerator.ts"
+import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
+import { IncidentRepositoryMemory } from "../../src/ports/memory/IncidentRepositoryMemory.ts"
 import { IncidentRepository } from "../../src/ports/IncidentRepository.ts"
 import { IncidentService, RatedProtocols, RatedProtocolsMemory } from "../../src/services/IncidentService.ts"
 import { report } from "../incidents/IncidentFixtures.ts"
@@ -44,13 +45,13 @@ const countedRepository = () => {
           })
       })
     })
-  ).pipe(Layer.provide(IncidentRepository.layerMemory))
+  ).pipe(Layer.provide(IncidentRepositoryMemory.layer))
   return { counts, layer }
 }
 
 const service = (repository: Layer.Layer<IncidentRepository>) =>
   IncidentService.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(repository, RatedProtocols.layerMemory, IdGenerator.layerMemory))
+    Layer.provideMerge(Layer.mergeAll(repository, RatedProtocols.layerMemory, IdGeneratorMemory.layer))
   )
 
 describe("policy services", () => {
@@ -72,7 +73,7 @@ describe("policy services", () => {
       assert.strictEqual(result.status, "confirmed")
       assert.isUndefined(result.served, "the provided lifecycle serves nothing")
     }).pipe(
-      Effect.provide(service(IncidentRepository.layerMemory)),
+      Effect.provide(service(IncidentRepositoryMemory.layer)),
       Effect.provide(
         Layer.succeed(IncidentLifecycle, { ...IncidentLifecycle.defaultValue(), toServed: () => undefined })
       )

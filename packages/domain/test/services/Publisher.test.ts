@@ -4,15 +4,18 @@ import { TestClock } from "effect/testing"
 import type { Question } from "../../src/model/Question.ts"
 import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
-import { EntityRepository } from "../../src/ports/EntityRepository.ts"
-import { IdGenerator } from "../../src/ports/IdGenerator.ts"
-import { RubricRepository } from "../../src/ports/RubricRepository.ts"
 import { ScorecardRepository, type StoredScorecard } from "../../src/ports/ScorecardRepository.ts"
-import { Transaction } from "../../src/ports/Transaction.ts"
 import { Scoring } from "../../src/scoring/Scoring.ts"
 import { atInstant } from "../../src/services/Importer.ts"
 import { type PublishAct, Publisher } from "../../src/services/Publisher.ts"
 import { entity, scorecard, T0, uuid } from "./fixtures.ts"
+import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
+import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
+import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
+import { RubricRepositoryMemory } from "../../src/ports/memory/RubricRepositoryMemory.ts"
+import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
+import { TransactionMemory } from "../../src/ports/memory/TransactionMemory.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 const lending = entity("protocol", "lend-protocol", { categories: ["lending"] })
 const oracle = entity("oracle", "thin-oracle")
@@ -99,13 +102,13 @@ const chainQuestions: ReadonlyArray<Question> = [
 ]
 
 const ports = Layer.mergeAll(
-  EntityRepository.layerMemory([lending, oracle, chain, badEntity]),
-  ScorecardRepository.layerMemory({ scorecards: [v1, v2, oracleCard, chainDraft, badDraft] }),
-  RubricRepository.layerMemory(chainQuestions),
-  AlertRuleRepository.layerMemory,
-  DeliveryOutbox.layerMemory,
-  IdGenerator.layerMemory,
-  Transaction.layerMemory,
+  EntityRepositoryMemory.layer([lending, oracle, chain, badEntity]),
+  ScorecardRepositoryMemory.layer({ scorecards: [v1, v2, oracleCard, chainDraft, badDraft] }),
+  RubricRepositoryMemory.layer(chainQuestions),
+  AlertRuleRepositoryMemory.layer,
+  DeliveryOutboxMemory.layer,
+  IdGeneratorMemory.layer,
+  TransactionMemory.layer,
   Scoring.layer
 )
 const layer = Publisher.layer.pipe(Layer.provideMerge(ports))
@@ -273,15 +276,15 @@ const manyLayer = () =>
   Publisher.layer.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        EntityRepository.layerMemory([lending, oracle, chain, badEntity, twice]),
-        ScorecardRepository.layerMemory({
+        EntityRepositoryMemory.layer([lending, oracle, chain, badEntity, twice]),
+        ScorecardRepositoryMemory.layer({
           scorecards: [v1, v2, oracleCard, oracleV2, chainDraft, badDraft, twiceV1, twiceV2]
         }),
-        RubricRepository.layerMemory(chainQuestions),
-        AlertRuleRepository.layerMemory,
-        DeliveryOutbox.layerMemory,
-        IdGenerator.layerMemory,
-        Transaction.layerMemory,
+        RubricRepositoryMemory.layer(chainQuestions),
+        AlertRuleRepositoryMemory.layer,
+        DeliveryOutboxMemory.layer,
+        IdGeneratorMemory.layer,
+        TransactionMemory.layer,
         Scoring.layer
       )
     )

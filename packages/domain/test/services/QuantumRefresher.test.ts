@@ -1,13 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { ChainDirectory, ChainDirectoryMemory } from "../../src/ports/ChainDirectory.ts"
 import { QuantumSnapshotStore } from "../../src/ports/QuantumSnapshotStore.ts"
-import { QuantumSource, QuantumSourceMemory } from "../../src/ports/QuantumSource.ts"
 import { StoreError } from "../../src/ports/StoreError.ts"
 import * as QuantumRefresher from "../../src/services/QuantumRefresher.ts"
 import { QuantumService } from "../../src/services/QuantumService.ts"
 import { chains, goodRows } from "../quantum/QuantumFixtures.ts"
+import { ChainDirectoryMemory } from "../../src/ports/memory/ChainDirectoryMemory.ts"
+import { QuantumSnapshotStoreMemory } from "../../src/ports/memory/QuantumSnapshotStoreMemory.ts"
+import { QuantumSourceMemory } from "../../src/ports/memory/QuantumSourceMemory.ts"
 
 const start = Date.parse("2026-08-01T00:00:00.000Z")
 
@@ -122,8 +123,8 @@ describe("QuantumRefresher", () => {
         QuantumService.layer.pipe(
           Layer.provideMerge(
             Layer.mergeAll(
-              QuantumSource.layerMemory,
-              ChainDirectory.layerMemory,
+              QuantumSourceMemory.layer,
+              ChainDirectoryMemory.layer,
               // the memory store, except that reading the latest snapshot fails
               Layer.effect(
                 QuantumSnapshotStore,
@@ -133,7 +134,7 @@ describe("QuantumRefresher", () => {
                     latest: Effect.fail(new StoreError({ message: "connection refused" }))
                   })
                 )
-              ).pipe(Layer.provide(QuantumSnapshotStore.layerMemory))
+              ).pipe(Layer.provide(QuantumSnapshotStoreMemory.layer))
             )
           )
         )

@@ -2,13 +2,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import type { EntityRecord } from "../../src/model/Entity.ts"
-import { ChainDirectory, ChainDirectoryMemory } from "../../src/ports/ChainDirectory.ts"
-import { EntityRepository } from "../../src/ports/EntityRepository.ts"
+import { ChainDirectory } from "../../src/ports/ChainDirectory.ts"
 import { QuantumSnapshotStore } from "../../src/ports/QuantumSnapshotStore.ts"
-import { QuantumSource, QuantumSourceMemory } from "../../src/ports/QuantumSource.ts"
+import { QuantumSource } from "../../src/ports/QuantumSource.ts"
 import { MaxQuantumRows } from "../../src/quantum/QuantumRows.ts"
 import { QuantumService } from "../../src/services/QuantumService.ts"
 import { chains, ethereumRow, goodRows, solanaRow } from "../quantum/QuantumFixtures.ts"
+import { ChainDirectoryMemory } from "../../src/ports/memory/ChainDirectoryMemory.ts"
+import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
+import { QuantumSnapshotStoreMemory } from "../../src/ports/memory/QuantumSnapshotStoreMemory.ts"
+import { QuantumSourceMemory } from "../../src/ports/memory/QuantumSourceMemory.ts"
 
 const start = Date.parse("2026-08-01T00:00:00.000Z")
 
@@ -220,8 +223,8 @@ describe("QuantumService", () => {
                 QuantumSource,
                 QuantumSource.of({ fetch: Effect.succeed(goodRows), sample: true })
               ),
-              QuantumSnapshotStore.layerMemory,
-              ChainDirectory.layerMemory
+              QuantumSnapshotStoreMemory.layer,
+              ChainDirectoryMemory.layer
             )
           )
         )
@@ -242,7 +245,7 @@ describe("QuantumService", () => {
         Effect.provide(
           ChainDirectory.layerEntities.pipe(
             Layer.provide(
-              EntityRepository.layerMemory([
+              EntityRepositoryMemory.layer([
                 {
                   entity_type: "chain",
                   record: chainRecord(

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Caller } from "../../src/model/Caller.ts"
-import { EntityRepository } from "../../src/ports/EntityRepository.ts"
-import { RubricRepository } from "../../src/ports/RubricRepository.ts"
-import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
 import { GradeLadder } from "../../src/scoring/GradeLadder.ts"
 import { RatingsReader } from "../../src/services/RatingsReader.ts"
 import { entity, scorecard, T0 } from "./fixtures.ts"
+import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
+import { RubricRepositoryMemory } from "../../src/ports/memory/RubricRepositoryMemory.ts"
+import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
 
 const anonymous = Caller.anonymous("198.51.100.1")
 const free = Caller.apiKey("free", "a", "k")
@@ -34,8 +34,8 @@ const draftCards = [scorecard(draft, 1, "published")]
 const layer = RatingsReader.layer.pipe(
   Layer.provide(
     Layer.mergeAll(
-      EntityRepository.layerMemory([aave, hidden, retired, draft, scoring, approved, eth, bridge]),
-      ScorecardRepository.layerMemory({
+      EntityRepositoryMemory.layer([aave, hidden, retired, draft, scoring, approved, eth, bridge]),
+      ScorecardRepositoryMemory.layer({
         scorecards: [...aaveCards, ...ethCards, ...draftCards],
         history: [
           {
@@ -52,7 +52,7 @@ const layer = RatingsReader.layer.pipe(
           }
         ]
       }),
-      RubricRepository.layerMemory([
+      RubricRepositoryMemory.layer([
         {
           id: "Q-1",
           entity_type: "protocol",

@@ -6,12 +6,9 @@ import { type Delivery, millisOf, noResponse, responded } from "../../src/model/
 import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { Signer } from "../../src/ports/Signer.ts"
+import * as SignerMemory from "../support/SignerMemory.ts"
 import { StoreError } from "../../src/ports/StoreError.ts"
-import {
-  type WebhookRequest,
-  WebhookTransport,
-  WebhookTransportScript
-} from "../../src/ports/WebhookTransport.ts"
+import { type WebhookRequest, WebhookTransport } from "../../src/ports/WebhookTransport.ts"
 import {
   RuleDeletedMessage,
   WebhookDispatcher,
@@ -25,6 +22,12 @@ import {
   retryPolicy
 } from "../../src/webhooks/RetrySchedule.ts"
 import { signingKeyFromBytes, verifyStandardWebhook } from "../../src/webhooks/WebhookSignature.ts"
+import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
+import {
+  WebhookTransportMemory,
+  WebhookTransportScript
+} from "../../src/ports/memory/WebhookTransportMemory.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 const SECOND = 1_000
 const HOUR = 3_600 * SECOND
@@ -105,7 +108,7 @@ const observedStores = (
         }
       })
     })
-  ).pipe(Layer.provide(DeliveryOutbox.layerMemory.pipe(Layer.provide(Layer.succeed(RetryPolicy, policy)))))
+  ).pipe(Layer.provide(DeliveryOutboxMemory.layer.pipe(Layer.provide(Layer.succeed(RetryPolicy, policy)))))
   const rules = Layer.effect(
     AlertRuleRepository,
     Effect.gen(function* () {
@@ -124,7 +127,7 @@ const observedStores = (
         }
       })
     })
-  ).pipe(Layer.provide(AlertRuleRepository.layerMemory))
+  ).pipe(Layer.provide(AlertRuleRepositoryMemory.layer))
   return { calls, layer: Layer.merge(outbox, rules) }
 }
 
@@ -139,9 +142,9 @@ const ports = (
   stores?: Layer.Layer<AlertRuleRepository | DeliveryOutbox>
 ) =>
   Layer.mergeAll(
-    stores ?? Layer.merge(AlertRuleRepository.layerMemory, DeliveryOutbox.layerMemory),
-    Signer.layerMemory,
-    WebhookTransport.layerMemory,
+    stores ?? Layer.merge(AlertRuleRepositoryMemory.layer, DeliveryOutboxMemory.layer),
+    SignerMemory.layer,
+    WebhookTransportMemory.layer,
     transport ?? Layer.empty
   ).pipe(Layer.provideMerge(Layer.succeed(RetryPolicy, policy)))
 
@@ -539,7 +542,7 @@ describe("WebhookDispatcher", () => {
                 : inner.recordAttempts(attempts)
           })
         })
-      ).pipe(Layer.provide(DeliveryOutbox.layerMemory))
+      ).pipe(Layer.provide(DeliveryOutboxMemory.layer))
       return Effect.gen(function* () {
         yield* TestClock.setTime(T0)
         yield* (yield* AlertRuleRepository).create(rule(RULE))
@@ -561,10 +564,10 @@ describe("WebhookDispatcher", () => {
       }).pipe(
         Effect.provide(
           Layer.mergeAll(
-            AlertRuleRepository.layerMemory,
+            AlertRuleRepositoryMemory.layer,
             flakyOutbox,
-            Signer.layerMemory,
-            WebhookTransport.layerMemory
+            SignerMemory.layer,
+            WebhookTransportMemory.layer
           )
         )
       )

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import type { AlertRuleRecord } from "../../src/model/AlertRule.ts"
 import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
+import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
 
 const rule = (id: string, account_id: string, overrides: Partial<AlertRuleRecord> = {}): AlertRuleRecord => ({
   id,
@@ -20,7 +21,7 @@ const A1 = "00000000-0000-4000-8000-000000000001"
 const A2 = "00000000-0000-4000-8000-000000000002"
 const B1 = "00000000-0000-4000-8000-000000000003"
 
-describe("AlertRuleRepository.layerMemory", () => {
+describe("AlertRuleRepositoryMemory.layer", () => {
   it.effect("lists an account's rules without signing keys", () =>
     Effect.gen(function* () {
       const repo = yield* AlertRuleRepository
@@ -34,7 +35,7 @@ describe("AlertRuleRepository.layerMemory", () => {
       )
       assert.isTrue(listed.every((r) => !("signing_key" in r) && !("account_id" in r)))
       assert.strictEqual(yield* repo.signingKey(A1), `whsec_key-of-${A1}`)
-    }).pipe(Effect.provide(AlertRuleRepository.layerMemory))
+    }).pipe(Effect.provide(AlertRuleRepositoryMemory.layer))
   )
 
   it.effect("delete by id within an account: another account's rule is not found and stays", () =>
@@ -48,7 +49,7 @@ describe("AlertRuleRepository.layerMemory", () => {
       yield* repo.delete("alice", A1)
       assert.lengthOf(yield* repo.list("alice"), 0)
       assert.strictEqual((yield* Effect.flip(repo.delete("alice", A1)))._tag, "AlertRuleNotFound")
-    }).pipe(Effect.provide(AlertRuleRepository.layerMemory))
+    }).pipe(Effect.provide(AlertRuleRepositoryMemory.layer))
   )
 
   it.effect("finds the rules, of every account, that match an event", () =>
@@ -65,6 +66,6 @@ describe("AlertRuleRepository.layerMemory", () => {
         matched.map((r) => r.id),
         [A1, B1]
       )
-    }).pipe(Effect.provide(AlertRuleRepository.layerMemory))
+    }).pipe(Effect.provide(AlertRuleRepositoryMemory.layer))
   )
 })

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { type Delivery, millisOf, responded } from "../../src/model/Delivery.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { newDelivery } from "../../src/webhooks/DeliveryStateMachine.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 
 const SECOND = 1_000
 const HOUR = 3_600 * SECOND
@@ -19,7 +20,7 @@ const delivery = (n: number, at = T0, rule_id = RULE): Delivery =>
     at
   })
 
-describe("DeliveryOutbox.layerMemory", () => {
+describe("DeliveryOutboxMemory.layer", () => {
   it.effect("claims due deliveries, earliest first, up to the limit; not yet due ones wait", () =>
     Effect.gen(function* () {
       const outbox = yield* DeliveryOutbox
@@ -30,7 +31,7 @@ describe("DeliveryOutbox.layerMemory", () => {
         ['{"n":2}', '{"n":1}']
       )
       assert.lengthOf(yield* outbox.claimDue({ at: T0 + 10, limit: 1 }), 0)
-    }).pipe(Effect.provide(DeliveryOutbox.layerMemory))
+    }).pipe(Effect.provide(DeliveryOutboxMemory.layer))
   )
 
   it.effect("no delivery is claimed twice at once, even by concurrent claims", () =>
@@ -44,7 +45,7 @@ describe("DeliveryOutbox.layerMemory", () => {
       const ids = batches.flat().map((d) => d.delivery_id)
       assert.strictEqual(ids.length, 50)
       assert.strictEqual(new Set(ids).size, 50)
-    }).pipe(Effect.provide(DeliveryOutbox.layerMemory))
+    }).pipe(Effect.provide(DeliveryOutboxMemory.layer))
   )
 
   it.effect("a claim is a lease: once it expires the delivery can be claimed again", () =>
@@ -54,7 +55,7 @@ describe("DeliveryOutbox.layerMemory", () => {
       assert.lengthOf(yield* outbox.claimDue({ at: T0, limit: 1, leaseMs: 60 * SECOND }), 1)
       assert.lengthOf(yield* outbox.claimDue({ at: T0 + 60 * SECOND - 1, limit: 1 }), 0)
       assert.lengthOf(yield* outbox.claimDue({ at: T0 + 60 * SECOND, limit: 1 }), 1)
-    }).pipe(Effect.provide(DeliveryOutbox.layerMemory))
+    }).pipe(Effect.provide(DeliveryOutboxMemory.layer))
   )
 
   it.effect("recording an attempt applies the state machine, logs the attempt and releases the claim", () =>
@@ -84,7 +85,7 @@ describe("DeliveryOutbox.layerMemory", () => {
           [1, "delivered"]
         ]
       )
-    }).pipe(Effect.provide(DeliveryOutbox.layerMemory))
+    }).pipe(Effect.provide(DeliveryOutboxMemory.layer))
   )
 
   it.effect("failed deliveries are listed, never claimed again, and can be re-fired by hand", () =>
@@ -114,6 +115,6 @@ describe("DeliveryOutbox.layerMemory", () => {
       assert.strictEqual(notFailed._tag, "DeliveryTransitionRejected")
       const missing = yield* Effect.flip(outbox.refire("00000000-0000-4000-8000-999999999999", T0))
       assert.strictEqual(missing._tag, "DeliveryNotFound")
-    }).pipe(Effect.provide(DeliveryOutbox.layerMemory))
+    }).pipe(Effect.provide(DeliveryOutboxMemory.layer))
   )
 })

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import * as fc from "fast-check"
 import { type Delivery, millisOf, responded } from "../../src/model/Delivery.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
+import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 import { newDelivery } from "../../src/webhooks/DeliveryStateMachine.ts"
 import {
   MaxRetries,
@@ -66,14 +67,14 @@ describe("RetrySchedule", () => {
           })
         )
         assert.deepStrictEqual(starts, [0, ...specOffsets], "nothing runs after retry 5")
-      }).pipe(Effect.provide(DeliveryOutbox.layerMemory))
+      }).pipe(Effect.provide(DeliveryOutboxMemory.layer))
   )
 
   it.effect("a scaled RetryPolicy, provided once, keeps the same shape", () =>
     Effect.gen(function* () {
       const starts = yield* runToTheEnd(0, () => Effect.void)
       assert.deepStrictEqual(starts, [0, 30, 300, 1_800, 7_200, 43_200])
-    }).pipe(Effect.provide(DeliveryOutbox.layerMemory), Effect.provide(RetryPolicy.layer({ scale: 0.001 })))
+    }).pipe(Effect.provide(DeliveryOutboxMemory.layer), Effect.provide(RetryPolicy.layer({ scale: 0.001 })))
   )
 })
 

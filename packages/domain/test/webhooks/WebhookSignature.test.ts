@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as Hex from "effect/encoding/Hex"
 import { Signer } from "../../src/ports/Signer.ts"
-import { hmacSha256 } from "../../src/webhooks/Sha256.ts"
+import * as SignerMemory from "../support/SignerMemory.ts"
 import {
   deliveryHeaders,
   isSigningKey,
@@ -20,7 +20,7 @@ const delivery = {
 }
 
 const withSigner = <A>(f: (signer: Signer["Service"]) => A) =>
-  Effect.map(Signer, f).pipe(Effect.provide(Signer.layerMemory))
+  Effect.map(Signer, f).pipe(Effect.provide(SignerMemory.layer))
 
 describe("WebhookSignature", () => {
   it("signing keys are whsec_ followed by the base64 of 32 bytes", () => {
@@ -35,7 +35,10 @@ describe("WebhookSignature", () => {
     () =>
       withSigner((signer) => {
         const headers = deliveryHeaders(delivery, KEY, 1_754_000_000, signer)
-        assert.strictEqual(headers["X-Service-Signature"], Hex.encode(hmacSha256(KEY, delivery.body)))
+        assert.strictEqual(
+          headers["X-Service-Signature"],
+          Hex.encode(SignerMemory.hmacSha256(KEY, delivery.body))
+        )
         assert.match(headers["X-Service-Signature"], /^[0-9a-f]{64}$/)
         assert.isTrue(signer.verify(KEY, delivery.body, headers["X-Service-Signature"]))
         assert.isFalse(
@@ -73,7 +76,7 @@ describe("WebhookSignature", () => {
         const keyBytes = Base64.decode(KEY.slice("whsec_".length))
         if (keyBytes._tag !== "Success") throw new Error("key is not base64")
         const expected = Base64.encode(
-          hmacSha256(keyBytes.success, `${delivery.delivery_id}.1754000000.${delivery.body}`)
+          SignerMemory.hmacSha256(keyBytes.success, `${delivery.delivery_id}.1754000000.${delivery.body}`)
         )
         assert.strictEqual(headers["webhook-signature"], `v1,${expected}`)
         const request = {

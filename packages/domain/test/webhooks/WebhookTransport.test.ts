@@ -1,7 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { noResponse, responded } from "../../src/model/Delivery.ts"
-import { WebhookTransport, WebhookTransportScript } from "../../src/ports/WebhookTransport.ts"
+import { WebhookTransport } from "../../src/ports/WebhookTransport.ts"
+import {
+  WebhookTransportMemory,
+  WebhookTransportScript
+} from "../../src/ports/memory/WebhookTransportMemory.ts"
 
 const request = (n: number) => ({
   url: "https://hooks.example.com/x",
@@ -10,7 +14,7 @@ const request = (n: number) => ({
   timeoutMs: 10_000
 })
 
-describe("WebhookTransport.layerMemory", () => {
+describe("WebhookTransportMemory.layer", () => {
   it.effect("records requests and answers from the script, then 200", () =>
     Effect.gen(function* () {
       const transport = yield* WebhookTransport
@@ -23,6 +27,6 @@ describe("WebhookTransport.layerMemory", () => {
         (yield* script.requests).map((r) => r.body),
         ['{"n":1}', '{"n":2}', '{"n":3}']
       )
-    }).pipe(Effect.provide(WebhookTransport.layerMemory))
+    }).pipe(Effect.provide(WebhookTransportMemory.layer))
   )
 })

@@ -1,13 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Hex from "effect/encoding/Hex"
 import * as fc from "fast-check"
-import { constantTimeEqual, hmacSha256, sha256, utf8Bytes } from "../../src/webhooks/Sha256.ts"
+import { constantTimeEqual, utf8Bytes } from "../../src/webhooks/WebhookSignature.ts"
+import { hmacSha256, sha256 } from "../support/SignerMemory.ts"
 
 const hex = (bytes: Uint8Array): string => Hex.encode(bytes)
 const filled = (length: number, byte: number): Uint8Array => new Uint8Array(length).fill(byte)
 
-describe("Sha256", () => {
-  describe("SHA-256 (FIPS 180-4 / NIST examples)", () => {
+/**
+ * The bytes a signature is made of and compared by: the hashes of the test
+ * support's in-memory signer (node:crypto) against the published vectors, and
+ * the domain's UTF-8 encoding and constant-time compare (WebhookSignature).
+ */
+describe("signing primitives", () => {
+  describe("SHA-256 of the in-memory signer (FIPS 180-4 / NIST examples)", () => {
     it('"abc" digests to ba7816bf...', () => {
       assert.strictEqual(
         hex(sha256("abc")),
@@ -31,7 +37,7 @@ describe("Sha256", () => {
     })
   })
 
-  describe("HMAC-SHA256 (RFC 4231)", () => {
+  describe("HMAC-SHA256 of the in-memory signer (RFC 4231)", () => {
     it("test case 1: 20-byte 0x0b key, 'Hi There'", () => {
       assert.strictEqual(
         hex(hmacSha256(filled(20, 0x0b), "Hi There")),
@@ -74,7 +80,7 @@ describe("Sha256", () => {
     })
   })
 
-  describe("UTF-8", () => {
+  describe("UTF-8 (WebhookSignature.utf8Bytes)", () => {
     it("strings are hashed over their UTF-8 bytes (1 to 4 bytes per code point)", () => {
       assert.deepStrictEqual(
         [...utf8Bytes("aé€😀")],
@@ -88,7 +94,7 @@ describe("Sha256", () => {
     })
   })
 
-  describe("constant-time compare", () => {
+  describe("constant-time compare (WebhookSignature.constantTimeEqual)", () => {
     it("equal strings are equal", () => {
       fc.assert(fc.property(fc.string(), (s) => constantTimeEqual(s, s)))
     })

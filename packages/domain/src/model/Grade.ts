@@ -1,0 +1,7 @@
+/**
+ * The letter grades, best first (spec part 3). The vocabulary lives in the
+ * model so the schemas can name it; the ladder that assigns them to scores is
+ * the scoring core's (`scoring/GradeLadder.ts`).
+ */
+export const Grades = ["AAA", "AA", "A", "BBB", "B", "C", "D"] as const
+export type Grade = (typeof Grades)[number]

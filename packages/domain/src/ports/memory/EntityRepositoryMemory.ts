@@ -1,0 +1,79 @@
+/** The in-memory `EntityRepository` of tests and tools; the contract is the port's (`../EntityRepository.ts`). */
+import { Effect, Layer, Option, Ref } from "effect"
+import { compareListOrder, runListQuery } from "../../access/ListFilter.ts"
+import { isPubliclyReadable } from "../../access/Projection.ts"
+import type { EntityRecord } from "../../model/Entity.ts"
+import type { EntityType } from "../../model/EntityType.ts"
+import { StoreError } from "../StoreError.ts"
+import { EntityRepository, type ListPosition, type StoredEntity } from "../EntityRepository.ts"
+
+const isFramework = (r: EntityRecord): boolean => "is_framework" in r && r.is_framework === true
+const isAfter = (r: EntityRecord, p: ListPosition): boolean =>
+  r.slug > p.slug || (r.slug === p.slug && r.id.toLowerCase() > p.id.toLowerCase())
+const isListedPublished = (r: EntityRecord): boolean =>
+  r.status === "published" && !r.is_private && r.is_active && !isFramework(r)
+
+const layer = (seed: ReadonlyArray<StoredEntity> = []) =>
+  Layer.effect(
+    EntityRepository,
+    Effect.gen(function* () {
+      const key = (type: EntityType, id: string) => `${type}:${id.toLowerCase()}`
+      const store = yield* Ref.make(
+        new Map<string, StoredEntity>(seed.map((e) => [key(e.entity_type, e.record.id), e]))
+      )
+      const ofType = (type: EntityType) =>
+        Ref.get(store).pipe(
+          Effect.map((m) => [...m.values()].filter((e) => e.entity_type === type).map((e) => e.record))
+        )
+      return EntityRepository.of({
+        list: (query) => Effect.map(ofType(query.entity_type), (records) => runListQuery(records, query)),
+        findById: (type, id) =>
+          Effect.map(Ref.get(store), (m) => Option.fromNullishOr(m.get(key(type, id))?.record)),
+        findBySlug: (type, slug) =>
+          Effect.map(ofType(type), (records) => Option.fromNullishOr(records.find((r) => r.slug === slug))),
+        published: (type, limit, after) =>
+          Effect.map(ofType(type), (records) =>
+            records
+              .filter((r) => isListedPublished(r) && (after === undefined || isAfter(r, after)))
+              .sort(compareListOrder)
+              .slice(0, limit)
+          ),
+        countPublished: (type) =>
+          Effect.map(ofType(type), (records) => records.filter(isListedPublished).length),
+        all: ofType,
+        unreadable: (type) =>
+          Effect.map(ofType(type), (records) =>
+            records
+              .filter((r) => !isPubliclyReadable(r))
+              .sort(compareListOrder)
+              .map(({ id, slug, status, is_private, is_active }) => ({
+                id,
+                slug,
+                status,
+                is_private,
+                is_active
+              }))
+          ),
+        setStatus: (type, id, status, updated_at) =>
+          Effect.flatMap(
+            Ref.modify(store, (m) => {
+              const found = m.get(key(type, id))
+              if (found === undefined) return [false, m] as const
+              const next = new Map(m)
+              next.set(key(type, id), { ...found, record: { ...found.record, status, updated_at } })
+              return [true, next] as const
+            }),
+            (done) =>
+              done ? Effect.void : Effect.fail(new StoreError({ message: `set status: no ${type} ${id}` }))
+          ),
+        upsert: (entities) =>
+          Ref.update(store, (m) => {
+            const next = new Map(m)
+            for (const e of entities) next.set(key(e.entity_type, e.record.id), e)
+            return next
+          })
+      })
+    })
+  )
+
+export const EntityRepositoryMemory = { layer }
