@@ -13,7 +13,12 @@ import {
   millisOf
 } from "../../model/Delivery.ts"
 import { isDue } from "../../webhooks/DeliveryStateMachine.ts"
-import { recordAttempts, refireStored, sameState, type TransitionStore } from "../../webhooks/DeliveryTransitions.ts"
+import {
+  recordAttempts,
+  refireStored,
+  sameState,
+  type TransitionStore
+} from "../../webhooks/DeliveryTransitions.ts"
 import { RetryPolicy } from "../../webhooks/RetrySchedule.ts"
 import { type AttemptToRecord, DefaultLeaseMs, DeliveryOutbox } from "../DeliveryOutbox.ts"
 
