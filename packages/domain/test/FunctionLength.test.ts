@@ -22,10 +22,10 @@ const MaxLines = 80
  */
 const AllowList: ReadonlyArray<RegExp> = [
   /^packages\/domain\/src\/services\/WebhookDispatcher\.ts$/,
-  /^packages\/adapters-sql\/src\/PgDeliveryOutbox\.ts$/,
+  /^packages\/adapters-sql\/src\/PgDeliveryOutbox\/(Reads|Writes)\.ts$/,
   /^packages\/adapters-sql\/src\/PgIncidentRepository\.ts$/,
   /^packages\/domain\/src\/incidents\/IncidentLifecycle\.ts$/,
-  /^apps\/server\/src\/demo\//,
+  /^packages\/demo-data\/src\//,
   /^packages\/domain\/src\/ports\//,
   // Left over, to split:
   /^packages\/adapters-http\/src\/api\/EntitiesApi\.ts$/,
