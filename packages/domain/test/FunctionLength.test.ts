@@ -22,7 +22,6 @@ const MaxLines = 80
  */
 const AllowList: ReadonlyArray<RegExp> = [
   /^packages\/domain\/src\/services\/WebhookDispatcher\.ts$/,
-  /^packages\/adapters-sql\/src\/PgIncidentRepository\.ts$/,
   /^packages\/domain\/src\/incidents\/IncidentLifecycle\.ts$/,
   /^apps\/server\/src\/demo\//,
   /^packages\/domain\/src\/ports\//,
