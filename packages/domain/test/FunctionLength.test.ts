@@ -33,7 +33,6 @@ const AllowList: ReadonlyArray<RegExp> = [
   /^packages\/adapters-http\/src\/server\/ResponseCache\.ts$/,
   /^packages\/adapters-http\/src\/server\/UtilityHandlers\.ts$/,
   /^packages\/adapters-http\/src\/upstream\/LayerQuSource\.ts$/,
-  /^packages\/adapters-sql\/src\/migrations\/0002_events_and_feeds\.ts$/,
   /^packages\/domain\/src\/import\/Import(Catalogue|JsonText|Replay|Validation)\.ts$/,
   /^packages\/domain\/src\/services\/(AlertRuleService|Importer|Publisher|QuantumService|RatingsReader)\.ts$/
 ]
