@@ -160,7 +160,10 @@ describe("PgAlertRuleRepository", () => {
             ["get", repo.get("carol", ruleId(31))],
             [
               "matching",
-              repo.matching({ event: "rating.changed", data: { entity_type: "protocol", entity_slug: "Not A Slug" } })
+              repo.matching({
+                event: "rating.changed",
+                data: { entity_type: "protocol", entity_slug: "Not A Slug" }
+              })
             ]
           ]
           const decodeDefect = (what: string, exit: Exit.Exit<unknown, unknown>) => {

@@ -40,13 +40,18 @@ const attemptsOf = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>) =>
       )
 
 const withAttempts = (sql: SqlClient.SqlClient) => (deliveries: ReadonlyArray<Delivery>) =>
-  Effect.map(attemptsOf(sql, deliveries.map((d) => d.delivery_id)), (attempts) =>
-    deliveries.map(
-      (delivery): DeliveryWithAttempts => ({
-        ...delivery,
-        attempt_log: attempts.get(delivery.delivery_id) ?? []
-      })
-    )
+  Effect.map(
+    attemptsOf(
+      sql,
+      deliveries.map((d) => d.delivery_id)
+    ),
+    (attempts) =>
+      deliveries.map(
+        (delivery): DeliveryWithAttempts => ({
+          ...delivery,
+          attempt_log: attempts.get(delivery.delivery_id) ?? []
+        })
+      )
   )
 
 /** The delivery as stored now, or undefined (an id that is not a UUID names none). */
@@ -70,8 +75,7 @@ const get = (sql: SqlClient.SqlClient) => (deliveryId: string) =>
   }).pipe(orDie("get"), Effect.withSpan("PgDeliveryOutbox.get"))
 
 const listByRule =
-  (sql: SqlClient.SqlClient) =>
-  (ruleId: string, options?: { readonly limit?: number | undefined }) =>
+  (sql: SqlClient.SqlClient) => (ruleId: string, options?: { readonly limit?: number | undefined }) =>
     (isUuid(ruleId)
       ? sql`
           SELECT ${sql.literal(DeliveryColumns)} FROM webhook_deliveries
@@ -84,7 +88,10 @@ const listByRule =
 
 const listFailed =
   (sql: SqlClient.SqlClient) =>
-  (options?: { readonly ruleIds?: ReadonlyArray<string> | undefined; readonly limit?: number | undefined }) => {
+  (options?: {
+    readonly ruleIds?: ReadonlyArray<string> | undefined
+    readonly limit?: number | undefined
+  }) => {
     const ruleIds = options?.ruleIds
     const ofRules = ruleIds === undefined ? sql`TRUE` : sql`rule_id = ANY (${ruleIds.filter(isUuid)}::uuid[])`
     return sql`

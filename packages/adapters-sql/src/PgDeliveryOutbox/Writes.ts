@@ -160,7 +160,10 @@ const writeGuarded = (sql: SqlClient.SqlClient) => (writes: ReadonlyArray<Guarde
     const sendable = [...writes.keys()].filter((i) => isUuid(writes[i]!.from.delivery_id))
     for (let start = 0; start < sendable.length; start += WriteChunk) {
       const chunk = sendable.slice(start, start + WriteChunk)
-      const rows = yield* writeStatement(sql, chunk.map((i) => writes[i]!)).pipe(
+      const rows = yield* writeStatement(
+        sql,
+        chunk.map((i) => writes[i]!)
+      ).pipe(
         Effect.catchTag("SqlError", (error) =>
           Effect.as(
             Effect.logWarning(

@@ -11,8 +11,6 @@ import { keyContext } from "./AlertRuleRows.ts"
 const KeyCacheTtlMs = 5 * 60_000
 const KeyCacheSize = 20_000
 
-
-
 /** The rule's signing key from its sealed text, decrypted at most once per cache lifetime. */
 export const makeKeyOpener = (box: SecretBoxShape) => {
   // Insertion order is age order, so the first entry is the one to drop when full.

@@ -49,7 +49,8 @@ export const decodeWith = <S extends Schema.Codec<unknown, unknown>>(row: S, ope
   return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<S["Type"]>, StoreError> =>
     Effect.mapError(
       decode(rows) as Effect.Effect<ReadonlyArray<S["Type"]>, Schema.SchemaError>,
-      (error) => new StoreError({ message: `incidents, ${operation}: a stored row does not decode: ${error.message}` })
+      (error) =>
+        new StoreError({ message: `incidents, ${operation}: a stored row does not decode: ${error.message}` })
     )
 }
 

@@ -3,7 +3,11 @@
  * under the advisory lock on its aggregation key, after checking that the
  * decision was not made on a stale read (see PgIncidentRepository).
  */
-import { AggregationWindowMillis, aggregationKey, toServed } from "@ratings/domain/incidents/IncidentLifecycle"
+import {
+  AggregationWindowMillis,
+  aggregationKey,
+  toServed
+} from "@ratings/domain/incidents/IncidentLifecycle"
 import type { IncidentRecord } from "@ratings/domain/model/Incident"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Effect } from "effect"
@@ -46,7 +50,9 @@ const storedNonces = (sql: SqlClient.SqlClient, record: IncidentRecord, key: str
         LIMIT 1
       `.pipe(Effect.flatMap(decodeNeighbour))
       if (neighbour !== undefined) {
-        return yield* conflict(`incident ${neighbour.incident_id} of the same hack was stored since the lookup`)
+        return yield* conflict(
+          `incident ${neighbour.incident_id} of the same hack was stored since the lookup`
+        )
       }
     } else if (!stored.nonces.every((nonce, i) => record.nonces[i] === nonce)) {
       return yield* conflict(`incident ${record.incident_id} changed since it was read`)
