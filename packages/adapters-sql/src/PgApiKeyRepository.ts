@@ -6,56 +6,47 @@
  * Lookups go through the unique index on `hash`.
  */
 import { PgClient } from "@effect/sql-pg"
-import type { ApiKeyInfo, KeyTier } from "@ratings/domain/model/Caller"
+import { ApiKeyInfo } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository, type NewApiKey } from "@ratings/domain/ports/ApiKeyRepository"
-import { Effect, Layer, Option } from "effect"
-import { isoOf, isoOrNull, orStoreError } from "./PgTransaction.ts"
+import { Effect, Layer, Option, Schema } from "effect"
+import { decodeRows, IsoFromDate, IsoOrNullFromDate, orReadError } from "./PgRows.ts"
+import { orStoreError } from "./PgTransaction.ts"
 
-interface KeyRow {
-  readonly id: string
-  readonly name: string
-  readonly tier: KeyTier
-  readonly account_id: string
-  readonly prefix: string
-  readonly created_at: Date
-  readonly revoked_at: Date | null
-}
+/** A key row decodes to the domain's `ApiKeyInfo`, its timestamps to ISO text. */
+const KeyRow = Schema.Struct({
+  ...ApiKeyInfo.fields,
+  created_at: IsoFromDate,
+  revoked_at: IsoOrNullFromDate
+})
+const decodeKeys = decodeRows(KeyRow)
 
 const InfoColumns = "id, name, tier, account_id, prefix, created_at, revoked_at"
-
-const toInfo = (row: KeyRow): ApiKeyInfo => ({
-  id: row.id,
-  name: row.name,
-  tier: row.tier,
-  account_id: row.account_id,
-  prefix: row.prefix,
-  created_at: isoOf(row.created_at),
-  revoked_at: isoOrNull(row.revoked_at)
-})
 
 export const make = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
 
   const create = (k: NewApiKey) =>
-    sql<KeyRow>`INSERT INTO api_keys (id, name, tier, account_id, prefix, hash, created_at)
+    sql`INSERT INTO api_keys (id, name, tier, account_id, prefix, hash, created_at)
       VALUES (${k.id}::text, ${k.name}::text, ${k.tier}::text, ${k.account_id}::text, ${k.prefix}::text,
         ${k.hash}::text, ${k.created_at}::timestamptz)
       RETURNING ${sql.literal(InfoColumns)}`.pipe(
-      Effect.map((rows) => toInfo(rows[0]!)),
-      orStoreError(`create API key ${k.id}`)
+      Effect.flatMap(decodeKeys),
+      Effect.map((rows): ApiKeyInfo => rows[0]!),
+      orReadError(`create API key ${k.id}`)
     )
 
   const findActiveByHash = (hash: string) =>
-    sql<KeyRow>`SELECT ${sql.literal(InfoColumns)} FROM api_keys
+    sql`SELECT ${sql.literal(InfoColumns)} FROM api_keys
       WHERE hash = ${hash}::text AND revoked_at IS NULL`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toInfo)),
-      orStoreError("find API key")
+      Effect.flatMap(decodeKeys),
+      Effect.map((rows): Option.Option<ApiKeyInfo> => Option.fromNullishOr(rows[0])),
+      orReadError("find API key")
     )
 
   const list = () =>
-    sql<KeyRow>`SELECT ${sql.literal(InfoColumns)} FROM api_keys ORDER BY created_at, id`.pipe(
-      Effect.map((rows) => rows.map(toInfo)),
-      orStoreError("list API keys")
+    sql`SELECT ${sql.literal(InfoColumns)} FROM api_keys ORDER BY created_at, id`.pipe(
+      Effect.flatMap(decodeKeys),
+      orReadError("list API keys")
     )
 
   const revoke = (id: string, at: string) =>

@@ -16,10 +16,11 @@
  *   listeners use to drop what they hold at once (memory, not correctness).
  */
 import { PgClient } from "@effect/sql-pg"
-import { EntityTypes, type EntityType } from "@ratings/domain/model/EntityType"
+import { EntityType } from "@ratings/domain/model/EntityType"
 import type { StoreError } from "@ratings/domain/ports/StoreError"
-import { Context, Effect, Layer, Result, type Scope, Stream } from "effect"
+import { Context, Effect, Layer, Result, Schema, type Scope, Stream } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
+import { decodeRows, toReadError } from "./PgRows.ts"
 import { toStoreError } from "./PgTransaction.ts"
 
 export const Channel = "ratings_changed"
@@ -34,12 +35,14 @@ export const AllOfType = "*"
 
 export const payloadOf = (change: EntityChange): string => `${change.entity_type}:${change.entity_id}`
 
+const isEntityType = Schema.is(EntityType)
+
 export const parsePayload = (payload: string): Result.Result<EntityChange, string> => {
   const at = payload.indexOf(":")
   const type = payload.slice(0, at)
   const id = payload.slice(at + 1)
-  return at > 0 && id !== "" && (EntityTypes as ReadonlyArray<string>).includes(type)
-    ? Result.succeed({ entity_type: type as EntityType, entity_id: id })
+  return at > 0 && id !== "" && isEntityType(type)
+    ? Result.succeed({ entity_type: type, entity_id: id })
     : Result.fail(payload)
 }
 
@@ -72,23 +75,34 @@ export const notifyChanges = (
 /** A version per entity type: equal versions mean no change of the type committed in between. */
 export type Versions = { readonly [T in EntityType]: string }
 
+/** Every type before its first bump: a type without a row reads as "0". */
+const NoVersions: Versions = {
+  protocol: "0",
+  chain: "0",
+  token: "0",
+  oracle: "0",
+  vault: "0",
+  organisation: "0",
+  bridge: "0"
+}
+
+const decodeVersionRows = decodeRows(Schema.Struct({ entity_type: EntityType, version: Schema.String }))
+
 /**
  * The version of each entity type, as of this statement's snapshot (a type
  * without a row yet reads as "0": its first bump makes it "1"). Run it on its
  * own, outside a transaction, so that its snapshot is taken when it runs: it
  * then reflects every change committed before it was sent.
  */
-export const currentVersions = (sql: SqlClient.SqlClient): Effect.Effect<Versions, SqlError.SqlError> =>
+export const currentVersions = (
+  sql: SqlClient.SqlClient
+): Effect.Effect<Versions, SqlError.SqlError | Schema.SchemaError> =>
   Effect.map(
-    sql<{
-      entity_type: string
-      version: string
-    }>`SELECT entity_type, version::text AS version FROM cache_versions`,
+    Effect.flatMap(sql`SELECT entity_type, version::text AS version FROM cache_versions`, decodeVersionRows),
     (rows) => {
-      const versions: { [type: string]: string } = {}
-      for (const type of EntityTypes) versions[type] = "0"
+      const versions: { [T in EntityType]: string } = { ...NoVersions }
       for (const row of rows) versions[row.entity_type] = row.version
-      return versions as Versions
+      return versions
     }
   )
 
@@ -113,7 +127,7 @@ export const make = Effect.gen(function* () {
   return CacheInvalidation.of({
     publish: (change) =>
       notifyChanges(pg, [change]).pipe(Effect.mapError(toStoreError("cache invalidation"))),
-    versions: currentVersions(pg).pipe(Effect.mapError(toStoreError("read cache versions"))),
+    versions: currentVersions(pg).pipe(Effect.mapError(toReadError("read cache versions"))),
     subscribe: pg.listen(Channel).pipe(
       Effect.mapError(toStoreError(`LISTEN ${Channel}`)),
       Effect.map((queue) =>

@@ -23,8 +23,8 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { categoryMode, type EntityListQuery, ListParameters } from "@ratings/domain/access/ListFilter"
-import type { EntityRecord, EntityStatus } from "@ratings/domain/model/Entity"
-import { type EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
+import { type EntityRecord, EntityFields, EntityStatus } from "@ratings/domain/model/Entity"
+import { EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
 import {
   EntityRepository,
   type ListPosition,
@@ -32,30 +32,43 @@ import {
   type UnreadableRef
 } from "@ratings/domain/ports/EntityRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import type { SqlError, Statement } from "effect/sql"
 import { AllOfType, type EntityChange, notifyChanges } from "./PgCacheInvalidation.ts"
-import { catchSqlError, isoOf, isUuid, orStoreError } from "./PgTransaction.ts"
+import { decodeRows, IsoFromDate, orReadError, toReadError } from "./PgRows.ts"
+import { catchSqlError, isUuid } from "./PgTransaction.ts"
 
-interface EntityRow {
-  readonly id: string
-  readonly entity_type: EntityType
-  readonly slug: string
-  readonly name: string
-  readonly status: string
-  readonly categories: ReadonlyArray<string>
-  readonly chains: ReadonlyArray<unknown>
-  readonly urls: { readonly [key: string]: string }
-  readonly external_ids: { readonly [key: string]: string }
-  readonly description: string | null
-  readonly is_active: boolean
-  readonly is_private: boolean
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly curator_id: string | null
-  readonly is_framework: boolean
-  readonly details: { readonly [key: string]: unknown }
-}
+/**
+ * An entity row, decoded with the domain's schemas where a shared column holds
+ * a domain value (type, status, categories, urls, external ids) and timestamps
+ * to the ISO text the record holds. Ids and slugs are the column's text as
+ * stored, and the jsonb columns that hold each type's own fields (chains,
+ * details) are checked for their shape only: the list reads decode every row
+ * of a page, the hottest path of the service, and the record was validated as
+ * a whole when it was written.
+ */
+const EntityRow = Schema.Struct({
+  id: Schema.String,
+  entity_type: EntityType,
+  slug: Schema.String,
+  name: EntityFields.name,
+  status: EntityStatus,
+  categories: EntityFields.categories,
+  chains: Schema.Array(Schema.Unknown),
+  urls: EntityFields.urls,
+  external_ids: EntityFields.external_ids,
+  description: EntityFields.description,
+  is_active: EntityFields.is_active,
+  is_private: EntityFields.is_private,
+  created_at: IsoFromDate,
+  updated_at: IsoFromDate,
+  curator_id: Schema.NullOr(Schema.String),
+  is_framework: Schema.Boolean,
+  details: Schema.Record(Schema.String, Schema.Unknown)
+})
+type EntityRow = typeof EntityRow.Type
+
+const decodeEntities = decodeRows(EntityRow)
 
 const ColumnNames = [
   "id",
@@ -111,8 +124,8 @@ export const toRecord = (row: EntityRow): EntityRecord => {
     description: row.description,
     is_active: row.is_active,
     is_private: row.is_private,
-    created_at: isoOf(row.created_at),
-    updated_at: isoOf(row.updated_at)
+    created_at: row.created_at,
+    updated_at: row.updated_at
   }
   if (row.entity_type === "vault") {
     record.curator_id = row.curator_id
@@ -261,7 +274,7 @@ const whereOf = (sql: PgClient.PgClient, q: EntityListQuery): Statement.Fragment
  */
 export const listStatement = (sql: PgClient.PgClient, q: EntityListQuery) => {
   const where = whereOf(sql, q)
-  return sql<EntityRow & { readonly total: number }>`
+  return sql<{ readonly total: number; readonly id: string | null }>`
     SELECT c.total, p.* FROM (SELECT count(*)::int AS total FROM entities WHERE ${where}) c
     LEFT JOIN LATERAL (
       SELECT ${sql.literal(ColumnsOf("e"))}
@@ -274,26 +287,31 @@ export const listStatement = (sql: PgClient.PgClient, q: EntityListQuery) => {
     ) p ON true`
 }
 
+const decodeTotal = Schema.decodeUnknownEffect(Schema.Struct({ total: Schema.Number }))
+
 const list = (sql: PgClient.PgClient) => (q: EntityListQuery) =>
   listStatement(sql, q).pipe(
-    Effect.map((rows) => ({
-      total: rows[0]?.total ?? 0,
-      items: rows.filter((row) => row.id !== null).map(toRecord)
-    })),
-    orStoreError(`list ${q.entity_type}`)
+    Effect.flatMap((rows) =>
+      Effect.all({
+        total: rows[0] === undefined ? Effect.succeed(0) : Effect.map(decodeTotal(rows[0]), (c) => c.total),
+        items: Effect.map(decodeEntities(rows.filter((row) => row.id !== null)), (page) => page.map(toRecord))
+      })
+    ),
+    orReadError(`list ${q.entity_type}`)
   )
 
-const one = (what: string, statement: Effect.Effect<ReadonlyArray<EntityRow>, SqlError.SqlError>) =>
+const one = (what: string, statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
   statement.pipe(
+    Effect.flatMap(decodeEntities),
     Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toRecord)),
-    orStoreError(what)
+    orReadError(what)
   )
 
 const findById = (sql: PgClient.PgClient) => (type: EntityType, id: string) =>
   isUuid(id)
     ? one(
         `find ${type} ${id}`,
-        sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+        sql`SELECT ${sql.literal(Columns)} FROM entities
           WHERE entity_type = ${type}::text AND id = ${id}::uuid`
       )
     : Effect.succeedNone
@@ -301,56 +319,70 @@ const findById = (sql: PgClient.PgClient) => (type: EntityType, id: string) =>
 const findBySlug = (sql: PgClient.PgClient) => (type: EntityType, slug: string) =>
   one(
     `find ${type} ${slug}`,
-    sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+    sql`SELECT ${sql.literal(Columns)} FROM entities
       WHERE entity_type = ${type}::text AND slug = ${slug}::text`
   )
 
 const published = (sql: PgClient.PgClient) => (type: EntityType, limit: number, after?: ListPosition) =>
   after !== undefined && !isUuid(after.id)
     ? Effect.fail(new StoreError({ message: `published ${type}: page position id is not a UUID` }))
-    : sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities
+    : sql`SELECT ${sql.literal(Columns)} FROM entities
     WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
       AND NOT is_framework
       ${after === undefined ? sql`` : sql`AND (slug COLLATE "C", id) > (${after.slug}::text COLLATE "C", ${after.id}::uuid)`}
     ORDER BY slug COLLATE "C", id LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeEntities),
         Effect.map((rows) => rows.map(toRecord)),
-        orStoreError(`published ${type}`)
+        orReadError(`published ${type}`)
       )
 
+const decodeCounts = decodeRows(Schema.Struct({ n: Schema.Number }))
+
 const countPublished = (sql: PgClient.PgClient) => (type: EntityType) =>
-  sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM entities
+  sql`SELECT count(*)::int AS n FROM entities
     WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
       AND NOT is_framework`.pipe(
+    Effect.flatMap(decodeCounts),
     Effect.map((rows) => rows[0]?.n ?? 0),
-    orStoreError(`count published ${type}`)
+    orReadError(`count published ${type}`)
   )
 
 const all = (sql: PgClient.PgClient) => (type: EntityType) =>
-  sql<EntityRow>`SELECT ${sql.literal(Columns)} FROM entities WHERE entity_type = ${type}::text
+  sql`SELECT ${sql.literal(Columns)} FROM entities WHERE entity_type = ${type}::text
     ORDER BY slug COLLATE "C", id`.pipe(
+    Effect.flatMap(decodeEntities),
     Effect.map((rows) => rows.map(toRecord)),
-    orStoreError(`all ${type}`)
+    orReadError(`all ${type}`)
   )
 
 type Row = ReturnType<typeof toRow>
+
+/** What a stored row shows the public (`Shown`), with its id: what the writes lock and compare. */
+const ShownRow = Schema.Struct({
+  id: Schema.String,
+  slug: Schema.String,
+  status: Schema.String,
+  is_active: Schema.Boolean,
+  is_private: Schema.Boolean
+})
+const decodeShown = decodeRows(ShownRow)
+const decodeStoredRows = decodeRows(Schema.Struct({ ...ShownRow.fields, entity_type: Schema.String }))
+const decodeChangedRows = decodeRows(Schema.Struct({ id: Schema.String, entity_type: EntityType }))
+const decodeStored = (rows: ReadonlyArray<unknown>) =>
+  Effect.mapError(decodeStoredRows(rows), toReadError("upsert entities"))
+const decodeChanged = (rows: ReadonlyArray<unknown>) =>
+  Effect.mapError(decodeChangedRows(rows), toReadError("upsert entities"))
 
 const upsertChunk = (sql: PgClient.PgClient, rows: ReadonlyArray<Row>) =>
   Effect.gen(function* () {
     // The stored rows this chunk overwrites, locked until the commit so that what they showed is still
     // what they show when the INSERT replaces them.
-    const stored = yield* sql<{
-      id: string
-      entity_type: string
-      slug: string
-      status: string
-      is_active: boolean
-      is_private: boolean
-    }>`
+    const stored = yield* sql`
       SELECT e.id, e.entity_type, e.slug, e.status, e.is_active, e.is_private
       FROM entities e
       WHERE e.id IN (SELECT r.id FROM jsonb_to_recordset(${sql.json(rows.map((r) => ({ id: r.id })))})
         AS r(id uuid))
-      ORDER BY e.id FOR UPDATE`
+      ORDER BY e.id FOR UPDATE`.pipe(Effect.flatMap(decodeStored))
     const wanted = new Map(rows.map((r) => [r.id.toLowerCase(), r]))
     const clash = stored.find((e) => wanted.get(e.id)?.entity_type !== e.entity_type)
     if (clash !== undefined) {
@@ -359,7 +391,7 @@ const upsertChunk = (sql: PgClient.PgClient, rows: ReadonlyArray<Row>) =>
       })
     }
     const before = new Map(stored.map((e) => [e.id, shownOf(e)]))
-    const changed = yield* sql<{ id: string; entity_type: EntityType }>`
+    const changed = yield* sql`
       INSERT INTO entities AS e (id, entity_type, slug, name, status, categories, chains, chain_slugs, urls,
         external_ids, description, is_active, is_private, created_at, updated_at, domain_weights, curator_id,
         is_framework, details, name_lower, symbol_lower)
@@ -386,7 +418,7 @@ const upsertChunk = (sql: PgClient.PgClient, rows: ReadonlyArray<Row>) =>
           excluded.urls, excluded.external_ids, excluded.description, excluded.is_active, excluded.is_private,
           excluded.created_at, excluded.updated_at, excluded.domain_weights, excluded.curator_id,
           excluded.is_framework, excluded.details)
-      RETURNING e.id, e.entity_type`
+      RETURNING e.id, e.entity_type`.pipe(Effect.flatMap(decodeChanged))
     return changed.map((c) => {
       const row = wanted.get(c.id.toLowerCase())!
       const after = shownOf({
@@ -432,9 +464,13 @@ const upsert = (sql: PgClient.PgClient) =>
   })
 
 const unreadable = (sql: PgClient.PgClient) => (type: EntityType) =>
-  sql<UnreadableRef>`SELECT id, slug, status, is_private, is_active FROM entities
+  sql`SELECT id, slug, status, is_private, is_active FROM entities
     WHERE entity_type = ${type}::text AND NOT (status = 'published' AND is_active AND NOT is_private)
-    ORDER BY slug COLLATE "C", id`.pipe(orStoreError(`unreadable ${type}`))
+    ORDER BY slug COLLATE "C", id`.pipe(
+    Effect.flatMap(decodeShown),
+    Effect.map((rows): ReadonlyArray<UnreadableRef> => rows),
+    orReadError(`unreadable ${type}`)
+  )
 
 const setStatus =
   (sql: PgClient.PgClient) => (type: EntityType, id: string, status: EntityStatus, updatedAt: string) =>
@@ -442,15 +478,11 @@ const setStatus =
       .withTransaction(
         Effect.gen(function* () {
           const [stored] = isUuid(id)
-            ? yield* sql<{
-                id: string
-                slug: string
-                status: string
-                is_active: boolean
-                is_private: boolean
-              }>`
+            ? yield* sql`
               SELECT id, slug, status, is_active, is_private FROM entities
-              WHERE entity_type = ${type}::text AND id = ${id}::uuid FOR UPDATE`
+              WHERE entity_type = ${type}::text AND id = ${id}::uuid FOR UPDATE`.pipe(
+                Effect.flatMap((rows) => Effect.mapError(decodeShown(rows), toReadError("set status")))
+              )
             : []
           if (stored === undefined) return yield* new StoreError({ message: `set status: no ${type} ${id}` })
           yield* sql`UPDATE entities SET status = ${status}::text, updated_at = ${updatedAt}::timestamptz

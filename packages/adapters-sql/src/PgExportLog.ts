@@ -7,26 +7,30 @@
  * transaction; the count reads through export_log_account_time.
  */
 import { PgClient } from "@effect/sql-pg"
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import { EntityType } from "@ratings/domain/model/EntityType"
 import { ExportLog, type ExportRecord, type QuotaOutcome } from "@ratings/domain/ports/ExportLog"
-import { Effect, Layer, Option } from "effect"
-import { catchSqlError, isoOf, isUuid, orStoreError } from "./PgTransaction.ts"
+import { Effect, Layer, Option, Schema } from "effect"
+import { decodeRows, IsoFromDate, IsoOrNullFromDate, orReadError, toReadError } from "./PgRows.ts"
+import { catchSqlError, isUuid, orStoreError } from "./PgTransaction.ts"
 
 /** First key of the two-key advisory lock: keeps these locks apart from any other use of advisory locks. */
 export const QuotaLockSpace = 0x45585054 // "EXPT"
 
-interface ExportRow {
-  readonly export_id: string
-  readonly account_id: string
-  readonly key_id: string | null
-  readonly entity_type: EntityType
-  readonly format: "csv" | "json"
-  readonly fields: ReadonlyArray<string>
-  readonly row_count: number
-  readonly created_at: Date
-}
+/** An export_log row decodes to the domain's `ExportRecord`, its timestamp to ISO text. */
+const ExportRow = Schema.Struct({
+  export_id: Schema.String,
+  account_id: Schema.String,
+  key_id: Schema.NullOr(Schema.String),
+  entity_type: EntityType,
+  format: Schema.Literals(["csv", "json"]),
+  fields: Schema.Array(Schema.String),
+  row_count: Schema.Number,
+  created_at: IsoFromDate
+})
+const decodeExports = decodeRows(ExportRow)
 
-const toRecord = (row: ExportRow): ExportRecord => ({ ...row, created_at: isoOf(row.created_at) })
+const QuotaWindow = Schema.Struct({ used: Schema.Number, oldest: IsoOrNullFromDate })
+const decodeWindow = decodeRows(QuotaWindow)
 
 export const make = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
@@ -40,11 +44,15 @@ export const make = Effect.gen(function* () {
       .withTransaction(
         Effect.gen(function* () {
           yield* sql`SELECT pg_advisory_xact_lock(${QuotaLockSpace}, hashtext(${record.account_id}::text))`
-          const [window] = yield* sql<{ used: number; oldest: Date | null }>`
+          const [window] = yield* sql`
             SELECT count(*)::int AS used, min(created_at) AS oldest FROM export_log
-            WHERE account_id = ${record.account_id}::text AND created_at > ${windowStart}::timestamptz`
+            WHERE account_id = ${record.account_id}::text AND created_at > ${windowStart}::timestamptz`.pipe(
+            Effect.flatMap((rows) =>
+              Effect.mapError(decodeWindow(rows), toReadError(`record export ${record.export_id}`))
+            )
+          )
           if (window !== undefined && window.used >= quota && window.oldest !== null) {
-            return { recorded: false, oldest: isoOf(window.oldest) } satisfies QuotaOutcome
+            return { recorded: false, oldest: window.oldest } satisfies QuotaOutcome
           }
           yield* sql`INSERT INTO export_log (export_id, account_id, key_id, entity_type, format, fields,
               row_count, created_at)
@@ -60,10 +68,11 @@ export const make = Effect.gen(function* () {
 
   const find = (exportId: string) =>
     isUuid(exportId)
-      ? sql<ExportRow>`SELECT export_id, account_id, key_id, entity_type, format, fields, row_count, created_at
+      ? sql`SELECT export_id, account_id, key_id, entity_type, format, fields, row_count, created_at
           FROM export_log WHERE export_id = ${exportId}::uuid`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toRecord)),
-          orStoreError(`find export ${exportId}`)
+          Effect.flatMap(decodeExports),
+          Effect.map((rows): Option.Option<ExportRecord> => Option.fromNullishOr(rows[0])),
+          orReadError(`find export ${exportId}`)
         )
       : Effect.succeedNone
 

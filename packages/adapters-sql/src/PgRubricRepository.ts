@@ -10,24 +10,19 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import type { EntityType } from "@ratings/domain/model/EntityType"
-import type { Question } from "@ratings/domain/model/Question"
+import { Question } from "@ratings/domain/model/Question"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { AllOfType, notifyChanges } from "./PgCacheInvalidation.ts"
-import { catchSqlError, orStoreError } from "./PgTransaction.ts"
+import { decodeRows, orReadError, toReadError } from "./PgRows.ts"
+import { catchSqlError } from "./PgTransaction.ts"
 
-interface QuestionRow {
-  readonly entity_type: EntityType
-  readonly id: string
-  readonly position: number
-  readonly domain: string
-  readonly text: string
-  readonly weight: number
-  readonly max_score: number
-  readonly criteria: Question["criteria"]
-  readonly gate: string | null
-}
+/** A question row: the domain's `Question` fields, its gate column null where the question has none. */
+const QuestionRow = Schema.Struct({ ...Question.fields, gate: Schema.NullOr(Schema.String) })
+type QuestionRow = typeof QuestionRow.Type
+const decodeQuestions = decodeRows(QuestionRow)
+const decodeChanged = decodeRows(Schema.Struct({ changed: Schema.Boolean }))
 
 const toQuestion = (row: QuestionRow): Question => ({
   id: row.id,
@@ -67,10 +62,11 @@ export const make = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
 
   const questions = (type: EntityType) =>
-    sql<QuestionRow>`SELECT entity_type, id, position, domain, text, weight, max_score, criteria, gate
+    sql`SELECT entity_type, id, position, domain, text, weight, max_score, criteria, gate
       FROM questions WHERE entity_type = ${type}::text ORDER BY position`.pipe(
+      Effect.flatMap(decodeQuestions),
       Effect.map((rows) => rows.map(toQuestion)),
-      orStoreError(`questions of ${type}`)
+      orReadError(`questions of ${type}`)
     )
 
   const replace = Effect.fn("PgRubricRepository.replace")(function* (
@@ -89,9 +85,13 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           // Concurrent replaces of one type queue here, so neither sees the other half-done.
           yield* sql`SELECT pg_advisory_xact_lock(${RubricLockSpace}, hashtext(${type}::text))`
-          const [state] = yield* sql<{ changed: boolean }>`
+          const [state] = yield* sql`
             SELECT ${sql.literal(CatalogueJson)} IS DISTINCT FROM ${catalogue} AS changed
-            FROM (SELECT ${type}::text AS entity_type) t`
+            FROM (SELECT ${type}::text AS entity_type) t`.pipe(
+            Effect.flatMap((rows) =>
+              Effect.mapError(decodeChanged(rows), toReadError(`replace ${type} questions`))
+            )
+          )
           if (state?.changed !== true) return
           yield* sql`DELETE FROM questions WHERE entity_type = ${type}::text`
           yield* sql`INSERT INTO questions (entity_type, id, position, domain, text, weight, max_score, criteria,

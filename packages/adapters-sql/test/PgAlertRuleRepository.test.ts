@@ -147,5 +147,40 @@ describe("PgAlertRuleRepository", () => {
           assert.isTrue(Exit.isFailure(yield* insert("{}", "{vaults}")))
         })
     )
+
+    it.effect(
+      "rows are decoded with the domain's schemas: a stored rule that no longer fits is a defect carrying a StoreError, on every read",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* AlertRuleRepository
+          const sql = yield* SqlClient.SqlClient
+          yield* repo.create(rule(ruleId(31), "carol"))
+          yield* sql`UPDATE alert_rules SET slugs = ARRAY['Not A Slug'] WHERE id = ${ruleId(31)}`
+          const ruleReads: ReadonlyArray<readonly [string, Effect.Effect<unknown, unknown>]> = [
+            ["list", repo.list("carol")],
+            ["get", repo.get("carol", ruleId(31))],
+            [
+              "matching",
+              repo.matching({
+                event: "rating.changed",
+                data: { entity_type: "protocol", entity_slug: "Not A Slug" }
+              })
+            ]
+          ]
+          const decodeDefect = (what: string, exit: Exit.Exit<unknown, unknown>) => {
+            assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause), `${what}: a defect`)
+            const died = String(Cause.squash((exit as Exit.Failure<unknown, unknown>).cause))
+            assert.include(died, "StoreError", what)
+            assert.include(died, `alert rules, ${what}: a stored row does not decode`, what)
+          }
+          for (const [what, read] of ruleReads) decodeDefect(what, yield* Effect.exit(read))
+          yield* sql`UPDATE alert_rules SET slugs = '{}', webhook_url = 'http://[not-an-address]/'
+            WHERE id = ${ruleId(31)}`
+          decodeDefect("destination", yield* Effect.exit(repo.destination(ruleId(31))))
+          decodeDefect("destinations", yield* Effect.exit(repo.destinations([ruleId(31)])))
+          yield* sql`UPDATE alert_rules SET webhook_url = 'https://hooks.example.com/ok' WHERE id = ${ruleId(31)}`
+          assert.deepStrictEqual((yield* repo.get("carol", ruleId(31))).slugs, [])
+        }).pipe(Effect.provide(repository))
+    )
   })
 })

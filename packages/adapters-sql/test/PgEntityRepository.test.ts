@@ -156,6 +156,33 @@ describe("PgEntityRepository", () => {
         }).pipe(Effect.provide(PgEntityRepository.layer))
     )
 
+    it.effect(
+      "rows are decoded with the domain's schemas: a stored entity row that no longer fits is a StoreError naming the read, on every read path",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* EntityRepository
+          const sql = yield* PgClient.PgClient
+          const org = entity("organisation", "undecodable-org")
+          yield* repo.upsert([org])
+          yield* sql`UPDATE entities SET urls = '{"website": 1}'::jsonb WHERE id = ${org.record.id}::uuid`
+          const reads: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
+            repo.list({ ...publicList, entity_type: "organisation" }),
+            repo.findById("organisation", org.record.id),
+            repo.findBySlug("organisation", "undecodable-org"),
+            repo.published("organisation", 10),
+            repo.all("organisation")
+          ]
+          for (const read of reads) {
+            const exit = yield* Effect.exit(read)
+            const text = Exit.isFailure(exit) ? String(exit.cause) : ""
+            assert.include(text, "StoreError")
+            assert.include(text, "does not decode")
+          }
+          yield* sql`UPDATE entities SET urls = '{}'::jsonb WHERE id = ${org.record.id}::uuid`
+          assert.isTrue(Option.isSome(yield* repo.findById("organisation", org.record.id)))
+        }).pipe(Effect.provide(PgEntityRepository.layer))
+    )
+
     it.effect("schema constraints: protocols hold at most one category, categories are lowercase", () =>
       Effect.gen(function* () {
         const repo = yield* EntityRepository

@@ -271,6 +271,33 @@ describe("PgIncidentRepository", () => {
       }).pipe(Effect.provide(PgIncidentRepository.layerRatedProtocols))
     )
 
+    it.effect(
+      "rows are decoded with the domain's schemas: a stored incident row that no longer fits is a StoreError naming the read",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const sql = yield* SqlClient.SqlClient
+          const repo = yield* IncidentRepository
+          const item = served(1)
+          const record = recordOf(item)
+          yield* repo.upsert(record)
+          yield* sql`UPDATE incidents SET first_seen_at_text = 'last tuesday' WHERE incident_id = ${item.incident_id}`
+          const reads: ReadonlyArray<readonly [string, Effect.Effect<unknown, StoreError>]> = [
+            ["findByNonce", repo.findByNonce(record.nonces[0]!)],
+            ["findFor", repo.findFor(report({ first_seen_at: item.first_seen_at }))],
+            ["feed", repo.feed({ min_status: "rumored", limit: 10, offset: 0 })]
+          ]
+          for (const [what, read] of reads) {
+            const error = yield* Effect.flip(read)
+            assert.strictEqual(error._tag, "StoreError", what)
+            assert.include(error.message, `incidents, ${what}: a stored row does not decode`, what)
+          }
+          yield* sql`UPDATE incidents SET first_seen_at_text = ${item.first_seen_at} WHERE incident_id = ${item.incident_id}`
+          yield* sql`UPDATE incident_sources SET url = NULL WHERE incident_id = ${item.incident_id}`
+          assert.deepStrictEqual(yield* repo.findByNonce(record.nonces[0]!), Option.some(record))
+        }).pipe(Effect.provide(PgIncidentRepository.layer))
+    )
+
     it.effect("the feed query reads no nonce and no victim address column", () =>
       Effect.gen(function* () {
         yield* truncate

@@ -81,120 +81,157 @@ const describe = (
     transform: documentParameters(docs)
   })
 
+const listEndpoint = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
+  return HttpApiEndpoint.get("list", `/${name}`, {
+    query: ListQueryFields[type],
+    success: RecordLists[type],
+    error: ListErrors
+  }).annotateMerge(
+    describe(
+      "list",
+      `List ${name}`,
+      `Public records of type ${type}: private and inactive records are hidden. total is the ` +
+        "count of every match under the same filter. Parameters that do not apply to this type are ignored.",
+      ListParameterDocs
+    )
+  )
+}
+
+const detailEndpoint = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
+  const label = Label[type]
+  const record = EntityRecordSchemas[type]
+  return HttpApiEndpoint.get("detail", `/${name}/:identifier`, {
+    params: { identifier: PathParameterDocs.identifier.schema },
+    query: DetailQueryFields,
+    success: record,
+    error: ReadErrors
+  }).annotateMerge(
+    describe(
+      "detail",
+      `${label} by id or slug`,
+      "One record by UUID id or slug (a UUID parse is tried first). Private and inactive records " +
+        "answer 404.",
+      { ...PathParameterDocs, include_inactive: ListParameterDocs.include_inactive }
+    )
+  )
+}
+
+const scorecardsEndpoint = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
+  return HttpApiEndpoint.get("scorecards", `/${name}/:id_or_slug/scorecards`, {
+    params: { id_or_slug: PathParameterDocs.id_or_slug.schema },
+    success: ScorecardList,
+    error: ReadErrors
+  }).annotateMerge(
+    describe(
+      "scorecards",
+      `Scorecards of a ${type}`,
+      "The entity's scorecards by UUID id or slug. A non-published entity answers 404 for non-admin " +
+        "callers, exactly like an unknown slug."
+    )
+  )
+}
+
+const domainsEndpoint = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
+  return HttpApiEndpoint.get("domains", `/${name}/:slug/domains`, {
+    params: { slug: SlugParam },
+    success: DomainsBody,
+    error: GatedReadErrors
+  }).annotateMerge(
+    describe(
+      "domains",
+      `Domain breakdown of a ${type}`,
+      "Per-domain scores (0-1 fractions) and composites (0-100) of the latest published scorecard."
+    )
+  )
+}
+
+const historyEndpoint = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
+  return HttpApiEndpoint.get("history", `/${name}/:slug/history`, {
+    params: { slug: SlugParam },
+    success: HistoryBody,
+    error: GatedReadErrors
+  }).annotateMerge(
+    describe("history", `Rating history of a ${type}`, "Every published version, with its reasoning.")
+  )
+}
+
+const questionsEndpoint = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
+  return HttpApiEndpoint.get("questions", `/${name}/:slug/questions`, {
+    params: { slug: SlugParam },
+    success: QuestionsBody,
+    error: GatedReadErrors
+  }).annotateMerge(
+    describe(
+      "questions",
+      `Per-question scores of a ${type}`,
+      "Scores and rationale per question with per-question weight, the domain_weights map, " +
+        "scorecard_version and scorecard_published_at."
+    )
+  )
+}
+
+const rubricEndpoint = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
+  return HttpApiEndpoint.get("rubric", `/${name}/:slug/rubric`, {
+    params: { slug: SlugParam },
+    success: RubricBody,
+    error: GatedReadErrors
+  }).annotateMerge(
+    describe(
+      "rubric",
+      `Rubric of a ${type}`,
+      "Per-question criteria, with per-question weight and domain_weights."
+    )
+  )
+}
+
+const evidenceEndpoint = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
+  return HttpApiEndpoint.get("evidence", `/${name}/:slug/evidence`, {
+    params: { slug: SlugParam },
+    success: EvidenceBody,
+    error: GatedReadErrors
+  }).annotateMerge(
+    describe(
+      "evidence",
+      `Evidence of a ${type}`,
+      "Evidence and reasoning trails, with per-question weight and domain_weights."
+    )
+  )
+}
+
+const scorecardByIdEndpoint = <T extends EntityType>(type: T) => {
+  const label = Label[type]
+  return HttpApiEndpoint.get("scorecardById", `/${ScorecardByIdSegment[type]}/:scorecard_id`, {
+    params: { scorecard_id: UuidParam },
+    success: ScorecardDetail,
+    error: GatedReadErrors
+  }).annotateMerge(
+    describe(
+      "scorecard_by_id",
+      `${label} scorecard by id`,
+      "One scorecard by UUID with domain_weights and the full per-answer array."
+    )
+  )
+}
+
 /**
  * The routes of one type. `name` must be the type's list segment; it is passed
  * as a literal so the group (and the client's property) is typed by it.
  */
 const entityGroup = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
   if (PluralOf[type] !== name) throw new Error(`Group ${name} is not the list segment of ${type}`)
-  const label = Label[type]
-  const record = EntityRecordSchemas[type]
   return HttpApiGroup.make(name)
     .add(
-      HttpApiEndpoint.get("list", `/${name}`, {
-        query: ListQueryFields[type],
-        success: RecordLists[type],
-        error: ListErrors
-      }).annotateMerge(
-        describe(
-          "list",
-          `List ${name}`,
-          `Public records of type ${type}: private and inactive records are hidden. total is the ` +
-            "count of every match under the same filter. Parameters that do not apply to this type are ignored.",
-          ListParameterDocs
-        )
-      ),
-      HttpApiEndpoint.get("detail", `/${name}/:identifier`, {
-        params: { identifier: PathParameterDocs.identifier.schema },
-        query: DetailQueryFields,
-        success: record,
-        error: ReadErrors
-      }).annotateMerge(
-        describe(
-          "detail",
-          `${label} by id or slug`,
-          "One record by UUID id or slug (a UUID parse is tried first). Private and inactive records " +
-            "answer 404.",
-          { ...PathParameterDocs, include_inactive: ListParameterDocs.include_inactive }
-        )
-      ),
-      HttpApiEndpoint.get("scorecards", `/${name}/:id_or_slug/scorecards`, {
-        params: { id_or_slug: PathParameterDocs.id_or_slug.schema },
-        success: ScorecardList,
-        error: ReadErrors
-      }).annotateMerge(
-        describe(
-          "scorecards",
-          `Scorecards of a ${type}`,
-          "The entity's scorecards by UUID id or slug. A non-published entity answers 404 for non-admin " +
-            "callers, exactly like an unknown slug."
-        )
-      ),
-      HttpApiEndpoint.get("domains", `/${name}/:slug/domains`, {
-        params: { slug: SlugParam },
-        success: DomainsBody,
-        error: GatedReadErrors
-      }).annotateMerge(
-        describe(
-          "domains",
-          `Domain breakdown of a ${type}`,
-          "Per-domain scores (0-1 fractions) and composites (0-100) of the latest published scorecard."
-        )
-      ),
-      HttpApiEndpoint.get("history", `/${name}/:slug/history`, {
-        params: { slug: SlugParam },
-        success: HistoryBody,
-        error: GatedReadErrors
-      }).annotateMerge(
-        describe("history", `Rating history of a ${type}`, "Every published version, with its reasoning.")
-      ),
-      HttpApiEndpoint.get("questions", `/${name}/:slug/questions`, {
-        params: { slug: SlugParam },
-        success: QuestionsBody,
-        error: GatedReadErrors
-      }).annotateMerge(
-        describe(
-          "questions",
-          `Per-question scores of a ${type}`,
-          "Scores and rationale per question with per-question weight, the domain_weights map, " +
-            "scorecard_version and scorecard_published_at."
-        )
-      ),
-      HttpApiEndpoint.get("rubric", `/${name}/:slug/rubric`, {
-        params: { slug: SlugParam },
-        success: RubricBody,
-        error: GatedReadErrors
-      }).annotateMerge(
-        describe(
-          "rubric",
-          `Rubric of a ${type}`,
-          "Per-question criteria, with per-question weight and domain_weights."
-        )
-      ),
-      HttpApiEndpoint.get("evidence", `/${name}/:slug/evidence`, {
-        params: { slug: SlugParam },
-        success: EvidenceBody,
-        error: GatedReadErrors
-      }).annotateMerge(
-        describe(
-          "evidence",
-          `Evidence of a ${type}`,
-          "Evidence and reasoning trails, with per-question weight and domain_weights."
-        )
-      ),
-      HttpApiEndpoint.get("scorecardById", `/${ScorecardByIdSegment[type]}/:scorecard_id`, {
-        params: { scorecard_id: UuidParam },
-        success: ScorecardDetail,
-        error: GatedReadErrors
-      }).annotateMerge(
-        describe(
-          "scorecard_by_id",
-          `${label} scorecard by id`,
-          "One scorecard by UUID with domain_weights and the full per-answer array."
-        )
-      )
+      listEndpoint(type, name),
+      detailEndpoint(type, name),
+      scorecardsEndpoint(type, name),
+      domainsEndpoint(type, name),
+      historyEndpoint(type, name),
+      questionsEndpoint(type, name),
+      rubricEndpoint(type, name),
+      evidenceEndpoint(type, name),
+      scorecardByIdEndpoint(type)
     )
-    .annotateMerge(OpenApi.annotations({ title: `${label}s` }))
+    .annotateMerge(OpenApi.annotations({ title: `${Label[type]}s` }))
 }
 
 export class ProtocolsApi extends entityGroup("protocol", "protocols") {}

@@ -11,8 +11,10 @@
  * change it just made.
  */
 import { authorize } from "@ratings/domain/access/Capabilities"
+import type { AlertRuleCreate } from "@ratings/domain/model/AlertRule"
 import type { Caller } from "@ratings/domain/model/Caller"
 import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
+import type { WebhookUrlRejected } from "@ratings/domain/webhooks/WebhookTargetPolicy"
 import { accountOf } from "@ratings/domain/services/ExportService"
 import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -38,50 +40,64 @@ const noStore = HttpEffect.appendPreResponseHandler((_, response) =>
 
 const notFound = () => Effect.fail(NotFoundError.instance)
 
+/** Runs `use` for the caller's account, answering no-store. */
+const forAccount = <A, E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  use: (account: string) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function* () {
+    yield* noStore
+    const account = yield* Effect.flatMap(currentCaller(request), accountOfPro)
+    return yield* use(account)
+  }).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+
+/** A rejected webhook URL as a 422 on the field, with the reason for clients that branch on why. */
+const urlRejected = (url: string) => (rejected: WebhookUrlRejected) =>
+  Effect.fail(
+    new ValidationError({
+      detail: [
+        {
+          type: "value_error",
+          loc: ["body", "channels", "webhook_url"],
+          msg: rejected.message,
+          input: url,
+          // https_required, private_target, ...: for clients that branch on why.
+          ctx: { reason: rejected.reason }
+        }
+      ]
+    })
+  )
+
+const create = (rules: AlertRuleService["Service"], account: string, payload: AlertRuleCreate) =>
+  rules.create(account, payload).pipe(
+    Effect.catchTag("WebhookUrlRejected", urlRejected(payload.channels.webhook_url)),
+    Effect.catchTag("AlertRuleLimitReached", (full) =>
+      Effect.fail(new AlertRuleLimitError({ detail: full.message, limit: full.limit }))
+    ),
+    mapReadErrors
+  )
+
+const refire = (rules: AlertRuleService["Service"], account: string, deliveryId: string) =>
+  rules.refire(account, deliveryId).pipe(
+    Effect.catchTags({
+      DeliveryNotFound: notFound,
+      AlertRuleNotFound: notFound,
+      DeliveryNotFailed: (e) =>
+        Effect.fail(
+          new DeliveryNotFailedError({ detail: e.message, delivery_id: e.delivery_id, status: e.status })
+        )
+    })
+  )
+
 export const AlertRuleHandlers = HttpApiBuilder.group(
   RatingsApi,
   "alertRules",
   Effect.fnUntraced(function* (handlers) {
     const rules = yield* AlertRuleService
-
-    /** Runs `use` for the caller's account, answering no-store. */
-    const forAccount = <A, E, R>(
-      request: HttpServerRequest.HttpServerRequest,
-      use: (account: string) => Effect.Effect<A, E, R>
-    ) =>
-      Effect.gen(function* () {
-        yield* noStore
-        const account = yield* Effect.flatMap(currentCaller(request), accountOfPro)
-        return yield* use(account)
-      }).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
-
     return handlers
       .handle("list", ({ request }) => forAccount(request, (account) => rules.list(account)))
       .handle("create", ({ payload, request }) =>
-        forAccount(request, (account) =>
-          rules.create(account, payload).pipe(
-            Effect.catchTag("WebhookUrlRejected", (rejected) =>
-              Effect.fail(
-                new ValidationError({
-                  detail: [
-                    {
-                      type: "value_error",
-                      loc: ["body", "channels", "webhook_url"],
-                      msg: rejected.message,
-                      input: payload.channels.webhook_url,
-                      // https_required, private_target, ...: for clients that branch on why.
-                      ctx: { reason: rejected.reason }
-                    }
-                  ]
-                })
-              )
-            ),
-            Effect.catchTag("AlertRuleLimitReached", (full) =>
-              Effect.fail(new AlertRuleLimitError({ detail: full.message, limit: full.limit }))
-            ),
-            mapReadErrors
-          )
-        )
+        forAccount(request, (account) => create(rules, account, payload))
       )
       .handle("delete", ({ params, request }) =>
         forAccount(request, (account) =>
@@ -109,22 +125,7 @@ export const AlertRuleHandlers = HttpApiBuilder.group(
         )
       )
       .handle("refire", ({ params, request }) =>
-        forAccount(request, (account) =>
-          rules.refire(account, params.delivery_id).pipe(
-            Effect.catchTags({
-              DeliveryNotFound: notFound,
-              AlertRuleNotFound: notFound,
-              DeliveryNotFailed: (e) =>
-                Effect.fail(
-                  new DeliveryNotFailedError({
-                    detail: e.message,
-                    delivery_id: e.delivery_id,
-                    status: e.status
-                  })
-                )
-            })
-          )
-        )
+        forAccount(request, (account) => refire(rules, account, params.delivery_id))
       )
   })
 )

@@ -84,26 +84,19 @@ const detailKey = (
 
 const scorecardsKey = (type: EntityType, idOrSlug: string): string => `scorecards|${type}|${idOrSlug}`
 
-/**
- * The handlers of one type. The reader returns records of any type; the store
- * keys them by type, so the record of a /tokens route is a Token (and the
- * response encoding checks it against the Token schema).
- */
-const handlersOf = <T extends EntityType>(
-  reader: RatingsReader["Service"],
-  type: T,
-  cache: ResponseCache["Service"] | undefined
-) => {
-  const withCaller = <A, E>(
-    request: HttpServerRequest.HttpServerRequest,
-    use: (caller: Caller) => Effect.Effect<A, E>
-  ) => mapReadErrors(Effect.flatMap(currentCaller(request), use))
+const withCaller = <A, E>(
+  request: HttpServerRequest.HttpServerRequest,
+  use: (caller: Caller) => Effect.Effect<A, E>
+) => mapReadErrors(Effect.flatMap(currentCaller(request), use))
+
+/** A read of a cached endpoint through the cache, when there is one. */
+const makeCached = <T extends EntityType>(type: T, cache: ResponseCache["Service"] | undefined) => {
   const codecs = {
     list: successCodec(type, "list"),
     detail: successCodec(type, "detail"),
     scorecards: successCodec(type, "scorecards")
   }
-  const cached = <A, E>(
+  return <A, E>(
     caller: Caller,
     endpoint: Cached,
     key: string,
@@ -113,69 +106,90 @@ const handlersOf = <T extends EntityType>(
     cache === undefined
       ? compute()
       : cache.respond({ caller, key, type, schema: codecs[endpoint], compute, entityOf })
-  return {
-    list: ({ request, query }: Req & { readonly query: ListQuery }) =>
-      withCaller(request, (caller) => {
-        const listRequest = toListRequest(type, query)
-        return cached(
-          caller,
-          "list",
-          listKey(caller, listRequest),
-          () =>
-            Effect.map(reader.list(caller, listRequest), (page) => ({
-              items: page.items as ReadonlyArray<EntityRecordOf<T>>,
-              total: page.total
-            })),
-          () => undefined
-        )
-      }),
-    detail: ({
-      request,
-      params,
-      query
-    }: Req & {
-      readonly params: { readonly identifier: string }
-      readonly query: { readonly include_inactive?: boolean | undefined }
-    }) =>
-      withCaller(request, (caller) => {
-        const includeInactive = query.include_inactive ?? false
-        return cached(
-          caller,
-          "detail",
-          detailKey(caller, type, params.identifier, includeInactive),
-          () =>
-            reader.detail(caller, type, params.identifier, includeInactive) as Effect.Effect<
-              EntityRecordOf<T>,
-              Effect.Error<ReturnType<typeof reader.detail>>
-            >,
-          (record) => record.id
-        )
-      }),
-    scorecards: ({ request, params }: Req & { readonly params: { readonly id_or_slug: string } }) =>
-      withCaller(request, (caller) =>
-        cached(
-          caller,
-          "scorecards",
-          scorecardsKey(type, params.id_or_slug),
-          () => reader.scorecards(caller, type, params.id_or_slug),
-          // An empty list names no entity: it is dropped on any change of the type.
-          (page) => page.items[0]?.entity_id
-        )
-      ),
-    domains: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-      withCaller(request, (caller) => reader.domains(caller, type, params.slug)),
-    history: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-      withCaller(request, (caller) => reader.history(caller, type, params.slug)),
-    questions: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-      withCaller(request, (caller) => reader.questions(caller, type, params.slug)),
-    rubric: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-      withCaller(request, (caller) => reader.rubric(caller, type, params.slug)),
-    evidence: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-      withCaller(request, (caller) => reader.evidence(caller, type, params.slug)),
-    scorecardById: ({ request, params }: Req & { readonly params: { readonly scorecard_id: string } }) =>
-      withCaller(request, (caller) => reader.scorecardById(caller, type, params.scorecard_id))
-  }
 }
+
+/** The handlers of the endpoints the response cache serves: list, detail and scorecards. */
+const cachedHandlers = <T extends EntityType>(
+  reader: RatingsReader["Service"],
+  type: T,
+  cached: ReturnType<typeof makeCached<T>>
+) => ({
+  list: ({ request, query }: Req & { readonly query: ListQuery }) =>
+    withCaller(request, (caller) => {
+      const listRequest = toListRequest(type, query)
+      return cached(
+        caller,
+        "list",
+        listKey(caller, listRequest),
+        () =>
+          Effect.map(reader.list(caller, listRequest), (page) => ({
+            items: page.items as ReadonlyArray<EntityRecordOf<T>>,
+            total: page.total
+          })),
+        () => undefined
+      )
+    }),
+  detail: ({
+    request,
+    params,
+    query
+  }: Req & {
+    readonly params: { readonly identifier: string }
+    readonly query: { readonly include_inactive?: boolean | undefined }
+  }) =>
+    withCaller(request, (caller) => {
+      const includeInactive = query.include_inactive ?? false
+      return cached(
+        caller,
+        "detail",
+        detailKey(caller, type, params.identifier, includeInactive),
+        () =>
+          reader.detail(caller, type, params.identifier, includeInactive) as Effect.Effect<
+            EntityRecordOf<T>,
+            Effect.Error<ReturnType<typeof reader.detail>>
+          >,
+        (record) => record.id
+      )
+    }),
+  scorecards: ({ request, params }: Req & { readonly params: { readonly id_or_slug: string } }) =>
+    withCaller(request, (caller) =>
+      cached(
+        caller,
+        "scorecards",
+        scorecardsKey(type, params.id_or_slug),
+        () => reader.scorecards(caller, type, params.id_or_slug),
+        // An empty list names no entity: it is dropped on any change of the type.
+        (page) => page.items[0]?.entity_id
+      )
+    )
+})
+
+/** The handlers of the rating reads, never cached. */
+const ratingHandlers = <T extends EntityType>(reader: RatingsReader["Service"], type: T) => ({
+  domains: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
+    withCaller(request, (caller) => reader.domains(caller, type, params.slug)),
+  history: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
+    withCaller(request, (caller) => reader.history(caller, type, params.slug)),
+  questions: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
+    withCaller(request, (caller) => reader.questions(caller, type, params.slug)),
+  rubric: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
+    withCaller(request, (caller) => reader.rubric(caller, type, params.slug)),
+  evidence: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
+    withCaller(request, (caller) => reader.evidence(caller, type, params.slug)),
+  scorecardById: ({ request, params }: Req & { readonly params: { readonly scorecard_id: string } }) =>
+    withCaller(request, (caller) => reader.scorecardById(caller, type, params.scorecard_id))
+})
+
+/**
+ * The handlers of one type. The reader returns records of any type; the store
+ * keys them by type, so the record of a /tokens route is a Token (and the
+ * response encoding checks it against the Token schema).
+ */
+const handlersOf = <T extends EntityType>(
+  reader: RatingsReader["Service"],
+  type: T,
+  cache: ResponseCache["Service"] | undefined
+) => ({ ...cachedHandlers(reader, type, makeCached(type, cache)), ...ratingHandlers(reader, type) })
 
 /** The server's ResponseCache, when it was given one. */
 const optionalCache = Effect.map(Effect.serviceOption(ResponseCache), Option.getOrUndefined)

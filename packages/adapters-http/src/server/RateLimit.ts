@@ -216,6 +216,109 @@ type Refusal =
   | { readonly _tag: "StoreFailed"; readonly message: string }
   | { readonly _tag: "Refused"; readonly retryAfter: number; readonly limit: number }
 
+/** What the draws of one limiter share: its store, its windows per caller kind and their policy headers. */
+interface Limits {
+  readonly limiter: RateLimiter.RateLimiter
+  readonly table: RateLimitTable
+  readonly policies: { readonly [K in CallerKind]: string }
+}
+
+/** One window's counter: `tokens` 0 reads it without drawing. */
+const consume = (limits: Limits, subject: string, w: RateWindow, tokens: number) =>
+  limits.limiter
+    .consume({
+      algorithm: "fixed-window",
+      onExceeded: "fail",
+      key: `${subject}:${windowSeconds(w.window)}s`,
+      limit: w.limit,
+      window: w.window,
+      tokens
+    })
+    .pipe(Effect.timeoutOrElse({ duration: StoreTimeout, orElse: storeTimedOut }))
+
+/** Draws one request from each window in turn; the states drawn, or why it stopped. */
+const draw = Effect.fnUntraced(function* (
+  limits: Limits,
+  subject: string,
+  windows: ReadonlyArray<RateWindow>
+) {
+  const states: Array<WindowState> = []
+  for (const w of windows) {
+    const consumed = yield* Effect.result(consume(limits, subject, w, 1))
+    if (Result.isSuccess(consumed)) {
+      const { remaining, resetAfter } = consumed.success
+      states.push({ limit: w.limit, remaining, reset: secondsUntil(resetAfter) })
+      continue
+    }
+    const reason = consumed.failure.reason
+    const refusal: Refusal =
+      reason._tag === "RateLimitStoreError"
+        ? { _tag: "StoreFailed", message: reason.message }
+        : { _tag: "Refused", retryAfter: secondsUntil(reason.retryAfter), limit: w.limit }
+    return { states, refusal }
+  }
+  return { states, refusal: undefined }
+})
+
+const refuse = (limits: Limits, kind: CallerKind, limit: number, retryAfter: number) =>
+  onResponse(headersOf(limits.policies[kind], { limit, remaining: 0, reset: retryAfter }, retryAfter)).pipe(
+    Effect.andThen(
+      Effect.fail(new RateLimitedError({ detail: { error: "rate_limited", retry_after: retryAfter } }))
+    )
+  )
+
+/** Ends a draw: the headers of `kind` on the response, a 429 when a window refused. */
+const conclude = Effect.fnUntraced(function* (
+  limits: Limits,
+  kind: CallerKind,
+  states: ReadonlyArray<WindowState>,
+  refusal: Refusal | undefined
+) {
+  if (refusal?._tag === "StoreFailed")
+    return yield* Effect.logWarning(
+      "rate limit store failed: request served without a limit",
+      refusal.message
+    )
+  if (refusal?._tag === "Refused") return yield* refuse(limits, kind, refusal.limit, refusal.retryAfter)
+  const reported = closestToExhaustion(states)
+  if (reported !== undefined) yield* onResponse(headersOf(limits.policies[kind], reported))
+})
+
+const check = (limits: Limits) =>
+  Effect.fnUntraced(function* (caller: Caller) {
+    const kind = callerKind(caller)
+    const { states, refusal } = yield* draw(limits, subjectOf(caller), limits.table[kind])
+    yield* conclude(limits, kind, states, refusal)
+  })
+
+const failedSubject = (address: string) => `authfail:${addressKey(address)}`
+
+const admitCredential = (limits: Limits) =>
+  Effect.fnUntraced(function* (address: string) {
+    const subject = failedSubject(address)
+    const anonymous = limits.table.anonymous
+    const read = yield* Effect.forEach(anonymous, (w) => Effect.result(consume(limits, subject, w, 0)), {
+      concurrency: "unbounded"
+    })
+    for (const [i, r] of read.entries()) {
+      // A store that fails or is silent admits: the draw after the check reports it.
+      if (Result.isFailure(r) || r.success.remaining >= 1) continue
+      return yield* refuse(limits, "anonymous", anonymous[i]!.limit, secondsUntil(r.success.resetAfter))
+    }
+  })
+
+const countFailedCredential = (limits: Limits) =>
+  Effect.fnUntraced(function* (address: string) {
+    const failed = yield* draw(limits, failedSubject(address), limits.table.anonymous)
+    const anonymous = yield* draw(
+      limits,
+      subjectOf({ _tag: "Anonymous", ip: address }),
+      limits.table.anonymous
+    )
+    const refused = failed.refusal?._tag === "Refused" ? failed.refusal : undefined
+    yield* conclude(limits, "anonymous", anonymous.states, anonymous.refusal ?? refused)
+  })
+
 /**
  * Draws one request from the caller's counters, after authentication (the
  * caller picks the counter and the windows). A window that is exhausted
@@ -256,91 +359,12 @@ export class RequestRateLimiter extends Context.Service<
       const policies = Object.fromEntries(
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
       ) as { readonly [K in CallerKind]: string }
-
-      /** One window's counter: `tokens` 0 reads it without drawing. */
-      const consume = (subject: string, w: RateWindow, tokens: number) =>
-        limiter
-          .consume({
-            algorithm: "fixed-window",
-            onExceeded: "fail",
-            key: `${subject}:${windowSeconds(w.window)}s`,
-            limit: w.limit,
-            window: w.window,
-            tokens
-          })
-          .pipe(Effect.timeoutOrElse({ duration: StoreTimeout, orElse: storeTimedOut }))
-
-      /** Draws one request from each window in turn; the states drawn, or why it stopped. */
-      const draw = Effect.fnUntraced(function* (subject: string, windows: ReadonlyArray<RateWindow>) {
-        const states: Array<WindowState> = []
-        for (const w of windows) {
-          const consumed = yield* Effect.result(consume(subject, w, 1))
-          if (Result.isSuccess(consumed)) {
-            const { remaining, resetAfter } = consumed.success
-            states.push({ limit: w.limit, remaining, reset: secondsUntil(resetAfter) })
-            continue
-          }
-          const reason = consumed.failure.reason
-          const refusal: Refusal =
-            reason._tag === "RateLimitStoreError"
-              ? { _tag: "StoreFailed", message: reason.message }
-              : { _tag: "Refused", retryAfter: secondsUntil(reason.retryAfter), limit: w.limit }
-          return { states, refusal }
-        }
-        return { states, refusal: undefined }
+      const limits: Limits = { limiter, table, policies }
+      return RequestRateLimiter.of({
+        check: check(limits),
+        admitCredential: admitCredential(limits),
+        countFailedCredential: countFailedCredential(limits)
       })
-
-      /** Ends a draw: the headers of `kind` on the response, a 429 when a window refused. */
-      const conclude = Effect.fnUntraced(function* (
-        kind: CallerKind,
-        states: ReadonlyArray<WindowState>,
-        refusal: Refusal | undefined
-      ) {
-        if (refusal?._tag === "StoreFailed")
-          return yield* Effect.logWarning(
-            "rate limit store failed: request served without a limit",
-            refusal.message
-          )
-        if (refusal?._tag === "Refused") return yield* refuse(kind, refusal.limit, refusal.retryAfter)
-        const reported = closestToExhaustion(states)
-        if (reported !== undefined) yield* onResponse(headersOf(policies[kind], reported))
-      })
-
-      const refuse = (kind: CallerKind, limit: number, retryAfter: number) =>
-        onResponse(headersOf(policies[kind], { limit, remaining: 0, reset: retryAfter }, retryAfter)).pipe(
-          Effect.andThen(
-            Effect.fail(new RateLimitedError({ detail: { error: "rate_limited", retry_after: retryAfter } }))
-          )
-        )
-
-      const check = Effect.fnUntraced(function* (caller: Caller) {
-        const kind = callerKind(caller)
-        const { states, refusal } = yield* draw(subjectOf(caller), table[kind])
-        yield* conclude(kind, states, refusal)
-      })
-
-      const failedSubject = (address: string) => `authfail:${addressKey(address)}`
-
-      const admitCredential = Effect.fnUntraced(function* (address: string) {
-        const subject = failedSubject(address)
-        const read = yield* Effect.forEach(table.anonymous, (w) => Effect.result(consume(subject, w, 0)), {
-          concurrency: "unbounded"
-        })
-        for (const [i, r] of read.entries()) {
-          // A store that fails or is silent admits: the draw after the check reports it.
-          if (Result.isFailure(r) || r.success.remaining >= 1) continue
-          return yield* refuse("anonymous", table.anonymous[i]!.limit, secondsUntil(r.success.resetAfter))
-        }
-      })
-
-      const countFailedCredential = Effect.fnUntraced(function* (address: string) {
-        const failed = yield* draw(failedSubject(address), table.anonymous)
-        const anonymous = yield* draw(subjectOf({ _tag: "Anonymous", ip: address }), table.anonymous)
-        const refused = failed.refusal?._tag === "Refused" ? failed.refusal : undefined
-        yield* conclude("anonymous", anonymous.states, anonymous.refusal ?? refused)
-      })
-
-      return RequestRateLimiter.of({ check, admitCredential, countFailedCredential })
     })
 
   /**

@@ -304,6 +304,87 @@ const makeVersionReader = <R>(read: Effect.Effect<CacheVersions, unknown, R>) =>
     }
   })
 
+/** What the serving functions share: the stored responses and the misses under way. */
+interface CacheCore {
+  readonly store: ProjectionStore<HttpServerResponse.HttpServerResponse>
+  /**
+   * Misses of one key under way: later callers wait for the first one's
+   * response instead of running the same query (a burst after an
+   * invalidation costs one query). A change of the type forgets them, so a
+   * read that begins after the change never waits for one begun before it.
+   * With versions, the key holds the version of the type, so a read only
+   * ever joins a computation begun under the version it read itself.
+   */
+  readonly flights: Map<string, Flight>
+}
+
+const computeAndStore = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) =>
+  Effect.clockWith((clock) => {
+    const ticket = core.store.ticket()
+    return Effect.flatMap(read.compute(), (value) =>
+      Effect.map(encoderOf(read.schema)(value), (body) => {
+        const response = encodedResponse(body)
+        core.store.set(
+          key,
+          response,
+          body.byteLength + key.length * 2 + EntryOverhead,
+          { type: read.type, entityId: read.entityOf(value) },
+          ticket,
+          clock.currentTimeMillisUnsafe()
+        )
+        return response
+      })
+    )
+  })
+
+const lead = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) => {
+  const flight: Flight = { type: read.type, done: Deferred.makeUnsafe() }
+  core.flights.set(key, flight)
+  return computeAndStore(core, read, key).pipe(
+    Effect.onExit((exit) =>
+      Effect.sync(() => {
+        if (core.flights.get(key) === flight) core.flights.delete(key)
+        // A failure is not shared: each waiter then computes its own answer.
+        const outcome: Exit.Exit<HttpServerResponse.HttpServerResponse, void> = Exit.isSuccess(exit)
+          ? Exit.succeed(exit.value)
+          : Exit.fail(undefined)
+        Deferred.doneUnsafe(flight.done, outcome)
+      })
+    )
+  )
+}
+
+/** The cached response of `key`, or the shared computation of it. */
+const serve = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) =>
+  Effect.clockWith((clock) => {
+    const hit = core.store.get(key, clock.currentTimeMillisUnsafe())
+    if (hit !== undefined) return Effect.succeed(hit)
+    const flight = core.flights.get(key)
+    if (flight === undefined) return lead(core, read, key)
+    return Effect.catch(Deferred.await(flight.done), () => computeAndStore(core, read, key))
+  })
+
+type VersionReader = Effect.Success<ReturnType<typeof makeVersionReader>>
+
+/** `respond`: a cached or shared answer for a cacheable read while the cache is active, else the read itself. */
+const makeRespond =
+  (core: CacheCore, versions: VersionReader | undefined, isActive: () => boolean) =>
+  <A, E>(read: Cacheable<A, E>): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
+    const projection = projectionClassOf(read.caller)
+    if (projection === undefined || !isActive()) return read.compute()
+    if (versions === undefined) return serve(core, read, `${projection}|${read.key}`)
+    // The version is read before anything is looked up or computed: the entry's stamp.
+    return Effect.matchEffect(versions.current, {
+      onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => read.compute(),
+      onSuccess: (current): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
+        const version = current[read.type]
+        return version === undefined
+          ? read.compute()
+          : serve(core, read, `${projection}|v${version}|${read.key}`)
+      }
+    })
+  }
+
 /** The cache and the switches its invalidation source drives. */
 const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
   Effect.gen(function* () {
@@ -317,15 +398,8 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
     let listening = false
     /** Without versions, only notifications keep entries current: serve only while they are heard. */
     const isActive = () => alwaysOn || versions !== undefined || listening
-    /**
-     * Misses of one key under way: later callers wait for the first one's
-     * response instead of running the same query (a burst after an
-     * invalidation costs one query). A change of the type forgets them, so a
-     * read that begins after the change never waits for one begun before it.
-     * With versions, the key holds the version of the type, so a read only
-     * ever joins a computation begun under the version it read itself.
-     */
     const flights = new Map<string, Flight>()
+    const core: CacheCore = { store, flights }
 
     const apply = (change: EntityChange) =>
       Effect.suspend(() => {
@@ -334,67 +408,7 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
         return PubSub.publish(changes, change)
       })
 
-    const computeAndStore = <A, E>(read: Cacheable<A, E>, key: string) =>
-      Effect.clockWith((clock) => {
-        const ticket = store.ticket()
-        return Effect.flatMap(read.compute(), (value) =>
-          Effect.map(encoderOf(read.schema)(value), (body) => {
-            const response = encodedResponse(body)
-            store.set(
-              key,
-              response,
-              body.byteLength + key.length * 2 + EntryOverhead,
-              { type: read.type, entityId: read.entityOf(value) },
-              ticket,
-              clock.currentTimeMillisUnsafe()
-            )
-            return response
-          })
-        )
-      })
-
-    const lead = <A, E>(read: Cacheable<A, E>, key: string) => {
-      const flight: Flight = { type: read.type, done: Deferred.makeUnsafe() }
-      flights.set(key, flight)
-      return computeAndStore(read, key).pipe(
-        Effect.onExit((exit) =>
-          Effect.sync(() => {
-            if (flights.get(key) === flight) flights.delete(key)
-            // A failure is not shared: each waiter then computes its own answer.
-            const outcome: Exit.Exit<HttpServerResponse.HttpServerResponse, void> = Exit.isSuccess(exit)
-              ? Exit.succeed(exit.value)
-              : Exit.fail(undefined)
-            Deferred.doneUnsafe(flight.done, outcome)
-          })
-        )
-      )
-    }
-
-    /** The cached response of `key`, or the shared computation of it. */
-    const serve = <A, E>(read: Cacheable<A, E>, key: string) =>
-      Effect.clockWith((clock) => {
-        const hit = store.get(key, clock.currentTimeMillisUnsafe())
-        if (hit !== undefined) return Effect.succeed(hit)
-        const flight = flights.get(key)
-        if (flight === undefined) return lead(read, key)
-        return Effect.catch(Deferred.await(flight.done), () => computeAndStore(read, key))
-      })
-
-    const respond = <A, E>(
-      read: Cacheable<A, E>
-    ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
-      const projection = projectionClassOf(read.caller)
-      if (projection === undefined || !isActive()) return read.compute()
-      if (versions === undefined) return serve(read, `${projection}|${read.key}`)
-      // The version is read before anything is looked up or computed: the entry's stamp.
-      return Effect.matchEffect(versions.current, {
-        onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => read.compute(),
-        onSuccess: (current): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
-          const version = current[read.type]
-          return version === undefined ? read.compute() : serve(read, `${projection}|v${version}|${read.key}`)
-        }
-      })
-    }
+    const respond = makeRespond(core, versions, isActive)
 
     const service = ResponseCache.of({
       respond,

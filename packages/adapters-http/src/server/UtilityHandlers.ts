@@ -13,7 +13,11 @@ import {
   WatermarkField
 } from "@ratings/domain/model/ExportFields"
 import { CompareService } from "@ratings/domain/services/CompareService"
-import { type ExportResult, ExportService } from "@ratings/domain/services/ExportService"
+import {
+  type ExportQuotaExceeded,
+  type ExportResult,
+  ExportService
+} from "@ratings/domain/services/ExportService"
 import { Effect, Exit, Result, Stream } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -28,6 +32,108 @@ import { cuttingConnections } from "./ServerShutdown.ts"
 const typeOf = (entity: string): EntityType => entityTypeFromName(entity)!
 const fieldsOf = (fields: string): ReadonlyArray<ExportField> => Result.getOrThrow(parseFields(fields))
 
+type ExportQuery = { readonly entity: string; readonly fields: string; readonly limit?: number | undefined }
+
+/**
+ * The export's body, withdrawn when the server cuts it at shutdown (the
+ * grace period ran out before it was sent): a file the caller never got
+ * whole does not count against the quota. A caller who hangs up keeps it
+ * counted, as before.
+ */
+const delivered = <E>(cutting: () => boolean, result: ExportResult, body: Stream.Stream<string, E>) =>
+  Stream.onExit(body, (exit) =>
+    Exit.isSuccess(exit) || !cutting() ? Effect.void : Effect.ignore(result.withdraw)
+  )
+
+/** A refusal by the quota: 429 with retry-after, and when the window frees a slot. */
+const quotaExceeded = (e: ExportQuotaExceeded) =>
+  HttpEffect.appendPreResponseHandler((_, response) =>
+    Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(e.retry_after_seconds)))
+  ).pipe(
+    Effect.andThen(
+      Effect.fail(
+        new ExportQuotaError({
+          detail: { error: "export_quota_exceeded", retry_after: e.retry_after_seconds, quota: e.quota }
+        })
+      )
+    )
+  )
+
+const runExport = (
+  exports: ExportService["Service"],
+  request: HttpServerRequest.HttpServerRequest,
+  query: ExportQuery,
+  format: "csv" | "json"
+) =>
+  Effect.gen(function* () {
+    const caller = yield* currentCaller(request)
+    const result = yield* exports
+      .export(caller, {
+        entity_type: typeOf(query.entity),
+        fields: fieldsOf(query.fields),
+        limit: query.limit ?? ExportLimit.default,
+        format
+      })
+      .pipe(Effect.catchTag("ExportQuotaExceeded", quotaExceeded), mapReadErrors)
+    yield* HttpEffect.appendPreResponseHandler((_, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "x-export-id", result.export_id))
+    )
+    return result
+  }).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+
+/** `[`, then each page's rows comma-separated (a comma before every page but the first), then `]`. */
+const jsonResponse = (cutting: () => boolean, result: ExportResult) => {
+  const body = Stream.suspend(() => {
+    let first = true
+    return Stream.concat(
+      Stream.map(result.pages, (rows) => {
+        const text = (first ? "[" : ",") + rows.map((row) => JSON.stringify(row)).join(",")
+        first = false
+        return text
+      }),
+      Stream.fromEffect(Effect.sync(() => (first ? "[]" : "]")))
+    )
+  })
+  return HttpServerResponse.stream(Stream.encodeText(delivered(cutting, result, body)), {
+    contentType: "application/json"
+  })
+}
+
+const csvResponse = (cutting: () => boolean, query: ExportQuery, result: ExportResult) => {
+  const columns = [...result.fields, WatermarkField]
+  const name = `${typeOf(query.entity)}-export-${result.export_id}.csv`
+  const body = Stream.concat(
+    Stream.succeed(csvLine(columns)),
+    Stream.map(result.pages, (rows) => csvRows(columns, rows))
+  )
+  return HttpServerResponse.stream(Stream.encodeText(delivered(cutting, result, body)), {
+    contentType: "text/csv; charset=utf-8",
+    headers: { "content-disposition": `attachment; filename="${name}"` }
+  })
+}
+
+const runCompare = (
+  compare: CompareService["Service"],
+  request: HttpServerRequest.HttpServerRequest,
+  query: { readonly entity: string; readonly ids: string; readonly fields: string }
+) =>
+  Effect.gen(function* () {
+    const caller = yield* currentCaller(request)
+    const body = yield* compare
+      .compare(caller, {
+        entity_type: typeOf(query.entity),
+        ids: splitIds(query.ids),
+        fields: fieldsOf(query.fields)
+      })
+      .pipe(
+        Effect.catchTag("CompareNotFound", (e) =>
+          Effect.fail(new CompareNotFoundError({ detail: "not found", identifiers: e.identifiers }))
+        ),
+        mapReadErrors
+      )
+    return body as unknown as CompareBody
+  })
+
 export const UtilityHandlers = HttpApiBuilder.group(
   RatingsApi,
   "utilities",
@@ -35,111 +141,13 @@ export const UtilityHandlers = HttpApiBuilder.group(
     const exports = yield* ExportService
     const compare = yield* CompareService
     const cutting = yield* cuttingConnections
-
-    /**
-     * The export's body, withdrawn when the server cuts it at shutdown (the
-     * grace period ran out before it was sent): a file the caller never got
-     * whole does not count against the quota. A caller who hangs up keeps it
-     * counted, as before.
-     */
-    const delivered = <E>(result: ExportResult, body: Stream.Stream<string, E>) =>
-      Stream.onExit(body, (exit) =>
-        Exit.isSuccess(exit) || !cutting() ? Effect.void : Effect.ignore(result.withdraw)
-      )
-
-    const runExport = (
-      request: HttpServerRequest.HttpServerRequest,
-      query: { readonly entity: string; readonly fields: string; readonly limit?: number | undefined },
-      format: "csv" | "json"
-    ) =>
-      Effect.gen(function* () {
-        const caller = yield* currentCaller(request)
-        const result = yield* exports
-          .export(caller, {
-            entity_type: typeOf(query.entity),
-            fields: fieldsOf(query.fields),
-            limit: query.limit ?? ExportLimit.default,
-            format
-          })
-          .pipe(
-            Effect.catchTag("ExportQuotaExceeded", (e) =>
-              HttpEffect.appendPreResponseHandler((_, response) =>
-                Effect.succeed(
-                  HttpServerResponse.setHeader(response, "retry-after", String(e.retry_after_seconds))
-                )
-              ).pipe(
-                Effect.andThen(
-                  Effect.fail(
-                    new ExportQuotaError({
-                      detail: {
-                        error: "export_quota_exceeded",
-                        retry_after: e.retry_after_seconds,
-                        quota: e.quota
-                      }
-                    })
-                  )
-                )
-              )
-            ),
-            mapReadErrors
-          )
-        yield* HttpEffect.appendPreResponseHandler((_, response) =>
-          Effect.succeed(HttpServerResponse.setHeader(response, "x-export-id", result.export_id))
-        )
-        return result
-      }).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
-
     return handlers
       .handle("exportJson", ({ query, request }) =>
-        Effect.map(runExport(request, query, "json"), (result) => {
-          // `[`, then each page's rows comma-separated (a comma before every page but the first), then `]`.
-          const body = Stream.suspend(() => {
-            let first = true
-            return Stream.concat(
-              Stream.map(result.pages, (rows) => {
-                const text = (first ? "[" : ",") + rows.map((row) => JSON.stringify(row)).join(",")
-                first = false
-                return text
-              }),
-              Stream.fromEffect(Effect.sync(() => (first ? "[]" : "]")))
-            )
-          })
-          return HttpServerResponse.stream(Stream.encodeText(delivered(result, body)), {
-            contentType: "application/json"
-          })
-        })
+        Effect.map(runExport(exports, request, query, "json"), (result) => jsonResponse(cutting, result))
       )
       .handle("exportCsv", ({ query, request }) =>
-        Effect.map(runExport(request, query, "csv"), (result) => {
-          const columns = [...result.fields, WatermarkField]
-          const name = `${typeOf(query.entity)}-export-${result.export_id}.csv`
-          const body = Stream.concat(
-            Stream.succeed(csvLine(columns)),
-            Stream.map(result.pages, (rows) => csvRows(columns, rows))
-          )
-          return HttpServerResponse.stream(Stream.encodeText(delivered(result, body)), {
-            contentType: "text/csv; charset=utf-8",
-            headers: { "content-disposition": `attachment; filename="${name}"` }
-          })
-        })
+        Effect.map(runExport(exports, request, query, "csv"), (result) => csvResponse(cutting, query, result))
       )
-      .handle("compare", ({ query, request }) =>
-        Effect.gen(function* () {
-          const caller = yield* currentCaller(request)
-          const body = yield* compare
-            .compare(caller, {
-              entity_type: typeOf(query.entity),
-              ids: splitIds(query.ids),
-              fields: fieldsOf(query.fields)
-            })
-            .pipe(
-              Effect.catchTag("CompareNotFound", (e) =>
-                Effect.fail(new CompareNotFoundError({ detail: "not found", identifiers: e.identifiers }))
-              ),
-              mapReadErrors
-            )
-          return body as unknown as CompareBody
-        })
-      )
+      .handle("compare", ({ query, request }) => runCompare(compare, request, query))
   })
 )

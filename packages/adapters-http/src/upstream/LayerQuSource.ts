@@ -119,6 +119,89 @@ const messageOf = (cause: unknown): string => {
   return code === undefined || cause.message.includes(code) ? cause.message : `${code}: ${cause.message}`
 }
 
+/** What one source's fetches share: where, its dispatcher and its bounds. */
+interface Target {
+  readonly url: URL
+  readonly agent: Agent
+  readonly timeout: Duration.Duration
+  readonly timeoutMillis: number
+  readonly maxBytes: number
+  readonly fail: (message: string, cause?: unknown) => QuantumSourceError
+}
+
+/** The body's bytes, within the size bound; the request is aborted past it. */
+const download = async (target: Target, signal: AbortSignal): Promise<Buffer> => {
+  const { maxBytes } = target
+  const response = await request(target.url, {
+    method: "GET",
+    headers: { accept: "application/json" },
+    dispatcher: target.agent,
+    signal,
+    // undici's own timers back up the overall budget below
+    headersTimeout: target.timeoutMillis,
+    bodyTimeout: target.timeoutMillis
+  })
+  const { body, statusCode } = response
+  try {
+    if (statusCode >= 300 && statusCode < 400)
+      throw new UpstreamRefused(
+        `answered HTTP ${statusCode} (a redirect; redirects are not followed, configure the final address)`
+      )
+    if (statusCode < 200 || statusCode >= 300) throw new UpstreamRefused(`answered HTTP ${statusCode}`)
+    const declared = Number(response.headers["content-length"])
+    if (Number.isFinite(declared) && declared > maxBytes)
+      throw new UpstreamRefused(`body of ${declared} bytes is larger than the ${maxBytes}-byte limit`)
+    const chunks: Array<Buffer> = []
+    let size = 0
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > maxBytes) throw new UpstreamRefused(`body is larger than the ${maxBytes}-byte limit`)
+      chunks.push(chunk)
+    }
+    return Buffer.concat(chunks)
+  } finally {
+    // Not read to the end (refused, too large, aborted): drop the connection.
+    // Destroying an unfinished body emits an abort error nobody else awaits.
+    if (!body.readableEnded) body.on("error", ignore).destroy()
+  }
+}
+
+/** The rows of a downloaded body: bounded nesting, UTF-8, JSON, a dataset. */
+const parseBody = (fail: Target["fail"], bytes: Buffer) =>
+  (nestsDeeperThan(bytes, MaxNestingDepth)
+    ? Effect.fail(fail(`body nests arrays or objects deeper than ${MaxNestingDepth} levels`))
+    : Effect.try({ try: () => utf8.decode(bytes), catch: (cause) => fail("body is not UTF-8 text", cause) })
+  ).pipe(
+    Effect.flatMap((text) =>
+      Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: (cause) => fail("body is not JSON", cause)
+      })
+    ),
+    Effect.flatMap((body) => {
+      const rows = rowsOf(body)
+      return typeof rows === "string"
+        ? Effect.fail(fail(`body is not a dataset: ${rows}`))
+        : Effect.succeed(rows)
+    })
+  )
+
+const fetchOf = (target: Target) =>
+  Effect.tryPromise({
+    try: (signal) => download(target, signal),
+    catch: (cause) =>
+      cause instanceof UpstreamRefused
+        ? target.fail(cause.message)
+        : target.fail(`unreachable (${messageOf(cause)})`, cause)
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: target.timeout,
+      orElse: () => Effect.fail(target.fail(`no complete answer within ${Duration.format(target.timeout)}`))
+    }),
+    Effect.flatMap((bytes) => parseBody(target.fail, bytes)),
+    Effect.withSpan("LayerQuSource.fetch")
+  )
+
 const make = (options: LayerQuSourceOptions) =>
   Effect.gen(function* () {
     const url = yield* Effect.try({
@@ -149,77 +232,7 @@ const make = (options: LayerQuSourceOptions) =>
         ...(cause === undefined ? {} : { cause })
       })
 
-    /** The body's bytes, within the size bound; the request is aborted past it. */
-    const download = async (signal: AbortSignal): Promise<Buffer> => {
-      const response = await request(url, {
-        method: "GET",
-        headers: { accept: "application/json" },
-        dispatcher: agent,
-        signal,
-        // undici's own timers back up the overall budget below
-        headersTimeout: timeoutMillis,
-        bodyTimeout: timeoutMillis
-      })
-      const { body, statusCode } = response
-      try {
-        if (statusCode >= 300 && statusCode < 400)
-          throw new UpstreamRefused(
-            `answered HTTP ${statusCode} (a redirect; redirects are not followed, configure the final address)`
-          )
-        if (statusCode < 200 || statusCode >= 300) throw new UpstreamRefused(`answered HTTP ${statusCode}`)
-        const declared = Number(response.headers["content-length"])
-        if (Number.isFinite(declared) && declared > maxBytes)
-          throw new UpstreamRefused(`body of ${declared} bytes is larger than the ${maxBytes}-byte limit`)
-        const chunks: Array<Buffer> = []
-        let size = 0
-        for await (const chunk of body as AsyncIterable<Buffer>) {
-          size += chunk.length
-          if (size > maxBytes) throw new UpstreamRefused(`body is larger than the ${maxBytes}-byte limit`)
-          chunks.push(chunk)
-        }
-        return Buffer.concat(chunks)
-      } finally {
-        // Not read to the end (refused, too large, aborted): drop the connection.
-        // Destroying an unfinished body emits an abort error nobody else awaits.
-        if (!body.readableEnded) body.on("error", ignore).destroy()
-      }
-    }
-
-    const fetch = Effect.tryPromise({
-      try: download,
-      catch: (cause) =>
-        cause instanceof UpstreamRefused
-          ? fail(cause.message)
-          : fail(`unreachable (${messageOf(cause)})`, cause)
-    }).pipe(
-      Effect.timeoutOrElse({
-        duration: timeout,
-        orElse: () => Effect.fail(fail(`no complete answer within ${Duration.format(timeout)}`))
-      }),
-      Effect.flatMap((bytes) =>
-        nestsDeeperThan(bytes, MaxNestingDepth)
-          ? Effect.fail(fail(`body nests arrays or objects deeper than ${MaxNestingDepth} levels`))
-          : Effect.try({
-              try: () => utf8.decode(bytes),
-              catch: (cause) => fail("body is not UTF-8 text", cause)
-            })
-      ),
-      Effect.flatMap((text) =>
-        Effect.try({
-          try: () => JSON.parse(text) as unknown,
-          catch: (cause) => fail("body is not JSON", cause)
-        })
-      ),
-      Effect.flatMap((body) => {
-        const rows = rowsOf(body)
-        return typeof rows === "string"
-          ? Effect.fail(fail(`body is not a dataset: ${rows}`))
-          : Effect.succeed(rows)
-      }),
-      Effect.withSpan("LayerQuSource.fetch")
-    )
-
-    return QuantumSource.of({ fetch })
+    return QuantumSource.of({ fetch: fetchOf({ url, agent, timeout, timeoutMillis, maxBytes, fail }) })
   })
 
 /** The live source at `options.url`. Dies at construction on a URL that is not http(s). */

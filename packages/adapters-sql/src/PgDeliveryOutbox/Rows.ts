@@ -5,31 +5,23 @@
  * row that does not is a defect carrying a StoreError, never a value cast
  * into shape.
  */
-import { Effect, Schema, SchemaGetter } from "effect"
+import { Effect, Schema } from "effect"
 import { SqlError } from "effect/sql"
 import { Delivery, DeliveryAttempt } from "@ratings/domain/model/Delivery"
-import { IsoDateTime, isoTimestampOf } from "@ratings/domain/model/Primitives"
 import { StoreError } from "@ratings/domain/ports/StoreError"
-
-/** A timestamptz column (a Date from the driver) as the model's ISO text. */
-const Timestamp = Schema.Date.pipe(
-  Schema.decodeTo(IsoDateTime, {
-    decode: SchemaGetter.transform((date: Date) => isoTimestampOf(date)),
-    encode: SchemaGetter.transform((iso: string) => new Date(iso))
-  })
-)
+import { IsoFromDate, IsoOrNullFromDate } from "../PgRows.ts"
 
 export const DeliveryRow = Schema.Struct({
   ...Delivery.fields,
-  next_attempt_at: Schema.NullOr(Timestamp),
-  first_attempt_at: Schema.NullOr(Timestamp),
-  created_at: Timestamp
+  next_attempt_at: IsoOrNullFromDate,
+  first_attempt_at: IsoOrNullFromDate,
+  created_at: IsoFromDate
 })
 
 /** A row the guarded write returns: the delivery as stored now, with the index of its write. */
 export const WrittenRow = Schema.Struct({ ...DeliveryRow.fields, idx: Schema.Int })
 
-export const AttemptRow = Schema.Struct({ ...DeliveryAttempt.fields, started_at: Timestamp })
+export const AttemptRow = Schema.Struct({ ...DeliveryAttempt.fields, started_at: IsoFromDate })
 
 /** The columns of `DeliveryRow`, in table order. */
 export const DeliveryColumns =

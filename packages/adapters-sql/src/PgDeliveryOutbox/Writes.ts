@@ -67,32 +67,31 @@ const deliveryColumns = (d: Delivery) => ({
   created_at: d.created_at
 })
 
-export const makeWrites = (sql: SqlClient.SqlClient) => {
-  const columns = sql.literal(DeliveryColumns)
+const enqueue = (sql: SqlClient.SqlClient) => (deliveries: ReadonlyArray<Delivery>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < deliveries.length; i += EnqueueChunk) {
+      const [first, ...rest] = deliveries.slice(i, i + EnqueueChunk).map(deliveryColumns)
+      if (first === undefined) continue
+      // Rows go in in the given order, so seq (and "newest first") follows it; an id
+      // already enqueued is left as it is, as in memory.
+      yield* sql`
+        INSERT INTO webhook_deliveries ${sql.insert([first, ...rest])}
+        ON CONFLICT (delivery_id) DO NOTHING
+      `
+    }
+  }).pipe(
+    // One enqueue is one fan-out: all of it or none of it.
+    sql.withTransaction,
+    orDie("enqueue"),
+    Effect.withSpan("PgDeliveryOutbox.enqueue")
+  )
 
-  const enqueue = (deliveries: ReadonlyArray<Delivery>) =>
-    Effect.gen(function* () {
-      for (let i = 0; i < deliveries.length; i += EnqueueChunk) {
-        const [first, ...rest] = deliveries.slice(i, i + EnqueueChunk).map(deliveryColumns)
-        if (first === undefined) continue
-        // Rows go in in the given order, so seq (and "newest first") follows it; an id
-        // already enqueued is left as it is, as in memory.
-        yield* sql`
-          INSERT INTO webhook_deliveries ${sql.insert([first, ...rest])}
-          ON CONFLICT (delivery_id) DO NOTHING
-        `
-      }
-    }).pipe(
-      // One enqueue is one fan-out: all of it or none of it.
-      sql.withTransaction,
-      orDie("enqueue"),
-      Effect.withSpan("PgDeliveryOutbox.enqueue")
-    )
-
-  const enqueueClaimed = (d: Delivery, { at, leaseMs = DefaultLeaseMs }: EnqueueClaimedOptions) =>
+const enqueueClaimed =
+  (sql: SqlClient.SqlClient) =>
+  (d: Delivery, { at, leaseMs = DefaultLeaseMs }: EnqueueClaimedOptions) =>
     Effect.gen(function* () {
       const inserted = yield* sql`
-        INSERT INTO webhook_deliveries (${columns}, leased_until)
+        INSERT INTO webhook_deliveries (${sql.literal(DeliveryColumns)}, leased_until)
         VALUES (
           ${d.delivery_id}, ${d.rule_id}, ${d.event}, ${d.body}, ${d.status}, ${d.cycle}, ${d.attempts},
           ${d.next_attempt_at}::timestamptz, ${d.first_attempt_at}::timestamptz, ${d.last_error},
@@ -108,73 +107,79 @@ export const makeWrites = (sql: SqlClient.SqlClient) => {
       return d
     }).pipe(orDie("enqueueClaimed"), Effect.withSpan("PgDeliveryOutbox.enqueueClaimed"))
 
-  /** One statement: the writes whose guards hold, applied, claims released, attempts logged. */
-  const writeStatement = (writes: ReadonlyArray<GuardedWrite>) =>
-    sql`
-      WITH input AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(writes.map(inputRow))}::jsonb) AS i (
-          idx int, delivery_id uuid, status text, cycle int, attempts int,
-          next_attempt_at timestamptz, first_attempt_at timestamptz,
-          new_status text, new_cycle int, new_attempts int, new_next_attempt_at timestamptz,
-          new_first_attempt_at timestamptz, new_last_error text,
-          attempt_cycle int, attempt int, started_at timestamptz, status_code int,
-          outcome text, error text, duration_ms int
-        )
-      ), updated AS (
-        UPDATE webhook_deliveries d SET
-          status = i.new_status,
-          cycle = i.new_cycle,
-          attempts = i.new_attempts,
-          next_attempt_at = i.new_next_attempt_at,
-          first_attempt_at = i.new_first_attempt_at,
-          last_error = i.new_last_error,
-          leased_until = NULL
-        FROM input i
-        WHERE d.delivery_id = i.delivery_id
-          AND d.status = i.status
-          AND d.cycle = i.cycle
-          AND d.attempts = i.attempts
-          AND d.next_attempt_at IS NOT DISTINCT FROM i.next_attempt_at
-          AND d.first_attempt_at IS NOT DISTINCT FROM i.first_attempt_at
-        RETURNING i.idx, d.delivery_id, d.rule_id, d.event, d.body, d.status, d.cycle, d.attempts,
-          d.next_attempt_at, d.first_attempt_at, d.last_error, d.created_at
-      ), logged AS (
-        INSERT INTO webhook_delivery_attempts
-          (delivery_id, cycle, attempt, started_at, status_code, outcome, error, duration_ms)
-        SELECT i.delivery_id, i.attempt_cycle, i.attempt, i.started_at, i.status_code, i.outcome, i.error,
-          i.duration_ms
-        FROM input i JOIN updated u ON u.idx = i.idx
-        WHERE i.attempt IS NOT NULL
+/** One statement: the writes whose guards hold, applied, claims released, attempts logged. */
+const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedWrite>) =>
+  sql`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(writes.map(inputRow))}::jsonb) AS i (
+        idx int, delivery_id uuid, status text, cycle int, attempts int,
+        next_attempt_at timestamptz, first_attempt_at timestamptz,
+        new_status text, new_cycle int, new_attempts int, new_next_attempt_at timestamptz,
+        new_first_attempt_at timestamptz, new_last_error text,
+        attempt_cycle int, attempt int, started_at timestamptz, status_code int,
+        outcome text, error text, duration_ms int
       )
-      SELECT * FROM updated
-    `.pipe(Effect.flatMap(decodeWritten))
+    ), updated AS (
+      UPDATE webhook_deliveries d SET
+        status = i.new_status,
+        cycle = i.new_cycle,
+        attempts = i.new_attempts,
+        next_attempt_at = i.new_next_attempt_at,
+        first_attempt_at = i.new_first_attempt_at,
+        last_error = i.new_last_error,
+        leased_until = NULL
+      FROM input i
+      WHERE d.delivery_id = i.delivery_id
+        AND d.status = i.status
+        AND d.cycle = i.cycle
+        AND d.attempts = i.attempts
+        AND d.next_attempt_at IS NOT DISTINCT FROM i.next_attempt_at
+        AND d.first_attempt_at IS NOT DISTINCT FROM i.first_attempt_at
+      RETURNING i.idx, d.delivery_id, d.rule_id, d.event, d.body, d.status, d.cycle, d.attempts,
+        d.next_attempt_at, d.first_attempt_at, d.last_error, d.created_at
+    ), logged AS (
+      INSERT INTO webhook_delivery_attempts
+        (delivery_id, cycle, attempt, started_at, status_code, outcome, error, duration_ms)
+      SELECT i.delivery_id, i.attempt_cycle, i.attempt, i.started_at, i.status_code, i.outcome, i.error,
+        i.duration_ms
+      FROM input i JOIN updated u ON u.idx = i.idx
+      WHERE i.attempt IS NOT NULL
+    )
+    SELECT * FROM updated
+  `.pipe(Effect.flatMap(decodeWritten))
 
-  /**
-   * Guarded writes, a statement per chunk. A write for an id that is not a
-   * UUID names no row and is not sent; a statement that fails (a deadlock
-   * with another process, say) applies none of its writes, which the domain
-   * then makes one by one.
-   */
-  const writeGuarded = (writes: ReadonlyArray<GuardedWrite>) =>
-    Effect.gen(function* () {
-      const written: Array<Delivery | undefined> = writes.map(() => undefined)
-      const sendable = [...writes.keys()].filter((i) => isUuid(writes[i]!.from.delivery_id))
-      for (let start = 0; start < sendable.length; start += WriteChunk) {
-        const chunk = sendable.slice(start, start + WriteChunk)
-        const rows = yield* writeStatement(chunk.map((i) => writes[i]!)).pipe(
-          Effect.catchTag("SqlError", (error) =>
-            Effect.as(
-              Effect.logWarning(
-                "delivery outbox: a batch of writes was not applied; the attempts are recorded one by one"
-              ).pipe(Effect.annotateLogs({ error: error.message, writes: chunk.length })),
-              []
-            )
+/**
+ * Guarded writes, a statement per chunk. A write for an id that is not a
+ * UUID names no row and is not sent; a statement that fails (a deadlock
+ * with another process, say) applies none of its writes, which the domain
+ * then makes one by one.
+ */
+const writeGuarded = (sql: SqlClient.SqlClient) => (writes: ReadonlyArray<GuardedWrite>) =>
+  Effect.gen(function* () {
+    const written: Array<Delivery | undefined> = writes.map(() => undefined)
+    const sendable = [...writes.keys()].filter((i) => isUuid(writes[i]!.from.delivery_id))
+    for (let start = 0; start < sendable.length; start += WriteChunk) {
+      const chunk = sendable.slice(start, start + WriteChunk)
+      const rows = yield* writeStatement(
+        sql,
+        chunk.map((i) => writes[i]!)
+      ).pipe(
+        Effect.catchTag("SqlError", (error) =>
+          Effect.as(
+            Effect.logWarning(
+              "delivery outbox: a batch of writes was not applied; the attempts are recorded one by one"
+            ).pipe(Effect.annotateLogs({ error: error.message, writes: chunk.length })),
+            []
           )
         )
-        for (const { idx, ...delivery } of rows) written[chunk[idx]!] = delivery
-      }
-      return written as ReadonlyArray<Delivery | undefined>
-    }).pipe(orDie("writeGuarded"))
+      )
+      for (const { idx, ...delivery } of rows) written[chunk[idx]!] = delivery
+    }
+    return written as ReadonlyArray<Delivery | undefined>
+  }).pipe(orDie("writeGuarded"))
 
-  return { enqueue, enqueueClaimed, writeGuarded }
-}
+export const makeWrites = (sql: SqlClient.SqlClient) => ({
+  enqueue: enqueue(sql),
+  enqueueClaimed: enqueueClaimed(sql),
+  writeGuarded: writeGuarded(sql)
+})

@@ -1,0 +1,37 @@
+/**
+ * Opened signing keys, cached in this process by rule id and sealed text for
+ * a few minutes (see PgAlertRuleRepository): only the decryption is saved;
+ * every read still asks the table.
+ */
+import { Clock, Effect } from "effect"
+import type { SecretBoxShape } from "../SecretBox.ts"
+import { keyContext } from "./AlertRuleRows.ts"
+
+/** How long an opened signing key stays cached, and how many are kept at most. */
+const KeyCacheTtlMs = 5 * 60_000
+const KeyCacheSize = 20_000
+
+/** The rule's signing key from its sealed text, decrypted at most once per cache lifetime. */
+export const makeKeyOpener = (box: SecretBoxShape) => {
+  // Insertion order is age order, so the first entry is the one to drop when full.
+  const openedKeys = new Map<string, { readonly key: string; readonly until: number }>()
+  return (ruleId: string, sealed: string) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const cacheKey = `${ruleId.toLowerCase()}\n${sealed}`
+      const cached = openedKeys.get(cacheKey)
+      if (cached !== undefined && cached.until > now) return cached.key
+      const key = yield* box.open(sealed, keyContext(ruleId))
+      openedKeys.delete(cacheKey)
+      if (openedKeys.size >= KeyCacheSize) {
+        for (const old of openedKeys.keys()) {
+          openedKeys.delete(old)
+          if (openedKeys.size < KeyCacheSize) break
+        }
+      }
+      openedKeys.set(cacheKey, { key, until: now + KeyCacheTtlMs })
+      return key
+    })
+}
+
+export type KeyOpener = ReturnType<typeof makeKeyOpener>

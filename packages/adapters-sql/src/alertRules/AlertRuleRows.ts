@@ -1,0 +1,72 @@
+/**
+ * The alert_rules table at the adapter boundary: the served columns, the
+ * schemas rows decode with (the domain's `AlertRule` fields), the mapping to
+ * the domain's rule, and how a failure reaches the domain (the port has no
+ * error channel for store failures: a defect carrying a StoreError).
+ */
+import { AlertChannels, AlertRule } from "@ratings/domain/model/AlertRule"
+import { StoreError } from "@ratings/domain/ports/StoreError"
+import { Effect, Schema } from "effect"
+import { decodeRows, IsoFromDate } from "../PgRows.ts"
+
+export const orDie =
+  (operation: string) =>
+  <A, R>(effect: Effect.Effect<A, { readonly message: string }, R>): Effect.Effect<A, never, R> =>
+    Effect.catch(effect, (error) =>
+      Effect.die(new StoreError({ message: `alert rules, ${operation}: ${error.message}` }))
+    )
+
+/** Decodes the rows of a statement with `row`; a row that does not fit is a StoreError. */
+export const decodeWith = <S extends Schema.Codec<unknown, unknown>>(row: S) => {
+  const decode = decodeRows(row)
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<S["Type"]>, StoreError> =>
+    Effect.mapError(
+      decode(rows) as Effect.Effect<ReadonlyArray<S["Type"]>, Schema.SchemaError>,
+      (error) => new StoreError({ message: `a stored row does not decode: ${error.message}` })
+    )
+}
+
+/** First key of the two-key advisory lock: keeps these locks apart from any other use of advisory locks. */
+export const RuleCountLockSpace = 0x414c5254 // "ALRT"
+
+/** The sealed key is bound to its rule (in Postgres's lowercase spelling), so it cannot be moved to another row. */
+export const keyContext = (ruleId: string) => `alert_rule:${ruleId.toLowerCase()}`
+
+/** The column list of a served rule; the sealed key is deliberately not in it. */
+export const RuleColumns = "id, name, entity_types, slugs, events, webhook_url, created_at"
+
+export const RuleRow = Schema.Struct({
+  id: AlertRule.fields.id,
+  name: AlertRule.fields.name,
+  entity_types: AlertRule.fields.entity_types,
+  slugs: AlertRule.fields.slugs,
+  events: AlertRule.fields.events,
+  webhook_url: AlertChannels.fields.webhook_url,
+  created_at: IsoFromDate
+})
+export type RuleRow = typeof RuleRow.Type
+
+export const toRule = (row: RuleRow): AlertRule => ({
+  id: row.id,
+  name: row.name,
+  entity_types: row.entity_types,
+  slugs: row.slugs,
+  events: row.events,
+  channels: { webhook_url: row.webhook_url },
+  created_at: row.created_at
+})
+
+export const decodeRules = (rows: ReadonlyArray<unknown>) =>
+  Effect.map(decodeRuleRows(rows), (decoded) => decoded.map(toRule))
+const decodeRuleRows = decodeWith(RuleRow)
+
+/** What the dispatcher reads to send: the url and the sealed key. */
+export const DestinationRow = Schema.Struct({
+  id: Schema.String,
+  webhook_url: AlertChannels.fields.webhook_url,
+  signing_key_sealed: Schema.String
+})
+export const decodeDestinations = decodeWith(DestinationRow)
+
+export const CountRow = Schema.Struct({ n: Schema.Number })
+export const IdRow = Schema.Struct({ id: Schema.String })
