@@ -214,6 +214,11 @@ export const startReceiver = async (tls: Certificate, answer: Receiver["answer"]
       record.raw = Buffer.concat(chunks)
       const decided = await receiver.answer(record)
       if (decided === "hold" || res.destroyed) return
+      // The request stops counting as open when the answer is written, not at
+      // "finish": the sender cannot go on before it has the answer, while
+      // "finish" can come late when this (test) process is busy, and would
+      // count the sender's next request as overlapping this one.
+      settle(decided)
       res.writeHead(decided, { "content-type": "text/plain" }).end("ok")
     })
   })
