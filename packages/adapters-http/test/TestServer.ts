@@ -427,7 +427,7 @@ export class TestServer extends Context.Service<
           ),
           Layer.provide(options.responseCache ?? Layer.empty),
           Layer.provideMerge(served),
-          Layer.provide(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+          Layer.provide(NodeHttpServer.layer(testNodeServer, { port: 0, host: "127.0.0.1" })),
           Layer.provide(logging)
         )
       })
@@ -550,6 +550,20 @@ export const onEachBackend = (
       backend,
       (it) => suites(it, backend)
     )
+}
+
+/**
+ * The production Node server, with idle keep-alive connections kept for a
+ * minute instead of Node's 5 s. The test's client shares the server's event
+ * loop: when a long step starves the loop (5,000 entities upserted on a
+ * loaded machine), the server's overdue keep-alive timer can close a socket
+ * the client has just reused for its next request, which the client sees as
+ * ECONNRESET. Clients on other machines are not in that race.
+ */
+const testNodeServer = () => {
+  const server = createServer()
+  server.keepAliveTimeout = 60_000
+  return server
 }
 
 /** The database under a Postgres-backed server (a defect on any other). */
