@@ -8,12 +8,13 @@
 import { isoTimestampOf } from "@ratings/domain/model/Primitives"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Transaction } from "@ratings/domain/ports/Transaction"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Predicate } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 
+/** A non-empty text field of the driver's error object (the server's `message`, `detail`), if it has one. */
 const field = (cause: unknown, name: string): string | undefined => {
-  if (typeof cause !== "object" || cause === null) return undefined
-  const value = (cause as Record<string, unknown>)[name]
+  if (!Predicate.hasProperty(cause, name)) return undefined
+  const value = cause[name]
   return typeof value === "string" && value !== "" ? value : undefined
 }
 

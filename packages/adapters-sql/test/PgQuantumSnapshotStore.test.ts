@@ -82,5 +82,45 @@ describe("PgQuantumSnapshotStore", () => {
         assert.include(error.message, "quantum snapshot store, latest")
       }).pipe(Effect.provide(PgQuantumSnapshotStore.layer))
     )
+
+    it.effect(
+      "every column of the rows a read returns is decoded: a stored date-time text that no longer is one is a StoreError naming the read, for the snapshot and for the refresh outcome",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* QuantumSnapshotStore
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`DELETE FROM quantum_snapshots`
+          yield* sql`DELETE FROM quantum_refresh_outcomes`
+          const snapshot = snapshotAt(6)
+          yield* store.save(snapshot)
+          const outcome = { at: "2026-08-02T00:00:00+00:00", ok: false, error: "HTTP 500" }
+          yield* store.recordOutcome(outcome)
+
+          yield* sql`UPDATE quantum_snapshots SET as_of_text = 'yesterday'`
+          const asOf = yield* Effect.flip(store.latest)
+          assert.strictEqual(asOf._tag, "StoreError")
+          assert.include(asOf.message, "quantum snapshot store, latest: a stored row does not decode")
+          yield* sql`UPDATE quantum_snapshots SET as_of_text = ${snapshot.as_of}, expires_at_text = ''`
+          const expiresAt = yield* Effect.flip(store.latest)
+          assert.include(expiresAt.message, "quantum snapshot store, latest: a stored row does not decode")
+          yield* sql`UPDATE quantum_snapshots SET expires_at_text = ${snapshot.expires_at}`
+          assert.deepStrictEqual(
+            yield* store.latest,
+            Option.some(snapshot),
+            "the restored row is served again"
+          )
+
+          yield* sql`UPDATE quantum_refresh_outcomes SET at_text = 'not a time'`
+          const at = yield* Effect.flip(store.lastOutcome)
+          assert.strictEqual(at._tag, "StoreError")
+          assert.include(at.message, "quantum snapshot store, lastOutcome: a stored row does not decode")
+          yield* sql`UPDATE quantum_refresh_outcomes SET at_text = ${outcome.at}`
+          assert.deepStrictEqual(
+            yield* store.lastOutcome,
+            Option.some(outcome),
+            "the restored row is read again"
+          )
+        }).pipe(Effect.provide(PgQuantumSnapshotStore.layer))
+    )
   })
 })

@@ -4,7 +4,7 @@ import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Transaction } from "@ratings/domain/ports/Transaction"
 import { Effect, Exit, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlError } from "effect/sql"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import * as PgTransaction from "../src/PgTransaction.ts"
@@ -95,6 +95,59 @@ describe("PgTransaction", () => {
           assert.include((failure as StoreError).message, "transaction: ")
           assert.include((failure as StoreError).message, `relation "no_such_table" does not exist`)
         }).pipe(Effect.provide(ports))
+    )
+  })
+})
+
+describe("toStoreError", () => {
+  const failure = (cause: unknown, message?: string) =>
+    new SqlError.SqlError({
+      reason: new SqlError.UnknownError({ cause, ...(message === undefined ? {} : { message }) })
+    })
+
+  it("names the operation with the server's message and the detail naming the key", () => {
+    const error = PgTransaction.toStoreError("save x")(
+      failure(
+        {
+          message: 'duplicate key value violates unique constraint "x_pkey"',
+          detail: "Key (id)=(1) already exists."
+        },
+        "Query failed"
+      )
+    )
+    assert.instanceOf(error, StoreError)
+    assert.strictEqual(
+      error.message,
+      'save x: duplicate key value violates unique constraint "x_pkey" (Key (id)=(1) already exists.)'
+    )
+  })
+
+  it("leaves out a check violation's detail, which prints the whole row", () => {
+    const error = PgTransaction.toStoreError("save key")(
+      failure({ message: 'new row violates check constraint "k"', detail: "Failing row contains (secret)." })
+    )
+    assert.strictEqual(error.message, 'save key: new row violates check constraint "k"')
+  })
+
+  it("falls back to the driver's message when the cause has no text to give (not an object, or no non-empty text field)", () => {
+    const causes: ReadonlyArray<unknown> = [
+      undefined,
+      null,
+      "a string",
+      42,
+      {},
+      { message: "" },
+      { message: 7, detail: ["not text"] }
+    ]
+    for (const cause of causes) {
+      assert.strictEqual(
+        PgTransaction.toStoreError("read")(failure(cause, "Query failed")).message,
+        "read: Query failed"
+      )
+    }
+    assert.strictEqual(
+      PgTransaction.toStoreError("read")(failure({ detail: "Key (id)=(2)." }, "Query failed")).message,
+      "read: Query failed (Key (id)=(2).)"
     )
   })
 })

@@ -170,8 +170,15 @@ const refOf = (ctx: GenContext, type: EntityType, index: number) => {
   return { id: r.id, slug: r.slug, name: r.name }
 }
 
-const generateEntity = (ctx: GenContext, type: EntityType, index: number): Generated => {
-  const { id, name, slug, rng } = identityOf(ctx.seed, type, index)
+/** A dependency the generated scorecard declares. */
+interface Dep {
+  readonly entity_type: EntityType
+  readonly slug: string
+  readonly exposure: number
+}
+
+/** Up to three distinct chains an entity runs on (none for a chain, or when there are no chains). */
+const pickChains = (ctx: GenContext, type: EntityType, rng: SeededRandom): Array<ChainBrief> => {
   const chainCount = ctx.counts.chain
   const pickChain = (): ChainBrief | undefined =>
     chainCount === 0 ? undefined : chainBrief(ctx, rng.int(chainCount))
@@ -182,10 +189,19 @@ const generateEntity = (ctx: GenContext, type: EntityType, index: number): Gener
       if (c !== undefined && !chains.some((x) => x.slug === c.slug)) chains.push(c)
     }
   }
-  const status = statusOf(rng)
-  const created = CreatedFrom + rng.int(300) * DayMs
-  const publishedAt = publishedAtOf(type, index)
-  const common = {
+  return chains
+}
+
+/** The record fields every type shares, drawn from `rng` in this order (the dataset's bytes depend on it). */
+const commonRecord = (
+  identity: Identity,
+  chains: Array<ChainBrief>,
+  status: EntityStatus,
+  created: number,
+  publishedAt: number
+) => {
+  const { id, name, slug, rng } = identity
+  return {
     id,
     name,
     slug,
@@ -199,99 +215,155 @@ const generateEntity = (ctx: GenContext, type: EntityType, index: number): Gener
     created_at: iso(created),
     updated_at: iso(status === "published" ? publishedAt : created)
   }
-  const deps: Array<{ entity_type: EntityType; slug: string; exposure: number }> = []
-  let entity: ImportEntity
-  switch (type) {
-    case "chain": {
-      const categories = rng.pick(V.ChainKinds)
-      entity = { entity_type: "chain", record: { ...common, categories, chain_id: 10_000 + index } }
-      // An L2 settles on another chain; chain 0 stands in for its settlement layer.
-      if (categories.includes("l2") && index > 0) {
-        deps.push({ entity_type: "chain", slug: chainBrief(ctx, 0).slug, exposure: 0.4 })
-      }
-      break
-    }
-    case "protocol": {
-      const categories = [rng.pick(V.ProtocolCategories)]
-      entity = { entity_type: "protocol", record: { ...common, categories } }
-      for (const c of chains)
-        deps.push({ entity_type: "chain", slug: c.slug, exposure: rng.between(3, 10) / 10 })
-      if (ctx.counts.oracle > 0 && rng.chance(0.5)) {
-        const oracle = refOf(ctx, "oracle", rng.int(ctx.counts.oracle))
-        deps.push({ entity_type: "oracle", slug: oracle.slug, exposure: rng.between(3, 7) / 10 })
-      }
-      break
-    }
-    case "token": {
-      const categories = rng.pick(V.TokenKinds)
-      const home = chains[0] ?? { slug: "unknown-chain", name: "Unknown chain" }
-      const { chains: _, ...rest } = common
-      entity = {
-        entity_type: "token",
-        record: {
-          ...rest,
-          symbol: name.split(" ")[0]!.toUpperCase().slice(0, 6),
-          contract_address: `0x${rng.uuid().replaceAll("-", "")}${rng.uuid().slice(0, 8)}`,
-          chain: home,
-          chains,
-          categories
-        }
-      }
-      break
-    }
-    case "oracle":
-      entity = { entity_type: "oracle", record: { ...common, categories: rng.pick(V.OracleKinds) } }
-      break
-    case "organisation":
-      entity = {
-        entity_type: "organisation",
-        record: { ...common, categories: rng.pick(V.OrganisationKinds) }
-      }
-      break
-    case "vault": {
-      // A framework is the template instances are built on: it has no curator of its own.
-      const is_framework = rng.chance(0.02)
-      const curator =
-        !is_framework && ctx.counts.organisation > 0 && rng.chance(0.85)
-          ? refOf(ctx, "organisation", rng.int(ctx.counts.organisation))
-          : null
-      entity = {
-        entity_type: "vault",
-        record: {
-          ...common,
-          categories: rng.pick(V.VaultKinds),
-          curator_id: curator?.id ?? null,
-          curator,
-          is_framework
-        }
-      }
-      if (ctx.counts.protocol > 0) {
-        deps.push({
-          entity_type: "protocol",
-          slug: refOf(ctx, "protocol", rng.int(ctx.counts.protocol)).slug,
-          exposure: 1
-        })
-      }
-      break
-    }
-    case "bridge": {
-      const fixedSet = rng.chance(0.8)
-      const signers = rng.between(5, 100)
-      entity = {
-        entity_type: "bridge",
-        record: {
-          ...common,
-          categories: rng.pick(V.BridgeKinds),
-          signer_count: fixedSet ? signers : null,
-          signing_threshold: fixedSet ? Math.ceil((signers * 2) / 3) : null,
-          has_message_attestation: rng.chance(0.6),
-          pause_mechanism: "A multisig of the operator can pause transfers.",
-          validator_set_owner: null
-        }
-      }
-      break
+}
+
+type Common = ReturnType<typeof commonRecord>
+
+/** What a type's builder reads: the context, the entity's index, name and generator, and its common fields. */
+interface Draw {
+  readonly ctx: GenContext
+  readonly index: number
+  readonly name: string
+  readonly rng: SeededRandom
+  readonly common: Common
+  /** The dependencies the entity's scorecard declares; a builder adds to them. */
+  readonly deps: Array<Dep>
+}
+
+/** A chain; an L2 settles on another chain, and chain 0 stands in for its settlement layer. */
+const chainEntity = ({ ctx, index, rng, common, deps }: Draw): ImportEntity => {
+  const categories = rng.pick(V.ChainKinds)
+  const entity: ImportEntity = {
+    entity_type: "chain",
+    record: { ...common, categories, chain_id: 10_000 + index }
+  }
+  if (categories.includes("l2") && index > 0) {
+    deps.push({ entity_type: "chain", slug: chainBrief(ctx, 0).slug, exposure: 0.4 })
+  }
+  return entity
+}
+
+/** A protocol, depending on its chains and, half the time, on an oracle. */
+const protocolEntity = ({ ctx, rng, common, deps }: Draw): ImportEntity => {
+  const categories = [rng.pick(V.ProtocolCategories)]
+  const entity: ImportEntity = { entity_type: "protocol", record: { ...common, categories } }
+  for (const c of common.chains)
+    deps.push({ entity_type: "chain", slug: c.slug, exposure: rng.between(3, 10) / 10 })
+  if (ctx.counts.oracle > 0 && rng.chance(0.5)) {
+    const oracle = refOf(ctx, "oracle", rng.int(ctx.counts.oracle))
+    deps.push({ entity_type: "oracle", slug: oracle.slug, exposure: rng.between(3, 7) / 10 })
+  }
+  return entity
+}
+
+/** A token, at home on its first chain. */
+const tokenEntity = ({ name, rng, common }: Draw): ImportEntity => {
+  const categories = rng.pick(V.TokenKinds)
+  const home = common.chains[0] ?? { slug: "unknown-chain", name: "Unknown chain" }
+  const { chains, ...rest } = common
+  return {
+    entity_type: "token",
+    record: {
+      ...rest,
+      symbol: name.split(" ")[0]!.toUpperCase().slice(0, 6),
+      contract_address: `0x${rng.uuid().replaceAll("-", "")}${rng.uuid().slice(0, 8)}`,
+      chain: home,
+      chains,
+      categories
     }
   }
+}
+
+/** A vault, mostly curated by an organisation, built on a protocol. */
+const vaultEntity = ({ ctx, rng, common, deps }: Draw): ImportEntity => {
+  // A framework is the template instances are built on: it has no curator of its own.
+  const is_framework = rng.chance(0.02)
+  const curator =
+    !is_framework && ctx.counts.organisation > 0 && rng.chance(0.85)
+      ? refOf(ctx, "organisation", rng.int(ctx.counts.organisation))
+      : null
+  const entity: ImportEntity = {
+    entity_type: "vault",
+    record: {
+      ...common,
+      categories: rng.pick(V.VaultKinds),
+      curator_id: curator?.id ?? null,
+      curator,
+      is_framework
+    }
+  }
+  if (ctx.counts.protocol > 0) {
+    deps.push({
+      entity_type: "protocol",
+      slug: refOf(ctx, "protocol", rng.int(ctx.counts.protocol)).slug,
+      exposure: 1
+    })
+  }
+  return entity
+}
+
+/** A bridge, mostly with a fixed signer set and a two-thirds threshold. */
+const bridgeEntity = ({ rng, common }: Draw): ImportEntity => {
+  const fixedSet = rng.chance(0.8)
+  const signers = rng.between(5, 100)
+  return {
+    entity_type: "bridge",
+    record: {
+      ...common,
+      categories: rng.pick(V.BridgeKinds),
+      signer_count: fixedSet ? signers : null,
+      signing_threshold: fixedSet ? Math.ceil((signers * 2) / 3) : null,
+      has_message_attestation: rng.chance(0.6),
+      pause_mechanism: "A multisig of the operator can pause transfers.",
+      validator_set_owner: null
+    }
+  }
+}
+
+/** The entity record of a type, with the type's own fields and dependencies. */
+const typedEntity = (type: EntityType, draw: Draw): ImportEntity => {
+  switch (type) {
+    case "chain":
+      return chainEntity(draw)
+    case "protocol":
+      return protocolEntity(draw)
+    case "token":
+      return tokenEntity(draw)
+    case "oracle":
+      return { entity_type: "oracle", record: { ...draw.common, categories: draw.rng.pick(V.OracleKinds) } }
+    case "organisation":
+      return {
+        entity_type: "organisation",
+        record: { ...draw.common, categories: draw.rng.pick(V.OrganisationKinds) }
+      }
+    case "vault":
+      return vaultEntity(draw)
+    case "bridge":
+      return bridgeEntity(draw)
+  }
+}
+
+/** The publish act of a published entity's first version. */
+const publicationOf = (type: EntityType, slug: string, publishedAt: number): ImportPublication => ({
+  entity_type: type,
+  slug,
+  scorecard_version: 1,
+  published_at: iso(publishedAt),
+  reasoning: "Initial rating (generated benchmark data).",
+  actor: "generator"
+})
+
+/** Entity `index` of a type: its record with domain weights, its draft scorecard and, if published, its publish act. */
+const generateEntity = (ctx: GenContext, type: EntityType, index: number): Generated => {
+  const identity = identityOf(ctx.seed, type, index)
+  const { name, slug, rng } = identity
+  const chains = pickChains(ctx, type, rng)
+  const status = statusOf(rng)
+  const created = CreatedFrom + rng.int(300) * DayMs
+  const publishedAt = publishedAtOf(type, index)
+  const common = commonRecord(identity, chains, status, created, publishedAt)
+  const deps: Array<Dep> = []
+  const entity = typedEntity(type, { ctx, index, name, rng, common, deps })
   const categories = entity.record.categories ?? []
   const weights = weightsFor(type, categories)
   const withWeights: ImportEntity = { ...entity, domain_weights: weights }
@@ -304,17 +376,7 @@ const generateEntity = (ctx: GenContext, type: EntityType, index: number): Gener
     answers: answersFor(type, weights, rng),
     dependencies: deps
   }
-  const publication: ImportPublication | undefined =
-    status === "published"
-      ? {
-          entity_type: type,
-          slug,
-          scorecard_version: 1,
-          published_at: iso(publishedAt),
-          reasoning: "Initial rating (generated benchmark data).",
-          actor: "generator"
-        }
-      : undefined
+  const publication = status === "published" ? publicationOf(type, slug, publishedAt) : undefined
   return { entity: withWeights, scorecard, publication }
 }
 

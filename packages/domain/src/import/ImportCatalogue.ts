@@ -35,76 +35,118 @@ const gateless = (q: Question): Question => {
   return rest
 }
 
+/** The import's questions grouped by entity type, in file order within each type. */
+const groupByType = (
+  questions: ReadonlyArray<Located<Question>>
+): Map<EntityType, Array<Located<Question>>> => {
+  const byType = new Map<EntityType, Array<Located<Question>>>()
+  for (const item of questions) {
+    const list = byType.get(item.value.entity_type)
+    if (list === undefined) byType.set(item.value.entity_type, [item])
+    else list.push(item)
+  }
+  return byType
+}
+
+/**
+ * Reports a question id or a position that two questions of one type share;
+ * the ids of the type's questions (each with its first holder).
+ */
+const checkUnique = (
+  type: EntityType,
+  items: ReadonlyArray<Located<Question>>,
+  at: Report
+): Map<string, Located<unknown>> => {
+  const ids = new Map<string, Located<unknown>>()
+  const positions = new Map<number, Located<Question>>()
+  for (const item of items) {
+    const q = item.value
+    const twice = ids.get(q.id)
+    if (twice !== undefined)
+      at(item, ".id", `duplicate question id ${q.id} in the ${type} catalogue: ${where(twice)} has it too`)
+    else ids.set(q.id, item)
+    const holder = positions.get(q.position)
+    if (holder !== undefined)
+      at(
+        item,
+        ".position",
+        `position ${q.position} is also held by ${holder.value.id} (${where(holder)}); positions give the canonical order`
+      )
+    else positions.set(q.position, item)
+  }
+  return ids
+}
+
+/**
+ * The bridge questions, in position order, must be the 62-question catalogue
+ * in canonical order, each in its catalogue domain. A list that is not the
+ * catalogue is reported once, against `source` (the file of the first bridge
+ * question).
+ */
+const checkBridgeCatalogue = (
+  source: string,
+  ordered: ReadonlyArray<Located<Question>>,
+  report: (issue: ImportIssue) => void,
+  at: Report
+): void => {
+  const checked = checkBridgeQuestionList(ordered.map((i) => i.value.id))
+  if (Result.isFailure(checked)) {
+    report({
+      source,
+      path: "$.questions",
+      message: `the bridge questions are not the 62-question catalogue in canonical order: ${checked.failure}`
+    })
+  } else {
+    ordered.forEach((item, i) => {
+      const expected = BridgeQuestionCatalogue[i]!.domain
+      if (item.value.domain !== expected)
+        at(item, ".domain", `bridge question ${item.value.id} belongs to domain ${expected} in the catalogue`)
+    })
+  }
+}
+
+/** The catalogue of one type as the import replaces it, counted against the stored one. */
+const planCatalogue = (
+  type: EntityType,
+  ordered: ReadonlyArray<Located<Question>>,
+  ids: ReadonlyMap<string, unknown>,
+  view: StoreView
+): PlannedCatalogue => {
+  const stored = new Map(view.catalogues[type].map((q) => [q.id, q]))
+  const changes = ordered.map((i): Change => {
+    const s = stored.get(i.value.id)
+    return s === undefined ? "created" : sameContent(gateless(s), gateless(i.value)) ? "unchanged" : "updated"
+  })
+  const removed = [...stored.keys()].filter((id) => !ids.has(id)).length
+  const counts = { ...countChanges(changes), removed }
+  return {
+    entity_type: type,
+    questions: ordered.map((i) => i.value),
+    counts,
+    replace: counts.created + counts.updated + removed > 0
+  }
+}
+
+/**
+ * Checks the import's questions type by type and plans each catalogue it
+ * replaces; `catalogueOf` gives the catalogue scorecards of a type are checked
+ * against (the import's for a type it carries, else the stored one).
+ */
 export const checkQuestions = (
   content: ImportContent,
   view: StoreView,
   report: (issue: ImportIssue) => void,
   at: Report
 ): { planned: Array<PlannedCatalogue>; catalogueOf: (type: EntityType) => Catalogue } => {
-  const byType = new Map<EntityType, Array<Located<Question>>>()
-  for (const item of content.questions) {
-    const list = byType.get(item.value.entity_type)
-    if (list === undefined) byType.set(item.value.entity_type, [item])
-    else list.push(item)
-  }
+  const byType = groupByType(content.questions)
   const broken = content.broken.questionTypes
   const planned: Array<PlannedCatalogue> = []
   for (const [type, items] of byType) {
-    const ids = new Map<string, Located<unknown>>()
-    const positions = new Map<number, Located<Question>>()
-    for (const item of items) {
-      const q = item.value
-      const twice = ids.get(q.id)
-      if (twice !== undefined)
-        at(item, ".id", `duplicate question id ${q.id} in the ${type} catalogue: ${where(twice)} has it too`)
-      else ids.set(q.id, item)
-      const holder = positions.get(q.position)
-      if (holder !== undefined)
-        at(
-          item,
-          ".position",
-          `position ${q.position} is also held by ${holder.value.id} (${where(holder)}); positions give the canonical order`
-        )
-      else positions.set(q.position, item)
-    }
+    const ids = checkUnique(type, items, at)
     const ordered = [...items].sort((a, b) => a.value.position - b.value.position)
-    if (type === "bridge" && !isBroken(broken, "bridge")) {
-      const checked = checkBridgeQuestionList(ordered.map((i) => i.value.id))
-      if (Result.isFailure(checked)) {
-        report({
-          source: items[0]!.source,
-          path: "$.questions",
-          message: `the bridge questions are not the 62-question catalogue in canonical order: ${checked.failure}`
-        })
-      } else {
-        ordered.forEach((item, i) => {
-          const expected = BridgeQuestionCatalogue[i]!.domain
-          if (item.value.domain !== expected)
-            at(
-              item,
-              ".domain",
-              `bridge question ${item.value.id} belongs to domain ${expected} in the catalogue`
-            )
-        })
-      }
-    }
-    const stored = new Map(view.catalogues[type].map((q) => [q.id, q]))
-    const changes = ordered.map((i): Change => {
-      const s = stored.get(i.value.id)
-      return s === undefined
-        ? "created"
-        : sameContent(gateless(s), gateless(i.value))
-          ? "unchanged"
-          : "updated"
-    })
-    const removed = [...stored.keys()].filter((id) => !ids.has(id)).length
-    const counts = { ...countChanges(changes), removed }
-    planned.push({
-      entity_type: type,
-      questions: ordered.map((i) => i.value),
-      counts,
-      replace: counts.created + counts.updated + removed > 0
-    })
+    if (type === "bridge" && !isBroken(broken, "bridge"))
+      checkBridgeCatalogue(items[0]!.source, ordered, report, at)
+    planned.push(planCatalogue(type, ordered, ids, view))
   }
   const catalogues = new Map<EntityType, Catalogue>()
   const catalogueOf = (type: EntityType): Catalogue => {

@@ -75,137 +75,175 @@ const shown = (text: string, i: number): string =>
 
 type Mode = "value" | "value-or-close" | "after" | "key" | "key-or-close"
 
+/** Where the scanner is: the text, the offset, the open containers and what comes next. */
+interface Scanner {
+  readonly text: string
+  i: number
+  readonly stack: Array<"array" | "object">
+  mode: Mode
+  /** The last token was a comma (a closing bracket right after it is a trailing comma). */
+  afterComma: boolean
+}
+
+/** A syntax error at the scanner's current offset. */
+const fail = (s: Scanner, reason: string): JsonSyntaxError => ({ offset: s.i, reason })
+
+/** Reads a string from its opening quote to past its closing one, or the error in it. */
+const scanString = (s: Scanner): JsonSyntaxError | undefined => {
+  const text = s.text
+  s.i++
+  while (s.i < text.length) {
+    const c = text[s.i]!
+    if (c === '"') {
+      s.i++
+      return undefined
+    }
+    if (c === "\\") {
+      const e = text[s.i + 1]
+      if (e === "u") {
+        if (!HEX.test(text.slice(s.i + 2, s.i + 6))) return fail(s, "a \\u escape needs four hex digits")
+        s.i += 6
+      } else if (e !== undefined && '"\\/bfnrt'.includes(e)) s.i += 2
+      else {
+        s.i++
+        return fail(s, `invalid escape ${e === undefined ? "at the end of the file" : `\\${e}`} in a string`)
+      }
+    } else if (c.charCodeAt(0) < 0x20) {
+      return fail(s, "a control character (such as a raw line break) inside a string must be escaped")
+    } else s.i++
+  }
+  return fail(s, "a string is not closed before the end of the file")
+}
+
+/** Reads a number (sign, integer part, fraction, exponent), or the error in it. */
+const scanNumber = (s: Scanner): JsonSyntaxError | undefined => {
+  const text = s.text
+  if (text[s.i] === "-") s.i++
+  if (text[s.i] === "0") s.i++
+  else if (isDigit(text[s.i])) while (isDigit(text[s.i])) s.i++
+  else return fail(s, `expected a digit, found ${shown(text, s.i)}`)
+  if (text[s.i] === ".") {
+    s.i++
+    if (!isDigit(text[s.i]))
+      return fail(s, `expected a digit after the decimal point, found ${shown(text, s.i)}`)
+    while (isDigit(text[s.i])) s.i++
+  }
+  if (text[s.i] === "e" || text[s.i] === "E") {
+    s.i++
+    if (text[s.i] === "+" || text[s.i] === "-") s.i++
+    if (!isDigit(text[s.i])) return fail(s, `expected a digit in the exponent, found ${shown(text, s.i)}`)
+    while (isDigit(text[s.i])) s.i++
+  }
+  return undefined
+}
+
+/**
+ * A value is expected at `c` (or, in "value-or-close", the `]` of an empty
+ * array): opens a container, or reads a scalar and moves to "after".
+ */
+const stepValue = (s: Scanner, c: string | undefined): JsonSyntaxError | undefined => {
+  if (c === "]" && s.mode === "value-or-close") {
+    s.i++
+    s.stack.pop()
+    s.mode = "after"
+    return undefined
+  }
+  if (c === "]" && s.afterComma) return fail(s, "a trailing comma before ']' is not allowed in JSON")
+  s.afterComma = false
+  if (c === "{") {
+    s.stack.push("object")
+    s.i++
+    s.mode = "key-or-close"
+    return undefined
+  }
+  if (c === "[") {
+    s.stack.push("array")
+    s.i++
+    s.mode = "value-or-close"
+    return undefined
+  }
+  let error: JsonSyntaxError | undefined
+  if (c === '"') error = scanString(s)
+  else if (c === "-" || isDigit(c)) error = scanNumber(s)
+  else {
+    const word = ["true", "false", "null"].find((w) => s.text.startsWith(w, s.i))
+    if (word === undefined) return fail(s, `expected a value, found ${shown(s.text, s.i)}`)
+    s.i += word.length
+  }
+  if (error !== undefined) return error
+  s.mode = "after"
+  return undefined
+}
+
+/**
+ * A property name is expected at `c` (or, in "key-or-close", the `}` of an
+ * empty object): reads it and its colon, then expects the value.
+ */
+const stepKey = (s: Scanner, c: string | undefined): JsonSyntaxError | undefined => {
+  if (c === "}" && s.mode === "key-or-close") {
+    s.i++
+    s.stack.pop()
+    s.mode = "after"
+    return undefined
+  }
+  if (c === "}") return fail(s, "a trailing comma before '}' is not allowed in JSON")
+  if (c !== '"') return fail(s, `expected a property name in double quotes, found ${shown(s.text, s.i)}`)
+  s.afterComma = false
+  const error = scanString(s)
+  if (error !== undefined) return error
+  while (isWs(s.text[s.i])) s.i++
+  if (s.text[s.i] !== ":") return fail(s, `expected ':' after the property name, found ${shown(s.text, s.i)}`)
+  s.i++
+  s.mode = "value"
+  return undefined
+}
+
+/**
+ * A value just ended: a comma or the closing bracket of its container follows,
+ * or, at the top level, the end of the text ("end").
+ */
+const stepAfter = (s: Scanner, c: string | undefined): JsonSyntaxError | "end" | undefined => {
+  const top = s.stack[s.stack.length - 1]
+  if (top === undefined) {
+    return s.i < s.text.length
+      ? fail(s, `unexpected ${shown(s.text, s.i)} after the end of the JSON value`)
+      : "end"
+  }
+  if (c === ",") {
+    s.i++
+    s.afterComma = true
+    s.mode = top === "array" ? "value" : "key"
+    return undefined
+  }
+  if ((top === "array" && c === "]") || (top === "object" && c === "}")) {
+    s.i++
+    s.stack.pop()
+    return undefined
+  }
+  return fail(
+    s,
+    top === "array"
+      ? `expected ',' or ']' after an array element, found ${shown(s.text, s.i)}`
+      : `expected ',' or '}' after a property value, found ${shown(s.text, s.i)}`
+  )
+}
+
 /**
  * The first syntax error of a text as RFC 8259 defines JSON, or undefined when
  * there is none. Iterative, so deeply nested input cannot overflow the stack.
  */
 export const findJsonSyntaxError = (text: string): JsonSyntaxError | undefined => {
-  const stack: Array<"array" | "object"> = []
-  let i = 0
-  let mode: Mode = "value"
-  let afterComma = false
-  const fail = (reason: string): JsonSyntaxError => ({ offset: i, reason })
-
-  const string = (): JsonSyntaxError | undefined => {
-    i++
-    while (i < text.length) {
-      const c = text[i]!
-      if (c === '"') {
-        i++
-        return undefined
-      }
-      if (c === "\\") {
-        const e = text[i + 1]
-        if (e === "u") {
-          if (!HEX.test(text.slice(i + 2, i + 6))) return fail("a \\u escape needs four hex digits")
-          i += 6
-        } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2
-        else {
-          i++
-          return fail(`invalid escape ${e === undefined ? "at the end of the file" : `\\${e}`} in a string`)
-        }
-      } else if (c.charCodeAt(0) < 0x20) {
-        return fail("a control character (such as a raw line break) inside a string must be escaped")
-      } else i++
-    }
-    return fail("a string is not closed before the end of the file")
-  }
-
-  const number = (): JsonSyntaxError | undefined => {
-    if (text[i] === "-") i++
-    if (text[i] === "0") i++
-    else if (isDigit(text[i])) while (isDigit(text[i])) i++
-    else return fail(`expected a digit, found ${shown(text, i)}`)
-    if (text[i] === ".") {
-      i++
-      if (!isDigit(text[i])) return fail(`expected a digit after the decimal point, found ${shown(text, i)}`)
-      while (isDigit(text[i])) i++
-    }
-    if (text[i] === "e" || text[i] === "E") {
-      i++
-      if (text[i] === "+" || text[i] === "-") i++
-      if (!isDigit(text[i])) return fail(`expected a digit in the exponent, found ${shown(text, i)}`)
-      while (isDigit(text[i])) i++
-    }
-    return undefined
-  }
-
+  const s: Scanner = { text, i: 0, stack: [], mode: "value", afterComma: false }
   for (;;) {
-    while (isWs(text[i])) i++
-    const c = text[i]
-    if (mode === "value" || mode === "value-or-close") {
-      if (c === "]" && mode === "value-or-close") {
-        i++
-        stack.pop()
-        mode = "after"
-        continue
-      }
-      if (c === "]" && afterComma) return fail("a trailing comma before ']' is not allowed in JSON")
-      afterComma = false
-      if (c === "{") {
-        stack.push("object")
-        i++
-        mode = "key-or-close"
-        continue
-      }
-      if (c === "[") {
-        stack.push("array")
-        i++
-        mode = "value-or-close"
-        continue
-      }
-      let error: JsonSyntaxError | undefined
-      if (c === '"') error = string()
-      else if (c === "-" || isDigit(c)) error = number()
-      else {
-        const word = ["true", "false", "null"].find((w) => text.startsWith(w, i))
-        if (word === undefined) return fail(`expected a value, found ${shown(text, i)}`)
-        i += word.length
-      }
-      if (error !== undefined) return error
-      mode = "after"
-      continue
-    }
-    if (mode === "key" || mode === "key-or-close") {
-      if (c === "}" && mode === "key-or-close") {
-        i++
-        stack.pop()
-        mode = "after"
-        continue
-      }
-      if (c === "}") return fail("a trailing comma before '}' is not allowed in JSON")
-      if (c !== '"') return fail(`expected a property name in double quotes, found ${shown(text, i)}`)
-      afterComma = false
-      const error = string()
-      if (error !== undefined) return error
-      while (isWs(text[i])) i++
-      if (text[i] !== ":") return fail(`expected ':' after the property name, found ${shown(text, i)}`)
-      i++
-      mode = "value"
-      continue
-    }
-    // mode === "after": a value just ended
-    const top = stack[stack.length - 1]
-    if (top === undefined) {
-      return i < text.length
-        ? fail(`unexpected ${shown(text, i)} after the end of the JSON value`)
-        : undefined
-    }
-    if (c === ",") {
-      i++
-      afterComma = true
-      mode = top === "array" ? "value" : "key"
-      continue
-    }
-    if ((top === "array" && c === "]") || (top === "object" && c === "}")) {
-      i++
-      stack.pop()
-      continue
-    }
-    return fail(
-      top === "array"
-        ? `expected ',' or ']' after an array element, found ${shown(text, i)}`
-        : `expected ',' or '}' after a property value, found ${shown(text, i)}`
-    )
+    while (isWs(text[s.i])) s.i++
+    const c = text[s.i]
+    const step =
+      s.mode === "value" || s.mode === "value-or-close"
+        ? stepValue(s, c)
+        : s.mode === "key" || s.mode === "key-or-close"
+          ? stepKey(s, c)
+          : stepAfter(s, c)
+    if (step === "end") return undefined
+    if (step !== undefined) return step
   }
 }

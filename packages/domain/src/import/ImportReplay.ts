@@ -10,14 +10,15 @@
  */
 import { Result } from "effect"
 import type { EntityType } from "../model/EntityType.ts"
+import type { Scorecard } from "../model/Scorecard.ts"
 import { isoTimestamp } from "../model/Primitives.ts"
 import type { StoredScorecard } from "../ports/ScorecardRepository.ts"
 import { disagreement } from "../scoring/FiguresDisagree.ts"
 import { scoreEntity } from "../scoring/ScoreEntity.ts"
 import type { ImportContent, Located } from "./ImportDecode.ts"
-import type { ImportScorecard } from "./ImportFile.ts"
+import type { ImportPublication, ImportScorecard } from "./ImportFile.ts"
 import type { DraftStage, PlannedPublication } from "./ImportPlan.ts"
-import { type EntityIndex, idKey, type StoreView } from "./ImportStoreView.ts"
+import { type EntityIndex, idKey, type ResolvedEntity, type StoreView } from "./ImportStoreView.ts"
 
 export interface ImportedDraft {
   readonly item: Located<ImportScorecard>
@@ -38,39 +39,29 @@ const where = (item: Located<unknown>) => `${item.source} ${item.path}`
 
 export const versionKey = (entityId: string, version: number): string => `${idKey(entityId)}:${version}`
 
-export const replayPublications = (
-  content: ImportContent,
-  view: StoreView,
-  index: EntityIndex,
-  drafts: ReadonlyMap<string, ImportedDraft>,
-  report: Report
-): Replay => {
-  const publications: Array<PlannedPublication> = []
-  const stages = new Map<string, DraftStage>()
-  const seen = new Map<string, Located<unknown>>()
-  const latest = new Map<string, { version: number; at: number }>()
-  const composites = new Map<string, number | null>()
-  const brokenCards = content.broken.scorecards
-  const brokenEntities = content.broken.entities
+/** What the replay has played so far, and the inputs it reads. */
+interface ReplayState {
+  readonly content: ImportContent
+  readonly view: StoreView
+  readonly index: EntityIndex
+  readonly drafts: ReadonlyMap<string, ImportedDraft>
+  readonly report: Report
+  readonly publications: Array<PlannedPublication>
+  readonly stages: Map<string, DraftStage>
+  /** Each publication's `versionKey`, with the publication that holds it. */
+  readonly seen: Map<string, Located<unknown>>
+  /** By entity id key: the version and time of its latest publication replayed so far. */
+  readonly latest: Map<string, { version: number; at: number }>
+  /** By `type:id key`: the composite score of its latest publication replayed so far. */
+  readonly composites: Map<string, number | null>
+  /** By entity id key: the import's drafts of the entity, oldest version first. */
+  readonly draftsByEntity: ReadonlyMap<string, ReadonlyArray<ImportedDraft>>
+}
 
-  const latestOf = (entityId: string) => {
-    const key = idKey(entityId)
-    if (latest.has(key)) return latest.get(key)
-    const published = (view.scorecards.get(entityId) ?? []).find((s) => s.status === "published")
-    return published === undefined
-      ? undefined
-      : {
-          version: published.scorecard_version,
-          at: Date.parse(published.scorecard_published_at ?? "1970-01-01T00:00:00Z")
-        }
-  }
-  const compositeOf = (type: EntityType, slug: string): number | null => {
-    const e = index.resolve(type, slug)
-    if (e === undefined) return null
-    const key = `${type}:${idKey(e.id)}`
-    if (composites.has(key)) return composites.get(key) ?? null
-    return view.publishedComposites.get(key) ?? null
-  }
+/** The import's drafts grouped by entity (id key), oldest version first. */
+const groupDraftsByEntity = (
+  drafts: ReadonlyMap<string, ImportedDraft>
+): Map<string, Array<ImportedDraft>> => {
   const draftsByEntity = new Map<string, Array<ImportedDraft>>()
   for (const d of drafts.values()) {
     const key = idKey(d.draft.entity_id)
@@ -80,113 +71,220 @@ export const replayPublications = (
   }
   for (const list of draftsByEntity.values())
     list.sort((a, b) => a.draft.scorecard_version - b.draft.scorecard_version)
+  return draftsByEntity
+}
 
-  content.publications.forEach((item) => {
-    const p = item.value
-    const entity = index.resolve(p.entity_type, p.slug)
-    if (entity === undefined) {
-      if (!brokenEntities.has("*") && !brokenEntities.has(`${p.entity_type}:${p.slug}`))
-        report(item, ".slug", `no ${p.entity_type} with slug ${p.slug} in this import or in the database`)
-      return
-    }
-    const key = versionKey(entity.id, p.scorecard_version)
-    const twice = seen.get(key)
-    if (twice !== undefined) {
-      report(
-        item,
-        ".scorecard_version",
-        `version ${p.scorecard_version} of ${p.entity_type} ${p.slug} is already published by ${where(twice)}`
-      )
-      return
-    }
-    seen.set(key, item)
-    const stored = (view.scorecards.get(entity.id) ?? []).find(
-      (s) => s.scorecard_version === p.scorecard_version
-    )
-    const imported = drafts.get(key)
-    if (stored === undefined && imported === undefined) {
-      const brokenKey = `${p.entity_type}:${p.slug}:${p.scorecard_version}`
-      if (!brokenCards.has("*") && !brokenCards.has(brokenKey))
-        report(
-          item,
-          ".scorecard_version",
-          `${p.entity_type} ${p.slug} has no scorecard version ${p.scorecard_version} in this import or in the database`
-        )
-      return
-    }
-    const at = Date.parse(p.published_at)
-    const request = { entity_type: p.entity_type, slug: p.slug, reasoning: p.reasoning, actor: p.actor }
-    const planned = {
-      request,
-      entity_id: entity.id,
-      scorecard_version: p.scorecard_version,
-      published_at: at
-    }
-    if (stored !== undefined && stored.status !== "draft") {
-      publications.push({ ...planned, skip: true })
-      return
-    }
-    const previous = latestOf(entity.id)
-    if (previous !== undefined && p.scorecard_version <= previous.version) {
-      report(
-        item,
-        ".scorecard_version",
-        `version ${p.scorecard_version} is not newer than version ${previous.version}, published before it: publications go forward`
-      )
-    } else if (previous !== undefined && at < previous.at) {
-      report(
-        item,
-        ".published_at",
-        `published_at is earlier than the publication of version ${previous.version} (${isoTimestamp(previous.at)})`
-      )
-    }
-    const newer = (view.scorecards.get(entity.id) ?? []).find(
-      (s) => s.status === "draft" && s.scorecard_version > p.scorecard_version
-    )
-    if (newer !== undefined) {
-      report(
-        item,
-        ".scorecard_version",
-        `the database holds draft version ${newer.scorecard_version} of ${p.entity_type} ${p.slug}; the Publisher ` +
-          `publishes the latest draft, so it would publish that one instead of version ${p.scorecard_version}`
-      )
-    }
-    const draft = imported?.draft ?? (stored === undefined ? undefined : view.drafts.get(stored.id))
-    if (draft !== undefined) {
-      const dependencies = draft.dependencies.map((d) => ({
-        ...d,
-        composite_score: compositeOf(d.entity_type, d.slug)
-      }))
-      const scored = scoreEntity({
-        entity_type: p.entity_type,
-        categories: entity.categories,
-        answers: draft.answers,
-        domain_weights: draft.domain_weights,
-        dependencies
-      })
-      if (Result.isFailure(scored)) {
-        // An imported draft that cannot be scored is reported where it is defined.
-        if (imported === undefined)
-          report(item, ".scorecard_version", `the stored draft cannot be scored: ${scored.failure.message}`)
-      } else {
-        const refused = disagreement(draft, scored.success)
-        if (refused !== undefined) {
-          if (imported !== undefined) report(imported.item, ".composite_score", refused.message)
-          else report(item, ".scorecard_version", refused.message)
-        }
-        composites.set(`${p.entity_type}:${idKey(entity.id)}`, scored.success.composite_score)
+/** The latest publication of an entity: replayed by this import, else the stored one. */
+const latestOf = (state: ReplayState, entityId: string): { version: number; at: number } | undefined => {
+  const key = idKey(entityId)
+  if (state.latest.has(key)) return state.latest.get(key)
+  const published = (state.view.scorecards.get(entityId) ?? []).find((s) => s.status === "published")
+  return published === undefined
+    ? undefined
+    : {
+        version: published.scorecard_version,
+        at: Date.parse(published.scorecard_published_at ?? "1970-01-01T00:00:00Z")
       }
-    }
-    latest.set(idKey(entity.id), { version: p.scorecard_version, at })
-    const position = publications.length
-    for (const d of draftsByEntity.get(idKey(entity.id)) ?? []) {
-      const id = idKey(d.draft.id)
-      const staged = stages.get(id)
-      if (d.draft.scorecard_version <= p.scorecard_version && (staged === undefined || staged === "late"))
-        stages.set(id, { beforePublication: position })
-      else if (staged === undefined) stages.set(id, "late")
-    }
-    publications.push({ ...planned, skip: false })
+}
+
+/** The published composite of a dependency at this point of the replay (null when it has none). */
+const compositeOf = (state: ReplayState, type: EntityType, slug: string): number | null => {
+  const e = state.index.resolve(type, slug)
+  if (e === undefined) return null
+  const key = `${type}:${idKey(e.id)}`
+  if (state.composites.has(key)) return state.composites.get(key) ?? null
+  return state.view.publishedComposites.get(key) ?? null
+}
+
+/** A publication the replay can play: its entity and the scorecard it publishes. */
+interface Target {
+  readonly entity: ResolvedEntity
+  readonly stored: Scorecard | undefined
+  readonly imported: ImportedDraft | undefined
+}
+
+/**
+ * Finds the entity and the scorecard a publication names, reporting an
+ * unknown entity, a version published twice in the import, or a version
+ * neither the import nor the store holds; undefined when it cannot be played.
+ */
+const locate = (state: ReplayState, item: Located<ImportPublication>): Target | undefined => {
+  const p = item.value
+  const entity = state.index.resolve(p.entity_type, p.slug)
+  if (entity === undefined) {
+    const brokenEntities = state.content.broken.entities
+    if (!brokenEntities.has("*") && !brokenEntities.has(`${p.entity_type}:${p.slug}`))
+      state.report(item, ".slug", `no ${p.entity_type} with slug ${p.slug} in this import or in the database`)
+    return undefined
+  }
+  const key = versionKey(entity.id, p.scorecard_version)
+  const twice = state.seen.get(key)
+  if (twice !== undefined) {
+    state.report(
+      item,
+      ".scorecard_version",
+      `version ${p.scorecard_version} of ${p.entity_type} ${p.slug} is already published by ${where(twice)}`
+    )
+    return undefined
+  }
+  state.seen.set(key, item)
+  const stored = (state.view.scorecards.get(entity.id) ?? []).find(
+    (s) => s.scorecard_version === p.scorecard_version
+  )
+  const imported = state.drafts.get(key)
+  if (stored === undefined && imported === undefined) {
+    const brokenCards = state.content.broken.scorecards
+    const brokenKey = `${p.entity_type}:${p.slug}:${p.scorecard_version}`
+    if (!brokenCards.has("*") && !brokenCards.has(brokenKey))
+      state.report(
+        item,
+        ".scorecard_version",
+        `${p.entity_type} ${p.slug} has no scorecard version ${p.scorecard_version} in this import or in the database`
+      )
+    return undefined
+  }
+  return { entity, stored, imported }
+}
+
+/**
+ * Publications of an entity go forward in version and in time, and the
+ * published version must be the entity's latest draft (no newer stored draft).
+ */
+const checkOrder = (
+  state: ReplayState,
+  item: Located<ImportPublication>,
+  entity: ResolvedEntity,
+  at: number
+) => {
+  const p = item.value
+  const previous = latestOf(state, entity.id)
+  if (previous !== undefined && p.scorecard_version <= previous.version) {
+    state.report(
+      item,
+      ".scorecard_version",
+      `version ${p.scorecard_version} is not newer than version ${previous.version}, published before it: publications go forward`
+    )
+  } else if (previous !== undefined && at < previous.at) {
+    state.report(
+      item,
+      ".published_at",
+      `published_at is earlier than the publication of version ${previous.version} (${isoTimestamp(previous.at)})`
+    )
+  }
+  const newer = (state.view.scorecards.get(entity.id) ?? []).find(
+    (s) => s.status === "draft" && s.scorecard_version > p.scorecard_version
+  )
+  if (newer !== undefined) {
+    state.report(
+      item,
+      ".scorecard_version",
+      `the database holds draft version ${newer.scorecard_version} of ${p.entity_type} ${p.slug}; the Publisher ` +
+        `publishes the latest draft, so it would publish that one instead of version ${p.scorecard_version}`
+    )
+  }
+}
+
+/**
+ * Scores the published draft as the Publisher would, with its dependencies'
+ * composites at this point of the replay; reports figures it does not
+ * reproduce and records the entity's new composite.
+ */
+const replayScore = (state: ReplayState, item: Located<ImportPublication>, target: Target) => {
+  const p = item.value
+  const { entity, stored, imported } = target
+  const draft = imported?.draft ?? (stored === undefined ? undefined : state.view.drafts.get(stored.id))
+  if (draft === undefined) return
+  const dependencies = draft.dependencies.map((d) => ({
+    ...d,
+    composite_score: compositeOf(state, d.entity_type, d.slug)
+  }))
+  const scored = scoreEntity({
+    entity_type: p.entity_type,
+    categories: entity.categories,
+    answers: draft.answers,
+    domain_weights: draft.domain_weights,
+    dependencies
   })
-  return { publications, stages, published: new Set(seen.keys()) }
+  if (Result.isFailure(scored)) {
+    // An imported draft that cannot be scored is reported where it is defined.
+    if (imported === undefined)
+      state.report(item, ".scorecard_version", `the stored draft cannot be scored: ${scored.failure.message}`)
+  } else {
+    const refused = disagreement(draft, scored.success)
+    if (refused !== undefined) {
+      if (imported !== undefined) state.report(imported.item, ".composite_score", refused.message)
+      else state.report(item, ".scorecard_version", refused.message)
+    }
+    state.composites.set(`${p.entity_type}:${idKey(entity.id)}`, scored.success.composite_score)
+  }
+}
+
+/**
+ * Stages the entity's import drafts around the publication about to be
+ * planned: a draft up to the published version is saved before it (unless an
+ * earlier publication already needs it), a newer one late.
+ */
+const stageDrafts = (state: ReplayState, entity: ResolvedEntity, version: number) => {
+  const position = state.publications.length
+  for (const d of state.draftsByEntity.get(idKey(entity.id)) ?? []) {
+    const id = idKey(d.draft.id)
+    const staged = state.stages.get(id)
+    if (d.draft.scorecard_version <= version && (staged === undefined || staged === "late"))
+      state.stages.set(id, { beforePublication: position })
+    else if (staged === undefined) state.stages.set(id, "late")
+  }
+}
+
+/** Plays one publication: skipped when its version is already published, else checked, scored and planned. */
+const replayOne = (state: ReplayState, item: Located<ImportPublication>) => {
+  const target = locate(state, item)
+  if (target === undefined) return
+  const p = item.value
+  const { entity, stored } = target
+  const at = Date.parse(p.published_at)
+  const request = { entity_type: p.entity_type, slug: p.slug, reasoning: p.reasoning, actor: p.actor }
+  const planned = {
+    request,
+    entity_id: entity.id,
+    scorecard_version: p.scorecard_version,
+    published_at: at
+  }
+  if (stored !== undefined && stored.status !== "draft") {
+    state.publications.push({ ...planned, skip: true })
+    return
+  }
+  checkOrder(state, item, entity, at)
+  replayScore(state, item, target)
+  state.latest.set(idKey(entity.id), { version: p.scorecard_version, at })
+  stageDrafts(state, entity, p.scorecard_version)
+  state.publications.push({ ...planned, skip: false })
+}
+
+/**
+ * Plays the import's publications forward in file order, reporting every one
+ * the Publisher would refuse; the planned publications and when each draft is
+ * saved.
+ */
+export const replayPublications = (
+  content: ImportContent,
+  view: StoreView,
+  index: EntityIndex,
+  drafts: ReadonlyMap<string, ImportedDraft>,
+  report: Report
+): Replay => {
+  const state: ReplayState = {
+    content,
+    view,
+    index,
+    drafts,
+    report,
+    publications: [],
+    stages: new Map(),
+    seen: new Map(),
+    latest: new Map(),
+    composites: new Map(),
+    draftsByEntity: groupDraftsByEntity(drafts)
+  }
+  for (const item of content.publications) replayOne(state, item)
+  return { publications: state.publications, stages: state.stages, published: new Set(state.seen.keys()) }
 }

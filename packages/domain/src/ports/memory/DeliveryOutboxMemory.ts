@@ -38,104 +38,113 @@ const withAttempts = (entry: Entry): DeliveryWithAttempts => ({
 
 const newestFirst = (entries: Iterable<Entry>): Array<Entry> => [...entries].reverse()
 
+type Outbox = DeliveryOutbox["Service"]
+
+/** The memory's guarded writes: each applied where the stored delivery is still its `from`. */
+const guardedStore = (state: Ref.Ref<Entries>): TransitionStore => ({
+  read: (deliveryId) => Effect.map(Ref.get(state), (entries) => entries.get(deliveryId)?.delivery),
+  writeGuarded: (writes) =>
+    Ref.modify(state, (entries) => {
+      const next = new Map(entries)
+      const written = writes.map(({ from, to, attempt }) => {
+        const entry = next.get(from.delivery_id)
+        if (entry === undefined || !sameState(entry.delivery, from)) return undefined
+        const attempts = attempt === undefined ? entry.attempts : [...entry.attempts, attempt]
+        next.set(from.delivery_id, { delivery: to, attempts, leasedUntil: undefined })
+        return to
+      })
+      return [written, next] as const
+    })
+})
+
+/** What puts deliveries into the outbox and claims them: enqueue, enqueueClaimed, claimDue. */
+const queueing = (state: Ref.Ref<Entries>): Pick<Outbox, "enqueue" | "enqueueClaimed" | "claimDue"> => ({
+  enqueue: (deliveries) =>
+    Ref.update(state, (entries) => {
+      const next = new Map(entries)
+      for (const delivery of deliveries) {
+        if (!next.has(delivery.delivery_id)) {
+          next.set(delivery.delivery_id, { delivery, attempts: [], leasedUntil: undefined })
+        }
+      }
+      return next
+    }),
+
+  enqueueClaimed: (delivery, { at, leaseMs = DefaultLeaseMs }) =>
+    Effect.flatten(
+      Ref.modify(state, (entries): readonly [Effect.Effect<Delivery>, Entries] =>
+        entries.has(delivery.delivery_id)
+          ? [Effect.die(new Error(`delivery ${delivery.delivery_id} is already in the outbox`)), entries]
+          : [
+              Effect.succeed(delivery),
+              new Map(entries).set(delivery.delivery_id, {
+                delivery,
+                attempts: [],
+                leasedUntil: at + leaseMs
+              })
+            ]
+      )
+    ),
+
+  claimDue: ({ at, limit, leaseMs = DefaultLeaseMs }) =>
+    Ref.modify(state, (entries) => {
+      const claimable = [...entries.values()]
+        .filter((e) => isDue(e.delivery, at) && (e.leasedUntil === undefined || e.leasedUntil <= at))
+        .sort((a, b) => millisOf(a.delivery.next_attempt_at!) - millisOf(b.delivery.next_attempt_at!))
+        .slice(0, Math.max(0, limit))
+      const next = new Map(entries)
+      for (const e of claimable) next.set(e.delivery.delivery_id, { ...e, leasedUntil: at + leaseMs })
+      return [claimable.map((e) => e.delivery), next] as const
+    })
+})
+
+/** The reads: one delivery with its attempts, a rule's deliveries, the failed ones; newest first. */
+const reads = (state: Ref.Ref<Entries>): Pick<Outbox, "get" | "listByRule" | "listFailed"> => ({
+  get: (deliveryId) =>
+    Effect.flatMap(Ref.get(state), (entries) => {
+      const entry = entries.get(deliveryId)
+      return entry === undefined
+        ? Effect.fail(new DeliveryNotFound({ delivery_id: deliveryId }))
+        : Effect.succeed(withAttempts(entry))
+    }),
+
+  listByRule: (ruleId, options) =>
+    Effect.map(Ref.get(state), (entries) =>
+      newestFirst(entries.values())
+        .filter((e) => e.delivery.rule_id === ruleId)
+        .slice(0, options?.limit ?? Number.POSITIVE_INFINITY)
+        .map(withAttempts)
+    ),
+
+  listFailed: (options) =>
+    Effect.map(Ref.get(state), (entries) =>
+      newestFirst(entries.values())
+        .filter(
+          (e) =>
+            e.delivery.status === "failed" &&
+            (options?.ruleIds === undefined || options.ruleIds.includes(e.delivery.rule_id))
+        )
+        .slice(0, options?.limit ?? Number.POSITIVE_INFINITY)
+        .map((e) => e.delivery)
+    )
+})
+
+/** An empty outbox in a Ref; attempts and refires go through the domain's transitions on `RetryPolicy`. */
 function makeMemory() {
   return Effect.gen(function* () {
     const policy = yield* RetryPolicy
     const state = yield* Ref.make<Entries>(new Map())
-
-    /** The memory's guarded writes: each applied where the stored delivery is still its `from`. */
-    const store: TransitionStore = {
-      read: (deliveryId) => Effect.map(Ref.get(state), (entries) => entries.get(deliveryId)?.delivery),
-      writeGuarded: (writes) =>
-        Ref.modify(state, (entries) => {
-          const next = new Map(entries)
-          const written = writes.map(({ from, to, attempt }) => {
-            const entry = next.get(from.delivery_id)
-            if (entry === undefined || !sameState(entry.delivery, from)) return undefined
-            const attempts = attempt === undefined ? entry.attempts : [...entry.attempts, attempt]
-            next.set(from.delivery_id, { delivery: to, attempts, leasedUntil: undefined })
-            return to
-          })
-          return [written, next] as const
-        })
-    }
-
+    const store = guardedStore(state)
     const recordAll = (attempts: ReadonlyArray<AttemptToRecord>) => recordAttempts(store, policy, attempts)
 
     return DeliveryOutbox.of({
-      enqueue: (deliveries) =>
-        Ref.update(state, (entries) => {
-          const next = new Map(entries)
-          for (const delivery of deliveries) {
-            if (!next.has(delivery.delivery_id)) {
-              next.set(delivery.delivery_id, { delivery, attempts: [], leasedUntil: undefined })
-            }
-          }
-          return next
-        }),
-
-      enqueueClaimed: (delivery, { at, leaseMs = DefaultLeaseMs }) =>
-        Effect.flatten(
-          Ref.modify(state, (entries): readonly [Effect.Effect<Delivery>, Entries] =>
-            entries.has(delivery.delivery_id)
-              ? [Effect.die(new Error(`delivery ${delivery.delivery_id} is already in the outbox`)), entries]
-              : [
-                  Effect.succeed(delivery),
-                  new Map(entries).set(delivery.delivery_id, {
-                    delivery,
-                    attempts: [],
-                    leasedUntil: at + leaseMs
-                  })
-                ]
-          )
-        ),
-
-      claimDue: ({ at, limit, leaseMs = DefaultLeaseMs }) =>
-        Ref.modify(state, (entries) => {
-          const claimable = [...entries.values()]
-            .filter((e) => isDue(e.delivery, at) && (e.leasedUntil === undefined || e.leasedUntil <= at))
-            .sort((a, b) => millisOf(a.delivery.next_attempt_at!) - millisOf(b.delivery.next_attempt_at!))
-            .slice(0, Math.max(0, limit))
-          const next = new Map(entries)
-          for (const e of claimable) next.set(e.delivery.delivery_id, { ...e, leasedUntil: at + leaseMs })
-          return [claimable.map((e) => e.delivery), next] as const
-        }),
-
+      ...queueing(state),
       recordAttempt: (claimed, input) =>
         Effect.flatMap(recordAll([{ claimed, input }]), ([result]) =>
           Result.isSuccess(result!) ? Effect.succeed(result.success) : Effect.fail(result!.failure)
         ),
-
       recordAttempts: recordAll,
-
-      get: (deliveryId) =>
-        Effect.flatMap(Ref.get(state), (entries) => {
-          const entry = entries.get(deliveryId)
-          return entry === undefined
-            ? Effect.fail(new DeliveryNotFound({ delivery_id: deliveryId }))
-            : Effect.succeed(withAttempts(entry))
-        }),
-
-      listByRule: (ruleId, options) =>
-        Effect.map(Ref.get(state), (entries) =>
-          newestFirst(entries.values())
-            .filter((e) => e.delivery.rule_id === ruleId)
-            .slice(0, options?.limit ?? Number.POSITIVE_INFINITY)
-            .map(withAttempts)
-        ),
-
-      listFailed: (options) =>
-        Effect.map(Ref.get(state), (entries) =>
-          newestFirst(entries.values())
-            .filter(
-              (e) =>
-                e.delivery.status === "failed" &&
-                (options?.ruleIds === undefined || options.ruleIds.includes(e.delivery.rule_id))
-            )
-            .slice(0, options?.limit ?? Number.POSITIVE_INFINITY)
-            .map((e) => e.delivery)
-        ),
-
+      ...reads(state),
       refire: (deliveryId, at) => Effect.flatMap(refireStored(store, deliveryId, at), Effect.fromResult)
     })
   })
