@@ -7,8 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { IncidentFeedQuery, type IncidentReport, isoOfMillis } from "@ratings/domain/model/Incident"
-import { IncidentService } from "@ratings/domain/services/IncidentService"
+import { IncidentFeedQuery, type IncidentReport, isoOfMillis } from "../../../src/model/Incident.ts"
+import { IncidentService } from "../../../src/services/IncidentService.ts"
 import { pair, ProtocolRating, report, T0, VictimAddress } from "./events-incident-fixtures.ts"
 
 const everyTier = Schema.decodeUnknownSync(IncidentFeedQuery)({ min_status: "rumored" })

@@ -2,7 +2,7 @@
  * The behaviour of the ApiKeyRepository port, run against every implementation.
  */
 import { assert } from "@effect/vitest"
-import { ApiKeyRepository, type NewApiKey } from "@ratings/domain/ports/ApiKeyRepository"
+import { ApiKeyRepository, type NewApiKey } from "../../../src/ports/ApiKeyRepository.ts"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 import { T0, T1, T2 } from "./ratings-fixtures.ts"

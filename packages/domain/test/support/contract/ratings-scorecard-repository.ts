@@ -4,8 +4,8 @@
  * scorecard's entity to exist, the memory store does not mind.
  */
 import { assert } from "@effect/vitest"
-import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
-import { ScorecardRepository, toListFields } from "@ratings/domain/ports/ScorecardRepository"
+import { EntityRepository, type StoredEntity } from "../../../src/ports/EntityRepository.ts"
+import { ScorecardRepository, toListFields } from "../../../src/ports/ScorecardRepository.ts"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 import { entity, historyOf, scorecard, T1, T2, uuid } from "./ratings-fixtures.ts"

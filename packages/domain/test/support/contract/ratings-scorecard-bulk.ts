@@ -4,13 +4,13 @@
  * in order, which these tests check by running both and comparing.
  */
 import { assert } from "@effect/vitest"
-import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
+import { EntityRepository, type StoredEntity } from "../../../src/ports/EntityRepository.ts"
 import {
   type PublishRecord,
   ScorecardRepository,
   type StoredScorecard,
   toListFields
-} from "@ratings/domain/ports/ScorecardRepository"
+} from "../../../src/ports/ScorecardRepository.ts"
 import { Effect, Exit, Option } from "effect"
 import { answer, entity, historyOf, scorecard, T1, T2, uuid } from "./ratings-fixtures.ts"
 import { contract, type Target } from "./ratings-harness.ts"

@@ -5,8 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, type Layer } from "effect"
-import type { AlertRuleRecord, MatchableEvent } from "@ratings/domain/model/AlertRule"
-import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
+import type { AlertRuleRecord, MatchableEvent } from "../../../src/model/AlertRule.ts"
+import { AlertRuleRepository } from "../../../src/ports/AlertRuleRepository.ts"
 
 export const rule = (
   id: string,

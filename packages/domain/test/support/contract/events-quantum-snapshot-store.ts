@@ -5,11 +5,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
-import type { QuantumRow } from "@ratings/domain/model/Quantum"
-import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
-import type { StoreError } from "@ratings/domain/ports/StoreError"
-import { MaxQuantumRows } from "@ratings/domain/quantum/QuantumRows"
-import { makeSnapshot, type QuantumSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
+import type { QuantumRow } from "../../../src/model/Quantum.ts"
+import { QuantumSnapshotStore } from "../../../src/ports/QuantumSnapshotStore.ts"
+import type { StoreError } from "../../../src/ports/StoreError.ts"
+import { MaxQuantumRows } from "../../../src/quantum/QuantumRows.ts"
+import { makeSnapshot, type QuantumSnapshot } from "../../../src/quantum/QuantumSnapshot.ts"
 
 const T0 = Date.parse("2026-08-01T00:00:00Z")
 const HOUR = 3_600_000

@@ -6,12 +6,12 @@
  * in-memory ones and on Postgres (PgPublisherVisibility.test.ts).
  */
 import { assert } from "@effect/vitest"
-import type { EntityStatus } from "@ratings/domain/model/Entity"
-import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
-import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
-import { ScorecardRepository, type StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
-import { Publisher } from "@ratings/domain/services/Publisher"
+import type { EntityStatus } from "../../../src/model/Entity.ts"
+import { AlertRuleRepository } from "../../../src/ports/AlertRuleRepository.ts"
+import { DeliveryOutbox } from "../../../src/ports/DeliveryOutbox.ts"
+import { EntityRepository, type StoredEntity } from "../../../src/ports/EntityRepository.ts"
+import { ScorecardRepository, type StoredScorecard } from "../../../src/ports/ScorecardRepository.ts"
+import { Publisher } from "../../../src/services/Publisher.ts"
 import { Effect, Option } from "effect"
 import { answer, entity, scorecard, T0, uuid } from "./ratings-fixtures.ts"
 import { contract, type Target } from "./ratings-harness.ts"

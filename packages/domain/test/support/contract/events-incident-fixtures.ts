@@ -4,14 +4,14 @@
  * whichever store backs `RatedProtocols`.
  */
 import { Context, type Effect } from "effect"
-import { toServed } from "@ratings/domain/incidents/IncidentLifecycle"
-import type { IncidentTier } from "@ratings/domain/incidents/IncidentTier"
+import { toServed } from "../../../src/incidents/IncidentLifecycle.ts"
+import type { IncidentTier } from "../../../src/incidents/IncidentTier.ts"
 import {
   type Incident,
   type IncidentRecord,
   type IncidentReport,
   isoOfMillis
-} from "@ratings/domain/model/Incident"
+} from "../../../src/model/Incident.ts"
 
 export const T0 = Date.parse("2026-08-01T00:00:00Z")
 export const HOUR = 60 * 60 * 1000

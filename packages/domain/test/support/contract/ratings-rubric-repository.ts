@@ -2,9 +2,9 @@
  * The behaviour of the RubricRepository port, run against every implementation.
  */
 import { assert } from "@effect/vitest"
-import type { EntityType } from "@ratings/domain/model/EntityType"
-import type { Question } from "@ratings/domain/model/Question"
-import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
+import type { EntityType } from "../../../src/model/EntityType.ts"
+import type { Question } from "../../../src/model/Question.ts"
+import { RubricRepository } from "../../../src/ports/RubricRepository.ts"
 import { Effect } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 

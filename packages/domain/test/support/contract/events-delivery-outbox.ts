@@ -7,10 +7,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, type Layer, Result } from "effect"
-import { type Delivery, millisOf, noResponse, responded } from "@ratings/domain/model/Delivery"
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
-import { newDelivery } from "@ratings/domain/webhooks/DeliveryStateMachine"
-import { RetryOffsetsMs } from "@ratings/domain/webhooks/RetrySchedule"
+import { type Delivery, millisOf, noResponse, responded } from "../../../src/model/Delivery.ts"
+import { DeliveryOutbox } from "../../../src/ports/DeliveryOutbox.ts"
+import { newDelivery } from "../../../src/webhooks/DeliveryStateMachine.ts"
+import { RetryOffsetsMs } from "../../../src/webhooks/RetrySchedule.ts"
 
 export const SECOND = 1_000
 export const HOUR = 3_600 * SECOND

@@ -4,8 +4,8 @@
  * against every implementation.
  */
 import { assert } from "@effect/vitest"
-import { isoTimestamp } from "@ratings/domain/model/Primitives"
-import { ExportLog, type ExportRecord } from "@ratings/domain/ports/ExportLog"
+import { isoTimestamp } from "../../../src/model/Primitives.ts"
+import { ExportLog, type ExportRecord } from "../../../src/ports/ExportLog.ts"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 import { uuid } from "./ratings-fixtures.ts"
