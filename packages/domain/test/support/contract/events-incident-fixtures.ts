@@ -27,7 +27,7 @@ export class ProtocolRating extends Context.Service<
       protocols: ReadonlyArray<{ readonly slug: string; readonly name: string }>
     ) => Effect.Effect<void, unknown>
   }
->()("@ratings/adapters-sql/test/ProtocolRating") {}
+>()("@ratings/domain/test-support/ProtocolRating") {}
 
 type Mutable<T> = { -readonly [K in keyof T]?: T[K] }
 
