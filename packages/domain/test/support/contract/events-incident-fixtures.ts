@@ -1,7 +1,10 @@
 /**
- * Builders shared by the incident contract tests: served items, the stored
+ * Builders shared by the incident contract tests (and the domain's incident
+ * tests, through incidents/IncidentFixtures.ts): served items, the stored
  * records they come from, reports, and a test-only port to rate protocols in
- * whichever store backs `RatedProtocols`.
+ * whichever store backs `RatedProtocols` (in memory: the domain's
+ * test/ports/memory/IncidentRepositoryMemory.test.ts; in Postgres:
+ * adapters-sql's PgIncidentRepository.test.ts).
  */
 import { Context, type Effect } from "effect"
 import { toServed } from "../../../src/incidents/IncidentLifecycle.ts"

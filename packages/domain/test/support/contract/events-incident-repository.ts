@@ -1,6 +1,8 @@
 /**
  * The behaviour of the IncidentRepository port, written once and run against
- * every implementation (the domain's layerMemory and the Postgres adapter).
+ * every implementation: the domain's layerMemory in
+ * test/ports/memory/IncidentRepositoryMemory.test.ts, the Postgres adapter in
+ * adapters-sql's PgIncidentRepository.test.ts.
  * The feed cases are those of the domain's IncidentFeed test, and every feed
  * answer is also checked against the pure `feedPage` over the same items, the
  * reference both stores must agree with. Each test gets a fresh, empty store.

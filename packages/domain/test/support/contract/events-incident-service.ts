@@ -2,7 +2,9 @@
  * The domain's incident use cases (ingest and feed) run over a repository
  * implementation: the same scenarios as the domain's IncidentService test, so
  * a store that stores, finds or feeds differently from memory shows up as a
- * different ingest outcome or feed. Each test gets fresh stores.
+ * different ingest outcome or feed. Run over memory in the domain's
+ * test/ports/memory/IncidentRepositoryMemory.test.ts and over Postgres in
+ * adapters-sql's PgIncidentRepository.test.ts. Each test gets fresh stores.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Schema } from "effect"

@@ -1,7 +1,9 @@
 /**
  * The behaviour of the QuantumSnapshotStore port, written once and run against
- * every implementation (the domain's layerMemory and the Postgres adapter), so
- * the two cannot drift. Each test gets a fresh, empty store from `makeLayer`.
+ * every implementation, so they cannot drift: the domain's layerMemory in
+ * test/ports/memory/QuantumSnapshotStoreMemory.test.ts, the Postgres adapter in
+ * adapters-sql's PgQuantumSnapshotStore.test.ts. Each test gets a fresh, empty
+ * store from `makeLayer`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"

@@ -1,5 +1,7 @@
 /**
- * The behaviour of the ApiKeyRepository port, run against every implementation.
+ * The behaviour of the ApiKeyRepository port, run against every implementation: over
+ * memory in the domain's test/ports/memory/ApiKeyRepositoryMemory.test.ts, over
+ * Postgres in adapters-sql's PgApiKeyRepository.test.ts.
  */
 import { assert } from "@effect/vitest"
 import { ApiKeyRepository, type NewApiKey } from "../../../src/ports/ApiKeyRepository.ts"

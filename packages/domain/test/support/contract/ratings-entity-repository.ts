@@ -1,7 +1,10 @@
 /**
  * The behaviour of the EntityRepository port (spec part 2 "Visibility", part 4
  * "List query parameters", the rules of access/ListFilter.ts), run against
- * every implementation. The list cases mirror packages/domain/test/access/ListFilter.test.ts.
+ * every implementation: over memory in the domain's
+ * test/ports/memory/EntityRepositoryMemory.test.ts, over Postgres in
+ * adapters-sql's PgEntityRepository.test.ts. The list cases mirror the pure
+ * rules' own cases in test/access/ListFilter.test.ts.
  */
 import { assert } from "@effect/vitest"
 import { type EntityListQuery, ListParameters } from "../../../src/access/ListFilter.ts"

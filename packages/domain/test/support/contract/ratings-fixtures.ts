@@ -3,6 +3,8 @@
  * form the database gives back (the service's wire form, `isoTimestamp`: UTC,
  * `+00:00`, a six-digit fraction when there is one), so one expected value holds
  * for every implementation; the Postgres tests check the other forms on their own.
+ * The domain's use-case tests take `entity` and `T0` from here too
+ * (services/fixtures.ts).
  */
 import type { EntityRecord } from "../../../src/model/Entity.ts"
 import type { EntityType } from "../../../src/model/EntityType.ts"

@@ -3,8 +3,9 @@
  * readable (its status, is_private or is_active) announces its published
  * rating once, as `ratings status` does, in the import's transaction, and
  * says nothing of an entity that stays hidden or becomes hidden. Written once
- * over the Importer's ports and run on the in-memory ones and on Postgres
- * (PgImportVisibility.test.ts).
+ * over the Importer's ports and run on the in-memory ones (the domain's
+ * services/ImportVisibility.test.ts) and on Postgres (adapters-sql's
+ * PgImportVisibility.test.ts).
  */
 import { assert } from "@effect/vitest"
 import type { ImportSource } from "../../../src/import/ImportJsonText.ts"

@@ -3,7 +3,8 @@
  * could read through the API at that moment (published, active, not private),
  * and an entity moved through its statuses announces its rating once, when it
  * becomes readable. Written once over the Publisher's ports and run on the
- * in-memory ones and on Postgres (PgPublisherVisibility.test.ts).
+ * in-memory ones (the domain's services/PublisherVisibility.test.ts) and on
+ * Postgres (adapters-sql's PgPublisherVisibility.test.ts).
  */
 import { assert } from "@effect/vitest"
 import type { EntityStatus } from "../../../src/model/Entity.ts"

@@ -1,5 +1,7 @@
 /**
- * The behaviour of the RubricRepository port, run against every implementation.
+ * The behaviour of the RubricRepository port, run against every implementation: over
+ * memory in the domain's test/ports/memory/RubricRepositoryMemory.test.ts, over
+ * Postgres in adapters-sql's PgRubricRepository.test.ts.
  */
 import { assert } from "@effect/vitest"
 import type { EntityType } from "../../../src/model/EntityType.ts"

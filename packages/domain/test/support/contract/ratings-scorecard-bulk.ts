@@ -1,7 +1,9 @@
 /**
  * The bulk methods of the ScorecardRepository port, run against every
  * implementation: each must behave as its one-at-a-time counterpart applied
- * in order, which these tests check by running both and comparing.
+ * in order, which these tests check by running both and comparing. Over
+ * memory in the domain's test/ports/memory/ScorecardRepositoryMemory.test.ts,
+ * over Postgres in adapters-sql's PgScorecardRepository.test.ts.
  */
 import { assert } from "@effect/vitest"
 import { EntityRepository, type StoredEntity } from "../../../src/ports/EntityRepository.ts"

@@ -1,7 +1,10 @@
 /**
  * The behaviour of the ScorecardRepository port, run against every
- * implementation. Entities are stored first: the database requires a
- * scorecard's entity to exist, the memory store does not mind.
+ * implementation (over memory in the domain's
+ * test/ports/memory/ScorecardRepositoryMemory.test.ts, over Postgres in
+ * adapters-sql's PgScorecardRepository.test.ts). Entities are stored first:
+ * the database requires a scorecard's entity to exist, the memory store does
+ * not mind.
  */
 import { assert } from "@effect/vitest"
 import { EntityRepository, type StoredEntity } from "../../../src/ports/EntityRepository.ts"
