@@ -13,7 +13,7 @@ import * as EmbeddedPostgres from "../src/EmbeddedPostgres.ts"
 import * as PgDatabase from "../src/PgDatabase.ts"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
-import { entity, scorecard } from "./contract/ratings-fixtures.ts"
+import { entity, scorecard } from "@ratings/domain/test-support/contract/ratings-fixtures"
 
 const dir = join(import.meta.dirname, "..", "..", "..", ".tmp", `embedded-test-${process.pid}-${Date.now()}`)
 

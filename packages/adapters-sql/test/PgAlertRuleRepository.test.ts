@@ -4,10 +4,13 @@ import { SqlClient } from "effect/sql"
 import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import * as PgAlertRuleRepository from "../src/PgAlertRuleRepository.ts"
 import { SecretBox } from "../src/SecretBox.ts"
-import { alertRuleRepositoryContract, rule, ruleId } from "./contract/events-alert-rule-repository.ts"
-import { secondConnection, sharedDatabase } from "./contract/events-database.ts"
+import {
+  alertRuleRepositoryContract,
+  rule,
+  ruleId
+} from "@ratings/domain/test-support/contract/events-alert-rule-repository"
+import { secondConnection, sharedDatabase } from "./PostgresTarget.ts"
 import { TestDatabase } from "./TestDatabase.ts"
-import { AlertRuleRepositoryMemory } from "@ratings/domain/ports/memory/AlertRuleRepositoryMemory"
 
 const serverKey = Buffer.alloc(32, 3).toString("base64")
 const otherServerKey = Buffer.alloc(32, 4).toString("base64")
@@ -15,7 +18,6 @@ const otherServerKey = Buffer.alloc(32, 4).toString("base64")
 /** One database for the file, emptied before each contract test. */
 const database = sharedDatabase(["alert_rules"])
 
-alertRuleRepositoryContract("layerMemory", () => AlertRuleRepositoryMemory.layer)
 alertRuleRepositoryContract("PgAlertRuleRepository", () =>
   PgAlertRuleRepository.layer.pipe(Layer.provide(Layer.merge(database, SecretBox.layerRandom)))
 )

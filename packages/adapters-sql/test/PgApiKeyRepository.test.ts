@@ -3,12 +3,13 @@ import { PgClient } from "@effect/sql-pg"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Effect, Exit } from "effect"
 import * as PgApiKeyRepository from "../src/PgApiKeyRepository.ts"
-import { apiKeyRepositoryContract, newKey } from "./contract/ratings-api-key-repository.ts"
-import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
+import {
+  apiKeyRepositoryContract,
+  newKey
+} from "@ratings/domain/test-support/contract/ratings-api-key-repository"
+import { postgresTarget } from "./PostgresTarget.ts"
 import { TestDatabase } from "./TestDatabase.ts"
-import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
 
-apiKeyRepositoryContract(memoryTarget(ApiKeyRepositoryMemory.layer))
 apiKeyRepositoryContract(postgresTarget(PgApiKeyRepository.layer))
 
 const failureText = (exit: Exit.Exit<unknown, unknown>) => (Exit.isFailure(exit) ? String(exit.cause) : "")

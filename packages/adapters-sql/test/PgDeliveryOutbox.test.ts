@@ -5,7 +5,7 @@ import { millisOf, responded } from "@ratings/domain/model/Delivery"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import * as PgDeliveryOutbox from "../src/PgDeliveryOutbox.ts"
-import { otherProcessClient, secondConnection, sharedDatabase } from "./contract/events-database.ts"
+import { otherProcessClient, secondConnection, sharedDatabase } from "./PostgresTarget.ts"
 import {
   delivery,
   deliveryId,
@@ -13,14 +13,12 @@ import {
   RULE,
   SECOND,
   T0
-} from "./contract/events-delivery-outbox.ts"
+} from "@ratings/domain/test-support/contract/events-delivery-outbox"
 import { TestDatabase } from "./TestDatabase.ts"
-import { DeliveryOutboxMemory } from "@ratings/domain/ports/memory/DeliveryOutboxMemory"
 
 /** One database for the file, emptied before each contract test. */
 const database = sharedDatabase(["webhook_deliveries", "webhook_delivery_attempts"])
 
-deliveryOutboxContract("layerMemory", () => DeliveryOutboxMemory.layer)
 deliveryOutboxContract("PgDeliveryOutbox", () => PgDeliveryOutbox.layer.pipe(Layer.provide(database)))
 
 const truncate = Effect.gen(function* () {

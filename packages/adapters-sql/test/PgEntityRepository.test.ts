@@ -4,13 +4,11 @@ import type { EntityListQuery } from "@ratings/domain/access/ListFilter"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { Effect, Exit, Option } from "effect"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
-import { entityRepositoryContract } from "./contract/ratings-entity-repository.ts"
-import { entity, T0, T1 } from "./contract/ratings-fixtures.ts"
-import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
+import { entityRepositoryContract } from "@ratings/domain/test-support/contract/ratings-entity-repository"
+import { entity, T0, T1 } from "@ratings/domain/test-support/contract/ratings-fixtures"
+import { postgresTarget } from "./PostgresTarget.ts"
 import { TestDatabase } from "./TestDatabase.ts"
-import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
 
-entityRepositoryContract(memoryTarget(EntityRepositoryMemory.layer()))
 entityRepositoryContract(postgresTarget(PgEntityRepository.layer))
 
 const publicList = {

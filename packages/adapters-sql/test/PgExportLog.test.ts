@@ -3,13 +3,10 @@ import { PgClient } from "@effect/sql-pg"
 import { ExportLog } from "@ratings/domain/ports/ExportLog"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
 import * as PgExportLog from "../src/PgExportLog.ts"
-import { otherProcessClient } from "./contract/events-database.ts"
-import { exportLogContract, exportRecord } from "./contract/ratings-export-log.ts"
-import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
+import { otherProcessClient, postgresTarget } from "./PostgresTarget.ts"
+import { exportLogContract, exportRecord } from "@ratings/domain/test-support/contract/ratings-export-log"
 import { TestDatabase } from "./TestDatabase.ts"
-import { ExportLogMemory } from "@ratings/domain/ports/memory/ExportLogMemory"
 
-exportLogContract(memoryTarget(ExportLogMemory.layer))
 exportLogContract(postgresTarget(PgExportLog.layer))
 
 const windowStart = "2026-07-31T00:00:00.000Z"

@@ -1,7 +1,8 @@
 /**
  * An import's webhook events follow the entities' visibility (issue 13,
- * points 1 and 2) on both backends: the in-memory ports and the Postgres
- * adapters, through the Importer's bulk path.
+ * points 1 and 2) over the Postgres adapters, through the Importer's bulk
+ * path: the domain's shared contract, whose in-memory run is the domain's
+ * services/ImportVisibility.test.ts.
  */
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { Importer } from "@ratings/domain/services/Importer"
@@ -18,14 +19,11 @@ import * as PgRubricRepository from "../src/PgRubricRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import * as PgTransaction from "../src/PgTransaction.ts"
 import { SecretBox } from "../src/SecretBox.ts"
-import { importVisibilityContract } from "./contract/ratings-import-visibility.ts"
-import { memoryTarget } from "./contract/ratings-harness.ts"
+import { importVisibilityContract } from "@ratings/domain/test-support/contract/ratings-import-visibility"
 import { TestDatabase } from "./TestDatabase.ts"
 import { IdGeneratorMemory } from "@ratings/domain/ports/memory/IdGeneratorMemory"
 
 const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
-
-importVisibilityContract(memoryTarget(Importer.layerTest))
 
 importVisibilityContract({
   label: "Postgres",

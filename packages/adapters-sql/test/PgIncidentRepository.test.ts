@@ -1,35 +1,29 @@
 import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Option, Ref } from "effect"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { IdGenerator } from "@ratings/domain/ports/IdGenerator"
 import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
 import type { StoreError } from "@ratings/domain/ports/StoreError"
-import {
-  IncidentService,
-  RatedProtocols,
-  RatedProtocolsMemory
-} from "@ratings/domain/services/IncidentService"
+import { IncidentService, RatedProtocols } from "@ratings/domain/services/IncidentService"
 import WireTimestamps from "../src/migrations/0004_wire_timestamps.ts"
 import * as PgIncidentRepository from "../src/PgIncidentRepository.ts"
-import { otherProcessClient, sharedDatabase } from "./contract/events-database.ts"
-import { ProtocolRating, recordOf, report, served, uuid } from "./contract/events-incident-fixtures.ts"
-import { incidentRepositoryContract } from "./contract/events-incident-repository.ts"
-import { incidentServiceContract } from "./contract/events-incident-service.ts"
+import { otherProcessClient, sharedDatabase } from "./PostgresTarget.ts"
+import {
+  ProtocolRating,
+  recordOf,
+  report,
+  served,
+  uuid
+} from "@ratings/domain/test-support/contract/events-incident-fixtures"
+import { incidentRepositoryContract } from "@ratings/domain/test-support/contract/events-incident-repository"
+import { incidentServiceContract } from "@ratings/domain/test-support/contract/events-incident-service"
 import { TestDatabase } from "./TestDatabase.ts"
 import { IdGeneratorMemory } from "@ratings/domain/ports/memory/IdGeneratorMemory"
-import { IncidentRepositoryMemory } from "@ratings/domain/ports/memory/IncidentRepositoryMemory"
 
 // ---------------------------------------------------------------------------
-// Harnesses: the same contracts over memory and over Postgres
-
-const memoryRating = Layer.effect(
-  ProtocolRating,
-  Effect.gen(function* () {
-    const ref = yield* RatedProtocolsMemory
-    return ProtocolRating.of({ rate: (protocols) => Ref.set(ref, protocols) })
-  })
-).pipe(Layer.provideMerge(RatedProtocols.layerMemory))
+// The domain's shared contracts over Postgres (their in-memory run is the
+// domain's ports/memory/IncidentRepositoryMemory.test.ts)
 
 interface EntityRow {
   readonly slug: string
@@ -91,16 +85,10 @@ const database = sharedDatabase([
   "scorecards"
 ])
 
-incidentRepositoryContract("layerMemory", () => IncidentRepositoryMemory.layer)
 incidentRepositoryContract("PgIncidentRepository", () =>
   PgIncidentRepository.layer.pipe(Layer.provide(database))
 )
 
-incidentServiceContract("layerMemory", () =>
-  IncidentService.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(IncidentRepositoryMemory.layer, memoryRating, IdGeneratorMemory.layer))
-  )
-)
 incidentServiceContract("PgIncidentRepository", () =>
   IncidentService.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(pgIncidents, pgRating, IdGeneratorMemory.layer)),

@@ -1,6 +1,7 @@
 /**
  * The Publisher's visibility rules for webhook events (issue 13, points 1 and
- * 2) on both backends: the in-memory ports and the Postgres adapters.
+ * 2) over the Postgres adapters: the domain's shared contract, whose
+ * in-memory run is the domain's services/PublisherVisibility.test.ts.
  */
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { Publisher } from "@ratings/domain/services/Publisher"
@@ -13,37 +14,11 @@ import * as PgRubricRepository from "../src/PgRubricRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import * as PgTransaction from "../src/PgTransaction.ts"
 import { SecretBox } from "../src/SecretBox.ts"
-import { publisherVisibilityContract } from "./contract/ratings-publisher-visibility.ts"
-import { memoryTarget } from "./contract/ratings-harness.ts"
+import { publisherVisibilityContract } from "@ratings/domain/test-support/contract/ratings-publisher-visibility"
 import { TestDatabase } from "./TestDatabase.ts"
-import { AlertRuleRepositoryMemory } from "@ratings/domain/ports/memory/AlertRuleRepositoryMemory"
-import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
 import { IdGeneratorMemory } from "@ratings/domain/ports/memory/IdGeneratorMemory"
-import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
-import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
-import { TransactionMemory } from "@ratings/domain/ports/memory/TransactionMemory"
-import { DeliveryOutboxMemory } from "@ratings/domain/ports/memory/DeliveryOutboxMemory"
 
 const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
-
-publisherVisibilityContract(
-  memoryTarget(
-    Publisher.layer.pipe(
-      Layer.provideMerge(
-        Layer.mergeAll(
-          EntityRepositoryMemory.layer(),
-          ScorecardRepositoryMemory.layer(),
-          RubricRepositoryMemory.layer(),
-          AlertRuleRepositoryMemory.layer,
-          DeliveryOutboxMemory.layer,
-          IdGeneratorMemory.layer,
-          TransactionMemory.layer,
-          Scoring.layer
-        )
-      )
-    )
-  )
-)
 
 publisherVisibilityContract({
   label: "Postgres",

@@ -4,15 +4,17 @@ import { SqlClient } from "effect/sql"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
 import { MaxQuantumRows } from "@ratings/domain/quantum/QuantumRows"
 import * as PgQuantumSnapshotStore from "../src/PgQuantumSnapshotStore.ts"
-import { quantumSnapshotStoreContract, snapshotAt, tron } from "./contract/events-quantum-snapshot-store.ts"
+import {
+  quantumSnapshotStoreContract,
+  snapshotAt,
+  tron
+} from "@ratings/domain/test-support/contract/events-quantum-snapshot-store"
 import { TestDatabase } from "./TestDatabase.ts"
-import { secondConnection, sharedDatabase } from "./contract/events-database.ts"
-import { QuantumSnapshotStoreMemory } from "@ratings/domain/ports/memory/QuantumSnapshotStoreMemory"
+import { secondConnection, sharedDatabase } from "./PostgresTarget.ts"
 
 /** One database for the file, emptied before each contract test. */
 const database = sharedDatabase(["quantum_snapshots", "quantum_refresh_outcomes"])
 
-quantumSnapshotStoreContract("layerMemory", () => QuantumSnapshotStoreMemory.layer)
 quantumSnapshotStoreContract("PgQuantumSnapshotStore", () =>
   PgQuantumSnapshotStore.layer.pipe(Layer.provide(database))
 )

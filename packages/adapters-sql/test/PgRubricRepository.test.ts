@@ -3,12 +3,13 @@ import { PgClient } from "@effect/sql-pg"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { Effect, Exit } from "effect"
 import * as PgRubricRepository from "../src/PgRubricRepository.ts"
-import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
-import { question, rubricRepositoryContract } from "./contract/ratings-rubric-repository.ts"
+import {
+  question,
+  rubricRepositoryContract
+} from "@ratings/domain/test-support/contract/ratings-rubric-repository"
+import { postgresTarget } from "./PostgresTarget.ts"
 import { TestDatabase } from "./TestDatabase.ts"
-import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
 
-rubricRepositoryContract(memoryTarget(RubricRepositoryMemory.layer()))
 rubricRepositoryContract(postgresTarget(PgRubricRepository.layer))
 
 const failureText = (exit: Exit.Exit<unknown, unknown>) => (Exit.isFailure(exit) ? String(exit.cause) : "")

@@ -7,23 +7,15 @@ import * as PgCacheInvalidation from "../src/PgCacheInvalidation.ts"
 import { AllOfType, CacheInvalidation } from "../src/PgCacheInvalidation.ts"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
-import { entity, historyOf, scorecard, T2 } from "./contract/ratings-fixtures.ts"
-import { memoryTarget, postgresTarget } from "./contract/ratings-harness.ts"
-import { scorecardBulkContract } from "./contract/ratings-scorecard-bulk.ts"
-import { scorecardRepositoryContract } from "./contract/ratings-scorecard-repository.ts"
+import { entity, historyOf, scorecard, T2 } from "@ratings/domain/test-support/contract/ratings-fixtures"
+import { scorecardBulkContract } from "@ratings/domain/test-support/contract/ratings-scorecard-bulk"
+import { scorecardRepositoryContract } from "@ratings/domain/test-support/contract/ratings-scorecard-repository"
+import { postgresTarget } from "./PostgresTarget.ts"
 import { TestDatabase } from "./TestDatabase.ts"
-import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
-import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
 
 const postgres = Layer.merge(PgEntityRepository.layer, PgScorecardRepository.layer)
 
-scorecardRepositoryContract(
-  memoryTarget(Layer.merge(EntityRepositoryMemory.layer(), ScorecardRepositoryMemory.layer()))
-)
 scorecardRepositoryContract(postgresTarget(postgres))
-scorecardBulkContract(
-  memoryTarget(Layer.merge(EntityRepositoryMemory.layer(), ScorecardRepositoryMemory.layer()))
-)
 scorecardBulkContract(postgresTarget(postgres))
 
 const failureText = (exit: Exit.Exit<unknown, unknown>) => (Exit.isFailure(exit) ? String(exit.cause) : "")

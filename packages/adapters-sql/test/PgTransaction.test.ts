@@ -8,7 +8,7 @@ import { SqlClient, SqlError } from "effect/sql"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import * as PgTransaction from "../src/PgTransaction.ts"
-import { entity, scorecard } from "./contract/ratings-fixtures.ts"
+import { entity, scorecard } from "@ratings/domain/test-support/contract/ratings-fixtures"
 import { TestDatabase } from "./TestDatabase.ts"
 
 const ports = Layer.mergeAll(PgEntityRepository.layer, PgScorecardRepository.layer, PgTransaction.layer)

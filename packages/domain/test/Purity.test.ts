@@ -4,7 +4,7 @@
  * moment a dependency, a node: import or a bare import of anything else lands.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 
 const root = join(import.meta.dirname, "..")
@@ -59,6 +59,25 @@ describe("packages/domain purity", () => {
     const offenders = sourceFiles(join(root, "src")).filter((f) =>
       /\b(process\.|Buffer\.|require\(|__dirname)/.test(readFileSync(f, "utf8"))
     )
+    assert.deepStrictEqual(offenders, [])
+  })
+
+  it("the shared contract suites import only effect, @effect/vitest, fast-check and the domain: no database", () => {
+    const files = sourceFiles(join(root, "test", "support", "contract"))
+    assert.isAbove(files.length, 10)
+    const offenders: string[] = []
+    for (const file of files) {
+      for (const spec of specifiers(readFileSync(file, "utf8"))) {
+        const relative = spec.startsWith("./") || spec.startsWith("../")
+        const ok = relative
+          ? resolve(dirname(file), spec).startsWith(root + "/")
+          : spec === "effect" ||
+            (spec.startsWith("effect/") && !/^effect\/(http|http-api|sql|unstable)/.test(spec)) ||
+            spec === "@effect/vitest" ||
+            spec === "fast-check"
+        if (!ok) offenders.push(`${file.slice(root.length + 1)} imports ${spec}`)
+      }
+    }
     assert.deepStrictEqual(offenders, [])
   })
 

@@ -1,6 +1,8 @@
 /**
  * Builders shared by the incident tests: a valid report with overridable
- * fields, served items, and a lifecycle context with a counting matcher.
+ * fields and the time constants (both the incident contracts' own, from
+ * support/contract), served items, and a lifecycle context with a counting
+ * matcher.
  */
 import type { LifecycleContext } from "../../src/incidents/IncidentLifecycle.ts"
 import {
@@ -8,35 +10,11 @@ import {
   type ProtocolMatcher,
   type RatedProtocol
 } from "../../src/incidents/IncidentMatching.ts"
-import type { Incident, IncidentReport } from "../../src/model/Incident.ts"
+import type { Incident } from "../../src/model/Incident.ts"
+import { uuid } from "../support/contract/events-incident-fixtures.ts"
 
-export const T0 = Date.parse("2026-08-01T00:00:00Z")
-export const HOUR = 60 * 60 * 1000
-export const DAY = 24 * HOUR
-
-export const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
-
-type Overrides = { -readonly [K in keyof IncidentReport]?: IncidentReport[K] } & { readonly handle?: string }
-
-let nonceCounter = 0
-
-/** A report about the same Aave V3 hack unless overridden; each call gets a fresh nonce. */
-export const report = (overrides: Overrides = {}): IncidentReport => {
-  const { handle, ...rest } = overrides
-  nonceCounter += 1
-  return {
-    nonce: `nonce-${nonceCounter}`,
-    protocol_name: "Aave V3",
-    chain: "ethereum",
-    exploit_class: "REENTRANCY",
-    loss_estimate_usd: 1_000_000,
-    victim_addresses: ["0x1111111111111111111111111111111111111111"],
-    source: { handle: handle ?? "blockaid" },
-    claimed_tier: "rumored",
-    first_seen_at: "2026-08-01T00:00:00+00:00",
-    ...rest
-  }
-}
+/** The incident contracts' own: the hour constants, ids, and a report about the Aave V3 hack. */
+export { DAY, HOUR, report, T0, uuid } from "../support/contract/events-incident-fixtures.ts"
 
 export interface CountingMatcher {
   readonly matcher: ProtocolMatcher

@@ -1,55 +1,19 @@
 /**
- * Small, hand-built records for use-case tests over the in-memory ports.
+ * Small, hand-built records for use-case tests over the in-memory ports. The
+ * entity builder and the timestamp are the port contracts' own
+ * (support/contract/ratings-fixtures.ts); the scorecard here is smaller (one
+ * answer, one domain) than the contracts' and its figures are the ones these
+ * tests assert on.
  */
-import type { EntityRecord } from "../../src/model/Entity.ts"
-import type { EntityType } from "../../src/model/EntityType.ts"
 import type { StoredEntity } from "../../src/ports/EntityRepository.ts"
 import type { StoredScorecard } from "../../src/ports/ScorecardRepository.ts"
 
+import { T0 } from "../support/contract/ratings-fixtures.ts"
+
+export { entity, T0 } from "../support/contract/ratings-fixtures.ts"
+
 let counter = 0
 export const uuid = (n = ++counter) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
-
-export const T0 = "2026-08-01T00:00:00+00:00"
-
-export const entity = (
-  entity_type: EntityType,
-  slug: string,
-  over: Partial<Record<string, unknown>> = {}
-): StoredEntity => {
-  const base = {
-    id: uuid(),
-    name: slug
-      .split("-")
-      .map((w) => w[0]!.toUpperCase() + w.slice(1))
-      .join(" "),
-    slug,
-    status: "published",
-    categories: [],
-    chains: [{ slug: "ethereum", name: "Ethereum" }],
-    urls: {},
-    external_ids: {},
-    description: null,
-    is_active: true,
-    is_private: false,
-    created_at: T0,
-    updated_at: T0
-  }
-  const extra =
-    entity_type === "bridge"
-      ? {
-          signer_count: null,
-          signing_threshold: null,
-          has_message_attestation: true,
-          pause_mechanism: null,
-          validator_set_owner: null
-        }
-      : entity_type === "vault"
-        ? { curator_id: null, curator: null, is_framework: false }
-        : entity_type === "token"
-          ? { symbol: slug.toUpperCase(), chain: { slug: "ethereum", name: "Ethereum" } }
-          : {}
-  return { entity_type, record: { ...base, ...extra, ...over } as unknown as EntityRecord }
-}
 
 export const scorecard = (
   e: StoredEntity,

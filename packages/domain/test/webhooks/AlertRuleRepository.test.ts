@@ -1,25 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import type { AlertRuleRecord } from "../../src/model/AlertRule.ts"
 import { AlertRuleRepository } from "../../src/ports/AlertRuleRepository.ts"
 import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
+import { rule, ruleId } from "../support/contract/events-alert-rule-repository.ts"
 
-const rule = (id: string, account_id: string, overrides: Partial<AlertRuleRecord> = {}): AlertRuleRecord => ({
-  id,
-  account_id,
-  signing_key: `whsec_key-of-${id}`,
-  name: null,
-  entity_types: [],
-  slugs: [],
-  events: [],
-  channels: { webhook_url: `https://hooks.example.com/${id}` },
-  created_at: "2026-08-01T00:00:00+00:00",
-  ...overrides
-})
-
-const A1 = "00000000-0000-4000-8000-000000000001"
-const A2 = "00000000-0000-4000-8000-000000000002"
-const B1 = "00000000-0000-4000-8000-000000000003"
+const A1 = ruleId(1)
+const A2 = ruleId(2)
+const B1 = ruleId(3)
 
 describe("AlertRuleRepositoryMemory.layer", () => {
   it.effect("lists an account's rules without signing keys", () =>

@@ -1,24 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type Delivery, millisOf, responded } from "../../src/model/Delivery.ts"
+import { millisOf, responded } from "../../src/model/Delivery.ts"
 import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
-import { newDelivery } from "../../src/webhooks/DeliveryStateMachine.ts"
 import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
-
-const SECOND = 1_000
-const HOUR = 3_600 * SECOND
-const T0 = Date.UTC(2026, 7, 1)
-const RULE = "0b8e7d21-3c4f-4a59-8e6d-1f2a3b4c5d6e"
-const OTHER_RULE = "1c9f8e32-4d5a-4b6a-9f7e-2a3b4c5d6e7f"
-
-const delivery = (n: number, at = T0, rule_id = RULE): Delivery =>
-  newDelivery({
-    delivery_id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
-    rule_id,
-    event: "rating.changed",
-    body: `{"n":${n}}`,
-    at
-  })
+import { delivery, HOUR, OTHER_RULE, RULE, SECOND, T0 } from "../support/contract/events-delivery-outbox.ts"
 
 describe("DeliveryOutboxMemory.layer", () => {
   it.effect("claims due deliveries, earliest first, up to the limit; not yet due ones wait", () =>

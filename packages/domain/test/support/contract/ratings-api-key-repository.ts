@@ -1,8 +1,10 @@
 /**
- * The behaviour of the ApiKeyRepository port, run against every implementation.
+ * The behaviour of the ApiKeyRepository port, run against every implementation: over
+ * memory in the domain's test/ports/memory/ApiKeyRepositoryMemory.test.ts, over
+ * Postgres in adapters-sql's PgApiKeyRepository.test.ts.
  */
 import { assert } from "@effect/vitest"
-import { ApiKeyRepository, type NewApiKey } from "@ratings/domain/ports/ApiKeyRepository"
+import { ApiKeyRepository, type NewApiKey } from "../../../src/ports/ApiKeyRepository.ts"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 import { T0, T1, T2 } from "./ratings-fixtures.ts"

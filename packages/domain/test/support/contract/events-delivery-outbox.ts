@@ -1,16 +1,18 @@
 /**
  * The behaviour of the DeliveryOutbox port, written once and run against every
- * implementation (the domain's layerMemory and the Postgres adapter), so the
- * two cannot drift. The first five cases are those of the domain's own
- * DeliveryOutbox test; the rest pin down what the dispatcher and the
- * dashboard rely on. Each test gets a fresh, empty outbox.
+ * implementation, so they cannot drift: the domain's layerMemory in
+ * test/ports/memory/DeliveryOutboxMemory.test.ts, the Postgres adapter in
+ * adapters-sql's PgDeliveryOutbox.test.ts. The first five cases are those of
+ * the domain's webhooks/DeliveryOutbox.test.ts (which takes its fixtures from
+ * here); the rest pin down what the dispatcher and the dashboard rely on. Each
+ * test gets a fresh, empty outbox from `makeLayer`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, type Layer, Result } from "effect"
-import { type Delivery, millisOf, noResponse, responded } from "@ratings/domain/model/Delivery"
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
-import { newDelivery } from "@ratings/domain/webhooks/DeliveryStateMachine"
-import { RetryOffsetsMs } from "@ratings/domain/webhooks/RetrySchedule"
+import { type Delivery, millisOf, noResponse, responded } from "../../../src/model/Delivery.ts"
+import { DeliveryOutbox } from "../../../src/ports/DeliveryOutbox.ts"
+import { newDelivery } from "../../../src/webhooks/DeliveryStateMachine.ts"
+import { RetryOffsetsMs } from "../../../src/webhooks/RetrySchedule.ts"
 
 export const SECOND = 1_000
 export const HOUR = 3_600 * SECOND

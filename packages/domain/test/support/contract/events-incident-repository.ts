@@ -1,6 +1,8 @@
 /**
  * The behaviour of the IncidentRepository port, written once and run against
- * every implementation (the domain's layerMemory and the Postgres adapter).
+ * every implementation: the domain's layerMemory in
+ * test/ports/memory/IncidentRepositoryMemory.test.ts, the Postgres adapter in
+ * adapters-sql's PgIncidentRepository.test.ts.
  * The feed cases are those of the domain's IncidentFeed test, and every feed
  * answer is also checked against the pure `feedPage` over the same items, the
  * reference both stores must agree with. Each test gets a fresh, empty store.
@@ -8,11 +10,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Option, Result } from "effect"
 import * as fc from "fast-check"
-import { feedPage, type IncidentFeedFilter, toFeedFilter } from "@ratings/domain/incidents/IncidentFeed"
-import { AggregationWindowMillis } from "@ratings/domain/incidents/IncidentLifecycle"
-import { IncidentTiers } from "@ratings/domain/incidents/IncidentTier"
-import { type Incident, type IncidentRecord, isoOfMillis } from "@ratings/domain/model/Incident"
-import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
+import { feedPage, type IncidentFeedFilter, toFeedFilter } from "../../../src/incidents/IncidentFeed.ts"
+import { AggregationWindowMillis } from "../../../src/incidents/IncidentLifecycle.ts"
+import { IncidentTiers } from "../../../src/incidents/IncidentTier.ts"
+import { type Incident, type IncidentRecord, isoOfMillis } from "../../../src/model/Incident.ts"
+import { IncidentRepository } from "../../../src/ports/IncidentRepository.ts"
 import { DAY, HOUR, recordOf, report, served, T0, uuid, VictimAddress } from "./events-incident-fixtures.ts"
 
 const filter = (overrides: Partial<IncidentFeedFilter> = {}): IncidentFeedFilter => ({

@@ -1,10 +1,12 @@
 /**
- * The behaviour of the RubricRepository port, run against every implementation.
+ * The behaviour of the RubricRepository port, run against every implementation: over
+ * memory in the domain's test/ports/memory/RubricRepositoryMemory.test.ts, over
+ * Postgres in adapters-sql's PgRubricRepository.test.ts.
  */
 import { assert } from "@effect/vitest"
-import type { EntityType } from "@ratings/domain/model/EntityType"
-import type { Question } from "@ratings/domain/model/Question"
-import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
+import type { EntityType } from "../../../src/model/EntityType.ts"
+import type { Question } from "../../../src/model/Question.ts"
+import { RubricRepository } from "../../../src/ports/RubricRepository.ts"
 import { Effect } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 

@@ -1,15 +1,17 @@
 /**
  * The behaviour of the QuantumSnapshotStore port, written once and run against
- * every implementation (the domain's layerMemory and the Postgres adapter), so
- * the two cannot drift. Each test gets a fresh, empty store from `makeLayer`.
+ * every implementation, so they cannot drift: the domain's layerMemory in
+ * test/ports/memory/QuantumSnapshotStoreMemory.test.ts, the Postgres adapter in
+ * adapters-sql's PgQuantumSnapshotStore.test.ts. Each test gets a fresh, empty
+ * store from `makeLayer`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
-import type { QuantumRow } from "@ratings/domain/model/Quantum"
-import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
-import type { StoreError } from "@ratings/domain/ports/StoreError"
-import { MaxQuantumRows } from "@ratings/domain/quantum/QuantumRows"
-import { makeSnapshot, type QuantumSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
+import type { QuantumRow } from "../../../src/model/Quantum.ts"
+import { QuantumSnapshotStore } from "../../../src/ports/QuantumSnapshotStore.ts"
+import type { StoreError } from "../../../src/ports/StoreError.ts"
+import { MaxQuantumRows } from "../../../src/quantum/QuantumRows.ts"
+import { makeSnapshot, type QuantumSnapshot } from "../../../src/quantum/QuantumSnapshot.ts"
 
 const T0 = Date.parse("2026-08-01T00:00:00Z")
 const HOUR = 3_600_000

@@ -1,17 +1,20 @@
 /**
- * Builders shared by the incident contract tests: served items, the stored
+ * Builders shared by the incident contract tests (and the domain's incident
+ * tests, through incidents/IncidentFixtures.ts): served items, the stored
  * records they come from, reports, and a test-only port to rate protocols in
- * whichever store backs `RatedProtocols`.
+ * whichever store backs `RatedProtocols` (in memory: the domain's
+ * test/ports/memory/IncidentRepositoryMemory.test.ts; in Postgres:
+ * adapters-sql's PgIncidentRepository.test.ts).
  */
 import { Context, type Effect } from "effect"
-import { toServed } from "@ratings/domain/incidents/IncidentLifecycle"
-import type { IncidentTier } from "@ratings/domain/incidents/IncidentTier"
+import { toServed } from "../../../src/incidents/IncidentLifecycle.ts"
+import type { IncidentTier } from "../../../src/incidents/IncidentTier.ts"
 import {
   type Incident,
   type IncidentRecord,
   type IncidentReport,
   isoOfMillis
-} from "@ratings/domain/model/Incident"
+} from "../../../src/model/Incident.ts"
 
 export const T0 = Date.parse("2026-08-01T00:00:00Z")
 export const HOUR = 60 * 60 * 1000
@@ -27,7 +30,7 @@ export class ProtocolRating extends Context.Service<
       protocols: ReadonlyArray<{ readonly slug: string; readonly name: string }>
     ) => Effect.Effect<void, unknown>
   }
->()("@ratings/adapters-sql/test/ProtocolRating") {}
+>()("@ratings/domain/test-support/ProtocolRating") {}
 
 type Mutable<T> = { -readonly [K in keyof T]?: T[K] }
 

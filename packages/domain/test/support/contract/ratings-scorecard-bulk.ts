@@ -1,16 +1,18 @@
 /**
  * The bulk methods of the ScorecardRepository port, run against every
  * implementation: each must behave as its one-at-a-time counterpart applied
- * in order, which these tests check by running both and comparing.
+ * in order, which these tests check by running both and comparing. Over
+ * memory in the domain's test/ports/memory/ScorecardRepositoryMemory.test.ts,
+ * over Postgres in adapters-sql's PgScorecardRepository.test.ts.
  */
 import { assert } from "@effect/vitest"
-import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
+import { EntityRepository, type StoredEntity } from "../../../src/ports/EntityRepository.ts"
 import {
   type PublishRecord,
   ScorecardRepository,
   type StoredScorecard,
   toListFields
-} from "@ratings/domain/ports/ScorecardRepository"
+} from "../../../src/ports/ScorecardRepository.ts"
 import { Effect, Exit, Option } from "effect"
 import { answer, entity, historyOf, scorecard, T1, T2, uuid } from "./ratings-fixtures.ts"
 import { contract, type Target } from "./ratings-harness.ts"

@@ -3,16 +3,17 @@
  * readable (its status, is_private or is_active) announces its published
  * rating once, as `ratings status` does, in the import's transaction, and
  * says nothing of an entity that stays hidden or becomes hidden. Written once
- * over the Importer's ports and run on the in-memory ones and on Postgres
- * (PgImportVisibility.test.ts).
+ * over the Importer's ports and run on the in-memory ones (the domain's
+ * services/ImportVisibility.test.ts) and on Postgres (adapters-sql's
+ * PgImportVisibility.test.ts).
  */
 import { assert } from "@effect/vitest"
-import type { ImportSource } from "@ratings/domain/import/ImportJsonText"
-import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
-import type { EntityRepository } from "@ratings/domain/ports/EntityRepository"
-import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
-import { Importer } from "@ratings/domain/services/Importer"
+import type { ImportSource } from "../../../src/import/ImportJsonText.ts"
+import { AlertRuleRepository } from "../../../src/ports/AlertRuleRepository.ts"
+import { DeliveryOutbox } from "../../../src/ports/DeliveryOutbox.ts"
+import type { EntityRepository } from "../../../src/ports/EntityRepository.ts"
+import { ScorecardRepository } from "../../../src/ports/ScorecardRepository.ts"
+import { Importer } from "../../../src/services/Importer.ts"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 

@@ -1,11 +1,13 @@
 /**
  * The behaviour of the ExportLog port (spec part 8: 5 exports per rolling 24
  * hours, counted in the log that also records each export's watermark), run
- * against every implementation.
+ * against every implementation: over memory in the domain's
+ * test/ports/memory/ExportLogMemory.test.ts, over Postgres in adapters-sql's
+ * PgExportLog.test.ts.
  */
 import { assert } from "@effect/vitest"
-import { isoTimestamp } from "@ratings/domain/model/Primitives"
-import { ExportLog, type ExportRecord } from "@ratings/domain/ports/ExportLog"
+import { isoTimestamp } from "../../../src/model/Primitives.ts"
+import { ExportLog, type ExportRecord } from "../../../src/ports/ExportLog.ts"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 import { uuid } from "./ratings-fixtures.ts"

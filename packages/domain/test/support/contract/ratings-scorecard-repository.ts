@@ -1,11 +1,14 @@
 /**
  * The behaviour of the ScorecardRepository port, run against every
- * implementation. Entities are stored first: the database requires a
- * scorecard's entity to exist, the memory store does not mind.
+ * implementation (over memory in the domain's
+ * test/ports/memory/ScorecardRepositoryMemory.test.ts, over Postgres in
+ * adapters-sql's PgScorecardRepository.test.ts). Entities are stored first:
+ * the database requires a scorecard's entity to exist, the memory store does
+ * not mind.
  */
 import { assert } from "@effect/vitest"
-import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
-import { ScorecardRepository, toListFields } from "@ratings/domain/ports/ScorecardRepository"
+import { EntityRepository, type StoredEntity } from "../../../src/ports/EntityRepository.ts"
+import { ScorecardRepository, toListFields } from "../../../src/ports/ScorecardRepository.ts"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 import { entity, historyOf, scorecard, T1, T2, uuid } from "./ratings-fixtures.ts"

@@ -3,15 +3,16 @@
  * could read through the API at that moment (published, active, not private),
  * and an entity moved through its statuses announces its rating once, when it
  * becomes readable. Written once over the Publisher's ports and run on the
- * in-memory ones and on Postgres (PgPublisherVisibility.test.ts).
+ * in-memory ones (the domain's services/PublisherVisibility.test.ts) and on
+ * Postgres (adapters-sql's PgPublisherVisibility.test.ts).
  */
 import { assert } from "@effect/vitest"
-import type { EntityStatus } from "@ratings/domain/model/Entity"
-import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
-import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
-import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
-import { ScorecardRepository, type StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
-import { Publisher } from "@ratings/domain/services/Publisher"
+import type { EntityStatus } from "../../../src/model/Entity.ts"
+import { AlertRuleRepository } from "../../../src/ports/AlertRuleRepository.ts"
+import { DeliveryOutbox } from "../../../src/ports/DeliveryOutbox.ts"
+import { EntityRepository, type StoredEntity } from "../../../src/ports/EntityRepository.ts"
+import { ScorecardRepository, type StoredScorecard } from "../../../src/ports/ScorecardRepository.ts"
+import { Publisher } from "../../../src/services/Publisher.ts"
 import { Effect, Option } from "effect"
 import { answer, entity, scorecard, T0, uuid } from "./ratings-fixtures.ts"
 import { contract, type Target } from "./ratings-harness.ts"

@@ -2,13 +2,15 @@
  * The domain's incident use cases (ingest and feed) run over a repository
  * implementation: the same scenarios as the domain's IncidentService test, so
  * a store that stores, finds or feeds differently from memory shows up as a
- * different ingest outcome or feed. Each test gets fresh stores.
+ * different ingest outcome or feed. Run over memory in the domain's
+ * test/ports/memory/IncidentRepositoryMemory.test.ts and over Postgres in
+ * adapters-sql's PgIncidentRepository.test.ts. Each test gets fresh stores.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { IncidentFeedQuery, type IncidentReport, isoOfMillis } from "@ratings/domain/model/Incident"
-import { IncidentService } from "@ratings/domain/services/IncidentService"
+import { IncidentFeedQuery, type IncidentReport, isoOfMillis } from "../../../src/model/Incident.ts"
+import { IncidentService } from "../../../src/services/IncidentService.ts"
 import { pair, ProtocolRating, report, T0, VictimAddress } from "./events-incident-fixtures.ts"
 
 const everyTier = Schema.decodeUnknownSync(IncidentFeedQuery)({ min_status: "rumored" })

@@ -1,14 +1,17 @@
 /**
  * The behaviour of the EntityRepository port (spec part 2 "Visibility", part 4
  * "List query parameters", the rules of access/ListFilter.ts), run against
- * every implementation. The list cases mirror packages/domain/test/access/ListFilter.test.ts.
+ * every implementation: over memory in the domain's
+ * test/ports/memory/EntityRepositoryMemory.test.ts, over Postgres in
+ * adapters-sql's PgEntityRepository.test.ts. The list cases mirror the pure
+ * rules' own cases in test/access/ListFilter.test.ts.
  */
 import { assert } from "@effect/vitest"
-import { type EntityListQuery, ListParameters } from "@ratings/domain/access/ListFilter"
-import { effectiveListFlags, isDetailVisible } from "@ratings/domain/access/Projection"
-import { Caller } from "@ratings/domain/model/Caller"
-import type { EntityType } from "@ratings/domain/model/EntityType"
-import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/EntityRepository"
+import { type EntityListQuery, ListParameters } from "../../../src/access/ListFilter.ts"
+import { effectiveListFlags, isDetailVisible } from "../../../src/access/Projection.ts"
+import { Caller } from "../../../src/model/Caller.ts"
+import type { EntityType } from "../../../src/model/EntityType.ts"
+import { EntityRepository, type StoredEntity } from "../../../src/ports/EntityRepository.ts"
 import { Effect, Option } from "effect"
 import { contract, type Target } from "./ratings-harness.ts"
 import { entity, slugsOf, T1, uuid } from "./ratings-fixtures.ts"

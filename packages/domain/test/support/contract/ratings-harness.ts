@@ -1,14 +1,13 @@
 /**
  * The harness of the ratings-side contract tests: each port's behaviour is
- * written once and run against the domain's in-memory layer and the Postgres
- * adapter, so the two cannot drift. A target says how to get a fresh port for
- * each test: in memory a new layer, in Postgres the adapter's layer over one
- * database per suite, emptied before each test.
+ * written once and run against every implementation, so they cannot drift:
+ * the domain's own tests run it over the in-memory layers (`memoryTarget`),
+ * adapters-sql's over Postgres (its `postgresTarget`, one database per suite,
+ * emptied before each test). A target says how to get a fresh port for each
+ * test; the harness itself needs no database.
  */
 import { layer } from "@effect/vitest"
 import { Effect, Layer, type Scope } from "effect"
-import { SqlClient } from "effect/sql"
-import { TestDatabase } from "../TestDatabase.ts"
 
 export interface Target<S, D = never> {
   readonly label: string
@@ -40,19 +39,4 @@ export const memoryTarget = <S>(fresh: Layer.Layer<S, unknown>): Target<S> => ({
   shared: Layer.empty,
   fresh,
   reset: Effect.void
-})
-
-type Database = Layer.Success<typeof TestDatabase>
-
-/** Every table the ratings side writes; CASCADE reaches answers and evidence through their foreign keys. */
-export const truncateRatings = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`TRUNCATE entities, questions, scorecards, answers, evidence, rating_history, api_keys, export_log CASCADE`
-})
-
-export const postgresTarget = <S>(fresh: Layer.Layer<S, unknown, Database>): Target<S, Database> => ({
-  label: "Postgres",
-  shared: TestDatabase,
-  fresh,
-  reset: truncateRatings
 })

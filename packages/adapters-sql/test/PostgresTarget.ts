@@ -1,15 +1,35 @@
 /**
- * Database helpers of the event-side tests: a second connection pool to the
- * same test database ("another server process"), so concurrency tests
- * exercise two clients that share nothing but Postgres; and one shared
- * database per test file, emptied between contract tests.
+ * The Postgres side of the domain's shared contract suites
+ * (`@ratings/domain/test-support/contract/*`): `postgresTarget` for the
+ * ratings-side harness (one database per suite, emptied before each test),
+ * `sharedDatabase` for the event-side suites (one database per test file,
+ * emptied each time a test builds its layer); and a second connection pool to
+ * the same test database ("another server process"), so the Postgres-only
+ * concurrency tests exercise two clients that share nothing but Postgres.
  */
 import { PgClient } from "@effect/sql-pg"
 import { afterAll } from "@effect/vitest"
+import type { Target } from "@ratings/domain/test-support/contract/ratings-harness"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import type { SqlClient } from "effect/sql"
-import { PgClientLayer } from "../../src/PgDatabase.ts"
-import { TestDatabase, testDatabaseUrl } from "../TestDatabase.ts"
+import { SqlClient } from "effect/sql"
+import { PgClientLayer } from "../src/PgDatabase.ts"
+import { TestDatabase, testDatabaseUrl } from "./TestDatabase.ts"
+
+type Database = Layer.Success<typeof TestDatabase>
+
+/** Every table the ratings side writes; CASCADE reaches answers and evidence through their foreign keys. */
+export const truncateRatings = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`TRUNCATE entities, questions, scorecards, answers, evidence, rating_history, api_keys, export_log CASCADE`
+})
+
+/** A ratings-side contract target over Postgres: one migrated database for the suite, emptied before each test. */
+export const postgresTarget = <S>(fresh: Layer.Layer<S, unknown, Database>): Target<S, Database> => ({
+  label: "Postgres",
+  shared: TestDatabase,
+  fresh,
+  reset: truncateRatings
+})
 
 /** A separate pool on the database of the PgClient in context (the one TestDatabase made). */
 export const otherProcessClient: Layer.Layer<

@@ -3,11 +3,13 @@
  * form the database gives back (the service's wire form, `isoTimestamp`: UTC,
  * `+00:00`, a six-digit fraction when there is one), so one expected value holds
  * for every implementation; the Postgres tests check the other forms on their own.
+ * The domain's use-case tests take `entity` and `T0` from here too
+ * (services/fixtures.ts).
  */
-import type { EntityRecord } from "@ratings/domain/model/Entity"
-import type { EntityType } from "@ratings/domain/model/EntityType"
-import type { StoredEntity } from "@ratings/domain/ports/EntityRepository"
-import type { HistoryEntryRecord, StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
+import type { EntityRecord } from "../../../src/model/Entity.ts"
+import type { EntityType } from "../../../src/model/EntityType.ts"
+import type { StoredEntity } from "../../../src/ports/EntityRepository.ts"
+import type { HistoryEntryRecord, StoredScorecard } from "../../../src/ports/ScorecardRepository.ts"
 
 /** A fixed UUID per number: deterministic ids make failures readable. */
 export const uuid = (n: number, group = 0) =>

@@ -1,12 +1,14 @@
 /**
  * The behaviour of the AlertRuleRepository port, written once and run against
- * every implementation (the domain's layerMemory and the Postgres adapter), so
- * the two cannot drift. Each test gets a fresh, empty repository.
+ * every implementation, so they cannot drift: the domain's layerMemory in
+ * test/ports/memory/AlertRuleRepositoryMemory.test.ts, the Postgres adapter in
+ * adapters-sql's PgAlertRuleRepository.test.ts. Each test gets a fresh, empty
+ * repository from `makeLayer`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, type Layer } from "effect"
-import type { AlertRuleRecord, MatchableEvent } from "@ratings/domain/model/AlertRule"
-import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
+import type { AlertRuleRecord, MatchableEvent } from "../../../src/model/AlertRule.ts"
+import { AlertRuleRepository } from "../../../src/ports/AlertRuleRepository.ts"
 
 export const rule = (
   id: string,
