@@ -149,6 +149,7 @@ export interface TierProjection {
   readonly isPubliclyReadable: typeof isPubliclyReadable
   readonly projectScorecardList: typeof projectScorecardList
   readonly latestPublished: typeof latestPublished
+  readonly hasMvcGates: typeof hasMvcGates
   /** Whether the caller holds a capability's tier (the one table of access, Capabilities.ts). */
   readonly authorize: typeof authorize
   readonly capabilitiesOf: typeof capabilitiesOf
@@ -163,6 +164,7 @@ const StandardProjection: TierProjection = {
   isPubliclyReadable,
   projectScorecardList,
   latestPublished,
+  hasMvcGates,
   authorize,
   capabilitiesOf
 }
