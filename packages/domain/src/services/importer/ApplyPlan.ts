@@ -116,7 +116,11 @@ const writeBeforePublications = Effect.fnUntraced(function* (
     if (c.replace) yield* ports.rubric.replace(c.entity_type, c.questions)
     yield* progress.step("questions")
   }
-  yield* saveAll(ports, progress, plan.drafts.filter((d) => d.stage === "early"))
+  yield* saveAll(
+    ports,
+    progress,
+    plan.drafts.filter((d) => d.stage === "early")
+  )
   for (const h of plan.history) {
     if (h.entries.length > 0) yield* ports.scorecards.importHistory(h.entity_id, h.entries)
     yield* progress.step("history")
@@ -168,7 +172,11 @@ const replayPublications = Effect.fnUntraced(function* (
 })
 
 /** The plan's incident reports, ingested in order; what they changed. */
-const ingestIncidents = Effect.fnUntraced(function* (ports: ImporterPorts, progress: Progress, plan: ImportPlan) {
+const ingestIncidents = Effect.fnUntraced(function* (
+  ports: ImporterPorts,
+  progress: Progress,
+  plan: ImportPlan
+) {
   let incidentCounts: Counts = zeroCounts
   for (const report of plan.incidents) {
     const ingested = yield* ports.incidents.ingest(report).pipe(Effect.mapError(failed("incidents")))
@@ -242,7 +250,11 @@ export const applyPlan = (ports: ImporterPorts) =>
         yield* writeBeforePublications(ports, progress, plan)
         yield* replayPublications(ports, progress, plan, unseen)
         yield* ports.publisher.announce(shown.filter((e) => unseen.has(entityKey(e.entity_type, e.id))))
-        yield* saveAll(ports, progress, plan.drafts.filter((d) => d.stage === "late"))
+        yield* saveAll(
+          ports,
+          progress,
+          plan.drafts.filter((d) => d.stage === "late")
+        )
         const incidents = yield* ingestIncidents(ports, progress, plan)
         yield* saveQuantum(ports, progress, plan)
         return reportOf(plan, incidents)

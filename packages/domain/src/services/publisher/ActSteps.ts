@@ -90,13 +90,17 @@ export const prepareAct = Effect.fnUntraced(function* (
   const { scorecards } = ports
   const type = request.entity_type
   const draft =
-    entity === undefined ? undefined : Option.getOrUndefined(yield* scorecards.latest(type, entity.id, "draft"))
+    entity === undefined
+      ? undefined
+      : Option.getOrUndefined(yield* scorecards.latest(type, entity.id, "draft"))
   const previous =
     draft === undefined || entity === undefined
       ? undefined
       : Option.getOrUndefined(yield* scorecards.latest(type, entity.id, "published"))
   const dependencies =
-    draft === undefined ? [] : yield* Effect.forEach(draft.dependencies, (dep) => resolveDependency(ports, dep))
+    draft === undefined
+      ? []
+      : yield* Effect.forEach(draft.dependencies, (dep) => resolveDependency(ports, dep))
   const gateOf = type === "chain" && draft !== undefined ? yield* chainGates(ports) : undefined
   const prepared = preparePublication(
     { request, entity, entityAfter, draft, previous, dependencies, gateOf, at: now },

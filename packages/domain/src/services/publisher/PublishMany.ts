@@ -82,7 +82,10 @@ const resolveSlugs = Effect.fnUntraced(function* (
       wholeTypes.add(type)
     } else {
       for (const slug of slugs)
-        bySlug.set(slugKey(type, slug), Option.getOrUndefined(yield* run.ports.entities.findBySlug(type, slug)))
+        bySlug.set(
+          slugKey(type, slug),
+          Option.getOrUndefined(yield* run.ports.entities.findBySlug(type, slug))
+        )
     }
   }
 })

@@ -28,7 +28,9 @@ export const listEntities = (ports: ReaderPorts, caller: Caller, request: ListRe
     if (hidden !== undefined && chain !== undefined && hidden.chainSlugs.has(chain))
       return { items: [], total: 0 }
     // So does a hidden curator: no record names it either.
-    const curator = ListParameters[request.entity_type].includes("curator_id") ? request.curator_id : undefined
+    const curator = ListParameters[request.entity_type].includes("curator_id")
+      ? request.curator_id
+      : undefined
     if (hidden !== undefined && curator !== undefined && hidden.curatorIds.has(curator.toLowerCase()))
       return { items: [], total: 0 }
     const page = yield* ports.entities.list({
