@@ -32,7 +32,7 @@ import { methodology } from "./reader/Methodology.ts"
 import type { NotFound, ReadError, ReaderPorts } from "./reader/ReadAccess.ts"
 import { domains, evidence, history, questions, rubric, scorecardById } from "./reader/RatingReads.ts"
 
-export { type ListRequest } from "./reader/EntityReads.ts"
+export type { ListRequest } from "./reader/EntityReads.ts"
 export { type HiddenNames, hiddenNames, projectRecord } from "./reader/PublicRecord.ts"
 export { isUuid, NotFound } from "./reader/ReadAccess.ts"
 
