@@ -4,8 +4,7 @@
  * check parses every source file of packages/*\/src and apps/server/src with
  * the TypeScript-aware parser vitest itself runs on (oxc, through vite), and
  * measures each function, function expression, method and arrow from the first
- * to the last line of its body. The allow-list names only the files another
- * part of issue 14 is rewriting in the same wave; it only shrinks.
+ * to the last line of its body. No file is exempt.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
@@ -13,18 +12,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { parseSync } from "vite"
 
 const MaxLines = 80
-
-/**
- * Files whose long functions are not split yet; remove an entry once the file
- * holds. The first is being rewritten by another part of issue 14 in the same
- * wave; the rest are left over from this part (sql-split) and are still to
- * split.
- */
-const AllowList: ReadonlyArray<RegExp> = [
-  /^packages\/domain\/src\/services\/WebhookDispatcher\.ts$/,
-  // Left over, to split:
-  /^packages\/domain\/src\/services\/(AlertRuleService|Importer|Publisher|QuantumService|RatingsReader)\.ts$/
-]
 
 const repo = join(import.meta.dirname, "..", "..", "..")
 
@@ -92,7 +79,6 @@ describe("function length", () => {
     assert.isAbove(files.length, 50)
     const offenders = files.flatMap((file) => {
       const path = relative(repo, file).split("\\").join("/")
-      if (AllowList.some((re) => re.test(path))) return []
       return longFunctions(file, readFileSync(file, "utf8"), MaxLines).map((where) => `${path} ${where}`)
     })
     assert.deepStrictEqual(offenders, [])

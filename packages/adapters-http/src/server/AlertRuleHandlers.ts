@@ -1,6 +1,7 @@
 /**
  * Handlers of the alert-rule and delivery routes. The tier comes from the
- * domain's table (`alert_rules` needs Pro); ownership, the signing key served
+ * domain's table (`alert_rules` needs Pro), read through the `Projection` in
+ * context when the handlers are built; ownership, the signing key served
  * once, URL validation and the delivery state machine are AlertRuleService's.
  * Here the caller becomes an account, errors become their statuses, and
  * responses are marked `no-store`.
@@ -10,7 +11,7 @@
  * 60 s cache of keyed reads would show the dashboard a list from before the
  * change it just made.
  */
-import { authorize } from "@ratings/domain/access/Capabilities"
+import { Projection, type TierProjection } from "@ratings/domain/access/Projection"
 import type { AlertRuleCreate } from "@ratings/domain/model/AlertRule"
 import type { Caller } from "@ratings/domain/model/Caller"
 import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
@@ -27,8 +28,8 @@ import { currentCaller } from "./EntityHandlers.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
 
 /** The account whose rules a caller works with: its key's, or `admin:<subject>` for an admin JWT. */
-const accountOfPro = (caller: Caller) =>
-  mapReadErrors(Effect.fromResult(authorize(caller, "alert_rules"))).pipe(
+const accountOfPro = (projection: TierProjection, caller: Caller) =>
+  mapReadErrors(Effect.fromResult(projection.authorize(caller, "alert_rules"))).pipe(
     // Every caller that holds the capability is a key or an admin, and both have an account.
     Effect.map(() => accountOf(caller)!)
   )
@@ -40,16 +41,19 @@ const noStore = HttpEffect.appendPreResponseHandler((_, response) =>
 
 const notFound = () => Effect.fail(NotFoundError.instance)
 
-/** Runs `use` for the caller's account, answering no-store. */
-const forAccount = <A, E, R>(
-  request: HttpServerRequest.HttpServerRequest,
-  use: (account: string) => Effect.Effect<A, E, R>
-) =>
-  Effect.gen(function* () {
-    yield* noStore
-    const account = yield* Effect.flatMap(currentCaller(request), accountOfPro)
-    return yield* use(account)
-  }).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+/** Runs `use` for the caller's account, answering no-store; the tier is the projection's. */
+const accountScope = (projection: TierProjection) => {
+  const ofPro = (caller: Caller) => accountOfPro(projection, caller)
+  return <A, E, R>(
+    request: HttpServerRequest.HttpServerRequest,
+    use: (account: string) => Effect.Effect<A, E, R>
+  ) =>
+    Effect.gen(function* () {
+      yield* noStore
+      const account = yield* Effect.flatMap(currentCaller(request), ofPro)
+      return yield* use(account)
+    }).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+}
 
 /** A rejected webhook URL as a 422 on the field, with the reason for clients that branch on why. */
 const urlRejected = (url: string) => (rejected: WebhookUrlRejected) =>
@@ -94,6 +98,7 @@ export const AlertRuleHandlers = HttpApiBuilder.group(
   "alertRules",
   Effect.fnUntraced(function* (handlers) {
     const rules = yield* AlertRuleService
+    const forAccount = accountScope(yield* Projection)
     return handlers
       .handle("list", ({ request }) => forAccount(request, (account) => rules.list(account)))
       .handle("create", ({ payload, request }) =>

@@ -10,11 +10,15 @@
  * Their keys are the normalised parameters the reader receives, so two
  * requests with the same key get the same answer for the same projection.
  *
+ * Who sees what is the tier projection's (`Projection`, read when the
+ * handlers are built): the reader applies it, and the cache keys carry the
+ * list flags it gives the caller.
+ *
  * The caller is read from CurrentCaller, which the authentication middleware
  * provides; until it is wired, a request without it is anonymous.
  */
 import type { EntityRecordOf } from "@ratings/domain/model/Entity"
-import { effectiveListFlags } from "@ratings/domain/access/Projection"
+import { Projection, type TierProjection } from "@ratings/domain/access/Projection"
 import { type Caller, Caller as Callers } from "@ratings/domain/model/Caller"
 import { type EntityType, PluralOf } from "@ratings/domain/model/EntityType"
 import { type ListRequest, RatingsReader } from "@ratings/domain/services/RatingsReader"
@@ -56,8 +60,8 @@ const successCodec = (type: EntityType, endpoint: Cached): Schema.Top => {
  * The key of a list: the reader's request (defaults applied, so `?limit=50`
  * and no limit share it) with the flags the caller's bypass really gets.
  */
-const listKey = (caller: Caller, request: ListRequest): string => {
-  const flags = effectiveListFlags(caller, request)
+const listKey = (projection: TierProjection, caller: Caller, request: ListRequest): string => {
+  const flags = projection.effectiveListFlags(caller, request)
   return `list|${request.entity_type}|${JSON.stringify([
     request.status,
     request.search,
@@ -73,12 +77,13 @@ const listKey = (caller: Caller, request: ListRequest): string => {
 }
 
 const detailKey = (
+  projection: TierProjection,
   caller: Caller,
   type: EntityType,
   identifier: string,
   includeInactive: boolean
 ): string => {
-  const flags = effectiveListFlags(caller, { include_inactive: includeInactive })
+  const flags = projection.effectiveListFlags(caller, { include_inactive: includeInactive })
   return `detail|${type}|${flags.include_inactive}|${flags.include_unpublished}|${identifier}`
 }
 
@@ -111,6 +116,7 @@ const makeCached = <T extends EntityType>(type: T, cache: ResponseCache["Service
 /** The handlers of the endpoints the response cache serves: list, detail and scorecards. */
 const cachedHandlers = <T extends EntityType>(
   reader: RatingsReader["Service"],
+  projection: TierProjection,
   type: T,
   cached: ReturnType<typeof makeCached<T>>
 ) => ({
@@ -120,7 +126,7 @@ const cachedHandlers = <T extends EntityType>(
       return cached(
         caller,
         "list",
-        listKey(caller, listRequest),
+        listKey(projection, caller, listRequest),
         () =>
           Effect.map(reader.list(caller, listRequest), (page) => ({
             items: page.items as ReadonlyArray<EntityRecordOf<T>>,
@@ -142,7 +148,7 @@ const cachedHandlers = <T extends EntityType>(
       return cached(
         caller,
         "detail",
-        detailKey(caller, type, params.identifier, includeInactive),
+        detailKey(projection, caller, type, params.identifier, includeInactive),
         () =>
           reader.detail(caller, type, params.identifier, includeInactive) as Effect.Effect<
             EntityRecordOf<T>,
@@ -180,53 +186,59 @@ const ratingHandlers = <T extends EntityType>(reader: RatingsReader["Service"], 
     withCaller(request, (caller) => reader.scorecardById(caller, type, params.scorecard_id))
 })
 
-/**
- * The handlers of one type. The reader returns records of any type; the store
- * keys them by type, so the record of a /tokens route is a Token (and the
- * response encoding checks it against the Token schema).
- */
-const handlersOf = <T extends EntityType>(
-  reader: RatingsReader["Service"],
-  type: T,
-  cache: ResponseCache["Service"] | undefined
-) => ({ ...cachedHandlers(reader, type, makeCached(type, cache)), ...ratingHandlers(reader, type) })
-
 /** The server's ResponseCache, when it was given one. */
 const optionalCache = Effect.map(Effect.serviceOption(ResponseCache), Option.getOrUndefined)
 
+/**
+ * The handlers of one type. The reader returns records of any type; the store
+ * keys them by type, so the record of a /tokens route is a Token (and the
+ * response encoding checks it against the Token schema). The cache keys
+ * carry the list flags the tier projection in context gives the caller.
+ */
+const handlersOf = <T extends EntityType>(type: T) =>
+  Effect.gen(function* () {
+    const reader = yield* RatingsReader
+    const projection = yield* Projection
+    const cache = yield* optionalCache
+    return {
+      ...cachedHandlers(reader, projection, type, makeCached(type, cache)),
+      ...ratingHandlers(reader, type)
+    }
+  })
+
 export const ProtocolsHandlers = HttpApiBuilder.group(RatingsApi, "protocols", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "protocol", yield* optionalCache))
+    return handlers.handleAll(yield* handlersOf("protocol"))
   })
 )
 export const ChainsHandlers = HttpApiBuilder.group(RatingsApi, "chains", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "chain", yield* optionalCache))
+    return handlers.handleAll(yield* handlersOf("chain"))
   })
 )
 export const TokensHandlers = HttpApiBuilder.group(RatingsApi, "tokens", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "token", yield* optionalCache))
+    return handlers.handleAll(yield* handlersOf("token"))
   })
 )
 export const OraclesHandlers = HttpApiBuilder.group(RatingsApi, "oracles", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "oracle", yield* optionalCache))
+    return handlers.handleAll(yield* handlersOf("oracle"))
   })
 )
 export const VaultsHandlers = HttpApiBuilder.group(RatingsApi, "vaults", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "vault", yield* optionalCache))
+    return handlers.handleAll(yield* handlersOf("vault"))
   })
 )
 export const OrganisationsHandlers = HttpApiBuilder.group(RatingsApi, "organisations", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "organisation", yield* optionalCache))
+    return handlers.handleAll(yield* handlersOf("organisation"))
   })
 )
 export const BridgesHandlers = HttpApiBuilder.group(RatingsApi, "bridges", (handlers) =>
   Effect.gen(function* () {
-    return handlers.handleAll(handlersOf(yield* RatingsReader, "bridge", yield* optionalCache))
+    return handlers.handleAll(yield* handlersOf("bridge"))
   })
 )
 

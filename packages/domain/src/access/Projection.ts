@@ -3,6 +3,20 @@
  * part 5 rule 4). Pure functions over plain records, so the rules are written
  * once, and the `Projection` service over them (with Capabilities.ts), which
  * use cases and handlers read.
+ *
+ * Who reads what:
+ * - Use cases and handlers read the service, `yield* Projection`, once when
+ *   their layer or handler group is built: RatingsReader, Publisher, Importer,
+ *   IncidentService, CompareService, ExportService, and the HTTP entity and
+ *   alert-rule handlers. The pure step `preparePublication` is handed the
+ *   service's `isPubliclyReadable` by the Publisher.
+ * - Stores keep the functions, because there a rule is part of the query the
+ *   store runs, not a use case's choice: `ListFilter.runListQuery` (the list
+ *   filter the in-memory entity repository runs, `isListed`) and the in-memory
+ *   `EntityRepository.unreadable` (`isPubliclyReadable`), each the mirror of a
+ *   WHERE clause of PgEntityRepository that says the same in SQL.
+ * - The functions stay exported: they are the standard projection's
+ *   implementation, which the property tests check directly.
  */
 import { Context, Layer } from "effect"
 import type { Caller } from "../model/Caller.ts"
@@ -149,6 +163,7 @@ export interface TierProjection {
   readonly isPubliclyReadable: typeof isPubliclyReadable
   readonly projectScorecardList: typeof projectScorecardList
   readonly latestPublished: typeof latestPublished
+  readonly hasMvcGates: typeof hasMvcGates
   /** Whether the caller holds a capability's tier (the one table of access, Capabilities.ts). */
   readonly authorize: typeof authorize
   readonly capabilitiesOf: typeof capabilitiesOf
@@ -163,6 +178,7 @@ const StandardProjection: TierProjection = {
   isPubliclyReadable,
   projectScorecardList,
   latestPublished,
+  hasMvcGates,
   authorize,
   capabilitiesOf
 }

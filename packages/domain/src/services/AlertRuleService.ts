@@ -89,6 +89,88 @@ const testDelivery = (
     at
   })
 
+/** What the alert-rule use cases work with, read once when the layer is built. */
+interface AlertRulePorts {
+  readonly rules: AlertRuleRepository["Service"]
+  readonly outbox: DeliveryOutbox["Service"]
+  readonly ids: IdGenerator["Service"]
+  readonly signer: Signer["Service"]
+  readonly tx: Transaction["Service"]
+  readonly dispatcher: WebhookDispatcher["Service"]
+  readonly targets: WebhookTargetPolicy["Service"]
+}
+
+/** `create`: the URL checked against the target policy, then the rule and its test delivery in one transaction. */
+const createRule = (ports: AlertRulePorts) =>
+  Effect.fn("AlertRuleService.create")(function* (accountId: string, request: AlertRuleCreate) {
+    const { rules, outbox, ids, signer, tx, targets } = ports
+    const url = validateWebhookUrl(request.channels.webhook_url, targets)
+    if (Result.isFailure(url)) return yield* url.failure
+    const now = yield* Clock.currentTimeMillis
+    const record: AlertRuleRecord = {
+      id: yield* ids.uuid,
+      account_id: accountId,
+      ...normalizeFilters(request),
+      created_at: isoOf(now),
+      signing_key: yield* signer.newSigningKey
+    }
+    const test = testDelivery(record, yield* ids.uuid, now)
+    const stored = yield* tx.run(
+      Effect.gen(function* () {
+        const stored = yield* rules.create(record)
+        yield* outbox.enqueue([test])
+        return stored
+      })
+    )
+    return { ...stored, webhook_signing_key: record.signing_key }
+  })
+
+/** `testWebhook`: a new webhook.test delivery attempted at once through the dispatcher, and how it ended. */
+const testRuleWebhook = (ports: AlertRulePorts) =>
+  Effect.fn("AlertRuleService.testWebhook")(function* (accountId: string, ruleId: string) {
+    const { rules, ids, dispatcher } = ports
+    const rule = yield* rules.get(accountId, ruleId)
+    const now = yield* Clock.currentTimeMillis
+    const { delivery, attempt } = yield* dispatcher.deliverNow(testDelivery(rule, yield* ids.uuid, now))
+    return {
+      delivery_id: delivery.delivery_id,
+      delivered: delivery.status === "delivered",
+      outcome: attempt.outcome,
+      status_code: attempt.status_code,
+      elapsed_ms: attempt.duration_ms,
+      error: attempt.error,
+      attempted_at: attempt.started_at,
+      next_attempt_at: delivery.status === "pending" ? delivery.next_attempt_at : null
+    } satisfies WebhookTestReport
+  })
+
+/** `refire`: a failed delivery of the account's (or, for an operator, of a rule that still exists) due again now. */
+const refireDelivery = (ports: AlertRulePorts) =>
+  Effect.fn("AlertRuleService.refire")(function* (accountId: string | undefined, deliveryId: string) {
+    const { rules, outbox } = ports
+    const delivery = yield* outbox.get(deliveryId)
+    if (accountId !== undefined) {
+      // Another account's delivery, or one whose rule is gone, is not the caller's to see.
+      yield* rules
+        .get(accountId, delivery.rule_id)
+        .pipe(Effect.mapError(() => new DeliveryNotFound({ delivery_id: deliveryId })))
+    } else {
+      yield* rules.destination(delivery.rule_id)
+    }
+    const now = yield* Clock.currentTimeMillis
+    return yield* outbox.refire(deliveryId, now).pipe(
+      Effect.catchTag("DeliveryTransitionRejected", (rejected) =>
+        Effect.fail(
+          new DeliveryNotFailed({
+            delivery_id: rejected.delivery_id,
+            status: rejected.status,
+            message: `delivery ${rejected.delivery_id} is ${rejected.status}: only a failed delivery can be re-fired`
+          })
+        )
+      )
+    )
+  })
+
 export class AlertRuleService extends Context.Service<
   AlertRuleService,
   {
@@ -131,65 +213,24 @@ export class AlertRuleService extends Context.Service<
   static readonly layer = Layer.effect(
     AlertRuleService,
     Effect.gen(function* () {
-      const rules = yield* AlertRuleRepository
-      const outbox = yield* DeliveryOutbox
-      const ids = yield* IdGenerator
-      const signer = yield* Signer
-      const tx = yield* Transaction
-      const dispatcher = yield* WebhookDispatcher
-      const targets = yield* WebhookTargetPolicy
+      const ports: AlertRulePorts = {
+        rules: yield* AlertRuleRepository,
+        outbox: yield* DeliveryOutbox,
+        ids: yield* IdGenerator,
+        signer: yield* Signer,
+        tx: yield* Transaction,
+        dispatcher: yield* WebhookDispatcher,
+        targets: yield* WebhookTargetPolicy
+      }
+      const { rules, outbox } = ports
 
       const list = Effect.fn("AlertRuleService.list")(function* (accountId: string) {
         const items = yield* rules.list(accountId)
         return { items, total: items.length }
       })
 
-      const create = Effect.fn("AlertRuleService.create")(function* (
-        accountId: string,
-        request: AlertRuleCreate
-      ) {
-        const url = validateWebhookUrl(request.channels.webhook_url, targets)
-        if (Result.isFailure(url)) return yield* url.failure
-        const now = yield* Clock.currentTimeMillis
-        const record: AlertRuleRecord = {
-          id: yield* ids.uuid,
-          account_id: accountId,
-          ...normalizeFilters(request),
-          created_at: isoOf(now),
-          signing_key: yield* signer.newSigningKey
-        }
-        const test = testDelivery(record, yield* ids.uuid, now)
-        const stored = yield* tx.run(
-          Effect.gen(function* () {
-            const stored = yield* rules.create(record)
-            yield* outbox.enqueue([test])
-            return stored
-          })
-        )
-        return { ...stored, webhook_signing_key: record.signing_key }
-      })
-
       const del = Effect.fn("AlertRuleService.delete")(function* (accountId: string, ruleId: string) {
         yield* rules.delete(accountId, ruleId)
-      })
-
-      const testWebhook = Effect.fn("AlertRuleService.testWebhook")(function* (
-        accountId: string,
-        ruleId: string
-      ) {
-        const rule = yield* rules.get(accountId, ruleId)
-        const now = yield* Clock.currentTimeMillis
-        const { delivery, attempt } = yield* dispatcher.deliverNow(testDelivery(rule, yield* ids.uuid, now))
-        return {
-          delivery_id: delivery.delivery_id,
-          delivered: delivery.status === "delivered",
-          outcome: attempt.outcome,
-          status_code: attempt.status_code,
-          elapsed_ms: attempt.duration_ms,
-          error: attempt.error,
-          attempted_at: attempt.started_at,
-          next_attempt_at: delivery.status === "pending" ? delivery.next_attempt_at : null
-        } satisfies WebhookTestReport
       })
 
       const deliveries = Effect.fn("AlertRuleService.deliveries")(function* (
@@ -210,41 +251,14 @@ export class AlertRuleService extends Context.Service<
         return yield* outbox.listFailed({ ruleIds, limit: options?.limit })
       })
 
-      const refire = Effect.fn("AlertRuleService.refire")(function* (
-        accountId: string | undefined,
-        deliveryId: string
-      ) {
-        const delivery = yield* outbox.get(deliveryId)
-        if (accountId !== undefined) {
-          // Another account's delivery, or one whose rule is gone, is not the caller's to see.
-          yield* rules
-            .get(accountId, delivery.rule_id)
-            .pipe(Effect.mapError(() => new DeliveryNotFound({ delivery_id: deliveryId })))
-        } else {
-          yield* rules.destination(delivery.rule_id)
-        }
-        const now = yield* Clock.currentTimeMillis
-        return yield* outbox.refire(deliveryId, now).pipe(
-          Effect.catchTag("DeliveryTransitionRejected", (rejected) =>
-            Effect.fail(
-              new DeliveryNotFailed({
-                delivery_id: rejected.delivery_id,
-                status: rejected.status,
-                message: `delivery ${rejected.delivery_id} is ${rejected.status}: only a failed delivery can be re-fired`
-              })
-            )
-          )
-        )
-      })
-
       return AlertRuleService.of({
         list,
-        create,
+        create: createRule(ports),
         delete: del,
-        testWebhook,
+        testWebhook: testRuleWebhook(ports),
         deliveries,
         failed,
-        refire
+        refire: refireDelivery(ports)
       })
     })
   )

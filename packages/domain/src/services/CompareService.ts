@@ -5,7 +5,8 @@
  * entity fails the whole request with the same answer, so nothing reveals a draft.
  */
 import { Context, Effect, Layer, Option, Result, Schema } from "effect"
-import { type AccessDenied, authorize } from "../access/Capabilities.ts"
+import type { AccessDenied } from "../access/Capabilities.ts"
+import { Projection } from "../access/Projection.ts"
 import type { Caller } from "../model/Caller.ts"
 import type { EntityRecord } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
@@ -48,9 +49,10 @@ export class CompareService extends Context.Service<
     Effect.gen(function* () {
       const entities = yield* EntityRepository
       const scorecards = yield* ScorecardRepository
+      const projection = yield* Projection
       return CompareService.of({
         compare: Effect.fn("CompareService.compare")(function* (caller, request) {
-          const allowed = authorize(caller, "compare")
+          const allowed = projection.authorize(caller, "compare")
           if (Result.isFailure(allowed)) return yield* allowed.failure
           const found: Array<EntityRecord> = []
           const missing: Array<string> = []
@@ -58,8 +60,7 @@ export class CompareService extends Context.Service<
             const r = yield* isUuid(identifier)
               ? entities.findById(request.entity_type, identifier)
               : entities.findBySlug(request.entity_type, identifier)
-            const ok =
-              Option.isSome(r) && r.value.status === "published" && !r.value.is_private && r.value.is_active
+            const ok = Option.isSome(r) && projection.isPubliclyReadable(r.value)
             if (ok) found.push(r.value)
             else missing.push(identifier)
           }

@@ -5,7 +5,8 @@
  * and at most 5 exports per account in any rolling 24 hours, whatever the tier.
  */
 import { Clock, Context, Effect, Layer, Option, Result, Schema, Stream } from "effect"
-import { type AccessDenied, authorize } from "../access/Capabilities.ts"
+import type { AccessDenied } from "../access/Capabilities.ts"
+import { Projection } from "../access/Projection.ts"
 import type { Caller } from "../model/Caller.ts"
 import type { EntityRecord } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
@@ -100,9 +101,10 @@ export class ExportService extends Context.Service<
       const scorecards = yield* ScorecardRepository
       const log = yield* ExportLog
       const ids = yield* IdGenerator
+      const projection = yield* Projection
       return ExportService.of({
         export: Effect.fn("ExportService.export")(function* (caller, request) {
-          const allowed = authorize(caller, "export")
+          const allowed = projection.authorize(caller, "export")
           if (Result.isFailure(allowed)) return yield* allowed.failure
           const account = accountOf(caller)!
           const now = yield* Clock.currentTimeMillis

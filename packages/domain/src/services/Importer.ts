@@ -20,48 +20,30 @@
  * (docs/adr/0003-access-and-lists.md): the entity's first publication in the
  * import is a rating.new, and an entity without one gets one rating.new with
  * its latest published figures (`Publisher.announce`), in the import's transaction.
+ *
+ * The service is defined here; validation's reads of the store
+ * (importer/ReadStore.ts) and the steps of `apply` (importer/ApplyPlan.ts)
+ * live beside it.
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Result, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Result } from "effect"
+import { Projection } from "../access/Projection.ts"
 import { decodeSources } from "../import/ImportDecode.ts"
 import { type ImportInvalid, importInvalid } from "../import/ImportIssue.ts"
 import type { ImportSource } from "../import/ImportJsonText.ts"
-import {
-  addCounts,
-  countChanges,
-  type Counts,
-  type ImportPhase,
-  type ImportPlan,
-  type ImportProgressOptions,
-  type ImportReport,
-  type PlannedDraft,
-  planSteps,
-  zeroCounts
-} from "../import/ImportPlan.ts"
-import {
-  draftNeeds,
-  emptyStoreView,
-  idKey,
-  indexEntities,
-  type StoreView,
-  storeNeeds
-} from "../import/ImportStoreView.ts"
+import type { ImportPlan, ImportProgressOptions, ImportReport } from "../import/ImportPlan.ts"
 import { validateImport } from "../import/ImportValidation.ts"
-import { isPubliclyReadable } from "../access/Projection.ts"
-import type { EntityRecord } from "../model/Entity.ts"
-import type { Scorecard } from "../model/Scorecard.ts"
-import { type EntityType, EntityTypes } from "../model/EntityType.ts"
-import type { Question } from "../model/Question.ts"
 import { EntityRepository } from "../ports/EntityRepository.ts"
 import { QuantumSnapshotStore } from "../ports/QuantumSnapshotStore.ts"
 import { RubricRepository } from "../ports/RubricRepository.ts"
-import { repeatFreeRuns, ScorecardRepository, type StoredScorecard } from "../ports/ScorecardRepository.ts"
+import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
 import type { StoreError } from "../ports/StoreError.ts"
 import { Transaction } from "../ports/Transaction.ts"
-import { matchRows, readRows } from "../quantum/QuantumRows.ts"
-import { DefaultSnapshotTtl, makeSnapshot } from "../quantum/QuantumSnapshot.ts"
 import { Scoring } from "../scoring/Scoring.ts"
 import { IncidentService, RatedProtocols } from "./IncidentService.ts"
-import { entityKey, Publisher, type ShownEntity } from "./Publisher.ts"
+import { applyPlan, type ImportApplyFailed } from "./importer/ApplyPlan.ts"
+import type { ImporterPorts } from "./importer/ImporterPorts.ts"
+import { readStore } from "./importer/ReadStore.ts"
+import { Publisher } from "./Publisher.ts"
 import { AlertRuleRepositoryMemory } from "../ports/memory/AlertRuleRepositoryMemory.ts"
 import { EntityRepositoryMemory } from "../ports/memory/EntityRepositoryMemory.ts"
 import { IdGeneratorMemory } from "../ports/memory/IdGeneratorMemory.ts"
@@ -72,20 +54,7 @@ import { ScorecardRepositoryMemory } from "../ports/memory/ScorecardRepositoryMe
 import { TransactionMemory } from "../ports/memory/TransactionMemory.ts"
 import { DeliveryOutboxMemory } from "../ports/memory/DeliveryOutboxMemory.ts"
 
-/** A write the plan promised failed on the way (the store changed since validation); the transaction is rolled back. */
-export class ImportApplyFailed extends Schema.TaggedError<ImportApplyFailed>()("ImportApplyFailed", {
-  phase: Schema.String,
-  message: Schema.String
-}) {}
-
-/** Entities are upserted in batches of this size, which is also the grain of progress reports. */
-const EntityBatch = 1000
-/** Drafts are saved in batches of this size (some 60 answers each). */
-const DraftBatch = 1000
-/** Stored entities whose scorecards are read in one call during validation. */
-const ReadBatch = 5000
-/** Reads of the store during validation that may run side by side. */
-const ReadConcurrency = 8
+export { ImportApplyFailed } from "./importer/ApplyPlan.ts"
 
 /**
  * A clock that reads `millis` as the wall time, while monotonic time and sleep
@@ -107,34 +76,6 @@ export const atInstant =
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Clock.clockWith((clock) => Effect.provideService(effect, Clock.Clock, wallClockAt(clock, millis)))
 
-const failed =
-  (phase: ImportPhase) =>
-  <E extends { readonly _tag: string; readonly message: string }>(error: E): StoreError | ImportApplyFailed =>
-    error._tag === "StoreError"
-      ? (error as unknown as StoreError)
-      : new ImportApplyFailed({ phase, message: `${error._tag}: ${error.message}` })
-
-/** Ids grouped by entity type. */
-const byEntityType = <A extends { readonly entity_type: EntityType }>(
-  items: ReadonlyArray<A>,
-  idOf: (a: A) => string
-): Map<EntityType, Array<string>> => {
-  const out = new Map<EntityType, Array<string>>()
-  for (const item of items) {
-    const list = out.get(item.entity_type)
-    if (list === undefined) out.set(item.entity_type, [idOf(item)])
-    else list.push(idOf(item))
-  }
-  return out
-}
-
-const inBatches = (groups: ReadonlyMap<EntityType, ReadonlyArray<string>>) =>
-  [...groups].flatMap(([type, ids]) => {
-    const out: Array<readonly [EntityType, ReadonlyArray<string>]> = []
-    for (let i = 0; i < ids.length; i += ReadBatch) out.push([type, ids.slice(i, i + ReadBatch)])
-    return out
-  })
-
 export class Importer extends Context.Service<
   Importer,
   {
@@ -150,98 +91,24 @@ export class Importer extends Context.Service<
     ) => Effect.Effect<ImportReport, ImportApplyFailed | StoreError>
   }
 >()("@ratings/domain/services/Importer") {
+  /**
+   * The importer over the stores, the Publisher and the IncidentService,
+   * with the tier projection in context (read once, here). Validation's
+   * store reads and the apply steps are named functions of importer/.
+   */
   static readonly layer = Layer.effect(
     Importer,
     Effect.gen(function* () {
-      const entities = yield* EntityRepository
-      const rubric = yield* RubricRepository
-      const scorecards = yield* ScorecardRepository
-      const quantumStore = yield* QuantumSnapshotStore
-      const tx = yield* Transaction
-      const publisher = yield* Publisher
-      const incidents = yield* IncidentService
-
-      const readStore = Effect.fnUntraced(function* (decoded: ReturnType<typeof decodeSources>) {
-        const stored = yield* Effect.forEach(EntityTypes, (t) => entities.all(t), {
-          concurrency: ReadConcurrency
-        })
-        const questions = yield* Effect.forEach(EntityTypes, (t) => rubric.questions(t), {
-          concurrency: ReadConcurrency
-        })
-        const latest = yield* quantumStore.latest
-        const byType = <A>(xs: ReadonlyArray<ReadonlyArray<A>>) =>
-          Object.fromEntries(EntityTypes.map((t, i) => [t, xs[i]!])) as {
-            readonly [T in EntityType]: ReadonlyArray<A>
-          }
-        const base: StoreView = {
-          ...emptyStoreView(),
-          entities: byType<EntityRecord>(stored),
-          catalogues: byType<Question>(questions),
-          quantumAsOf: Option.isSome(latest) ? latest.value.as_of : undefined
-        }
-        const index = indexEntities(decoded.content, base)
-        const needs = storeNeeds(decoded.content, index)
-        // Bulk reads by type give rows keyed as the store spells ids; the view keys them as the import resolved them.
-        const lists = new Map<string, Array<Scorecard>>(needs.scorecardsOf.map((e) => [e.entity_id, []]))
-        const asResolved = new Map(needs.scorecardsOf.map((e) => [idKey(e.entity_id), e.entity_id]))
-        const rows = yield* Effect.forEach(
-          inBatches(byEntityType(needs.scorecardsOf, (e) => e.entity_id)),
-          ([type, ids]) => scorecards.listForEntities(type, ids),
-          { concurrency: ReadConcurrency }
-        )
-        for (const row of rows.flat())
-          lists.get(asResolved.get(idKey(row.entity_id)) ?? row.entity_id)?.push(row)
-        const history = yield* Effect.forEach(
-          needs.historyOf,
-          (e) => Effect.map(scorecards.history(e.entity_type, e.entity_id), (h) => [e.entity_id, h] as const),
-          { concurrency: ReadConcurrency }
-        )
-        const scorecardMap: ReadonlyMap<string, ReadonlyArray<Scorecard>> = lists
-        const more = draftNeeds(decoded.content, index, scorecardMap)
-        const drafts = yield* Effect.forEach(
-          inBatches(byEntityType(more.drafts, (d) => d.id)),
-          ([type, ids]) => scorecards.findByIds(type, ids),
-          { concurrency: ReadConcurrency }
-        )
-        const composites = yield* Effect.forEach(
-          [...more.dependencies],
-          ([type, ids]) =>
-            Effect.map(scorecards.latestPublishedOf(type, ids), (m) =>
-              [...m].map(([id, s]) => [`${type}:${idKey(id)}`, s.composite_score] as const)
-            ),
-          { concurrency: ReadConcurrency }
-        )
-        return {
-          ...base,
-          scorecards: scorecardMap,
-          history: new Map(history),
-          drafts: new Map(drafts.flat().map((d: StoredScorecard) => [d.id, d] as const)),
-          publishedComposites: new Map(composites.flat())
-        } satisfies StoreView
-      })
-
-      /**
-       * The stored entities this import makes readable: readable as written, not
-       * readable as stored when the transaction reads them. (A created entity
-       * has no rating yet: its first publication is a rating.new anyway.)
-       */
-      const shownBy = Effect.fnUntraced(function* (plan: ImportPlan) {
-        const candidates = plan.entities.filter(
-          (e) => e.write && e.change !== "created" && isPubliclyReadable(e.entity.record)
-        )
-        const hidden = new Set<string>()
-        for (const type of new Set(candidates.map((e) => e.entity.entity_type)))
-          for (const ref of yield* entities.unreadable(type)) hidden.add(entityKey(type, ref.id))
-        return candidates
-          .filter((e) => hidden.has(entityKey(e.entity.entity_type, e.entity.record.id)))
-          .map(
-            (e): ShownEntity => ({
-              entity_type: e.entity.entity_type,
-              id: e.entity.record.id,
-              slug: e.entity.record.slug
-            })
-          )
-      })
+      const ports: ImporterPorts = {
+        entities: yield* EntityRepository,
+        rubric: yield* RubricRepository,
+        scorecards: yield* ScorecardRepository,
+        quantumStore: yield* QuantumSnapshotStore,
+        tx: yield* Transaction,
+        publisher: yield* Publisher,
+        incidents: yield* IncidentService,
+        projection: yield* Projection
+      }
 
       const validate = Effect.fn("Importer.validate")(function* (
         sources: ReadonlyArray<ImportSource>,
@@ -249,7 +116,7 @@ export class Importer extends Context.Service<
       ) {
         options?.onProgress?.(0, 1, "validation")
         const decoded = decodeSources(sources)
-        const view = yield* readStore(decoded)
+        const view = yield* readStore(ports, decoded)
         const result = validateImport(
           decoded,
           view,
@@ -260,136 +127,7 @@ export class Importer extends Context.Service<
         return result.success
       })
 
-      const apply = Effect.fn("Importer.apply")(function* (
-        plan: ImportPlan,
-        options?: ImportProgressOptions
-      ) {
-        const total = planSteps(plan)
-        let done = 0
-        const advance = (phase: ImportPhase, n: number) => {
-          if (n <= 0) return
-          done += n
-          options?.onProgress?.(done, total, phase)
-        }
-        const step = (phase: ImportPhase, n = 1) => Effect.sync(() => advance(phase, n))
-        const saveAll = Effect.fnUntraced(function* (drafts: ReadonlyArray<PlannedDraft>) {
-          for (let i = 0; i < drafts.length; i += DraftBatch) {
-            const batch = drafts.slice(i, i + DraftBatch)
-            const writes = batch.filter((d) => d.change !== "unchanged").map((d) => d.scorecard)
-            if (writes.length > 0) yield* scorecards.saveDrafts(writes)
-            yield* step("scorecards", batch.length)
-          }
-        })
-        const before = new Map<number, Array<PlannedDraft>>()
-        for (const d of plan.drafts) {
-          if (typeof d.stage !== "object") continue
-          const list = before.get(d.stage.beforePublication)
-          if (list === undefined) before.set(d.stage.beforePublication, [d])
-          else list.push(d)
-        }
-        const live = plan.publications.flatMap((p, i) => (p.skip ? [] : [{ p, i }]))
-
-        return yield* tx.run(
-          Effect.gen(function* () {
-            const shown = yield* shownBy(plan)
-            // Shown entities not yet announced: by their first publication here, else at the end.
-            const unseen = new Set(shown.map((e) => entityKey(e.entity_type, e.id)))
-            for (let i = 0; i < plan.entities.length; i += EntityBatch) {
-              const batch = plan.entities.slice(i, i + EntityBatch)
-              const writes = batch.filter((e) => e.write).map((e) => e.entity)
-              if (writes.length > 0) yield* entities.upsert(writes)
-              yield* step("entities", batch.length)
-            }
-            for (const c of plan.catalogues) {
-              if (c.replace) yield* rubric.replace(c.entity_type, c.questions)
-              yield* step("questions")
-            }
-            yield* saveAll(plan.drafts.filter((d) => d.stage === "early"))
-            for (const h of plan.history) {
-              if (h.entries.length > 0) yield* scorecards.importHistory(h.entity_id, h.entries)
-              yield* step("history")
-            }
-            yield* step("publications", plan.publications.length - live.length)
-            for (const run of repeatFreeRuns(live, ({ p }) => idKey(p.entity_id))) {
-              yield* saveAll(run.flatMap(({ i }) => before.get(i) ?? []))
-              let reported = 0
-              yield* publisher
-                .publishMany(
-                  run.map(({ p }) => ({ request: p.request, at: p.published_at })),
-                  {
-                    onProgress: (n) => {
-                      advance("publications", n - reported)
-                      reported = n
-                    },
-                    unseen
-                  }
-                )
-                .pipe(Effect.mapError(failed("publications")))
-              for (const { p } of run) unseen.delete(entityKey(p.request.entity_type, p.entity_id))
-            }
-            yield* publisher.announce(shown.filter((e) => unseen.has(entityKey(e.entity_type, e.id))))
-            yield* saveAll(plan.drafts.filter((d) => d.stage === "late"))
-
-            // After the publications, so that matching sees the protocols this import rates.
-            let incidentCounts: Counts = zeroCounts
-            for (const report of plan.incidents) {
-              const ingested = yield* incidents.ingest(report).pipe(Effect.mapError(failed("incidents")))
-              const outcome = ingested.outcome
-              incidentCounts = addCounts(
-                incidentCounts,
-                countChanges([
-                  outcome === "created" ? "created" : outcome === "duplicate" ? "unchanged" : "updated"
-                ])
-              )
-              yield* step("incidents")
-            }
-
-            const q = plan.quantum
-            if (q !== undefined) {
-              if (q.change !== "unchanged") {
-                const chains = yield* entities.all("chain")
-                const read = readRows(q.rows)
-                yield* quantumStore.save(
-                  makeSnapshot(
-                    {
-                      rows: matchRows(
-                        read.rows,
-                        // As ChainDirectory.layerEntities: no private or inactive chain is matched.
-                        chains
-                          .filter((c) => !c.is_private && c.is_active)
-                          .map((c) => ({ slug: c.slug, name: c.name, status: c.status }))
-                      ),
-                      rows_skipped: read.rows_skipped
-                    },
-                    {
-                      now: Date.parse(q.as_of),
-                      ttlMillis: Duration.toMillis(DefaultSnapshotTtl),
-                      sample: q.sample
-                    }
-                  )
-                )
-              }
-              yield* step("quantum_snapshot")
-            }
-
-            const questionCounts = plan.catalogues.reduce(
-              (acc, c) => ({ ...addCounts(acc, c.counts), removed: acc.removed + c.counts.removed }),
-              { ...zeroCounts, removed: 0 }
-            )
-            return {
-              entities: countChanges(plan.entities.map((e) => e.change)),
-              questions: questionCounts,
-              scorecards: countChanges(plan.drafts.map((d) => d.change)),
-              history: plan.history.reduce((acc, h) => addCounts(acc, h.counts), zeroCounts),
-              publications: countChanges(plan.publications.map((p) => (p.skip ? "unchanged" : "created"))),
-              incidents: incidentCounts,
-              quantum_snapshot: q === undefined ? zeroCounts : countChanges([q.change])
-            } satisfies ImportReport
-          })
-        )
-      })
-
-      return Importer.of({ validate, apply })
+      return Importer.of({ validate, apply: applyPlan(ports) })
     })
   )
 

@@ -69,6 +69,76 @@ const describeFailure = (cause: Cause.Cause<unknown>): string => {
   return String(error)
 }
 
+/** What the quantum use cases work with, read once when the layer is built. */
+interface QuantumPorts {
+  readonly source: QuantumSource["Service"]
+  readonly store: QuantumSnapshotStore["Service"]
+  readonly directory: ChainDirectory["Service"]
+}
+
+/** Fetches and reads the dataset, matches it against the chain directory, and saves the snapshot. */
+const fetchAndSave = (ports: QuantumPorts, ttlMillis: number) =>
+  Effect.gen(function* () {
+    const { source, store, directory } = ports
+    const raw = yield* source.fetch
+    if (raw.length > MaxQuantumRows)
+      return yield* Effect.fail(
+        new QuantumTooManyRows({
+          message: `the dataset has ${raw.length} rows, more than the ${MaxQuantumRows} accepted; refused whole`
+        })
+      )
+    const read = readRows(raw)
+    if (read.rows.length === 0)
+      return yield* Effect.fail(
+        new QuantumNoReadableRows({ message: `no readable rows (${read.rows_skipped} skipped)` })
+      )
+    const chains = yield* directory.all
+    const now = yield* Clock.currentTimeMillis
+    const snapshot = makeSnapshot(
+      { rows: matchRows(read.rows, chains), rows_skipped: read.rows_skipped },
+      { now, ttlMillis, sample: source.sample }
+    )
+    yield* store.save(snapshot)
+    return snapshot
+  })
+
+/** One refresh: `fetchAndSave`, its outcome recorded (a failure keeps the previous snapshot); never fails. */
+const refresh = (ports: QuantumPorts, ttlMillis: number) => {
+  const attempt = fetchAndSave(ports, ttlMillis)
+  return Effect.gen(function* () {
+    const exit = yield* Effect.exit(attempt)
+    if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
+    const at = toIso(yield* Clock.currentTimeMillis)
+    const result: RefreshResult = Exit.isSuccess(exit)
+      ? { outcome: { at, ok: true }, snapshot: exit.value }
+      : { outcome: { at, ok: false, error: describeFailure(exit.cause) } }
+    if (!result.outcome.ok) yield* Effect.logWarning("quantum readiness refresh failed", result.outcome.error)
+    yield* ports.store
+      .recordOutcome(result.outcome)
+      .pipe(
+        Effect.catch((error) =>
+          Effect.logWarning("quantum readiness refresh outcome not recorded", error.message)
+        )
+      )
+    return result
+  })
+}
+
+/** The latest snapshot, matched against the chains as they are now, and the time. */
+const currentState = (ports: QuantumPorts) =>
+  Effect.gen(function* () {
+    const chains = yield* ports.directory.all
+    const snapshot = Option.getOrUndefined(yield* ports.store.latest)
+    const lastOutcome = Option.getOrUndefined(yield* ports.store.lastOutcome)
+    const now = yield* Clock.currentTimeMillis
+    const state: ReadinessState = {
+      snapshot: snapshot === undefined ? undefined : { ...snapshot, rows: matchRows(snapshot.rows, chains) },
+      lastOutcome,
+      now
+    }
+    return { state, chains }
+  })
+
 export class QuantumService extends Context.Service<
   QuantumService,
   {
@@ -86,9 +156,11 @@ export class QuantumService extends Context.Service<
     return Layer.effect(
       QuantumService,
       Effect.gen(function* () {
-        const source = yield* QuantumSource
-        const store = yield* QuantumSnapshotStore
-        const directory = yield* ChainDirectory
+        const ports: QuantumPorts = {
+          source: yield* QuantumSource,
+          store: yield* QuantumSnapshotStore,
+          directory: yield* ChainDirectory
+        }
         const ttlMillis = Duration.toMillis(options.ttl ?? DefaultSnapshotTtl)
         if (!Number.isFinite(ttlMillis) || ttlMillis < 0) {
           return yield* Effect.die(
@@ -99,71 +171,18 @@ export class QuantumService extends Context.Service<
         // that does not belong to the snapshot saved last.
         const refreshLock = yield* Semaphore.make(1)
 
-        const fetchAndSave = Effect.gen(function* () {
-          const raw = yield* source.fetch
-          if (raw.length > MaxQuantumRows)
-            return yield* Effect.fail(
-              new QuantumTooManyRows({
-                message: `the dataset has ${raw.length} rows, more than the ${MaxQuantumRows} accepted; refused whole`
-              })
-            )
-          const read = readRows(raw)
-          if (read.rows.length === 0)
-            return yield* Effect.fail(
-              new QuantumNoReadableRows({ message: `no readable rows (${read.rows_skipped} skipped)` })
-            )
-          const chains = yield* directory.all
-          const now = yield* Clock.currentTimeMillis
-          const snapshot = makeSnapshot(
-            { rows: matchRows(read.rows, chains), rows_skipped: read.rows_skipped },
-            { now, ttlMillis, sample: source.sample }
-          )
-          yield* store.save(snapshot)
-          return snapshot
-        })
-
-        const refresh = Effect.gen(function* () {
-          const exit = yield* Effect.exit(fetchAndSave)
-          if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
-          const at = toIso(yield* Clock.currentTimeMillis)
-          const result: RefreshResult = Exit.isSuccess(exit)
-            ? { outcome: { at, ok: true }, snapshot: exit.value }
-            : { outcome: { at, ok: false, error: describeFailure(exit.cause) } }
-          if (!result.outcome.ok)
-            yield* Effect.logWarning("quantum readiness refresh failed", result.outcome.error)
-          yield* store
-            .recordOutcome(result.outcome)
-            .pipe(
-              Effect.catch((error) =>
-                Effect.logWarning("quantum readiness refresh outcome not recorded", error.message)
-              )
-            )
-          return result
-        }).pipe(refreshLock.withPermit, Effect.withSpan("QuantumService.refresh"))
-
-        /** The latest snapshot, matched against the chains as they are now, and the time. */
-        const currentState = Effect.gen(function* () {
-          const chains = yield* directory.all
-          const snapshot = Option.getOrUndefined(yield* store.latest)
-          const lastOutcome = Option.getOrUndefined(yield* store.lastOutcome)
-          const now = yield* Clock.currentTimeMillis
-          const state: ReadinessState = {
-            snapshot:
-              snapshot === undefined ? undefined : { ...snapshot, rows: matchRows(snapshot.rows, chains) },
-            lastOutcome,
-            now
-          }
-          return { state, chains }
-        })
-
+        const readState = currentState(ports)
         return QuantumService.of({
-          refresh,
-          leagueTable: currentState.pipe(
+          refresh: refresh(ports, ttlMillis).pipe(
+            refreshLock.withPermit,
+            Effect.withSpan("QuantumService.refresh")
+          ),
+          leagueTable: readState.pipe(
             Effect.map(({ state }) => leagueTable(state)),
             Effect.withSpan("QuantumService.leagueTable")
           ),
           chain: Effect.fn("QuantumService.chain")(function* (slug: string) {
-            const { state, chains } = yield* currentState
+            const { state, chains } = yield* readState
             return chainReading(state, { slug, known: chains.some((c) => c.slug === slug) })
           })
         })

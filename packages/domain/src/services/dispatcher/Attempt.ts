@@ -1,0 +1,111 @@
+/**
+ * One attempt of a claimed delivery: sign, send, record, log. Traced as
+ * `WebhookDispatcher.attempt`, but without the call-site stack trace
+ * `Effect.fn` captures: this runs for every delivery. Logs carry
+ * delivery_id, rule_id, outcome and error only.
+ */
+import { Cause, Clock, Duration, Effect } from "effect"
+import {
+  type DeliveryNotFound,
+  type DeliveryTransitionRejected,
+  noResponse,
+  type TransportOutcome
+} from "../../model/Delivery.ts"
+import type { AttemptToRecord } from "../../ports/DeliveryOutbox.ts"
+import type { WebhookRequest } from "../../ports/WebhookTransport.ts"
+import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
+import { deliveryHeaders } from "../../webhooks/WebhookSignature.ts"
+import { type Claimed, type DispatcherPorts, RuleDeletedMessage, TransportGraceMs } from "./Settings.ts"
+
+/** How an attempt's outcome is recorded: with the next batch (the loop) or alone (`deliverNow`). */
+export type RecordAttempt = (
+  attempt: AttemptToRecord
+) => Effect.Effect<AttemptRecorded, DeliveryNotFound | DeliveryTransitionRejected>
+
+/** The transport's answer, or a timeout if it overruns its own timeout by the grace. */
+const send = (ports: DispatcherPorts, request: WebhookRequest, startedAt: number) =>
+  ports.transport.send(request).pipe(
+    Effect.timeoutOrElse({
+      duration: Duration.millis(request.timeoutMs + TransportGraceMs),
+      orElse: () =>
+        Effect.map(Clock.currentTimeMillis, (now) =>
+          noResponse("timeout", now - startedAt, "the transport did not stop at the receiver timeout")
+        )
+    })
+  )
+
+/** The log line of a recorded attempt: delivered, failed for good, or to be retried. */
+const logRecorded = ({ delivery, attempt }: AttemptRecorded) => {
+  const annotations = {
+    delivery_id: delivery.delivery_id,
+    rule_id: delivery.rule_id,
+    cycle: attempt.cycle,
+    attempt: attempt.attempt,
+    outcome: attempt.outcome
+  }
+  if (delivery.status === "delivered")
+    return Effect.logDebug("webhook delivered").pipe(Effect.annotateLogs(annotations))
+  if (delivery.status === "failed")
+    return Effect.logWarning("webhook delivery failed: retries exhausted").pipe(
+      Effect.annotateLogs({ ...annotations, error: attempt.error })
+    )
+  return Effect.logInfo("webhook attempt failed; retry scheduled").pipe(
+    Effect.annotateLogs({
+      ...annotations,
+      error: attempt.error,
+      next_attempt_at: delivery.next_attempt_at
+    })
+  )
+}
+
+/** One attempt of a claimed delivery: sign, send, record. A deleted rule's delivery is recorded unsent. */
+export const attempt = Effect.fnUntraced(
+  function* (ports: DispatcherPorts, { delivery: claimed, destination }: Claimed, record: RecordAttempt) {
+    const at = yield* Clock.currentTimeMillis
+    const outcome: TransportOutcome = yield* destination === undefined
+      ? Effect.succeed(noResponse("target_refused", 0, RuleDeletedMessage))
+      : send(
+          ports,
+          {
+            url: destination.webhook_url,
+            headers: { ...deliveryHeaders(claimed, destination.signing_key, at / 1_000, ports.signer) },
+            body: claimed.body,
+            timeoutMs: ports.policy.receiverTimeoutMs
+          },
+          at
+        )
+    const recorded = yield* record({ claimed, input: { at, outcome } })
+    yield* logRecorded(recorded)
+    return recorded
+  },
+  (effect) => Effect.withSpan(effect, "WebhookDispatcher.attempt", { captureStackTrace: false })
+)
+
+/**
+ * An attempt of the loop (or of `runOnce`) that never fails: anything but
+ * interruption is logged and reported as undefined, and the delivery comes
+ * back when its lease ends.
+ */
+export const attemptSafely = (
+  ports: DispatcherPorts,
+  claimed: Claimed,
+  record: RecordAttempt
+): Effect.Effect<AttemptRecorded | undefined> =>
+  attempt(ports, claimed, record).pipe(
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.interrupt
+        : Effect.as(
+            Effect.logError(
+              "webhook attempt not recorded; the delivery returns when its claim expires",
+              cause
+            ).pipe(
+              Effect.annotateLogs({
+                delivery_id: claimed.delivery.delivery_id,
+                rule_id: claimed.delivery.rule_id
+              })
+            ),
+            undefined
+          )
+    )
+  )

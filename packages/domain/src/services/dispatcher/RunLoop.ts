@@ -1,0 +1,170 @@
+/**
+ * The dispatcher's two ways of sending what is due: `runOnce` (claim up to
+ * `concurrency`, attempt them all, report) and `run`, the loop that claims
+ * ahead of its send slots and sleeps while nothing is due.
+ */
+import { Clock, Duration, Effect, FiberSet, Latch } from "effect"
+import { millisOf } from "../../model/Delivery.ts"
+import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
+import type { Claim } from "./Claim.ts"
+import type { Claimed, DispatchSummary } from "./Settings.ts"
+
+/** What `runOnce` and `run` work with, fixed when the dispatcher is built. */
+export interface Dispatching {
+  /** Most attempts in flight at once. */
+  readonly concurrency: number
+  readonly pollMs: number
+  /** Deliveries `run` holds at most: being attempted, or claimed and ready. */
+  readonly window: number
+  /** `run` claims only when at least this many fit in its window. */
+  readonly claimBatch: number
+  /** A ready delivery claimed longer ago than this is not started: it is left to its lease. */
+  readonly startDeadlineMs: number
+  readonly claim: (at: number, limit: number) => Effect.Effect<Claim>
+  /** An attempt recorded with the next batch, that never fails (undefined when not recorded). */
+  readonly attemptSafely: (claimed: Claimed) => Effect.Effect<AttemptRecorded | undefined>
+}
+
+/** `runOnce`: claims up to `concurrency` due deliveries and attempts them all concurrently. */
+export const runOnce = (d: Dispatching): Effect.Effect<DispatchSummary> =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const { claimed, lost } = yield* d.claim(now, d.concurrency)
+    const results = yield* Effect.forEach(claimed, d.attemptSafely, { concurrency: d.concurrency })
+    const summary = {
+      claimed: claimed.length + lost,
+      delivered: 0,
+      retrying: 0,
+      failed: 0,
+      abandoned: lost
+    }
+    for (const result of results) {
+      if (result === undefined) summary.abandoned++
+      else if (result.delivery.status === "delivered") summary.delivered++
+      else if (result.delivery.status === "failed") summary.failed++
+      else summary.retrying++
+    }
+    return summary
+  }).pipe(Effect.withSpan("WebhookDispatcher.runOnce"))
+
+/**
+ * The loop's state. Fibers only interleave at effect boundaries, so plain
+ * fields are enough.
+ */
+interface LoopState {
+  /** Claimed deliveries waiting for a slot, with when they were claimed. */
+  readonly ready: Array<{ readonly claimed: Claimed; readonly at: number }>
+  /** The retry times this process has recorded, so that it wakes exactly when one falls due. */
+  readonly dueTimes: Set<number>
+  /** The attempts running now (at most `concurrency`), each a send and the record of its outcome. */
+  inFlight: number
+  /** When the current sleep ends (-Infinity while not sleeping). An attempt that records an earlier retry opens `kick`. */
+  wakeAt: number
+  /** The loop waits for the window to empty enough for a claim; the next attempt that ends opens `kick`. */
+  waitingForRoom: boolean
+}
+
+/**
+ * The send slots of the loop: an effect that starts ready deliveries in the
+ * free slots (one claimed too long ago is left to its lease). An attempt that
+ * ends (sent and recorded, or given up) settles: its slot takes the next ready
+ * delivery, the window has room for one more, and a retry it scheduled before
+ * the current wake-up cuts the sleep short.
+ */
+const sendSlots = (
+  d: Dispatching,
+  state: LoopState,
+  fibers: FiberSet.FiberSet<void>,
+  kick: Latch.Latch
+): Effect.Effect<void> => {
+  const startReady: Effect.Effect<void> = Effect.gen(function* () {
+    while (state.inFlight < d.concurrency && state.ready.length > 0) {
+      const next = state.ready.shift()!
+      const now = yield* Clock.currentTimeMillis
+      if (now - next.at > d.startDeadlineMs) {
+        yield* Effect.logWarning(
+          "webhook delivery not attempted: it waited too long for a send slot; it returns when its claim expires"
+        ).pipe(
+          Effect.annotateLogs({
+            delivery_id: next.claimed.delivery.delivery_id,
+            rule_id: next.claimed.delivery.rule_id
+          })
+        )
+        continue
+      }
+      state.inFlight++
+      yield* FiberSet.run(fibers, Effect.flatMap(d.attemptSafely(next.claimed), settle))
+    }
+  })
+
+  const settle = (result: AttemptRecorded | undefined) =>
+    Effect.suspend(() => {
+      state.inFlight--
+      let wake = state.waitingForRoom
+      if (result !== undefined && result.delivery.status === "pending") {
+        const due = millisOf(result.delivery.next_attempt_at!)
+        state.dueTimes.add(due)
+        if (due < state.wakeAt) wake = true
+      }
+      return Effect.andThen(startReady, wake ? Effect.asVoid(kick.open) : Effect.void)
+    })
+
+  return startReady
+}
+
+/** The earliest recorded retry after `now`; times already past are dropped (claimed, or claimed elsewhere). */
+const soonestDue = (dueTimes: Set<number>, now: number): number => {
+  let soonest = Number.POSITIVE_INFINITY
+  for (const due of dueTimes) {
+    if (due <= now) dueTimes.delete(due)
+    else if (due < soonest) soonest = due
+  }
+  return soonest
+}
+
+/**
+ * `run`, the loop: claims for a batch whenever its window has room for one,
+ * starts what it claimed in the free slots, and sleeps until the poll
+ * interval or the earliest retry it recorded, whichever comes first.
+ */
+export const runLoop = (d: Dispatching): Effect.Effect<never> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const fibers = yield* FiberSet.make<void>()
+      const kick = yield* Latch.make(false)
+      const state: LoopState = {
+        ready: [],
+        dueTimes: new Set<number>(),
+        inFlight: 0,
+        wakeAt: Number.NEGATIVE_INFINITY,
+        waitingForRoom: false
+      }
+      const startReady = sendSlots(d, state, fibers, kick)
+
+      for (;;) {
+        yield* kick.close
+        state.wakeAt = Number.NEGATIVE_INFINITY
+        const room = d.window - state.inFlight - state.ready.length
+        // Claim only for a batch. While waiting, more than `concurrency` deliveries are
+        // in flight or ready, so no slot is idle for want of a claim.
+        if (room < d.claimBatch) {
+          state.waitingForRoom = true
+          yield* kick.await
+          state.waitingForRoom = false
+          continue
+        }
+        const now = yield* Clock.currentTimeMillis
+        const { claimed } = yield* d.claim(now, room)
+        for (const c of claimed) state.ready.push({ claimed: c, at: now })
+        yield* startReady
+        // The window was filled: more may be due at once.
+        if (claimed.length === room) continue
+        // Any attempt that settles from here on with an earlier retry cuts the sleep short.
+        state.wakeAt = Number.POSITIVE_INFINITY
+        const at = yield* Clock.currentTimeMillis
+        const wait = Math.max(0, Math.min(d.pollMs, soonestDue(state.dueTimes, at) - at))
+        state.wakeAt = at + wait
+        if (wait > 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), kick.await)
+      }
+    })
+  )

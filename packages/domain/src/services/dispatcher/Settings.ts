@@ -1,0 +1,91 @@
+/**
+ * The WebhookDispatcher's settings and the shapes its parts share: the
+ * defaults, the options checked when the layer is built, and what a claimed
+ * delivery carries. See WebhookDispatcher.ts for the choices behind them.
+ */
+import { Duration } from "effect"
+import type { Delivery } from "../../model/Delivery.ts"
+import type { AlertRuleRepository, RuleDestination } from "../../ports/AlertRuleRepository.ts"
+import { DefaultLeaseMs, type DeliveryOutbox } from "../../ports/DeliveryOutbox.ts"
+import type { Signer } from "../../ports/Signer.ts"
+import type { WebhookTransport } from "../../ports/WebhookTransport.ts"
+import type { RetryPolicy } from "../../webhooks/RetrySchedule.ts"
+
+/** How long past the receiver timeout a send may run before the dispatcher cuts it off. */
+export const TransportGraceMs = 5_000
+
+/** The message recorded, with reason `target_refused`, for an attempt whose rule no longer exists. */
+export const RuleDeletedMessage = "alert rule deleted"
+
+export const DefaultConcurrency = 16
+
+export const DefaultPollInterval: Duration.Input = "1 second"
+
+/**
+ * How many deliveries `run` holds per send slot: being attempted, or claimed
+ * and ready to start the moment a slot frees up.
+ */
+export const ReadyPerSlot = 4
+
+/** `run` claims only when at least this many deliveries per slot fit in what it holds. */
+export const ClaimPerSlot = 2
+
+/** Attempts recorded in one call to the outbox at most. */
+export const MaxRecordBatch = 256
+
+export interface WebhookDispatcherOptions {
+  /** Most attempts (send and record) in flight at once in this process (default 16). */
+  readonly concurrency?: number | undefined
+  /** The longest `run` waits between claims when there is nothing to do (default 1 s). */
+  readonly pollInterval?: Duration.Input | undefined
+  /** The lease of each claim (default `DefaultLeaseMs`); it must cover a whole send and its recording. */
+  readonly leaseMs?: number | undefined
+}
+
+/** What one `runOnce` did. */
+export interface DispatchSummary {
+  readonly claimed: number
+  readonly delivered: number
+  /** Attempts that failed with retries left: the delivery waits for its next offset. */
+  readonly retrying: number
+  /** Attempts that failed the final retry: the delivery is now `failed`. */
+  readonly failed: number
+  /** Attempts whose outcome could not be recorded; the delivery returns when its lease ends. */
+  readonly abandoned: number
+}
+
+/** The options with their defaults, refused (a RangeError) when they cannot work together. */
+export const checkOptions = (options: WebhookDispatcherOptions, policy: RetryPolicy) => {
+  const concurrency = options.concurrency ?? DefaultConcurrency
+  const pollMs = Duration.toMillis(Duration.fromInputUnsafe(options.pollInterval ?? DefaultPollInterval))
+  const leaseMs = options.leaseMs ?? DefaultLeaseMs
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`dispatcher concurrency must be a whole number >= 1, got ${concurrency}`)
+  }
+  if (!Number.isFinite(pollMs) || pollMs <= 0) {
+    throw new RangeError(`dispatcher poll interval must be finite and > 0, got ${pollMs} ms`)
+  }
+  // A send may run to the timeout plus the grace; the lease must outlast it with room to record.
+  if (!(leaseMs > 2 * (policy.receiverTimeoutMs + TransportGraceMs))) {
+    throw new RangeError(
+      `dispatcher lease (${leaseMs} ms) must exceed twice the receiver timeout plus grace ` +
+        `(${2 * (policy.receiverTimeoutMs + TransportGraceMs)} ms)`
+    )
+  }
+  return { concurrency, pollMs, leaseMs }
+}
+
+/** What the dispatcher works with: its ports and the retry policy in context. */
+export interface DispatcherPorts {
+  readonly outbox: DeliveryOutbox["Service"]
+  readonly rules: AlertRuleRepository["Service"]
+  readonly signer: Signer["Service"]
+  readonly transport: WebhookTransport["Service"]
+  readonly policy: RetryPolicy
+}
+
+/** A claimed delivery with where it goes; no destination means its rule was deleted. */
+export interface Claimed {
+  readonly delivery: Delivery
+  readonly destination: RuleDestination | undefined
+}

@@ -1,0 +1,263 @@
+/**
+ * `Importer.apply`: a validated plan written in one transaction, in order:
+ * entities, catalogues, early drafts and history; the publications, replayed
+ * through the Publisher in runs in which no entity repeats, each after the
+ * drafts staged before it; the announcements of entities shown without a
+ * publication, the late drafts, the incidents (after the publications, so that
+ * matching sees the protocols this import rates) and the quantum snapshot.
+ * Progress is reported per batch through `options.onProgress`.
+ */
+import { Duration, Effect, Schema } from "effect"
+import {
+  addCounts,
+  countChanges,
+  type Counts,
+  type ImportPhase,
+  type ImportPlan,
+  type ImportProgressOptions,
+  type ImportReport,
+  type PlannedDraft,
+  planSteps,
+  zeroCounts
+} from "../../import/ImportPlan.ts"
+import { idKey } from "../../import/ImportStoreView.ts"
+import { repeatFreeRuns } from "../../ports/ScorecardRepository.ts"
+import type { StoreError } from "../../ports/StoreError.ts"
+import { matchRows, readRows } from "../../quantum/QuantumRows.ts"
+import { DefaultSnapshotTtl, makeSnapshot } from "../../quantum/QuantumSnapshot.ts"
+import { entityKey, type ShownEntity } from "../Publisher.ts"
+import type { ImporterPorts } from "./ImporterPorts.ts"
+
+/** A write the plan promised failed on the way (the store changed since validation); the transaction is rolled back. */
+export class ImportApplyFailed extends Schema.TaggedError<ImportApplyFailed>()("ImportApplyFailed", {
+  phase: Schema.String,
+  message: Schema.String
+}) {}
+
+/** Entities are upserted in batches of this size, which is also the grain of progress reports. */
+const EntityBatch = 1000
+/** Drafts are saved in batches of this size (some 60 answers each). */
+const DraftBatch = 1000
+
+const failed =
+  (phase: ImportPhase) =>
+  <E extends { readonly _tag: string; readonly message: string }>(error: E): StoreError | ImportApplyFailed =>
+    error._tag === "StoreError"
+      ? (error as unknown as StoreError)
+      : new ImportApplyFailed({ phase, message: `${error._tag}: ${error.message}` })
+
+/** The progress of one apply: steps done of the plan's total, reported to `options.onProgress`. */
+interface Progress {
+  readonly advance: (phase: ImportPhase, n: number) => void
+  readonly step: (phase: ImportPhase, n?: number) => Effect.Effect<void>
+}
+
+const progressOf = (plan: ImportPlan, options: ImportProgressOptions | undefined): Progress => {
+  const total = planSteps(plan)
+  let done = 0
+  const advance = (phase: ImportPhase, n: number) => {
+    if (n <= 0) return
+    done += n
+    options?.onProgress?.(done, total, phase)
+  }
+  return { advance, step: (phase, n = 1) => Effect.sync(() => advance(phase, n)) }
+}
+
+/** Saves drafts in batches, writing only those that change. */
+const saveAll = Effect.fnUntraced(function* (
+  ports: ImporterPorts,
+  progress: Progress,
+  drafts: ReadonlyArray<PlannedDraft>
+) {
+  for (let i = 0; i < drafts.length; i += DraftBatch) {
+    const batch = drafts.slice(i, i + DraftBatch)
+    const writes = batch.filter((d) => d.change !== "unchanged").map((d) => d.scorecard)
+    if (writes.length > 0) yield* ports.scorecards.saveDrafts(writes)
+    yield* progress.step("scorecards", batch.length)
+  }
+})
+
+/**
+ * The stored entities this import makes readable: readable as written, not
+ * readable as stored when the transaction reads them. (A created entity
+ * has no rating yet: its first publication is a rating.new anyway.)
+ */
+const shownBy = Effect.fnUntraced(function* (ports: ImporterPorts, plan: ImportPlan) {
+  const candidates = plan.entities.filter(
+    (e) => e.write && e.change !== "created" && ports.projection.isPubliclyReadable(e.entity.record)
+  )
+  const hidden = new Set<string>()
+  for (const type of new Set(candidates.map((e) => e.entity.entity_type)))
+    for (const ref of yield* ports.entities.unreadable(type)) hidden.add(entityKey(type, ref.id))
+  return candidates
+    .filter((e) => hidden.has(entityKey(e.entity.entity_type, e.entity.record.id)))
+    .map(
+      (e): ShownEntity => ({
+        entity_type: e.entity.entity_type,
+        id: e.entity.record.id,
+        slug: e.entity.record.slug
+      })
+    )
+})
+
+/** Entities in batches, catalogues, the early drafts and the history entries. */
+const writeBeforePublications = Effect.fnUntraced(function* (
+  ports: ImporterPorts,
+  progress: Progress,
+  plan: ImportPlan
+) {
+  for (let i = 0; i < plan.entities.length; i += EntityBatch) {
+    const batch = plan.entities.slice(i, i + EntityBatch)
+    const writes = batch.filter((e) => e.write).map((e) => e.entity)
+    if (writes.length > 0) yield* ports.entities.upsert(writes)
+    yield* progress.step("entities", batch.length)
+  }
+  for (const c of plan.catalogues) {
+    if (c.replace) yield* ports.rubric.replace(c.entity_type, c.questions)
+    yield* progress.step("questions")
+  }
+  yield* saveAll(
+    ports,
+    progress,
+    plan.drafts.filter((d) => d.stage === "early")
+  )
+  for (const h of plan.history) {
+    if (h.entries.length > 0) yield* ports.scorecards.importHistory(h.entity_id, h.entries)
+    yield* progress.step("history")
+  }
+})
+
+/**
+ * The publications through `Publisher.publishMany`, in runs in which no
+ * entity repeats, each after the drafts staged before any of its
+ * publications. An entity of `unseen` is announced by its first publication
+ * here and removed from the set; those left are announced after.
+ */
+const replayPublications = Effect.fnUntraced(function* (
+  ports: ImporterPorts,
+  progress: Progress,
+  plan: ImportPlan,
+  unseen: Set<string>
+) {
+  const before = new Map<number, Array<PlannedDraft>>()
+  for (const d of plan.drafts) {
+    if (typeof d.stage !== "object") continue
+    const list = before.get(d.stage.beforePublication)
+    if (list === undefined) before.set(d.stage.beforePublication, [d])
+    else list.push(d)
+  }
+  const live = plan.publications.flatMap((p, i) => (p.skip ? [] : [{ p, i }]))
+  yield* progress.step("publications", plan.publications.length - live.length)
+  for (const run of repeatFreeRuns(live, ({ p }) => idKey(p.entity_id))) {
+    yield* saveAll(
+      ports,
+      progress,
+      run.flatMap(({ i }) => before.get(i) ?? [])
+    )
+    let reported = 0
+    yield* ports.publisher
+      .publishMany(
+        run.map(({ p }) => ({ request: p.request, at: p.published_at })),
+        {
+          onProgress: (n) => {
+            progress.advance("publications", n - reported)
+            reported = n
+          },
+          unseen
+        }
+      )
+      .pipe(Effect.mapError(failed("publications")))
+    for (const { p } of run) unseen.delete(entityKey(p.request.entity_type, p.entity_id))
+  }
+})
+
+/** The plan's incident reports, ingested in order; what they changed. */
+const ingestIncidents = Effect.fnUntraced(function* (
+  ports: ImporterPorts,
+  progress: Progress,
+  plan: ImportPlan
+) {
+  let incidentCounts: Counts = zeroCounts
+  for (const report of plan.incidents) {
+    const ingested = yield* ports.incidents.ingest(report).pipe(Effect.mapError(failed("incidents")))
+    const outcome = ingested.outcome
+    incidentCounts = addCounts(
+      incidentCounts,
+      countChanges([outcome === "created" ? "created" : outcome === "duplicate" ? "unchanged" : "updated"])
+    )
+    yield* progress.step("incidents")
+  }
+  return incidentCounts
+})
+
+/** The plan's quantum snapshot, matched against the stored chains, when it changes. */
+const saveQuantum = Effect.fnUntraced(function* (ports: ImporterPorts, progress: Progress, plan: ImportPlan) {
+  const q = plan.quantum
+  if (q === undefined) return
+  if (q.change !== "unchanged") {
+    const chains = yield* ports.entities.all("chain")
+    const read = readRows(q.rows)
+    yield* ports.quantumStore.save(
+      makeSnapshot(
+        {
+          rows: matchRows(
+            read.rows,
+            // As ChainDirectory.layerEntities: no private or inactive chain is matched.
+            chains
+              .filter((c) => !c.is_private && c.is_active)
+              .map((c) => ({ slug: c.slug, name: c.name, status: c.status }))
+          ),
+          rows_skipped: read.rows_skipped
+        },
+        {
+          now: Date.parse(q.as_of),
+          ttlMillis: Duration.toMillis(DefaultSnapshotTtl),
+          sample: q.sample
+        }
+      )
+    )
+  }
+  yield* progress.step("quantum_snapshot")
+})
+
+/** What the plan changed, by part. */
+const reportOf = (plan: ImportPlan, incidents: Counts): ImportReport => {
+  const q = plan.quantum
+  const questionCounts = plan.catalogues.reduce(
+    (acc, c) => ({ ...addCounts(acc, c.counts), removed: acc.removed + c.counts.removed }),
+    { ...zeroCounts, removed: 0 }
+  )
+  return {
+    entities: countChanges(plan.entities.map((e) => e.change)),
+    questions: questionCounts,
+    scorecards: countChanges(plan.drafts.map((d) => d.change)),
+    history: plan.history.reduce((acc, h) => addCounts(acc, h.counts), zeroCounts),
+    publications: countChanges(plan.publications.map((p) => (p.skip ? "unchanged" : "created"))),
+    incidents,
+    quantum_snapshot: q === undefined ? zeroCounts : countChanges([q.change])
+  }
+}
+
+/** `Importer.apply`. */
+export const applyPlan = (ports: ImporterPorts) =>
+  Effect.fn("Importer.apply")(function* (plan: ImportPlan, options?: ImportProgressOptions) {
+    const progress = progressOf(plan, options)
+    return yield* ports.tx.run(
+      Effect.gen(function* () {
+        const shown = yield* shownBy(ports, plan)
+        // Shown entities not yet announced: by their first publication here, else at the end.
+        const unseen = new Set(shown.map((e) => entityKey(e.entity_type, e.id)))
+        yield* writeBeforePublications(ports, progress, plan)
+        yield* replayPublications(ports, progress, plan, unseen)
+        yield* ports.publisher.announce(shown.filter((e) => unseen.has(entityKey(e.entity_type, e.id))))
+        yield* saveAll(
+          ports,
+          progress,
+          plan.drafts.filter((d) => d.stage === "late")
+        )
+        const incidents = yield* ingestIncidents(ports, progress, plan)
+        yield* saveQuantum(ports, progress, plan)
+        return reportOf(plan, incidents)
+      })
+    )
+  })
