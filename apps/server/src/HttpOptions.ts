@@ -12,7 +12,12 @@ import type { PoliciesConfig } from "@ratings/adapters-http/server/HttpServerLiv
 import { makeJwtVerifier } from "@ratings/adapters-http/server/JwtVerifier"
 import { Effect, Option, Redacted } from "effect"
 import type { ServerConfig } from "./Config.ts"
-import { DevAudience, DevIssuer, devIdentityProviderStatus, devKeyPair } from "./DevIdentityProvider.ts"
+import {
+  DevAudience,
+  DevIssuer,
+  devIdentityProviderStatus,
+  devKeyPair
+} from "@ratings/adapters-http/server/DevIdentityProvider"
 
 const configuredJwt = (config: ServerConfig): JwtConfig | undefined => {
   const j = config.jwt

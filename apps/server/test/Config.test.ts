@@ -9,7 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Result } from "effect"
 import { ServerConfig, WebhookTargetsConfig } from "../src/Config.ts"
-import { devIdentityProviderStatus } from "../src/DevIdentityProvider.ts"
+import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
 const load = (env: Record<string, string>) =>

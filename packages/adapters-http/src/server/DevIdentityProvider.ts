@@ -10,9 +10,8 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { type DevKeyPair, generateDevKeyPair } from "@ratings/adapters-http/server/DevToken"
 import { Option } from "effect"
-import type { ServerConfig } from "./Config.ts"
+import { type DevKeyPair, generateDevKeyPair } from "./DevToken.ts"
 
 export const DevIssuer = "ratings-dev-idp"
 export const DevAudience = "ratings-api"
@@ -58,9 +57,13 @@ export type DevIdentityProviderStatus =
   | { readonly on: true; readonly reason: string }
   | { readonly on: false; readonly reason: string }
 
-export const devIdentityProviderStatus = (
-  config: Pick<ServerConfig, "environment" | "jwt">
-): DevIdentityProviderStatus => {
+/** What the status depends on: NODE_ENV as configured, and whether RATINGS_JWT_* names a provider. */
+export interface DevIdentityProviderSettings {
+  readonly environment: Option.Option<string>
+  readonly jwt: { readonly jwksUrl: Option.Option<string>; readonly publicKey: Option.Option<string> }
+}
+
+export const devIdentityProviderStatus = (config: DevIdentityProviderSettings): DevIdentityProviderStatus => {
   if (Option.isSome(config.jwt.jwksUrl) || Option.isSome(config.jwt.publicKey))
     return { on: false, reason: "RATINGS_JWT_* configures the identity provider" }
   return Option.match(config.environment, {
