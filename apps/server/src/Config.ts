@@ -150,7 +150,8 @@ const NonEmpty = Schema.String.check(
 
 const optionalString = (name: string) => Config.option(Config.String(name))
 
-const HttpUrl = Schema.URL.check(
+/** An http or https URL (the quantum source, the OTLP collector). */
+export const HttpUrl = Schema.URL.check(
   Schema.makeFilter(
     (url: URL) => url.protocol === "http:" || url.protocol === "https:" || "must be an http or https URL"
   )
