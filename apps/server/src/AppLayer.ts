@@ -6,7 +6,7 @@ import { Context, Effect, Layer } from "effect"
 import { ServerConfig } from "./Config.ts"
 import { type DatabaseRole, type DatabaseTarget, resolveDatabase } from "./Database.ts"
 import { application, database } from "./Layers.ts"
-import { resolveServerKey } from "./ServerKey.ts"
+import { resolveServerKey } from "@ratings/adapters-sql/ServerKey"
 
 export class AppInfo extends Context.Service<
   AppInfo,
