@@ -33,19 +33,22 @@ describe("development key pair", () => {
 })
 
 describe("development identity provider status", () => {
-  const none = { jwksUrl: Option.none<string>(), publicKey: Option.none<string>() }
+  const noProvider = undefined
 
   it("is on under NODE_ENV development or test, off when NODE_ENV is unset or production, and off beside RATINGS_JWT_*", () => {
-    assert.isTrue(devIdentityProviderStatus({ environment: Option.some("development"), jwt: none }).on)
-    assert.isTrue(devIdentityProviderStatus({ environment: Option.some("test"), jwt: none }).on)
-    const unset = devIdentityProviderStatus({ environment: Option.none(), jwt: none })
+    assert.isTrue(devIdentityProviderStatus({ environment: Option.some("development"), jwt: noProvider }).on)
+    assert.isTrue(devIdentityProviderStatus({ environment: Option.some("test"), jwt: noProvider }).on)
+    const unset = devIdentityProviderStatus({ environment: Option.none(), jwt: noProvider })
     assert.isFalse(unset.on)
     assert.include(unset.reason, "NODE_ENV is unset")
-    assert.deepStrictEqual(devIdentityProviderStatus({ environment: Option.some("production"), jwt: none }), {
-      on: false,
-      reason: "NODE_ENV=production"
-    })
-    const configured = { ...none, publicKey: Option.some("-----BEGIN PUBLIC KEY-----") }
+    assert.deepStrictEqual(
+      devIdentityProviderStatus({ environment: Option.some("production"), jwt: noProvider }),
+      {
+        on: false,
+        reason: "NODE_ENV=production"
+      }
+    )
+    const configured = { publicKey: "-----BEGIN PUBLIC KEY-----", issuer: "idp", audience: "api" }
     assert.deepStrictEqual(
       devIdentityProviderStatus({ environment: Option.some("development"), jwt: configured }),
       {

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Option } from "effect"
+import type { JwtConfig } from "./AuthConfig.ts"
 import { type DevKeyPair, generateDevKeyPair } from "./DevToken.ts"
 
 export const DevIssuer = "ratings-dev-idp"
@@ -57,15 +58,14 @@ export type DevIdentityProviderStatus =
   | { readonly on: true; readonly reason: string }
   | { readonly on: false; readonly reason: string }
 
-/** What the status depends on: NODE_ENV as configured, and whether RATINGS_JWT_* names a provider. */
+/** What the status depends on: NODE_ENV as configured, and the provider RATINGS_JWT_* configures, if any. */
 export interface DevIdentityProviderSettings {
   readonly environment: Option.Option<string>
-  readonly jwt: { readonly jwksUrl: Option.Option<string>; readonly publicKey: Option.Option<string> }
+  readonly jwt: JwtConfig | undefined
 }
 
 export const devIdentityProviderStatus = (config: DevIdentityProviderSettings): DevIdentityProviderStatus => {
-  if (Option.isSome(config.jwt.jwksUrl) || Option.isSome(config.jwt.publicKey))
-    return { on: false, reason: "RATINGS_JWT_* configures the identity provider" }
+  if (config.jwt !== undefined) return { on: false, reason: "RATINGS_JWT_* configures the identity provider" }
   return Option.match(config.environment, {
     onNone: () => ({
       on: false,
