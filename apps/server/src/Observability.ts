@@ -20,7 +20,7 @@ import type { MetricsOptions } from "@ratings/adapters-http/server/Metrics"
 import * as OtlpTracing from "@ratings/adapters-http/server/OtlpTracing"
 import * as PgMetricsProbe from "@ratings/adapters-sql/PgMetricsProbe"
 import * as CountedTransport from "@ratings/adapters-webhook/CountedTransport"
-import { Config, Effect, Layer, Option, type Redacted, Schema } from "effect"
+import { Config, Effect, Layer, Option, Schema } from "effect"
 import { booleanSetting, HttpUrl } from "./Config.ts"
 
 export const MetricsTokenSetting = "RATINGS_METRICS_TOKEN"
@@ -32,21 +32,13 @@ const Token = Schema.String.check(
   )
 )
 
-export interface ObservabilitySettings {
-  readonly otlpEndpoint: Option.Option<URL>
-  readonly serviceName: string
-  readonly otlpHeaders: Option.Option<string>
-  /** Metrics on: RATINGS_METRICS (default: on when a token is set). */
-  readonly metrics: boolean
-  readonly metricsToken: Option.Option<Redacted.Redacted<string>>
-}
-
-export const ObservabilityConfig: Config.Config<ObservabilitySettings> = Config.all({
+export const ObservabilityConfig = Config.all({
   otlpEndpoint: Config.option(Config.schema(HttpUrl, "OTEL_EXPORTER_OTLP_ENDPOINT")),
   serviceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("ratings-service")),
   otlpHeaders: Config.option(Config.schema(OtlpTracing.OtlpHeadersText, "OTEL_EXPORTER_OTLP_HEADERS")),
   metricsToken: Config.option(Config.schema(Schema.Redacted(Token), MetricsTokenSetting))
 }).pipe(
+  // Metrics on: RATINGS_METRICS (default: on when a token is set).
   Config.flatMap((settings) =>
     Config.map(booleanSetting("RATINGS_METRICS", Option.isSome(settings.metricsToken)), (metrics) => ({
       ...settings,
@@ -54,6 +46,8 @@ export const ObservabilityConfig: Config.Config<ObservabilitySettings> = Config.
     }))
   )
 )
+
+export type ObservabilitySettings = Config.Success<typeof ObservabilityConfig>
 
 /** Spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing otherwise. */
 export const TracingLayer = Layer.unwrap(
