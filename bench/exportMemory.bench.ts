@@ -40,7 +40,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-htt
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { writeDataset } from "@ratings/demo-data"
-import { formatIssues, importPath } from "@ratings/server/ImportFiles"
+import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { application, database } from "@ratings/server/Layers"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"

@@ -2,11 +2,15 @@
  * The application for one process: configuration, the database (DATABASE_URL or
  * the embedded default), the server key, and every use case over Postgres.
  */
+import {
+  type DatabaseRole,
+  type DatabaseTarget,
+  resolveDatabase
+} from "@ratings/adapters-sql/EmbeddedDataDir"
+import { resolveServerKey } from "@ratings/adapters-sql/ServerKey"
 import { Context, Effect, Layer } from "effect"
 import { ServerConfig } from "./Config.ts"
-import { type DatabaseRole, type DatabaseTarget, resolveDatabase } from "./Database.ts"
 import { application, database } from "./Layers.ts"
-import { resolveServerKey } from "./ServerKey.ts"
 
 export class AppInfo extends Context.Service<
   AppInfo,
@@ -29,5 +33,5 @@ const appLayer = (role: DatabaseRole) =>
 /** The application of a CLI command: it may use the embedded Postgres a server runs for the data folder. */
 export const AppLayer = appLayer("command")
 
-/** The application of `ratings serve`: it owns the data folder's embedded Postgres (Database.ts). */
+/** The application of `ratings serve`: it owns the data folder's embedded Postgres (adapters-sql EmbeddedDataDir.ts). */
 export const ServeAppLayer = appLayer("serve")

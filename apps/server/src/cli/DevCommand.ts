@@ -10,7 +10,7 @@ import { AdminRoles } from "@ratings/domain/model/Caller"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ServerConfig } from "../Config.ts"
-import { DevAudience, DevIssuer, devKeyPair } from "../DevIdentityProvider.ts"
+import { DevAudience, DevIssuer, devKeyPair } from "@ratings/adapters-http/server/DevIdentityProvider"
 import { CommandFailed } from "./CommandFailed.ts"
 
 const token = Command.make(

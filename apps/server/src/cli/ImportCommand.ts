@@ -7,7 +7,7 @@ import { Console, Effect } from "effect"
 import { Argument, Command } from "effect/cli"
 import { AppLayer } from "../AppLayer.ts"
 import { CommandFailed } from "./CommandFailed.ts"
-import { formatIssues, importPath } from "../ImportFiles.ts"
+import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { terminalProgress } from "../Progress.ts"
 
 export const ImportCommand = Command.make(

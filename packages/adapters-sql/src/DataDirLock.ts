@@ -8,7 +8,7 @@
  */
 import { linkSync, mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { isAlive } from "@ratings/adapters-sql/EmbeddedPostgres"
+import { isAlive } from "./EmbeddedPostgres.ts"
 import { Effect, Schema, type Scope } from "effect"
 
 export class DataDirInUseError extends Schema.TaggedError<DataDirInUseError>()("DataDirInUseError", {

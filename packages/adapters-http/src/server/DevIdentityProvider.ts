@@ -10,9 +10,9 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { type DevKeyPair, generateDevKeyPair } from "@ratings/adapters-http/server/DevToken"
 import { Option } from "effect"
-import type { ServerConfig } from "./Config.ts"
+import type { JwtConfig } from "./AuthConfig.ts"
+import { type DevKeyPair, generateDevKeyPair } from "./DevToken.ts"
 
 export const DevIssuer = "ratings-dev-idp"
 export const DevAudience = "ratings-api"
@@ -58,11 +58,14 @@ export type DevIdentityProviderStatus =
   | { readonly on: true; readonly reason: string }
   | { readonly on: false; readonly reason: string }
 
-export const devIdentityProviderStatus = (
-  config: Pick<ServerConfig, "environment" | "jwt">
-): DevIdentityProviderStatus => {
-  if (Option.isSome(config.jwt.jwksUrl) || Option.isSome(config.jwt.publicKey))
-    return { on: false, reason: "RATINGS_JWT_* configures the identity provider" }
+/** What the status depends on: NODE_ENV as configured, and the provider RATINGS_JWT_* configures, if any. */
+export interface DevIdentityProviderSettings {
+  readonly environment: Option.Option<string>
+  readonly jwt: JwtConfig | undefined
+}
+
+export const devIdentityProviderStatus = (config: DevIdentityProviderSettings): DevIdentityProviderStatus => {
+  if (config.jwt !== undefined) return { on: false, reason: "RATINGS_JWT_* configures the identity provider" }
   return Option.match(config.environment, {
     onNone: () => ({
       on: false,

@@ -1,16 +1,17 @@
 /**
  * Importing a file or a folder of import files (read in name order): JSON is
  * parsed here, everything else is the domain's Importer. Nothing is written
- * unless the whole input is valid.
+ * unless the whole input is valid. The reading side of the files this package
+ * writes (the demo dataset in data/, the scale generator's output), used by
+ * `ratings import`, the demo load of `ratings serve` and the benchmarks.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { basename, join } from "node:path"
 import { formatImportIssue, type ImportIssue } from "@ratings/domain/import/ImportIssue"
 import { parseJsonText, type ImportSource } from "@ratings/domain/import/ImportJsonText"
-import type { ImportReport } from "@ratings/domain/import/ImportPlan"
+import type { ImportProgressOptions, ImportReport } from "@ratings/domain/import/ImportPlan"
 import { Importer } from "@ratings/domain/services/Importer"
 import { Effect, Result } from "effect"
-import type { ProgressReporter } from "./Progress.ts"
 
 export type ImportOutcome =
   | { readonly _tag: "Imported"; readonly report: ImportReport }
@@ -52,7 +53,7 @@ export const readSources = (
     return { sources, issues }
   })
 
-export const importPath = (path: string, progress?: ProgressReporter) =>
+export const importPath = (path: string, progress?: ImportProgressOptions["onProgress"]) =>
   Effect.gen(function* () {
     const { sources, issues } = yield* readSources(path)
     if (issues.length > 0) return { _tag: "Rejected", issues } satisfies ImportOutcome as ImportOutcome

@@ -1,0 +1,57 @@
+/**
+ * Reading import files: a file, or a folder's `*.json` files in name order;
+ * every file that cannot be read or parsed is reported (with its name), and
+ * a path that holds no import file is an issue, never an empty import. The
+ * import itself (validate, then apply all or nothing) is the domain's
+ * Importer, checked end to end by apps/server ImportCli.test.ts.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { DemoDataDir } from "../src/DemoDataDir.ts"
+import { formatIssues, importFilesOf, readSources } from "../src/ImportFiles.ts"
+
+const folder = () => mkdtempSync(join(tmpdir(), "ratings-import-files-"))
+
+describe("import files", () => {
+  it("a folder yields its .json files in name order, and a file itself", () => {
+    const dir = folder()
+    for (const name of ["b.json", "a.json", "notes.txt", "c.json"]) writeFileSync(join(dir, name), "{}")
+    assert.deepStrictEqual(
+      importFilesOf(dir),
+      ["a.json", "b.json", "c.json"].map((n) => join(dir, n))
+    )
+    assert.deepStrictEqual(importFilesOf(join(dir, "b.json")), [join(dir, "b.json")])
+  })
+
+  it.effect("the committed demo dataset reads without an issue", () =>
+    Effect.gen(function* () {
+      const { sources, issues } = yield* readSources(DemoDataDir)
+      assert.deepStrictEqual(issues, [])
+      assert.strictEqual(sources.length, importFilesOf(DemoDataDir).length)
+      assert.isAbove(sources.length, 0)
+    })
+  )
+
+  it.effect(
+    "a missing path, an empty folder and a file that is not JSON are issues naming the path or the file",
+    () =>
+      Effect.gen(function* () {
+        const missing = yield* readSources(join(folder(), "nowhere"))
+        assert.strictEqual(missing.issues.length, 1)
+        assert.include(missing.issues[0]!.message, "cannot read")
+        const empty = folder()
+        mkdirSync(join(empty, "sub.json.d"))
+        assert.include((yield* readSources(empty)).issues[0]!.message, "no .json files to import")
+        const dir = folder()
+        writeFileSync(join(dir, "broken.json"), "{ not json")
+        const broken = yield* readSources(dir)
+        assert.strictEqual(broken.sources.length, 0)
+        assert.strictEqual(broken.issues.length, 1)
+        assert.strictEqual(broken.issues[0]!.source, "broken.json")
+        assert.match(formatIssues(broken.issues), /^import rejected: 1 error\(s\), nothing was written\n/)
+      })
+  )
+})
