@@ -1,9 +1,18 @@
 /**
- * Runs the real `ratings` command line (apps/server/src/main.ts) in a child
- * process, as an operator would, and collects its output.
+ * Runs the `ratings` command line for the tests, and collects its output.
+ *
+ * `runCli` runs it in this process (`runRatings` of cli/Ratings.ts: the very
+ * commands and layers of the real program, reading the environment a child
+ * process would get, its output captured, its exit code returned), which
+ * spares a Node start and a load of the module graph per call. `spawnCli`
+ * and `startCli` run the real `ratings` process (apps/server/src/main.ts),
+ * for what needs one: a server, signals, a kill, standard input, a crash's
+ * exit code, the data folder's lock between processes, and the process entry
+ * itself (each CLI test file runs some commands both ways and compares).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
+import { assert } from "@effect/vitest"
 
 export const MainScript = join(import.meta.dirname, "..", "src", "main.ts")
 
@@ -13,7 +22,8 @@ export interface CliResult {
   readonly stderr: string
 }
 
-const childEnv = (env: Record<string, string | undefined>): NodeJS.ProcessEnv => {
+/** The environment of a `ratings` process started by a test: the test's, without its DATABASE_URL, plus `env` (undefined unsets). */
+export const cliEnv = (env: Record<string, string | undefined>): NodeJS.ProcessEnv => {
   const merged: NodeJS.ProcessEnv = { ...process.env }
   delete merged.DATABASE_URL
   for (const [k, v] of Object.entries(env)) {
@@ -23,12 +33,34 @@ const childEnv = (env: Record<string, string | undefined>): NodeJS.ProcessEnv =>
   return merged
 }
 
-export const runCli = (
+/** `ratings <args>` run in this process, with the environment `cliEnv(env)`. */
+export const runCli = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined>
+): Promise<CliResult> => {
+  // Loaded on first use: a test file that only starts processes does not load the command line here.
+  const { runRatings } = await import("../src/cli/Ratings.ts")
+  let stdout = ""
+  let stderr = ""
+  const code = await runRatings(args, {
+    env: cliEnv(env),
+    stdout: (text) => {
+      stdout += text
+    },
+    stderr: (text) => {
+      stderr += text
+    }
+  })
+  return { code, stdout, stderr }
+}
+
+/** `ratings <args>` in a child process (the real binary), once it has exited. */
+export const spawnCli = (
   args: ReadonlyArray<string>,
   env: Record<string, string | undefined>
 ): Promise<CliResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MainScript, ...args], { env: childEnv(env) })
+    const child = spawn(process.execPath, [MainScript, ...args], { env: cliEnv(env) })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
@@ -37,11 +69,38 @@ export const runCli = (
     child.on("close", (code) => resolve({ code, stdout, stderr }))
   })
 
+/** What may differ between two runs of one command: the clock and the fiber number of a logged line. */
+const comparable = (r: CliResult) => {
+  const mask = (text: string) =>
+    text.replace(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] ([A-Z]+) \(#\d+\)/gm, "[time] $1 (#fiber)")
+  return { code: r.code, stdout: mask(r.stdout), stderr: mask(r.stderr) }
+}
+
+/**
+ * `ratings <args>` run by the real binary, then in this process: asserts
+ * that both exit with the same code and print the same text (a logged line's
+ * time and fiber number aside), and gives the binary's result. For commands
+ * whose second run prints what the first did (reads, refusals, re-imports).
+ */
+export const runCliBothWays = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined>
+): Promise<CliResult> => {
+  const spawned = await spawnCli(args, env)
+  const inProcess = await runCli(args, env)
+  assert.deepStrictEqual(
+    comparable(inProcess),
+    comparable(spawned),
+    `ratings ${args.join(" ")}: in this process as in its own`
+  )
+  return spawned
+}
+
 export const startCli = (
   args: ReadonlyArray<string>,
   env: Record<string, string | undefined>
 ): ChildProcess =>
-  spawn(process.execPath, [MainScript, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+  spawn(process.execPath, [MainScript, ...args], { env: cliEnv(env), stdio: ["ignore", "pipe", "pipe"] })
 
 /** Resolves when the child prints a line matching `pattern` (fails if it exits first or after `timeoutMs`). */
 /**

@@ -8,7 +8,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import pg from "pg"
-import { runCli } from "./CliHarness.ts"
+import { runCli, runCliBothWays } from "./CliHarness.ts"
 import {
   createRules,
   ended,
@@ -60,8 +60,8 @@ describe("ratings deliveries", () => {
     const delivered = deliveryOf(state, healthy!.id)
     const orphaned = deliveryOf(state, orphan!.id)
 
-    // list: every delivery, newest first, one tab-separated line each
-    const all = await runCli(["deliveries", "list"], env)
+    // list: every delivery, newest first, one tab-separated line each (the real binary, and in this process alike)
+    const all = await runCliBothWays(["deliveries", "list"], env)
     assert.strictEqual(all.code, 0, all.stderr)
     const rows = lines(all.stdout)
     assert.deepStrictEqual(

@@ -13,7 +13,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { DemoDataDir } from "@ratings/demo-data"
 import { Effect } from "effect"
-import { exited, runCli, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
+import { exited, runCli, runCliBothWays, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
 
 let db: Awaited<ReturnType<typeof scratchDatabase>>
 let env: Record<string, string | undefined>
@@ -69,7 +69,8 @@ describe("ratings exports show", () => {
     const watermark = lines[1]!.split(",")[header.indexOf("__export_id")]!
     assert.strictEqual(res.headers.get("x-export-id"), watermark)
 
-    const shown = await runCli(["exports", "show", watermark], env)
+    // the real binary, and in this process alike
+    const shown = await runCliBothWays(["exports", "show", watermark], env)
     assert.strictEqual(shown.code, 0, shown.stderr)
     const fields = fieldsOf(shown.stdout)
     assert.deepStrictEqual(

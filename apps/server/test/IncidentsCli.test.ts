@@ -1,9 +1,10 @@
 /**
- * `ratings incidents ingest` as an operator runs it, in a child process,
- * against a real Postgres; what it stored is read back through the Postgres
- * IncidentRepository. Covers the spec's incident rules as the CLI exposes
- * them (part 2 "Incident", part 3 "Incident tier") and the refusal of bad
- * input with nothing written.
+ * `ratings incidents ingest` as an operator runs it (in this process, as
+ * CliHarness runs commands; standard input and one refused file also by the
+ * real binary, in a child process), against a real Postgres; what it stored
+ * is read back through the Postgres IncidentRepository. Covers the spec's
+ * incident rules as the CLI exposes them (part 2 "Incident", part 3
+ * "Incident tier") and the refusal of bad input with nothing written.
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -15,7 +16,7 @@ import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { database } from "../src/Layers.ts"
-import { type CliResult, MainScript, runCli, scratchDatabase } from "./CliHarness.ts"
+import { type CliResult, MainScript, runCli, runCliBothWays, scratchDatabase } from "./CliHarness.ts"
 
 let db: Awaited<ReturnType<typeof scratchDatabase>>
 let dir: string
@@ -230,7 +231,11 @@ describe("ratings incidents ingest (against Postgres)", () => {
     () =>
       Effect.gen(function* () {
         const valid = JSON.stringify(report({ nonce: "badjson-1", protocol: "Lendwell", handle: "a" }))
-        const stderr = yield* refused(ingest(write(`[\n  ${valid},\n  {"nonce": "badjson-2",}\n]\n`)))
+        // the real binary, and in this process alike
+        const file = write(`[\n  ${valid},\n  {"nonce": "badjson-2",}\n]\n`)
+        const stderr = yield* refused(
+          Effect.promise(() => runCliBothWays(["incidents", "ingest", file], env))
+        )
         assert.match(
           stderr,
           /reports-\d+\.json: invalid JSON at line 3, column 25: a trailing comma before '}'/

@@ -16,7 +16,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { Effect } from "effect"
 import pg from "pg"
-import { exited, runCli, scratchDatabase, startCli } from "./CliHarness.ts"
+import { exited, runCli, runCliBothWays, scratchDatabase, startCli } from "./CliHarness.ts"
 
 const row = (slug: string, name: string) => ({
   slug,
@@ -180,7 +180,8 @@ describe("ratings quantum refresh", () => {
     const outcomes = async () =>
       Number((await query("SELECT count(*) AS n FROM quantum_refresh_outcomes"))[0]!.n)
     const before = await outcomes()
-    const r = await runCli(["quantum", "refresh"], { ...env, RATINGS_QUANTUM_SOURCE_URL: undefined })
+    // the real binary, and in this process alike
+    const r = await runCliBothWays(["quantum", "refresh"], { ...env, RATINGS_QUANTUM_SOURCE_URL: undefined })
     assert.strictEqual(r.code, 1, r.stdout + r.stderr)
     assert.include(r.stderr, "no upstream URL configured (RATINGS_QUANTUM_SOURCE_URL)")
     assert.strictEqual(

@@ -7,7 +7,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import pg from "pg"
-import { runCli } from "./CliHarness.ts"
+import { runCli, runCliBothWays } from "./CliHarness.ts"
 import { createRules, readOutbox, type WebhookWorld, webhookWorld } from "./WebhookHarness.ts"
 
 let world: WebhookWorld
@@ -64,11 +64,11 @@ describe("ratings status and ratings publish --publish-entity (against Postgres)
       /protocol lendwell is already published; readable by the public; 0 webhook deliveries queued/
     )
     assert.deepStrictEqual(await events(databaseUrl), [["rating.new", "lendwell"]])
-    // Bad input: a clear error, exit code not 0, nothing changed.
-    const unknown = await runCli(["status", "protocol", "nobody", "published"], env)
+    // Bad input: a clear error, exit code not 0, nothing changed (the real binary, and in this process alike).
+    const unknown = await runCliBothWays(["status", "protocol", "nobody", "published"], env)
     assert.strictEqual(unknown.code, 1)
     assert.include(unknown.stderr, "status change refused: no protocol with slug nobody")
-    const bogus = await runCli(["status", "protocol", "lendwell", "retired"], env)
+    const bogus = await runCliBothWays(["status", "protocol", "lendwell", "retired"], env)
     assert.notStrictEqual(bogus.code, 0)
     assert.match(bogus.stdout + bogus.stderr, /draft.*scoring.*approved.*published/s)
     assert.strictEqual(await statusOf(databaseUrl, "lendwell"), "published")

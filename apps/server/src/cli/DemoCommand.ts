@@ -6,7 +6,7 @@ import { NodeServices } from "@effect/platform-node"
 import { writeDataset } from "@ratings/demo-data"
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { terminalProgress } from "../Progress.ts"
+import { progressReporter } from "../Progress.ts"
 import { CommandFailed } from "./CommandFailed.ts"
 
 const generate = Command.make(
@@ -28,7 +28,7 @@ const generate = Command.make(
       yield* Console.error("--entities must be a whole number of at least 1")
       return yield* new CommandFailed({ message: "failed" })
     }
-    const progress = terminalProgress("generate")
+    const progress = yield* progressReporter("generate")
     const summary = yield* writeDataset(out, { entities, seed, overwrite }, (p) =>
       progress(p.entitiesWritten, p.totalEntities, "entities")
     ).pipe(Effect.result)

@@ -8,7 +8,7 @@ import { Argument, Command } from "effect/cli"
 import { AppLayer } from "../AppLayer.ts"
 import { CommandFailed } from "./CommandFailed.ts"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
-import { terminalProgress } from "../Progress.ts"
+import { progressReporter } from "../Progress.ts"
 
 export const ImportCommand = Command.make(
   "import",
@@ -18,7 +18,7 @@ export const ImportCommand = Command.make(
     )
   },
   Effect.fnUntraced(function* ({ path }) {
-    const outcome = yield* importPath(path, terminalProgress("import"))
+    const outcome = yield* importPath(path, yield* progressReporter("import"))
     if (outcome._tag === "Rejected") {
       yield* Console.error(formatIssues(outcome.issues))
       return yield* new CommandFailed({ message: "failed" })

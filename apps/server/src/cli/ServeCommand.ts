@@ -28,7 +28,7 @@ import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { checkIdentityProvider, httpOptions } from "../HttpOptions.ts"
 import { responseCache, webhookDispatcherLoop } from "../Layers.ts"
 import { countedTransport, metricsOptions, ObservabilityConfig } from "../Observability.ts"
-import { terminalProgress } from "../Progress.ts"
+import { progressReporter } from "../Progress.ts"
 import { stoppedGracefully } from "../Shutdown.ts"
 
 const isEmpty = Effect.gen(function* () {
@@ -48,7 +48,7 @@ const isEmpty = Effect.gen(function* () {
 
 const loadDemo = Effect.gen(function* () {
   yield* Console.log(`first start of the embedded database: loading the demo dataset from ${DemoDataDir}`)
-  const outcome = yield* importPath(DemoDataDir, terminalProgress("demo"))
+  const outcome = yield* importPath(DemoDataDir, yield* progressReporter("demo"))
   if (outcome._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(outcome.issues)))
   yield* Console.log("demo dataset loaded")
 })
