@@ -5,7 +5,9 @@
  *   these tests hold no global state, and importing Effect once instead of once
  *   per file is most of their time).
  * - adapters: the SQL, HTTP and webhook adapters over real Postgres, real HTTP
- *   and real receivers.
+ *   and real receivers. No per-file isolation either: each file builds its
+ *   own servers, databases and layers and releases them, so files share only
+ *   the modules they import (which halves the project's time).
  * - e2e: the `ratings` command line and server processes (apps/server) and the
  *   benches' own tests (bench/test).
  * The adapters and e2e projects share one Postgres: DATABASE_URL's server, or
@@ -55,7 +57,8 @@ export default defineConfig({
             "packages/adapters-http/test/**/*.test.ts",
             "packages/adapters-webhook/test/**/*.test.ts"
           ],
-          globalSetup: withPostgres
+          globalSetup: withPostgres,
+          isolate: false
         }
       },
       {
