@@ -6,7 +6,7 @@
  * - with OTEL_EXPORTER_OTLP_ENDPOINT, spans reach an OTLP/HTTP receiver;
  * - by default, metrics are off: /metrics is a 404 like any unknown path.
  */
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -14,10 +14,12 @@ import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { Effect } from "effect"
+import pg from "pg"
 import type { ChildProcess } from "node:child_process"
 import { exited, runCli, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
 
 const MetricsToken = "metrics-token-0123456789abcdef"
+const ImportFormatDoc = join(import.meta.dirname, "..", "..", "..", "docs", "import-format.md")
 
 let db: Awaited<ReturnType<typeof scratchDatabase>>
 let receiver: http.Server
@@ -95,6 +97,60 @@ describe("GET /metrics", () => {
     assert.include(metrics.body, "http_request_duration_seconds_bucket{")
     assert.include(metrics.body, "ratings_webhook_queue_depth 0")
     assert.include(metrics.body, "ratings_response_cache_hits_total")
+  })
+
+  it("counts what imports and publishes stored, read from the database at each scrape: entities and scorecards by status, publications", async () => {
+    const scrape = async () => {
+      const metrics = await get(server.port, "/metrics", `Bearer ${MetricsToken}`)
+      assert.strictEqual(metrics.status, 200)
+      const value = (series: string) => {
+        const line = metrics.body.split("\n").find((l) => l.startsWith(`${series} `))
+        assert.isDefined(line, `${series} in\n${metrics.body}`)
+        return Number(line!.slice(series.length + 1))
+      }
+      return {
+        publications: value("ratings_publications"),
+        entitiesPublished: value('ratings_stored_entities{status="published"}'),
+        drafts: value('ratings_stored_scorecards{status="draft"}'),
+        published: value('ratings_stored_scorecards{status="published"}')
+      }
+    }
+    const fromDatabase = async () => {
+      const c = new pg.Client({ connectionString: db.url })
+      await c.connect()
+      try {
+        const n = async (q: string) => Number((await c.query(q)).rows[0].n)
+        return {
+          publications: await n("SELECT count(*) AS n FROM rating_history"),
+          entitiesPublished: await n("SELECT count(*) AS n FROM entities WHERE status = 'published'"),
+          drafts: await n("SELECT count(*) AS n FROM scorecards WHERE status = 'draft'"),
+          published: await n("SELECT count(*) AS n FROM scorecards WHERE status = 'published'")
+        }
+      } finally {
+        await c.end()
+      }
+    }
+    const before = await scrape()
+    assert.deepStrictEqual(before, await fromDatabase())
+    // The import format's own example, and a new draft of its first scorecard, imported by another process.
+    const data = JSON.parse(
+      /<!-- import-example:begin -->\s*```json\n([\s\S]*?)```/.exec(
+        readFileSync(ImportFormatDoc, "utf8")
+      )![1]!
+    )
+    const file = join(mkdtempSync(join(tmpdir(), "ratings-metrics-import-")), "import.json")
+    writeFileSync(file, JSON.stringify(data))
+    const imported = await runCli(["import", file], { DATABASE_URL: db.url })
+    assert.strictEqual(imported.code, 0, imported.stderr)
+    const afterImport = await scrape()
+    assert.deepStrictEqual(afterImport, await fromDatabase())
+    assert.isAbove(
+      afterImport.entitiesPublished,
+      before.entitiesPublished,
+      "the import's entities are counted"
+    )
+    assert.isAbove(afterImport.published + afterImport.drafts, before.published + before.drafts)
+    assert.isAbove(afterImport.publications, before.publications, "the import's publications are counted")
   })
 
   it("serves an admin JWT", async () => {

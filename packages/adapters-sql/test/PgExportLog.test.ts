@@ -18,10 +18,13 @@ const otherProcess = Effect.map(
 )
 
 /** Transactions waiting for an advisory lock right now. */
+/** Sessions waiting for an advisory lock of this test's database (other files run beside it on the same server). */
 const lockWaiters = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
   const [row] = yield* sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`
+    SELECT count(*)::int AS n FROM pg_locks
+    WHERE locktype = 'advisory' AND NOT granted
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
   return row!.n
 })
 
