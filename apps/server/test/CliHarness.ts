@@ -1,7 +1,7 @@
 /**
  * Runs the `ratings` command line for the tests, and collects its output.
  *
- * `runCli` runs it in this process (`runRatings` of cli/Ratings.ts: the very
+ * `runCli` runs it in this process (`runRatings` of InProcessCli.ts: the very
  * commands and layers of the real program, reading the environment a child
  * process would get, its output captured, its exit code returned), which
  * spares a Node start and a load of the module graph per call. `spawnCli`
@@ -39,7 +39,7 @@ export const runCli = async (
   env: Record<string, string | undefined>
 ): Promise<CliResult> => {
   // Loaded on first use: a test file that only starts processes does not load the command line here.
-  const { runRatings } = await import("../src/cli/Ratings.ts")
+  const { runRatings } = await import("./InProcessCli.ts")
   let stdout = ""
   let stderr = ""
   const code = await runRatings(args, {

@@ -1,5 +1,5 @@
 /**
- * The in-process runner of the command line (cli/Ratings.ts `runRatings`, the
+ * The in-process runner of the command line (InProcessCli.ts `runRatings`, the
  * `runCli` of the tests) against the real binary: the same exit codes and
  * output for bad arguments, help, configuration errors and failed commands;
  * configuration read from the given environment only; output, log lines and
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import pg from "pg"
-import { runRatings } from "../src/cli/Ratings.ts"
+import { runRatings } from "./InProcessCli.ts"
 import { runCli, runCliBothWays, scratchDatabase } from "./CliHarness.ts"
 
 let db: Awaited<ReturnType<typeof scratchDatabase>>
