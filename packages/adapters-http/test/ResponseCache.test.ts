@@ -362,6 +362,48 @@ describe("ResponseCache over the HTTP routes", () => {
       )
   )
 
+  it.effect(
+    "rating reads (domains, history, questions, rubric, evidence, scorecard by id) are cached per tier: each tier's hit is byte-identical to the uncached route and runs no query, and a tier the route refuses gets its refusal every time",
+    () => {
+      const { reads, layer } = cachedServer()
+      const published = cardsOf("protocol", "alpha").find((s) => s.status === "published")!
+      const slug = alpha("protocol")
+      const paths = [
+        ...["domains", "history", "questions", "rubric", "evidence"].map(
+          (r) => `/api/v1/protocols/${slug}/${r}`
+        ),
+        `/api/v1/scorecards/${published.id}`
+      ]
+      // Enterprise first: its entries are stored before the tiers the routes refuse ask.
+      const callers = ["enterprise", "pro", "free", "anonymous"] as const
+      const requests = callers.flatMap((caller) => paths.map((path) => ({ caller, path })))
+      return Effect.gen(function* () {
+        const references = yield* Effect.forEach(requests, ({ caller, path }) =>
+          uncached(path, { caller })
+        ).pipe(Effect.provide(TestServer.layerMemory()))
+        const refusedSomewhere = references.some((r) => r.status === 403)
+        const allowedSomewhere = references.filter((r) => r.status === 200).length
+        assert.isTrue(refusedSomewhere, "some tier is refused some rating read")
+        assert.isAbove(allowedSomewhere, paths.length, "more than one tier reads them")
+        yield* Effect.gen(function* () {
+          for (const [i, { caller, path }] of requests.entries()) {
+            const reference = references[i]!
+            const { miss, hit, hitReads } = yield* missThenHit(reads, path, { caller })
+            if (reference.status === 200) {
+              assertSameResponse(miss, reference, `${caller} ${path} miss`)
+              assertSameResponse(hit, reference, `${caller} ${path} hit`)
+              assert.strictEqual(hitReads, 0, `${caller} ${path}: a hit runs no query`)
+            } else {
+              assert.strictEqual(miss.status, reference.status, `${caller} ${path}`)
+              assert.strictEqual(hit.status, reference.status, `${caller} ${path} again`)
+              assert.strictEqual(hit.text, reference.text, `${caller} ${path}: the refusal's body`)
+            }
+          }
+        }).pipe(Effect.provide(layer))
+      })
+    }
+  )
+
   it.effect("an admin's responses are never cached", () =>
     withCachedServer((reads) =>
       Effect.gen(function* () {
@@ -594,6 +636,31 @@ describe("ResponseCache invalidated by notifications", () => {
         assert.strictEqual(scorecardVersion(yield* server.get(path)), 3)
       })
     )
+  )
+
+  it.effect(
+    "after a publish is notified, the next rating reads (history, domains, questions) show the new version",
+    () =>
+      withSource((source) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const queue = yield* source.current
+          const base = `/api/v1/protocols/${alpha("protocol")}`
+          const latest = (r: Response) =>
+            (r.json as { items: Array<{ scorecard_version: number }> }).items[0]!
+          const version = (r: Response) => (r.json as { scorecard_version: number | null }).scorecard_version
+          const read = (route: string) => server.get(`${base}/${route}`, { caller: "enterprise" })
+          assert.strictEqual(latest(yield* read("history")).scorecard_version, 2)
+          assert.strictEqual(version(yield* read("questions")), 2)
+          const domainsBefore = (yield* read("domains")).text
+          assert.strictEqual(latest(yield* read("history")).scorecard_version, 2, "served from the cache")
+          const draft = yield* publishAlphaDraft
+          yield* notify(queue, changes("protocol", draft.entity_id))
+          assert.strictEqual(latest(yield* read("history")).scorecard_version, 3)
+          assert.strictEqual(version(yield* read("questions")), 3)
+          assert.notStrictEqual((yield* read("domains")).text, domainsBefore)
+        })
+      )
   )
 
   it.effect("a notification of `<type>:*` drops every entry of the type", () =>

@@ -4,11 +4,16 @@
  * the tier and visibility rules, and the result (or its error, mapped once in
  * ErrorMapping) goes back.
  *
- * The list, detail and scorecard-list routes go through the ResponseCache
- * when the server is given one (it is read when the handlers are built):
- * then they may return an already-encoded response instead of the value.
- * Their keys are the normalised parameters the reader receives, so two
- * requests with the same key get the same answer for the same projection.
+ * Every route here goes through the ResponseCache when the server is given
+ * one (it is read when the handlers are built): then it may return an
+ * already-encoded response instead of the value. Keys are the normalised
+ * parameters the reader receives, so two requests with the same key get the
+ * same answer for the same projection. The list, detail and scorecard-list
+ * routes are shared by a projection class (anonymous and Free; Pro and
+ * Enterprise); the rating reads (domains, history, questions, rubric,
+ * evidence, scorecard by id), which each tier may or may not be allowed, are
+ * keyed by the caller's tier as well: an entry is only ever computed for, and
+ * served to, callers of one tier, and a refusal (403) is never stored.
  *
  * Who sees what is the tier projection's (`Projection`, read when the
  * handlers are built): the reader applies it, and the cache keys carry the
@@ -19,7 +24,7 @@
  */
 import type { EntityRecordOf } from "@ratings/domain/model/Entity"
 import { Projection, type TierProjection } from "@ratings/domain/access/Projection"
-import { type Caller, Caller as Callers } from "@ratings/domain/model/Caller"
+import { type Caller, Caller as Callers, callerKind } from "@ratings/domain/model/Caller"
 import { type EntityType, PluralOf } from "@ratings/domain/model/EntityType"
 import { type ListRequest, RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { Effect, Layer, Option, type Schema } from "effect"
@@ -42,7 +47,10 @@ interface Req {
   readonly request: HttpServerRequest.HttpServerRequest
 }
 
-type Cached = "list" | "detail" | "scorecards"
+type Cached = "list" | "detail" | "scorecards" | RatingRead
+
+/** The rating reads: one entity's figures, gated by tier. */
+type RatingRead = "domains" | "history" | "questions" | "rubric" | "evidence" | "scorecardById"
 
 /**
  * The success codec HttpApiBuilder encodes the endpoint's value with (the
@@ -89,6 +97,10 @@ const detailKey = (
 
 const scorecardsKey = (type: EntityType, idOrSlug: string): string => `scorecards|${type}|${idOrSlug}`
 
+/** A rating read's key: the route, the entity's slug (or the scorecard's id) and the caller's tier. */
+const ratingKey = (endpoint: RatingRead, type: EntityType, caller: Caller, identifier: string): string =>
+  `${endpoint}|${type}|${callerKind(caller)}|${identifier}`
+
 const withCaller = <A, E>(
   request: HttpServerRequest.HttpServerRequest,
   use: (caller: Caller) => Effect.Effect<A, E>
@@ -96,10 +108,16 @@ const withCaller = <A, E>(
 
 /** A read of a cached endpoint through the cache, when there is one. */
 const makeCached = <T extends EntityType>(type: T, cache: ResponseCache["Service"] | undefined) => {
-  const codecs = {
+  const codecs: Record<Cached, Schema.Top> = {
     list: successCodec(type, "list"),
     detail: successCodec(type, "detail"),
-    scorecards: successCodec(type, "scorecards")
+    scorecards: successCodec(type, "scorecards"),
+    domains: successCodec(type, "domains"),
+    history: successCodec(type, "history"),
+    questions: successCodec(type, "questions"),
+    rubric: successCodec(type, "rubric"),
+    evidence: successCodec(type, "evidence"),
+    scorecardById: successCodec(type, "scorecardById")
   }
   return <A, E>(
     caller: Caller,
@@ -170,21 +188,46 @@ const cachedHandlers = <T extends EntityType>(
     )
 })
 
-/** The handlers of the rating reads, never cached. */
-const ratingHandlers = <T extends EntityType>(reader: RatingsReader["Service"], type: T) => ({
-  domains: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-    withCaller(request, (caller) => reader.domains(caller, type, params.slug)),
-  history: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-    withCaller(request, (caller) => reader.history(caller, type, params.slug)),
-  questions: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-    withCaller(request, (caller) => reader.questions(caller, type, params.slug)),
-  rubric: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-    withCaller(request, (caller) => reader.rubric(caller, type, params.slug)),
-  evidence: ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
-    withCaller(request, (caller) => reader.evidence(caller, type, params.slug)),
-  scorecardById: ({ request, params }: Req & { readonly params: { readonly scorecard_id: string } }) =>
-    withCaller(request, (caller) => reader.scorecardById(caller, type, params.scorecard_id))
-})
+/**
+ * The handlers of the rating reads, cached per tier. The bodies name their
+ * entity by slug only, so an entry is dropped on any change of the type
+ * (entityOf undefined), except a scorecard's, which names its entity by id.
+ */
+const ratingHandlers = <T extends EntityType>(
+  reader: RatingsReader["Service"],
+  type: T,
+  cached: ReturnType<typeof makeCached<T>>
+) => {
+  const bySlug =
+    <A, E>(endpoint: RatingRead, read: (caller: Caller, slug: string) => Effect.Effect<A, E>) =>
+    ({ request, params }: Req & { readonly params: { readonly slug: string } }) =>
+      withCaller(request, (caller) =>
+        cached(
+          caller,
+          endpoint,
+          ratingKey(endpoint, type, caller, params.slug),
+          () => read(caller, params.slug),
+          () => undefined
+        )
+      )
+  return {
+    domains: bySlug("domains", (caller, slug) => reader.domains(caller, type, slug)),
+    history: bySlug("history", (caller, slug) => reader.history(caller, type, slug)),
+    questions: bySlug("questions", (caller, slug) => reader.questions(caller, type, slug)),
+    rubric: bySlug("rubric", (caller, slug) => reader.rubric(caller, type, slug)),
+    evidence: bySlug("evidence", (caller, slug) => reader.evidence(caller, type, slug)),
+    scorecardById: ({ request, params }: Req & { readonly params: { readonly scorecard_id: string } }) =>
+      withCaller(request, (caller) =>
+        cached(
+          caller,
+          "scorecardById",
+          ratingKey("scorecardById", type, caller, params.scorecard_id),
+          () => reader.scorecardById(caller, type, params.scorecard_id),
+          (card) => card.entity_id
+        )
+      )
+  }
+}
 
 /** The server's ResponseCache, when it was given one. */
 const optionalCache = Effect.map(Effect.serviceOption(ResponseCache), Option.getOrUndefined)
@@ -200,9 +243,10 @@ const handlersOf = <T extends EntityType>(type: T) =>
     const reader = yield* RatingsReader
     const projection = yield* Projection
     const cache = yield* optionalCache
+    const cached = makeCached(type, cache)
     return {
-      ...cachedHandlers(reader, projection, type, makeCached(type, cache)),
-      ...ratingHandlers(reader, type)
+      ...cachedHandlers(reader, projection, type, cached),
+      ...ratingHandlers(reader, type, cached)
     }
   })
 
