@@ -4,11 +4,18 @@
  * anything in `hash` that is not a hex digest, and prefixes longer than 12
  * characters, so a key handed over by mistake cannot be stored in clear.
  * Lookups go through the unique index on `hash`.
+ *
+ * A revocation bumps the keys' version (the `api_keys` row of cache_versions,
+ * PgCacheInvalidation.ts) in the same statement: a server that holds looked-up
+ * keys in memory stamps each with the version it read before the lookup, and
+ * the first request that begins after the revocation commits reads the new
+ * version and looks the key up again (then refused), in every process.
  */
 import { PgClient } from "@effect/sql-pg"
 import { ApiKeyInfo } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository, type NewApiKey } from "@ratings/domain/ports/ApiKeyRepository"
 import { Effect, Layer, Option, Schema } from "effect"
+import { KeysVersion } from "./PgCacheInvalidation.ts"
 import { decodeRows, IsoFromDate, IsoOrNullFromDate, orReadError } from "./PgRows.ts"
 import { orStoreError } from "./PgTransaction.ts"
 
@@ -50,8 +57,16 @@ export const make = Effect.gen(function* () {
     )
 
   const revoke = (id: string, at: string) =>
-    sql`UPDATE api_keys SET revoked_at = ${at}::timestamptz WHERE id = ${id}::text AND revoked_at IS NULL
-      RETURNING id`.pipe(
+    sql`WITH revoked AS (
+        UPDATE api_keys SET revoked_at = ${at}::timestamptz WHERE id = ${id}::text AND revoked_at IS NULL
+        RETURNING id
+      ), bumped AS (
+        INSERT INTO cache_versions AS v (entity_type, version)
+        SELECT ${KeysVersion}::text, 1 FROM revoked
+        ON CONFLICT (entity_type) DO UPDATE SET version = v.version + 1
+        RETURNING 1
+      )
+      SELECT id FROM revoked, (SELECT count(*) FROM bumped) AS b`.pipe(
       Effect.map((rows) => rows.length > 0),
       orStoreError(`revoke API key ${id}`)
     )

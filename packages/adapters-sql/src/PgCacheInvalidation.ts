@@ -73,9 +73,16 @@ export const notifyChanges = (
 }
 
 /** A version per entity type: equal versions mean no change of the type committed in between. */
-export type Versions = { readonly [T in EntityType]: string }
+/**
+ * The row of cache_versions that counts revocations of API keys (not an
+ * entity type: the table's key is free text). Servers that hold looked-up
+ * keys in memory read it with the types' versions, in the same query.
+ */
+export const KeysVersion = "api_keys"
 
-/** Every type before its first bump: a type without a row reads as "0". */
+export type Versions = { readonly [T in EntityType]: string } & { readonly api_keys: string }
+
+/** Every counter before its first bump: a counter without a row reads as "0". */
 const NoVersions: Versions = {
   protocol: "0",
   chain: "0",
@@ -83,16 +90,21 @@ const NoVersions: Versions = {
   oracle: "0",
   vault: "0",
   organisation: "0",
-  bridge: "0"
+  bridge: "0",
+  api_keys: "0"
 }
 
-const decodeVersionRows = decodeRows(Schema.Struct({ entity_type: EntityType, version: Schema.String }))
+const Counter = Schema.Union([EntityType, Schema.Literal(KeysVersion)])
+
+const decodeVersionRows = decodeRows(Schema.Struct({ entity_type: Schema.String, version: Schema.String }))
 
 /**
- * The version of each entity type, as of this statement's snapshot (a type
- * without a row yet reads as "0": its first bump makes it "1"). Run it on its
- * own, outside a transaction, so that its snapshot is taken when it runs: it
- * then reflects every change committed before it was sent.
+ * The version of each entity type and of the API keys, as of this
+ * statement's snapshot (a counter without a row yet reads as "0": its first
+ * bump makes it "1"). Run it on its own, outside a transaction, so that its
+ * snapshot is taken when it runs: it then reflects every change committed
+ * before it was sent. A row of a counter this version does not know (a later
+ * release's) is passed over.
  */
 export const currentVersions = (
   sql: SqlClient.SqlClient
@@ -100,11 +112,13 @@ export const currentVersions = (
   Effect.map(
     Effect.flatMap(sql`SELECT entity_type, version::text AS version FROM cache_versions`, decodeVersionRows),
     (rows) => {
-      const versions: { [T in EntityType]: string } = { ...NoVersions }
-      for (const row of rows) versions[row.entity_type] = row.version
+      const versions: { -readonly [K in keyof Versions]: string } = { ...NoVersions }
+      for (const row of rows) if (isCounter(row.entity_type)) versions[row.entity_type] = row.version
       return versions
     }
   )
+
+const isCounter = Schema.is(Counter)
 
 export class CacheInvalidation extends Context.Service<
   CacheInvalidation,

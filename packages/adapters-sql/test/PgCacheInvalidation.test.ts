@@ -5,6 +5,7 @@ import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Context, Effect, Exit, Layer, Option, Result, Stream } from "effect"
+import * as PgApiKeyRepository from "../src/PgApiKeyRepository.ts"
 import * as PgCacheInvalidation from "../src/PgCacheInvalidation.ts"
 import { CacheInvalidation } from "../src/PgCacheInvalidation.ts"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
@@ -147,13 +148,38 @@ const plus = (version: string | undefined, n: number) => String(Number(version) 
 describe("PgCacheInvalidation versions (read before serving a cached response)", () => {
   it.layer(TestDatabase)((it) => {
     it.effect(
+      "a key revocation bumps the keys' version by one, no other, in its own statement; revoking a revoked or unknown key bumps nothing",
+      () =>
+        Effect.gen(function* () {
+          const keys = yield* PgApiKeyRepository.make
+          const before = yield* versionsOf
+          const created = yield* keys.create({
+            id: "key-versioned",
+            name: "versioned",
+            tier: "pro",
+            account_id: "acct-versioned",
+            prefix: "rk_versi",
+            hash: "a".repeat(64),
+            created_at: "2026-11-26T00:00:00.000Z"
+          })
+          assert.deepStrictEqual(yield* versionsOf, before, "a creation bumps nothing")
+          assert.isTrue(yield* keys.revoke(created.id, "2026-11-26T01:00:00.000Z"))
+          const after = yield* versionsOf
+          assert.deepStrictEqual(after, { ...before, api_keys: plus(before.api_keys, 1) })
+          assert.isFalse(yield* keys.revoke(created.id, "2026-11-26T02:00:00.000Z"))
+          assert.isFalse(yield* keys.revoke("no-such-key", "2026-11-26T02:00:00.000Z"))
+          assert.deepStrictEqual(yield* versionsOf, after)
+        })
+    )
+
+    it.effect(
       "every type starts with a version, and a committed write bumps its type's version by one, no other",
       () =>
         Effect.gen(function* () {
           const entities = yield* EntityRepository
           const scorecards = yield* ScorecardRepository
           const initial = yield* versionsOf
-          assert.deepStrictEqual(Object.keys(initial).sort(), [...EntityTypes].sort())
+          assert.deepStrictEqual(Object.keys(initial).sort(), [...EntityTypes, "api_keys"].sort())
           const e = entity("protocol", "versioned")
           yield* entities.upsert([e])
           const draft = scorecard(e, 1, "draft")

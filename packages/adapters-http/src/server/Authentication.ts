@@ -18,11 +18,25 @@
  * costs a counter read each, not a query. A valid credential counts nothing
  * on the address (ADR 0006 "Failed credentials").
  *
+ * Keys in memory: with a response cache that reads versions from the
+ * database (ResponseCache.ts), a key found by its digest is remembered with
+ * the keys' version read before the lookup (every revocation bumps it in its
+ * own statement, PgApiKeyRepository.ts). A request with a key reads the
+ * versions (one query shared by the requests waiting with it, sent after
+ * each began) and uses the remembered key only under the same version;
+ * otherwise it looks the key up again. So a revoked key is refused on the
+ * first request that begins after the revocation committed, in every
+ * process, and a keyed request costs the shared version read instead of a
+ * lookup of its own. The versions read are handed to the request
+ * (RequestVersions), whose cached read uses them. Unknown keys are not
+ * remembered, so a key created in another process is found at once. Without
+ * versions every request looks its key up.
+ *
  * The tier gate stays in the domain: this only says who is calling. Nothing
  * here logs or returns a credential: refusals are logged with a reason code.
  */
 import { isIP } from "node:net"
-import { Caller } from "@ratings/domain/model/Caller"
+import { type ApiKeyInfo, Caller } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Effect, Layer, Option } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -33,6 +47,22 @@ import { type AuthConfig, type AuthConfigError, resolveJwtConfig, trustedHops } 
 import { hashApiKey, KeyPrefix, looksLikeApiKey } from "./ApiKeyCrypto.ts"
 import { type JwtVerifier, makeJwtVerifier, NoIdentityProvider } from "./JwtVerifier.ts"
 import { RequestRateLimiter } from "./RateLimit.ts"
+import { type CacheVersions, RequestVersions, ResponseCache } from "./ResponseCache.ts"
+
+/** The most keys held in memory; past it the longest held is forgotten first. */
+export const MaxRememberedKeys = 10_000
+
+/** A key found by its digest, under the keys' version read before the lookup. */
+interface Remembered {
+  readonly info: ApiKeyInfo
+  readonly version: string
+}
+
+/** What a request's credential established: the caller, and the versions read for it (if any). */
+interface Established {
+  readonly caller: Caller
+  readonly versions?: CacheVersions | undefined
+}
 
 /** What the Authorization header holds. */
 export type Credential =
@@ -111,6 +141,36 @@ export const layerAuthentication = (
     Effect.gen(function* () {
       const keys = yield* ApiKeyRepository
       const limiter = yield* RequestRateLimiter
+      const versionsOf = Option.getOrUndefined(yield* Effect.serviceOption(ResponseCache))?.versions
+      const remembered = new Map<string, Remembered>()
+      const remember = (hash: string, entry: Remembered) => {
+        remembered.delete(hash)
+        if (remembered.size >= MaxRememberedKeys) remembered.delete(remembered.keys().next().value!)
+        remembered.set(hash, entry)
+      }
+      const lookup = (hash: string) =>
+        keys
+          .findActiveByHash(hash)
+          .pipe(
+            Effect.catchTag("StoreError", (e) =>
+              Effect.logError("key store failure answered 503", e.message).pipe(
+                Effect.andThen(Effect.fail(ServiceUnavailableError.instance))
+              )
+            )
+          )
+      /** The key of a digest: remembered under the current keys' version, else looked up (and remembered). */
+      const keyOf = Effect.fnUntraced(function* (hash: string) {
+        const versions =
+          versionsOf === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(versionsOf))
+        const version = versions?.api_keys
+        if (version === undefined) return { found: yield* lookup(hash), versions }
+        const held = remembered.get(hash)
+        if (held !== undefined && held.version === version) return { found: Option.some(held.info), versions }
+        const found = yield* lookup(hash)
+        if (Option.isSome(found)) remember(hash, { info: found.value, version })
+        else remembered.delete(hash)
+        return { found, versions }
+      })
       const jwt: JwtVerifier =
         config.jwt === undefined
           ? NoIdentityProvider
@@ -119,7 +179,7 @@ export const layerAuthentication = (
 
       const callerOf = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
         const address = clientAddressOf(request.remoteAddress, request.headers["x-forwarded-for"], hops)
-        const anonymous = () => Caller.anonymous(address)
+        const anonymous = (): Established => ({ caller: Caller.anonymous(address) })
         // A failed credential is counted on the address first: past the allowance it is a 429, not a 401.
         const refuse = (error: InvalidKeyError | InvalidTokenError, reason: string) =>
           Effect.andThen(limiter.countFailedCredential(address), refusal(error, reason))
@@ -133,24 +193,20 @@ export const layerAuthentication = (
             if (!looksLikeApiKey(credential.key))
               return yield* refuse(InvalidKeyError.instance, "malformed key")
             yield* limiter.admitCredential(address)
-            const found = yield* keys
-              .findActiveByHash(hashApiKey(credential.key))
-              .pipe(
-                Effect.catchTag("StoreError", (e) =>
-                  Effect.logError("key store failure answered 503", e.message).pipe(
-                    Effect.andThen(Effect.fail(ServiceUnavailableError.instance))
-                  )
-                )
-              )
+            const { found, versions } = yield* keyOf(hashApiKey(credential.key))
             if (Option.isNone(found)) return yield* refuse(InvalidKeyError.instance, "unknown or revoked key")
-            return Caller.apiKey(found.value.tier, found.value.account_id, found.value.id)
+            const established: Established = {
+              caller: Caller.apiKey(found.value.tier, found.value.account_id, found.value.id),
+              versions
+            }
+            return established
           }
           case "Jwt": {
             yield* limiter.admitCredential(address)
             const verdict = yield* jwt.verify(credential.token)
             switch (verdict._tag) {
               case "Admin":
-                return Caller.admin(verdict.subject, verdict.role)
+                return { caller: Caller.admin(verdict.subject, verdict.role) } satisfies Established
               case "NotAdmin":
                 return anonymous()
               case "Invalid":
@@ -165,7 +221,14 @@ export const layerAuthentication = (
       return Authentication.of({
         bearer: (httpEffect) =>
           Effect.flatMap(HttpServerRequest.HttpServerRequest, callerOf).pipe(
-            Effect.flatMap((caller) => Effect.provideService(httpEffect, CurrentCaller, caller))
+            Effect.flatMap(({ caller, versions }) =>
+              versions === undefined
+                ? Effect.provideService(httpEffect, CurrentCaller, caller)
+                : httpEffect.pipe(
+                    Effect.provideService(CurrentCaller, caller),
+                    Effect.provideService(RequestVersions, versions)
+                  )
+            )
           )
       })
     })

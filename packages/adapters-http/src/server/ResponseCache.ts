@@ -93,7 +93,22 @@ export interface ResponseCacheConfig {
  * transaction: two reads of one type's version are equal only if no change
  * of the type committed between them.
  */
-export type CacheVersions = { readonly [T in EntityType]?: string }
+export type CacheVersions = { readonly [T in EntityType]?: string } & {
+  /** The API keys' version: bumped by every revocation (see Authentication.ts's key memo). */
+  readonly api_keys?: string
+}
+
+/**
+ * The versions one request has read, from a query sent after it began: the
+ * authentication middleware reads them (to check the keys it holds in
+ * memory) and provides them to the request, and the request's cacheable read
+ * uses them instead of waiting for another version query. Reading them once
+ * per request is as strict as reading them per read: they reflect every
+ * change committed before the request began.
+ */
+export class RequestVersions extends Context.Service<RequestVersions, CacheVersions>()(
+  "@ratings/adapters-http/RequestVersions"
+) {}
 
 export interface ResponseCacheOptions<R = never> extends ResponseCacheConfig {
   /**
@@ -187,6 +202,12 @@ export class ResponseCache extends Context.Service<
     readonly respond: <A, E>(
       read: Cacheable<A, E>
     ) => Effect.Effect<A | HttpServerResponse.HttpServerResponse, E>
+    /**
+     * The current versions, from a query sent after the call began and shared
+     * by the calls waiting with it (fails when the query failed); undefined
+     * when the cache has no version source.
+     */
+    readonly versions: Effect.Effect<CacheVersions, void> | undefined
     /** Drops what a change invalidates, in this process, before the call returns. */
     readonly invalidate: (change: EntityChange) => Effect.Effect<void>
     /** Drops everything. */
@@ -374,7 +395,10 @@ const makeRespond =
     if (projection === undefined || !isActive()) return read.compute()
     if (versions === undefined) return serve(core, read, `${projection}|${read.key}`)
     // The version is read before anything is looked up or computed: the entry's stamp.
-    return Effect.matchEffect(versions.current, {
+    const current = Effect.flatMap(Effect.serviceOption(RequestVersions), (read) =>
+      read._tag === "Some" ? Effect.succeed(read.value) : versions.current
+    )
+    return Effect.matchEffect(current, {
       onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => read.compute(),
       onSuccess: (current): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
         const version = current[read.type]
@@ -412,6 +436,7 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
 
     const service = ResponseCache.of({
       respond,
+      versions: versions?.current,
       invalidate: (change) => Effect.asVoid(apply(change)),
       clear: Effect.sync(() => {
         store.clear()
