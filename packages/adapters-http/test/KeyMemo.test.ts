@@ -29,7 +29,11 @@ const countingKeys = Layer.effect(
   Effect.map(ApiKeyRepository, (keys) =>
     ApiKeyRepository.of({
       ...keys,
-      findActiveByHash: (hash) => Effect.suspend(() => (lookups.count++, keys.findActiveByHash(hash)))
+      findActiveByHash: (hash) =>
+        Effect.suspend(() => {
+          lookups.count++
+          return keys.findActiveByHash(hash)
+        })
     })
   )
 )
