@@ -134,10 +134,16 @@ const get = (
     )
   })
 
-/** A connection holding an ACCESS EXCLUSIVE lock on scorecards until `release`. */
+/**
+ * A connection holding an ACCESS EXCLUSIVE lock on scorecards until `release`.
+ * It first bumps every cached type's version, as a committed write does, so
+ * that the requests sent next read the database instead of the response cache
+ * (which holds the reference request's answer).
+ */
 const lockScorecards = async () => {
   const client = new pg.Client({ connectionString: db.url })
   await client.connect()
+  await client.query("UPDATE cache_versions SET version = version + 1")
   await client.query("BEGIN")
   await client.query("LOCK TABLE scorecards IN ACCESS EXCLUSIVE MODE")
   return {

@@ -128,6 +128,46 @@ const unavailable = (reason: string) =>
   )
 
 /**
+ * The key of a digest, with the versions read for it: remembered under the
+ * current keys' version, else looked up (and remembered when found). Without
+ * versions (no versioned response cache, or their query failed) every call
+ * looks the key up.
+ */
+const makeKeyMemo = (
+  keys: ApiKeyRepository["Service"],
+  versionsOf: Effect.Effect<CacheVersions, void> | undefined
+) => {
+  const remembered = new Map<string, Remembered>()
+  const remember = (hash: string, entry: Remembered) => {
+    remembered.delete(hash)
+    if (remembered.size >= MaxRememberedKeys) remembered.delete(remembered.keys().next().value!)
+    remembered.set(hash, entry)
+  }
+  const lookup = (hash: string) =>
+    keys
+      .findActiveByHash(hash)
+      .pipe(
+        Effect.catchTag("StoreError", (e) =>
+          Effect.logError("key store failure answered 503", e.message).pipe(
+            Effect.andThen(Effect.fail(ServiceUnavailableError.instance))
+          )
+        )
+      )
+  return Effect.fnUntraced(function* (hash: string) {
+    const versions =
+      versionsOf === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(versionsOf))
+    const version = versions?.api_keys
+    if (version === undefined) return { found: yield* lookup(hash), versions }
+    const held = remembered.get(hash)
+    if (held !== undefined && held.version === version) return { found: Option.some(held.info), versions }
+    const found = yield* lookup(hash)
+    if (Option.isSome(found)) remember(hash, { info: found.value, version })
+    else remembered.delete(hash)
+    return { found, versions }
+  })
+}
+
+/**
  * The middleware over the ApiKeyRepository port and the request rate limiter
  * (the one CallerPolicies uses, so that failed credentials and anonymous
  * requests share counters), for a checked configuration. Fails at start-up
@@ -141,36 +181,10 @@ export const layerAuthentication = (
     Effect.gen(function* () {
       const keys = yield* ApiKeyRepository
       const limiter = yield* RequestRateLimiter
-      const versionsOf = Option.getOrUndefined(yield* Effect.serviceOption(ResponseCache))?.versions
-      const remembered = new Map<string, Remembered>()
-      const remember = (hash: string, entry: Remembered) => {
-        remembered.delete(hash)
-        if (remembered.size >= MaxRememberedKeys) remembered.delete(remembered.keys().next().value!)
-        remembered.set(hash, entry)
-      }
-      const lookup = (hash: string) =>
-        keys
-          .findActiveByHash(hash)
-          .pipe(
-            Effect.catchTag("StoreError", (e) =>
-              Effect.logError("key store failure answered 503", e.message).pipe(
-                Effect.andThen(Effect.fail(ServiceUnavailableError.instance))
-              )
-            )
-          )
-      /** The key of a digest: remembered under the current keys' version, else looked up (and remembered). */
-      const keyOf = Effect.fnUntraced(function* (hash: string) {
-        const versions =
-          versionsOf === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(versionsOf))
-        const version = versions?.api_keys
-        if (version === undefined) return { found: yield* lookup(hash), versions }
-        const held = remembered.get(hash)
-        if (held !== undefined && held.version === version) return { found: Option.some(held.info), versions }
-        const found = yield* lookup(hash)
-        if (Option.isSome(found)) remember(hash, { info: found.value, version })
-        else remembered.delete(hash)
-        return { found, versions }
-      })
+      const keyOf = makeKeyMemo(
+        keys,
+        Option.getOrUndefined(yield* Effect.serviceOption(ResponseCache))?.versions
+      )
       const jwt: JwtVerifier =
         config.jwt === undefined
           ? NoIdentityProvider
