@@ -9,7 +9,7 @@
  * carries `gate` only when it names a gate (a `gate: null` reads back absent).
  */
 import { PgClient } from "@effect/sql-pg"
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import { EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
 import { Question } from "@ratings/domain/model/Question"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
@@ -22,6 +22,7 @@ import { catchSqlError } from "./PgTransaction.ts"
 const QuestionRow = Schema.Struct({ ...Question.fields, gate: Schema.NullOr(Schema.String) })
 type QuestionRow = typeof QuestionRow.Type
 const decodeQuestions = decodeRows(QuestionRow)
+const decodeCounts = decodeRows(Schema.Struct({ entity_type: EntityType, n: Schema.Number }))
 const decodeChanged = decodeRows(Schema.Struct({ changed: Schema.Boolean }))
 
 const toQuestion = (row: QuestionRow): Question => ({
@@ -69,6 +70,17 @@ export const make = Effect.gen(function* () {
       orReadError(`questions of ${type}`)
     )
 
+  const questionCounts = () =>
+    sql`SELECT entity_type, count(*)::int AS n FROM questions GROUP BY entity_type`.pipe(
+      Effect.flatMap(decodeCounts),
+      Effect.map((rows) => {
+        const counts = Object.fromEntries(EntityTypes.map((t) => [t, 0])) as Record<EntityType, number>
+        for (const row of rows) counts[row.entity_type] = row.n
+        return counts
+      }),
+      orReadError("question counts")
+    )
+
   const replace = Effect.fn("PgRubricRepository.replace")(function* (
     type: EntityType,
     incoming: ReadonlyArray<Question>
@@ -105,7 +117,7 @@ export const make = Effect.gen(function* () {
       .pipe(catchSqlError(`replace ${type} questions`))
   })
 
-  return RubricRepository.of({ questions, replace })
+  return RubricRepository.of({ questions, questionCounts, replace })
 })
 
 export const layer: Layer.Layer<RubricRepository, never, PgClient.PgClient> = Layer.effect(

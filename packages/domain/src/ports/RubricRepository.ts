@@ -11,6 +11,8 @@ export class RubricRepository extends Context.Service<
   RubricRepository,
   {
     readonly questions: (type: EntityType) => Effect.Effect<ReadonlyArray<Question>, StoreError>
+    /** How many questions each type's catalogue holds (0 for a type without one), in one read. */
+    readonly questionCounts: () => Effect.Effect<Readonly<Record<EntityType, number>>, StoreError>
     readonly replace: (
       type: EntityType,
       questions: ReadonlyArray<Question>

@@ -1,5 +1,6 @@
 /** The in-memory `RubricRepository` of tests and tools; the contract is the port's (`../RubricRepository.ts`). */
 import { Effect, Layer, Ref } from "effect"
+import { type EntityType, EntityTypes } from "../../model/EntityType.ts"
 import type { Question } from "../../model/Question.ts"
 import { RubricRepository } from "../RubricRepository.ts"
 
@@ -13,6 +14,12 @@ const layer = (seed: ReadonlyArray<Question> = []) =>
           Effect.map(Ref.get(store), (qs) =>
             qs.filter((q) => q.entity_type === type).sort((a, b) => a.position - b.position)
           ),
+        questionCounts: () =>
+          Effect.map(Ref.get(store), (qs) => {
+            const counts = Object.fromEntries(EntityTypes.map((t) => [t, 0])) as Record<EntityType, number>
+            for (const q of qs) counts[q.entity_type]++
+            return counts
+          }),
         replace: (type, questions) =>
           Ref.update(store, (qs) => [...qs.filter((q) => q.entity_type !== type), ...questions])
       })

@@ -2,20 +2,26 @@
 import { Effect } from "effect"
 import { EntityTypes } from "../../model/EntityType.ts"
 import { Attribution, MethodologyUrl } from "../../model/ServiceInfo.ts"
-import { BridgeCategoryDomains } from "../../scoring/BridgeRubric.ts"
+import { BridgeCategoryDomains, BridgeQuestionCatalogue } from "../../scoring/BridgeRubric.ts"
 import { GradeLadder, GradeRounding } from "../../scoring/GradeLadder.ts"
 import { domainsOfType, MethodologyName, MethodologyVersion } from "../../scoring/Methodology.ts"
-import { questionsOf, type ReaderPorts } from "./ReadAccess.ts"
+import type { ReaderPorts } from "./ReadAccess.ts"
 
+/**
+ * The methodology: how many questions each type's catalogue holds (one read
+ * of the counts, not of the catalogues; bridges without a stored catalogue
+ * use the built-in one, as `questionsOf` does), the domains and the scale.
+ */
 export const methodology = (ports: ReaderPorts) =>
   Effect.gen(function* () {
-    const entity_types = []
-    for (const type of EntityTypes) {
-      const qs = yield* questionsOf(ports, type)
+    const counts = yield* ports.rubric.questionCounts()
+    const entity_types = EntityTypes.map((type) => {
+      const questions =
+        type === "bridge" && counts.bridge === 0 ? BridgeQuestionCatalogue.length : counts[type]
       const domains =
         type === "bridge" ? domainsOfType(type, Object.values(BridgeCategoryDomains)) : domainsOfType(type)
-      entity_types.push({ type, questions: qs.length, domains, domain_count: domains.length })
-    }
+      return { type, questions, domains, domain_count: domains.length }
+    })
     return {
       name: MethodologyName,
       version: MethodologyVersion,

@@ -4,7 +4,7 @@
  * Postgres in adapters-sql's PgRubricRepository.test.ts.
  */
 import { assert } from "@effect/vitest"
-import type { EntityType } from "../../../src/model/EntityType.ts"
+import { type EntityType, EntityTypes } from "../../../src/model/EntityType.ts"
 import type { Question } from "../../../src/model/Question.ts"
 import { RubricRepository } from "../../../src/ports/RubricRepository.ts"
 import { Effect } from "effect"
@@ -85,6 +85,18 @@ export const rubricRepositoryContract = <D>(target: Target<RubricRepository, D>)
         yield* repo.replace("vault", qs)
         yield* repo.replace("vault", qs)
         assert.deepStrictEqual(yield* repo.questions("vault"), qs)
+      }))
+
+    test("questionCounts gives every type's catalogue size in one read, 0 for a type without one", () =>
+      Effect.gen(function* () {
+        const repo = yield* RubricRepository
+        yield* repo.replace("bridge", [question("bridge", "B-1", 0), question("bridge", "B-2", 1)])
+        yield* repo.replace("oracle", [question("oracle", "O-1", 0)])
+        const counts = yield* repo.questionCounts()
+        for (const type of EntityTypes)
+          assert.strictEqual(counts[type], (yield* repo.questions(type)).length, type)
+        assert.strictEqual(counts.bridge, 2)
+        assert.strictEqual(counts.token, 0)
       }))
 
     test("a type without a catalogue has no questions", () =>
