@@ -205,14 +205,14 @@ export const Routes: ReadonlyArray<Route> = [
   {
     name: "quantum",
     tier: "anonymous",
-    check: "same size",
+    check: "equal",
     target: 3,
     paths: () => [`${api}/quantum-readiness`]
   },
   {
     name: "chain-quantum",
     tier: "anonymous",
-    check: "same size",
+    check: "equal",
     target: 3,
     paths: (d) => d.chains.map((c) => `${api}/chains/${c}/quantum-readiness`)
   },

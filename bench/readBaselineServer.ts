@@ -30,6 +30,7 @@
  *   node bench/readBaselineServer.ts <port> <database-url>
  */
 import { createHash } from "node:crypto"
+import { DefaultConfidenceBps } from "@ratings/domain/incidents/IncidentLifecycle"
 import { canonicalTimestamp } from "@ratings/domain/model/Primitives"
 import { Attribution, MethodologyUrl } from "@ratings/domain/model/ServiceInfo"
 import { BridgeCategoryDomains } from "@ratings/domain/scoring/BridgeRubric"
@@ -490,7 +491,7 @@ app.get<{ Querystring: Query }>("/api/v1/incidents", async (request) => {
       exploit_class: r.exploit_class,
       loss_estimate_usd: r.loss_estimate_usd,
       chain: r.chain,
-      confidence_bps: r.confidence_bps,
+      confidence_bps: r.confidence_bps ?? DefaultConfidenceBps[r.status as keyof typeof DefaultConfidenceBps],
       source_count: r.handles.length,
       sources: r.handles.map((handle: string) => ({ handle })),
       detected_at: r.detected_at_text,
@@ -502,39 +503,64 @@ app.get<{ Querystring: Query }>("/api/v1/incidents", async (request) => {
   }
 })
 
+const LastOutcome = `SELECT at_text, ok, error FROM quantum_refresh_outcomes ORDER BY id DESC LIMIT 1`
+
+/** The latest snapshot, whether it is stale (expired after a failed refresh), and its credit line. */
 const quantum = async () => {
-  const [snapshot] = await query(QuantumSnapshot, [])
-  return snapshot
+  const [s] = await query(QuantumSnapshot, [])
+  const [last] = await query(LastOutcome, [])
+  const source = s?.source ?? "LayerQu"
+  const source_url = s?.source_url ?? "https://layerqu.com/dashboard/"
+  const credit = `Post-quantum readiness data: ${source} (${source_url}), a third-party source. Shown for information; it does not feed ratings or grades.`
+  const attribution = {
+    source,
+    source_url,
+    attribution:
+      s?.sample === true ? `Sample data shipped with the service, not a live reading. ${credit}` : credit
+  }
+  const stale =
+    s !== undefined &&
+    last !== undefined &&
+    !last.ok &&
+    Date.parse(last.at_text) >= Date.parse(s.as_of_text) &&
+    Date.parse(s.expires_at_text) <= Date.now()
+  return { snapshot: s, attribution, stale: stale ? { stale: true } : {} }
 }
 
 app.get("/api/v1/quantum-readiness", async () => {
-  const s = await quantum()
-  if (s === undefined) return { available: false }
+  const { snapshot, attribution, stale } = await quantum()
+  if (snapshot === undefined) return { available: false, reason: "source unreachable", ...attribution }
   return {
     available: true,
-    as_of: s.as_of_text,
-    expires_at: s.expires_at_text,
-    sample: s.sample,
-    source: s.source,
-    source_url: s.source_url,
-    rows_skipped: s.rows_skipped,
-    items: s.rows,
-    total: s.rows.length
+    ...attribution,
+    as_of: snapshot.as_of_text,
+    ...stale,
+    rows: snapshot.rows,
+    rows_skipped: snapshot.rows_skipped
   }
 })
 
 app.get<{ Params: Params }>("/api/v1/chains/:id/quantum-readiness", async (request) => {
-  const [chain] = await query(BySlug, ["chain", request.params.id])
-  const s = await quantum()
-  const row = s?.rows.find((r: Row) => Object.values(r).includes(chain?.name ?? request.params.id))
+  const slug = request.params.id
+  const [chain] = await query(BySlug, ["chain", slug])
+  const { snapshot, attribution, stale } = await quantum()
+  if (chain === undefined) return { available: false, reason: "unknown chain", ...attribution }
+  if (snapshot === undefined) return { available: false, reason: "source unreachable", ...attribution }
+  const row = snapshot.rows.find((r: Row) => r.matched_chain_slug === slug && r.qri !== null)
+  if (row === undefined) return { available: false, reason: "not assessed by source", ...attribution }
   return {
-    chain: chain === undefined ? null : brief(chain),
-    available: s !== undefined,
-    as_of: s?.as_of_text ?? null,
-    sample: s?.sample ?? null,
-    source: s?.source ?? null,
-    source_url: s?.source_url ?? null,
-    readiness: row ?? null
+    available: true,
+    chain_slug: slug,
+    qri: row.qri,
+    band: row.band,
+    band_label: row.band_label,
+    stage: row.stage,
+    hybrid: row.hybrid,
+    danger: row.danger,
+    ci: row.ci,
+    ...attribution,
+    as_of: snapshot.as_of_text,
+    ...stale
   }
 })
 
