@@ -19,22 +19,26 @@
  *   lookup, then ScorecardReads' and PgRubricRepository's statements, with
  *   drag hints naming an entity the public cannot read replaced by its type;
  * - methodology (the seven question catalogues), incidents (the feed and its
- *   count), quantum readiness (the latest servable snapshot) and compare
+ *   count), quantum readiness (every chain, as the chain directory reads them,
+ *   the latest snapshot and the last refresh outcome) and compare
  *   (each entity, then their latest published scorecards).
  *
  * No response schema: Fastify serialises with JSON.stringify, as a plain
- * service would. The shared scoring rules (the grade ladder, default domain
- * weights, the drag-hint format) are imported from the domain as data; every
+ * service would. The shared rules (the grade ladder, default domain weights,
+ * the drag-hint format, incident confidence defaults, the quantum row matcher)
+ * are imported from the domain, pure; every
  * byte served comes from these statements.
  *
  *   node bench/readBaselineServer.ts <port> <database-url>
  */
 import { createHash } from "node:crypto"
 import { DefaultConfidenceBps } from "@ratings/domain/incidents/IncidentLifecycle"
+import { isUsableReading } from "@ratings/domain/model/Quantum"
 import { canonicalTimestamp } from "@ratings/domain/model/Primitives"
 import { Attribution, MethodologyUrl } from "@ratings/domain/model/ServiceInfo"
 import { BridgeCategoryDomains } from "@ratings/domain/scoring/BridgeRubric"
 import { dragHintTarget, typeOnlyDragHint } from "@ratings/domain/scoring/DependencyDrag"
+import { MaxQuantumRows, matchRows } from "@ratings/domain/quantum/QuantumRows"
 import { GradeLadder, GradeRounding } from "@ratings/domain/scoring/GradeLadder"
 import { domainsOfType, MethodologyName, MethodologyVersion } from "@ratings/domain/scoring/Methodology"
 import { defaultDomainWeights } from "@ratings/domain/scoring/ScoreEntity"
@@ -44,6 +48,9 @@ import pg from "pg"
 const [port, url] = process.argv.slice(2)
 if (port === undefined || url === undefined)
   throw new Error("usage: readBaselineServer.ts <port> <database-url>")
+
+/** PgQuantumSnapshotStore's bound on the rows a read serves. */
+const MaxServedRowsBytes = 8 * 1024 * 1024
 
 const pool = new pg.Pool({ connectionString: url, max: 10 })
 
@@ -113,7 +120,7 @@ const IncidentFeed = `SELECT i.incident_id, i.protocol_name, i.slug, i.matched_p
 const IncidentCount = `SELECT count(*)::integer AS total FROM incidents i
   WHERE i.servable AND i.status = ANY ($1::text[])`
 const QuantumSnapshot = `SELECT rows, rows_skipped, as_of_text, expires_at_text, source, source_url, sample
-  FROM quantum_snapshots ORDER BY id DESC LIMIT 1`
+  FROM quantum_snapshots WHERE row_count <= $1 AND rows_bytes <= $2 ORDER BY id DESC LIMIT 1`
 
 // biome-ignore lint/suspicious/noExplicitAny: rows as pg returns them
 type Row = Record<string, any>
@@ -505,9 +512,21 @@ app.get<{ Querystring: Query }>("/api/v1/incidents", async (request) => {
 
 const LastOutcome = `SELECT at_text, ok, error FROM quantum_refresh_outcomes ORDER BY id DESC LIMIT 1`
 
-/** The latest snapshot, whether it is stale (expired after a failed refresh), and its credit line. */
+const AllChains = `SELECT ${EntityColumns} FROM entities WHERE entity_type = 'chain'::text
+  ORDER BY slug COLLATE "C", id`
+
+/**
+ * The service's chains (every chain, as the chain directory reads them, less
+ * private and inactive ones), the latest snapshot with its rows matched to
+ * them, whether it is stale (expired after a failed refresh), and its credit line.
+ */
 const quantum = async () => {
-  const [s] = await query(QuantumSnapshot, [])
+  const chains = (await query(AllChains, []))
+    .filter((r) => !r.is_private && r.is_active)
+    .map((r) => ({ slug: r.slug, name: r.name, status: r.status }))
+  const [stored] = await query(QuantumSnapshot, [MaxQuantumRows, MaxServedRowsBytes])
+  const s: Row | undefined =
+    stored === undefined ? undefined : { ...stored, rows: matchRows(stored.rows, chains) }
   const [last] = await query(LastOutcome, [])
   const source = s?.source ?? "LayerQu"
   const source_url = s?.source_url ?? "https://layerqu.com/dashboard/"
@@ -524,7 +543,7 @@ const quantum = async () => {
     !last.ok &&
     Date.parse(last.at_text) >= Date.parse(s.as_of_text) &&
     Date.parse(s.expires_at_text) <= Date.now()
-  return { snapshot: s, attribution, stale: stale ? { stale: true } : {} }
+  return { chains, snapshot: s, attribution, stale: stale ? { stale: true } : {} }
 }
 
 app.get("/api/v1/quantum-readiness", async () => {
@@ -542,12 +561,15 @@ app.get("/api/v1/quantum-readiness", async () => {
 
 app.get<{ Params: Params }>("/api/v1/chains/:id/quantum-readiness", async (request) => {
   const slug = request.params.id
-  const [chain] = await query(BySlug, ["chain", slug])
-  const { snapshot, attribution, stale } = await quantum()
-  if (chain === undefined) return { available: false, reason: "unknown chain", ...attribution }
+  const { chains, snapshot, attribution, stale } = await quantum()
+  if (!chains.some((c) => c.slug === slug))
+    return { available: false, reason: "unknown chain", ...attribution }
   if (snapshot === undefined) return { available: false, reason: "source unreachable", ...attribution }
-  const row = snapshot.rows.find((r: Row) => r.matched_chain_slug === slug && r.qri !== null)
-  if (row === undefined) return { available: false, reason: "not assessed by source", ...attribution }
+  const usable = (r: Row) => isUsableReading(r as Parameters<typeof isUsableReading>[0])
+  const matched: Array<Row> = snapshot.rows.filter((r: Row) => r.matched_chain_slug === slug)
+  const row = matched.find(usable) ?? matched[0]
+  if (row === undefined || !usable(row))
+    return { available: false, reason: "not assessed by source", ...attribution }
   return {
     available: true,
     chain_slug: slug,
