@@ -1,54 +1,303 @@
 /**
- * Read benchmark (issue 4, "Proof"): anonymous load at 64 connections on
- * `GET /api/v1/protocols?limit=50` and on one protocol's scorecard list,
- * against the scale dataset with 10,000 protocols, imported into a fresh
- * database. In the same run and over the same database:
+ * Read benchmark (issue 15): every read route a caller can reach, as every
+ * caller kind, against the scale dataset (PROTOCOLS protocols, from
+ * @ratings/demo-data's writeDataset, plus the demo's incident reports and
+ * quantum sample so that those routes serve data) imported into a fresh
+ * database, with 100 API keys of each tier (Free, Pro, Enterprise) created
+ * through the key repository with the service's key hashing.
  *
- * - baseline: Fastify with the same SQL over `pg` (bench/readBaselineServer.ts);
- * - ours, uncached: the production server (`serve` over the production layers)
- *   without the response cache: every request queries and encodes;
- * - ours: the same with the response cache, as `ratings serve` runs it.
+ * Four servers, each a child process of this one, which only orchestrates:
+ * - ours, with the response cache, as `ratings serve` runs it
+ *   (bench/readServer.ts on), and ours without it (off), every caller kind's
+ *   rate limit raised so the limiter counts every request but refuses none;
+ * - the baseline, Fastify + pg with the same SQL per route, JSON.stringify,
+ *   no schema (bench/readBaselineServer.ts);
+ * - the ceiling, node:http writing a pre-serialised body of the size of the
+ *   route's response (bench/ceilingServer.ts): the load generator's own
+ *   figure, the most it can drive on this machine, so the reader sees it is
+ *   not the bottleneck.
  *
- * Our servers run with the anonymous rate limit raised (so the limiter still
- * counts every request, its cost measured, but refuses none) and with their
- * request log on, as in production. Each server and the load generator
- * (autocannon) are separate child processes of this one, which only
- * orchestrates: on a 2-core machine the load generator competes with the
- * server under load (and with Postgres, for the uncached servers) in the same
- * way for every server, and the servers not under load are idle. Before the
- * load, the JSON of every server is checked equal to the baseline's.
+ * The load generator is `wrk` (Debian: `apt-get install wrk`) driven by
+ * bench/readLoad.lua, which rotates every connection over the row's request
+ * list (up to 2,000 slugs, ids, skip values, filters and search terms, and the
+ * tier's 100 keys); without wrk (or with LOADGEN=autocannon), two autocannon
+ * workers (bench/soakLoad.ts) share the connections.
  *
- * Prints requests/s and p99 latency per route and server, and the ratios to
- * the baseline. With ROUNDS > 1 the servers take turns and the median is shown.
+ * Per route and caller (a row): before any load, sample requests of the row
+ * from each server must answer 200, ours with and without the cache the same
+ * JSON, and the baseline either the same JSON (rows checked "equal") or a
+ * body within 10 % of ours in size (rows checked "same size", printed as
+ * such). Then each server in turn: WARMUP seconds, then DURATION seconds
+ * measured. A route the spec refuses to a caller (401 without a key, 403 below
+ * its tier) is not loaded: the row is listed as skipped, with the reason.
+ *
+ * Prints a Markdown table (req/s, p99, errors per server, and the ratios), the
+ * targets of issue 15 as ratios from this run with PASS or FAIL, and the total
+ * time. A FAIL is a finding, not a broken run: the exit code is 0. A broken run
+ * exits 1: a request that errors or answers other than 2xx under load, a
+ * sample that does not answer 200, or bodies unlike the baseline's.
  *
  *   DATABASE_URL=postgres://root@127.0.0.1:5432/test npm run bench:read
  *   (without DATABASE_URL an embedded Postgres is started)
- *   PROTOCOLS=10000 SEED=1 DURATION=10 WARMUP=3 CONNECTIONS=64 ROUNDS=1 KEEP=1 (keeps the database)
+ *   PROTOCOLS=10000 SEED=1 DURATION=5 WARMUP=2 CONNECTIONS=64 KEEP=1 (keeps the database)
+ *   ROUTES=list,detail-slug (a subset; names below) CALLERS=anonymous,pro LOADGEN=wrk|autocannon
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, readdirSync } from "node:fs"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { randomUUID } from "node:crypto"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
 import { NodeServices } from "@effect/platform-node"
+import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
-import { typeCounts, writeDataset } from "@ratings/demo-data"
+import { DemoDataDir, typeCounts, writeDataset } from "@ratings/demo-data"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
+import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { application, database } from "@ratings/server/Layers"
 import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
-import { runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
+import { machineLine, postgresVersion, runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
+import type { LoadReport } from "./soakLoad.ts"
 
-const PROTOCOLS = Number(process.env.PROTOCOLS ?? 10_000)
-const SEED = process.env.SEED ?? "1"
-const DURATION = Number(process.env.DURATION ?? 10)
-const WARMUP = Number(process.env.WARMUP ?? 3)
-const CONNECTIONS = Number(process.env.CONNECTIONS ?? 64)
-const ROUNDS = Number(process.env.ROUNDS ?? 1)
-const KEEP = process.env.KEEP === "1"
 const root = join(import.meta.dirname, "..")
-const dataDir = join(root, ".data", "bench", `read-${PROTOCOLS}-protocols-seed-${SEED}`)
-const Autocannon = join(root, "node_modules", "autocannon", "autocannon.js")
+const LuaScript = join(import.meta.dirname, "readLoad.lua")
+const LoadScript = join(import.meta.dirname, "soakLoad.ts")
+
+/** Keys per tier, rotating in every keyed row. */
+export const KeysPerTier = 100
+/** Most distinct requests in a row's rotation. */
+const Rotation = 2000
+/** How far a "same size" body may be from ours. */
+const SizeTolerance = 0.1
+
+export const CallerNames = ["anonymous", "free", "pro", "enterprise"] as const
+export type CallerName = (typeof CallerNames)[number]
+
+const TierRank: Record<CallerName, number> = { anonymous: 0, free: 1, pro: 2, enterprise: 3 }
+
+/** What a row's rotation is built from: the public, rated protocols (up to 2,000) and the public chains. */
+interface Dataset {
+  readonly protocols: ReadonlyArray<{
+    readonly id: string
+    readonly slug: string
+    readonly category: string | undefined
+    readonly chain: string | undefined
+    readonly scorecard_id: string
+  }>
+  readonly listed: number
+  readonly chains: ReadonlyArray<string>
+}
+
+interface Route {
+  readonly name: string
+  /** The least caller kind the spec serves (below it: 401 / 403, not loaded). */
+  readonly tier: CallerName
+  /** How the baseline's body is held against ours. */
+  readonly check: "equal" | "same size"
+  /** The target of ours (cache on) over the baseline. */
+  readonly target: number
+  readonly paths: (d: Dataset) => ReadonlyArray<string>
+}
+
+const api = "/api/v1"
+
+/** Up to `n` items spread over the list (first, last and evenly between). */
+const spread = <A>(items: ReadonlyArray<A>, n: number): ReadonlyArray<A> => {
+  if (items.length <= n) return items
+  return Array.from({ length: n }, (_, i) => items[Math.round((i * (items.length - 1)) / (n - 1))]!)
+}
+
+const unique = (xs: ReadonlyArray<string>) => [...new Set(xs)]
+
+export const Routes: ReadonlyArray<Route> = [
+  { name: "list", tier: "anonymous", check: "equal", target: 5, paths: () => [`${api}/protocols?limit=50`] },
+  {
+    name: "list-filter",
+    tier: "anonymous",
+    check: "equal",
+    target: 5,
+    paths: (d) =>
+      unique(
+        d.protocols
+          .filter((p) => p.category !== undefined && p.chain !== undefined)
+          .map((p) => `${api}/protocols?category=${p.category}&chain=${p.chain}&limit=50`)
+      )
+  },
+  {
+    name: "list-search",
+    tier: "anonymous",
+    check: "equal",
+    target: 5,
+    paths: (d) => unique(d.protocols.map((p) => `${api}/protocols?search=${p.slug.slice(0, 6)}&limit=50`))
+  },
+  {
+    name: "list-skip",
+    tier: "anonymous",
+    check: "equal",
+    target: 5,
+    paths: (d) => {
+      const step = Math.max(1, Math.floor(d.listed / Rotation))
+      return Array.from(
+        { length: Math.ceil(d.listed / step) },
+        (_, i) => `${api}/protocols?limit=50&skip=${i * step}`
+      )
+    }
+  },
+  {
+    name: "detail-slug",
+    tier: "anonymous",
+    check: "equal",
+    target: 3,
+    paths: (d) => d.protocols.map((p) => `${api}/protocols/${p.slug}`)
+  },
+  {
+    name: "detail-id",
+    tier: "anonymous",
+    check: "equal",
+    target: 3,
+    paths: (d) => d.protocols.map((p) => `${api}/protocols/${p.id}`)
+  },
+  {
+    name: "scorecards",
+    tier: "anonymous",
+    check: "equal",
+    target: 5,
+    paths: (d) => d.protocols.map((p) => `${api}/protocols/${p.slug}/scorecards`)
+  },
+  ...(["domains", "history"] as const).map(
+    (r): Route => ({
+      name: r,
+      tier: "pro",
+      check: "equal",
+      target: 3,
+      paths: (d) => d.protocols.map((p) => `${api}/protocols/${p.slug}/${r}`)
+    })
+  ),
+  ...(["questions", "rubric", "evidence"] as const).map(
+    (r): Route => ({
+      name: r,
+      tier: "enterprise",
+      check: "equal",
+      target: 3,
+      paths: (d) => d.protocols.map((p) => `${api}/protocols/${p.slug}/${r}`)
+    })
+  ),
+  {
+    name: "scorecard-id",
+    tier: "enterprise",
+    check: "equal",
+    target: 3,
+    paths: (d) => d.protocols.map((p) => `${api}/scorecards/${p.scorecard_id}`)
+  },
+  {
+    name: "incidents",
+    tier: "anonymous",
+    check: "equal",
+    target: 3,
+    paths: () =>
+      ["rumored", "corroborated", "confirmed"].flatMap((s) =>
+        [5, 50].flatMap((limit) =>
+          [0, 1, 2].map((o) => `${api}/incidents?min_status=${s}&limit=${limit}&offset=${o}`)
+        )
+      )
+  },
+  {
+    name: "quantum",
+    tier: "anonymous",
+    check: "equal",
+    target: 3,
+    paths: () => [`${api}/quantum-readiness`]
+  },
+  {
+    name: "chain-quantum",
+    tier: "anonymous",
+    check: "equal",
+    target: 3,
+    paths: (d) => d.chains.map((c) => `${api}/chains/${c}/quantum-readiness`)
+  },
+  { name: "methodology", tier: "anonymous", check: "equal", target: 3, paths: () => [`${api}/methodology`] },
+  {
+    name: "compare",
+    tier: "enterprise",
+    check: "equal",
+    target: 3,
+    paths: (d) =>
+      Array.from({ length: Math.max(1, d.protocols.length - 2) }, (_, i) => {
+        const ids = d.protocols
+          .slice(i, i + 3)
+          .map((p) => p.slug)
+          .join(",")
+        return `${api}/compare?entity=protocols&ids=${ids}&fields=slug,grade,letter_grade,composite_score`
+      })
+  }
+]
+
+export const RouteNames = Routes.map((r) => r.name)
+
+// ---------------------------------------------------------------- the options
+
+export interface ReadOptions {
+  readonly protocols: number
+  readonly seed: string
+  readonly duration: number
+  readonly warmup: number
+  readonly connections: number
+  readonly routes: ReadonlyArray<string>
+  readonly callers: ReadonlyArray<CallerName>
+  readonly loadgen: "wrk" | "autocannon"
+  readonly keep: boolean
+}
+
+const whole = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number => {
+  const text = env[name]
+  if (text === undefined || text === "") return fallback
+  const n = Number(text)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min)
+    throw new Error(`${name} must be a whole number >= ${min}, got ${text}`)
+  return n
+}
+
+const listOf = <A extends string>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  known: ReadonlyArray<A>
+): ReadonlyArray<A> => {
+  const text = env[name]
+  if (text === undefined || text === "") return known
+  const wanted = text.split(",").map((s) => s.trim())
+  const unknown = wanted.filter((w) => !(known as ReadonlyArray<string>).includes(w))
+  if (unknown.length > 0 || wanted.length === 0)
+    throw new Error(`${name}: unknown ${unknown.join(", ")} (known: ${known.join(", ")})`)
+  return known.filter((k) => wanted.includes(k))
+}
+
+/** Whether `wrk` runs here. */
+const hasWrk = (): boolean => spawnSync("wrk", ["--version"], { stdio: "ignore" }).error === undefined
+
+/** The options from the environment; an invalid one throws, naming it, before anything starts. */
+export const parseOptions = (env: NodeJS.ProcessEnv): ReadOptions => {
+  const loadgen = env.LOADGEN ?? (hasWrk() ? "wrk" : "autocannon")
+  if (loadgen !== "wrk" && loadgen !== "autocannon")
+    throw new Error(`LOADGEN must be wrk or autocannon, got ${loadgen}`)
+  if (loadgen === "wrk" && !hasWrk())
+    throw new Error("LOADGEN=wrk but wrk is not installed (Debian: apt-get install wrk)")
+  const seed = env.SEED ?? "1"
+  if (seed === "") throw new Error("SEED must not be empty")
+  return {
+    protocols: whole(env, "PROTOCOLS", 10_000, 10),
+    seed,
+    duration: whole(env, "DURATION", 5, 1),
+    warmup: whole(env, "WARMUP", 2, 0),
+    connections: whole(env, "CONNECTIONS", 64, 2),
+    routes: listOf(env, "ROUTES", RouteNames),
+    callers: listOf(env, "CALLERS", CallerNames),
+    loadgen,
+    keep: env.KEEP === "1"
+  }
+}
+
+// ---------------------------------------------------------------- the dataset
 
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
 
@@ -62,6 +311,106 @@ const entitiesFor = (protocols: number): number => {
     throw new Error(`no dataset size gives exactly ${protocols} protocols`)
   return total
 }
+
+type Keys = Readonly<Record<Exclude<CallerName, "anonymous">, ReadonlyArray<string>>>
+
+/** The scale dataset, the demo's incidents and quantum sample, and the keys, in the fresh database at `url`. */
+const prepare = async (url: string, options: ReadOptions, work: string) => {
+  const entities = entitiesFor(options.protocols)
+  const dataDir = join(root, ".data", "bench", `read-${options.protocols}-protocols-seed-${options.seed}`)
+  if (!existsSync(dataDir) || readdirSync(dataDir).filter((f) => f.endsWith(".json")).length === 0) {
+    const progress = terminalProgress("generate")
+    await run(
+      writeDataset(dataDir, { entities, seed: options.seed }, (p) =>
+        progress(p.entitiesWritten, p.totalEntities, "entities")
+      ).pipe(Effect.provide(NodeServices.layer))
+    )
+  }
+  // The demo's incident reports and quantum sample, alone: the scale dataset has neither.
+  const extras = join(work, "extras")
+  mkdirSync(extras, { recursive: true })
+  for (const f of ["05-incidents.json", "06-quantum-sample.json"])
+    copyFileSync(join(DemoDataDir, f), join(extras, f))
+  const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
+  const keys = await run(
+    Effect.gen(function* () {
+      for (const dir of [dataDir, extras]) {
+        const outcome = yield* importPath(dir, terminalProgress("import"))
+        if (outcome._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(outcome.issues)))
+      }
+      const repository = yield* ApiKeyRepository
+      const create = (tier: keyof Keys, i: number) =>
+        Effect.gen(function* () {
+          const key = generateApiKey()
+          yield* repository.create({
+            id: randomUUID(),
+            name: `read benchmark (${tier} ${i})`,
+            tier,
+            account_id: randomUUID(),
+            prefix: displayPrefix(key),
+            hash: hashApiKey(key),
+            created_at: new Date().toISOString()
+          })
+          return key
+        })
+      const of = (tier: keyof Keys) =>
+        Effect.forEach(
+          Array.from({ length: KeysPerTier }, (_, i) => i),
+          (i) => create(tier, i)
+        )
+      return {
+        free: yield* of("free"),
+        pro: yield* of("pro"),
+        enterprise: yield* of("enterprise")
+      } satisfies Keys
+    }).pipe(Effect.provide(application(serverKey).pipe(Layer.provideMerge(database(url)))), Effect.scoped)
+  )
+  const db = new pg.Client({ connectionString: url })
+  await db.connect()
+  try {
+    // Fresh statistics and visibility map, as autovacuum would leave them, for every server alike.
+    await db.query("VACUUM (ANALYZE)")
+    const rated = await db.query<{
+      id: string
+      slug: string
+      categories: Array<string>
+      chain_slugs: Array<string>
+      scorecard_id: string
+    }>(
+      `SELECT e.id, e.slug, e.categories, e.chain_slugs, s.id AS scorecard_id
+       FROM entities e JOIN scorecards s ON s.entity_id = e.id AND s.status = 'published'
+       WHERE e.entity_type = 'protocol' AND e.status = 'published' AND e.is_active AND NOT e.is_private
+       ORDER BY e.slug COLLATE "C"`
+    )
+    const listed = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM entities
+       WHERE entity_type = 'protocol' AND status = 'published' AND is_active AND NOT is_private`
+    )
+    const chains = await db.query<{ slug: string }>(
+      `SELECT slug FROM entities WHERE entity_type = 'chain' AND status = 'published' AND is_active
+       AND NOT is_private ORDER BY slug COLLATE "C"`
+    )
+    const dataset: Dataset = {
+      protocols: spread(rated.rows, Rotation).map((r) => ({
+        id: r.id,
+        slug: r.slug,
+        category: r.categories[0],
+        chain: r.chain_slugs[0],
+        scorecard_id: r.scorecard_id
+      })),
+      listed: listed.rows[0]!.n,
+      chains: spread(
+        chains.rows.map((r) => r.slug),
+        Rotation
+      )
+    }
+    return { entities, keys, dataset, serverKey }
+  } finally {
+    await db.end()
+  }
+}
+
+// ---------------------------------------------------------------- the servers
 
 interface Server {
   readonly name: string
@@ -85,169 +434,423 @@ const startServer = async (name: string, script: string, args: ReadonlyArray<str
     if (up) return { name, baseUrl, child }
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
+  child.kill("SIGKILL")
   throw new Error(`${name} did not answer within 60 s`)
 }
 
 const stop = (server: Server): Promise<void> =>
   new Promise((resolve) => {
-    if (server.child.exitCode !== null) return resolve()
-    server.child.once("exit", () => resolve())
+    if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve()
+    const kill = setTimeout(() => server.child.kill("SIGKILL"), 10_000)
+    server.child.once("exit", () => {
+      clearTimeout(kill)
+      resolve()
+    })
     server.child.kill("SIGTERM")
   })
 
-interface Load {
+// ---------------------------------------------------------------- the load
+
+/** One measured run of one server. */
+export interface Cell {
   readonly rps: number
   readonly p99: number
-  readonly failed: number
+  /** Socket errors and timeouts. */
+  readonly errors: number
+  /** Responses other than 2xx. */
+  readonly non2xx: number
 }
 
-/** autocannon in its own process; its JSON report read back. */
-const load = (url: string, seconds: number): Promise<Load> =>
+interface Line {
+  readonly path: string
+  readonly authorization: string | undefined
+}
+
+const wrkLoad = (baseUrl: string, file: string, connections: number, seconds: number): Promise<Cell> =>
   new Promise((resolve, reject) => {
     const child = spawn(
-      process.execPath,
-      [Autocannon, "-c", String(CONNECTIONS), "-d", String(seconds), "--json", url],
-      { stdio: ["ignore", "pipe", "ignore"] }
+      "wrk",
+      ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", LuaScript, baseUrl, "--", file],
+      { stdio: ["ignore", "pipe", "pipe"] }
     )
     let out = ""
+    let err = ""
     child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (err += d))
     child.on("error", reject)
     child.on("close", () => {
       try {
-        const report = JSON.parse(out)
-        const seconds = (Date.parse(report.finish) - Date.parse(report.start)) / 1000 || report.duration
+        const last = out.trim().split("\n").at(-1) ?? ""
+        const r = JSON.parse(last)
         resolve({
-          rps: report["2xx"] / seconds,
-          p99: report.latency.p99,
-          failed: report.non2xx + report.errors + report.timeouts
+          rps: r.responses / (r.microseconds / 1e6),
+          p99: r.p99,
+          errors: r.connect + r.read + r.write + r.timeout,
+          non2xx: r.status
         })
       } catch (e) {
-        reject(new Error(`autocannon report unreadable: ${String(e)}\n${out}`))
+        reject(new Error(`wrk report unreadable: ${String(e)}\n${out}\n${err}`))
       }
     })
   })
 
-const json = async (url: string): Promise<unknown> => {
-  const response = await fetch(url)
-  if (!response.ok) throw new Error(`${url}: ${response.status}`)
-  return response.json()
-}
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
-
-/** The whole benchmark on `url`, a fresh database; prints the figures. */
-const measure = async (url: string) => {
-  const servers: Array<Server> = []
-  try {
-    // 1. The dataset (generated once, then reused) imported into the fresh database.
-    const entities = entitiesFor(PROTOCOLS)
-    if (!existsSync(dataDir) || readdirSync(dataDir).filter((f) => f.endsWith(".json")).length === 0) {
-      const progress = terminalProgress("generate")
-      await run(
-        writeDataset(dataDir, { entities, seed: SEED }, (p) =>
-          progress(p.entitiesWritten, p.totalEntities, "entities")
-        ).pipe(Effect.provide(NodeServices.layer))
-      )
-    }
-    const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
-    const outcome = await run(
-      importPath(dataDir, terminalProgress("import")).pipe(
-        Effect.provide(application(key).pipe(Layer.provideMerge(database(url)))),
-        Effect.scoped
-      )
-    )
-    if (outcome._tag === "Rejected") throw new Error(formatIssues(outcome.issues))
-    const db = new pg.Client({ connectionString: url })
-    await db.connect()
-    // Fresh statistics and visibility map, as autovacuum would leave them, for every server alike.
-    await db.query("VACUUM (ANALYZE)")
-    const target = await db.query(
-      `SELECT e.id FROM entities e JOIN scorecards s ON s.entity_id = e.id AND s.status = 'published'
-       WHERE e.entity_type = 'protocol' AND e.status = 'published' AND e.is_active AND NOT e.is_private
-       ORDER BY e.slug COLLATE "C" LIMIT 1`
-    )
-    const listed = await db.query(
-      `SELECT count(*)::int AS n FROM entities
-       WHERE entity_type = 'protocol' AND status = 'published' AND is_active AND NOT is_private`
-    )
-    await db.end()
-    const protocolId: string = target.rows[0].id
-    const routes = [
-      { name: "GET /api/v1/protocols?limit=50", path: "/api/v1/protocols?limit=50" },
-      { name: "GET /api/v1/protocols/{id}/scorecards", path: `/api/v1/protocols/${protocolId}/scorecards` }
-    ]
-
-    // 2. The servers, each in its own process.
-    servers.push(await startServer("baseline (Fastify + pg)", "readBaselineServer.ts", [url]))
-    servers.push(await startServer("ours, uncached", "readServer.ts", [url, "off"]))
-    servers.push(await startServer("ours (response cache)", "readServer.ts", [url, "on"]))
-
-    // 3. Same JSON from every server before any load.
-    for (const route of routes) {
-      const expected = await json(servers[0]!.baseUrl + route.path)
-      for (const server of servers.slice(1)) {
-        const actual = await json(server.baseUrl + route.path)
-        if (!isDeepStrictEqual(actual, expected))
-          throw new Error(`${server.name} answers ${route.name} unlike the baseline`)
-      }
-    }
-
-    // 4. Load: each server in turn, warm-up then the measured run.
-    const results = new Map<string, Array<Load>>()
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const route of routes) {
-        for (const server of servers) {
-          if (WARMUP > 0) await load(server.baseUrl + route.path, WARMUP)
-          const measured = await load(server.baseUrl + route.path, DURATION)
-          const k = `${route.name}|${server.name}`
-          results.set(k, [...(results.get(k) ?? []), measured])
-          console.error(
-            `  round ${round + 1} ${route.name} ${server.name}: ${Math.round(measured.rps)} req/s, p99 ${measured.p99} ms`
-          )
+/** The fallback: two autocannon workers (bench/soakLoad.ts), each with half the connections and its own order. */
+const autocannonLoad = async (
+  baseUrl: string,
+  lines: ReadonlyArray<Line>,
+  connections: number,
+  seconds: number
+): Promise<Cell> => {
+  const workers = 2
+  const one = (w: number) =>
+    new Promise<LoadReport>((resolve, reject) => {
+      const child = spawn(process.execPath, [LoadScript], { stdio: ["pipe", "pipe", "inherit"] })
+      let out = ""
+      child.stdout.on("data", (d) => (out += d))
+      child.on("error", reject)
+      child.on("close", () => {
+        try {
+          resolve(JSON.parse(out) as LoadReport)
+        } catch (e) {
+          reject(new Error(`autocannon report unreadable: ${String(e)}\n${out}`))
         }
-      }
-    }
-
-    // 5. Report.
-    const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
-    console.log(
-      `read benchmark: ${fmt(PROTOCOLS)} protocols (${fmt(listed.rows[0].n)} public) in ${fmt(entities)} entities, ` +
-        `seed ${SEED}; ${CONNECTIONS} connections, ${DURATION} s per run after ${WARMUP} s warm-up` +
-        `${ROUNDS > 1 ? `, median of ${ROUNDS} rounds` : ""}; node ${process.version}`
-    )
-    for (const route of routes) {
-      console.log(`  ${route.name}`)
-      const of = (server: Server) => {
-        const runs = results.get(`${route.name}|${server.name}`) ?? []
-        return {
-          rps: median(runs.map((r) => r.rps)),
-          p99: median(runs.map((r) => r.p99)),
-          failed: runs.reduce((n, r) => n + r.failed, 0)
-        }
-      }
-      const base = of(servers[0]!)
-      for (const server of servers) {
-        const r = of(server)
-        const ratio = server === servers[0] ? "" : `  ${(r.rps / base.rps).toFixed(2)}x baseline`
-        const failed = r.failed > 0 ? `  (${r.failed} failed requests)` : ""
-        console.log(
-          `    ${server.name.padEnd(26)} ${fmt(r.rps).padStart(8)} req/s   p99 ${String(r.p99).padStart(5)} ms${ratio}${failed}`
-        )
-      }
-    }
-  } finally {
-    await Promise.all(servers.map(stop))
-    if (KEEP) console.log(`kept database ${url}`)
+      })
+      const start = Math.floor((w * lines.length) / workers)
+      const ordered = [...lines.slice(start), ...lines.slice(0, start)]
+      child.stdin.end(
+        JSON.stringify({
+          url: baseUrl,
+          connections: Math.max(1, Math.floor(connections / workers)),
+          seconds,
+          requests: ordered.map((l) => ({
+            name: "r",
+            path: l.path,
+            headers: l.authorization === undefined ? undefined : { authorization: l.authorization },
+            expect: 200
+          }))
+        })
+      )
+    })
+  const reports = await Promise.all(Array.from({ length: workers }, (_, w) => one(w)))
+  return {
+    rps: reports.reduce((n, r) => n + r.rps, 0),
+    p99: Math.max(...reports.map((r) => r.latency.p99)),
+    errors: reports.reduce((n, r) => n + r.errors, 0),
+    non2xx: reports.reduce((n, r) => n + r.unexpected, 0)
   }
 }
 
-const main = () =>
-  withPostgresServer((serverUrl) =>
-    withScratchDatabase(serverUrl, "bench_read", KEEP, (db) => measure(db.url))
-  )
+// ---------------------------------------------------------------- the checks
+
+interface Fetched {
+  readonly status: number
+  readonly bytes: number
+  readonly body: unknown
+}
+
+const get = async (baseUrl: string, line: Line): Promise<Fetched> => {
+  const response = await fetch(baseUrl + line.path, {
+    headers: {
+      accept: "application/json",
+      ...(line.authorization === undefined ? {} : { authorization: line.authorization })
+    },
+    signal: AbortSignal.timeout(30_000)
+  })
+  const text = await response.text()
+  let body: unknown = text
+  try {
+    body = JSON.parse(text)
+  } catch {}
+  return { status: response.status, bytes: Buffer.byteLength(text), body }
+}
+
+/**
+ * Sample requests of a row from every server: each answers 200, ours with and
+ * without the cache the same JSON, the baseline the same JSON or (a "same
+ * size" route) a body within 10 % of ours. Returns the mean size of our bodies.
+ */
+const checkRow = async (
+  route: Route,
+  caller: CallerName,
+  lines: ReadonlyArray<Line>,
+  ours: Server,
+  uncached: Server,
+  baseline: Server
+): Promise<number> => {
+  const samples = unique([0, 1, 2, Math.floor(lines.length / 2), lines.length - 1].map(String))
+    .map(Number)
+    .filter((i) => i < lines.length)
+    .map((i) => lines[i]!)
+  let bytes = 0
+  for (const line of samples) {
+    const [a, b, c] = await Promise.all([ours, uncached, baseline].map((s) => get(s.baseUrl, line)))
+    const where = `${route.name} as ${caller} (${line.path})`
+    for (const [s, f] of [
+      [ours, a!],
+      [uncached, b!],
+      [baseline, c!]
+    ] as const)
+      if (f.status !== 200)
+        throw new Error(`${s.name} answers ${f.status} to ${where}: ${JSON.stringify(f.body)}`)
+    if (!isDeepStrictEqual(a!.body, b!.body))
+      throw new Error(`ours answers ${where} differently with and without the cache`)
+    if (route.check === "equal" && !isDeepStrictEqual(a!.body, c!.body))
+      throw new Error(`the baseline answers ${where} unlike ours`)
+    if (route.check === "same size" && Math.abs(c!.bytes - a!.bytes) > SizeTolerance * a!.bytes)
+      throw new Error(
+        `the baseline's body for ${where} is ${c!.bytes} bytes, ours ${a!.bytes}: more than 10 % apart`
+      )
+    bytes += a!.bytes
+  }
+  return Math.round(bytes / samples.length)
+}
+
+// ---------------------------------------------------------------- the run
+
+export interface Row {
+  readonly route: string
+  readonly caller: CallerName
+  readonly check: "equal" | "same size"
+  /** Distinct requests the row rotates over. */
+  readonly requests: number
+  readonly bytes: number
+  readonly ours: Cell
+  readonly uncached: Cell
+  readonly baseline: Cell
+  readonly ceiling: Cell
+}
+
+export interface Skipped {
+  readonly route: string
+  readonly caller: CallerName
+  readonly reason: string
+}
+
+export interface Target {
+  readonly name: string
+  readonly value: number
+  readonly min: number
+  readonly unit: "x" | "%"
+  readonly pass: boolean
+}
+
+export interface ReadResult {
+  readonly rows: ReadonlyArray<Row>
+  readonly skipped: ReadonlyArray<Skipped>
+  readonly targets: ReadonlyArray<Target>
+  /** Cells with errors or non-2xx responses: a broken run. */
+  readonly broken: ReadonlyArray<string>
+  /** The printed report. */
+  readonly report: ReadonlyArray<string>
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+
+export const targetsOf = (rows: ReadonlyArray<Row>): ReadonlyArray<Target> => {
+  const targets: Array<Target> = []
+  const routeOf = new Map(Routes.map((r) => [r.name, r]))
+  for (const r of rows) {
+    const min = routeOf.get(r.route)?.target ?? 3
+    const value = r.ours.rps / r.baseline.rps
+    targets.push({
+      name: `${r.route} as ${r.caller}: ours / baseline`,
+      value,
+      min,
+      unit: "x",
+      pass: value >= min
+    })
+  }
+  for (const r of rows) {
+    if (r.caller === "anonymous") continue
+    const anonymous = rows.find((a) => a.route === r.route && a.caller === "anonymous")
+    if (anonymous === undefined) continue
+    const value = (100 * r.ours.rps) / anonymous.ours.rps
+    targets.push({
+      name: `${r.route} as ${r.caller}: keyed / anonymous`,
+      value,
+      min: 85,
+      unit: "%",
+      pass: value >= 85
+    })
+  }
+  const list = rows.find((r) => r.route === "list" && r.caller === "anonymous")
+  if (list !== undefined) {
+    const value = (100 * list.ours.rps) / list.ceiling.rps
+    targets.push({
+      name: "list of 50 as anonymous: ours / ceiling",
+      value,
+      min: 40,
+      unit: "%",
+      pass: value >= 40
+    })
+  }
+  for (const r of rows) {
+    const value = r.uncached.rps / r.baseline.rps
+    targets.push({
+      name: `${r.route} as ${r.caller}: cache off / baseline`,
+      value,
+      min: 1,
+      unit: "x",
+      pass: value >= 1
+    })
+  }
+  return targets
+}
+
+const cellText = (c: Cell) => `${fmt(c.rps)} (${Math.round(c.p99)})`
+
+export const tableOf = (rows: ReadonlyArray<Row>): ReadonlyArray<string> => [
+  "| route | caller | check | requests | bytes | ours, cache | ours, no cache | baseline | ceiling | cache / baseline | no cache / baseline | errors |",
+  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...rows.map((r) => {
+    const errors = [r.ours, r.uncached, r.baseline, r.ceiling].reduce((n, c) => n + c.errors + c.non2xx, 0)
+    return `| ${r.route} | ${r.caller} | ${r.check} | ${fmt(r.requests)} | ${fmt(r.bytes)} | ${cellText(r.ours)} | ${cellText(r.uncached)} | ${cellText(r.baseline)} | ${cellText(r.ceiling)} | ${(r.ours.rps / r.baseline.rps).toFixed(2)}x | ${(r.uncached.rps / r.baseline.rps).toFixed(2)}x | ${errors} |`
+  })
+]
+
+export const readBench = async (
+  serverUrl: string,
+  options: ReadOptions,
+  log: (line: string) => void = (l) => console.error(l)
+): Promise<ReadResult> => {
+  const began = Date.now()
+  const work = join(root, ".tmp", `read-bench-${process.pid}`)
+  mkdirSync(work, { recursive: true, mode: 0o700 })
+  try {
+    return await withScratchDatabase(serverUrl, "bench_read", options.keep, async (db) => {
+      const prepared = await prepare(db.url, options, work)
+      const servers: Array<Server> = []
+      try {
+        const ours = await startServer("ours (response cache)", "readServer.ts", [db.url, "on"])
+        servers.push(ours)
+        const uncached = await startServer("ours, uncached", "readServer.ts", [db.url, "off"])
+        servers.push(uncached)
+        const baseline = await startServer("baseline (Fastify + pg)", "readBaselineServer.ts", [db.url])
+        servers.push(baseline)
+        const ceiling = await startServer("ceiling (node:http)", "ceilingServer.ts", [])
+        servers.push(ceiling)
+
+        const rows: Array<Row> = []
+        const skipped: Array<Skipped> = []
+        const broken: Array<string> = []
+        const plan = Routes.filter((r) => options.routes.includes(r.name)).flatMap((route) =>
+          options.callers.map((caller) => ({ route, caller }))
+        )
+        for (const { route, caller } of plan) {
+          if (TierRank[caller] < TierRank[route.tier]) {
+            skipped.push({
+              route: route.name,
+              caller,
+              reason: `the spec answers ${caller === "anonymous" ? "401 (no key)" : `403 (below ${route.tier})`}`
+            })
+            continue
+          }
+          const paths = route.paths(prepared.dataset)
+          if (paths.length === 0) throw new Error(`${route.name}: the dataset gives no request`)
+          const keys = caller === "anonymous" ? [] : prepared.keys[caller]
+          const count = keys.length === 0 ? paths.length : Math.max(paths.length, keys.length)
+          const lines: Array<Line> = Array.from({ length: count }, (_, i) => ({
+            path: paths[i % paths.length]!,
+            authorization: keys.length === 0 ? undefined : `Bearer ${keys[i % keys.length]}`
+          }))
+          const bytes = await checkRow(route, caller, lines, ours, uncached, baseline)
+          const file = join(work, `${route.name}-${caller}.txt`)
+          writeFileSync(file, lines.map((l) => `${l.path}\t${l.authorization ?? ""}`).join("\n") + "\n", {
+            mode: 0o600
+          })
+          const loadOnce = (server: Server, seconds: number) =>
+            options.loadgen === "wrk"
+              ? wrkLoad(server.baseUrl, file, options.connections, seconds)
+              : autocannonLoad(server.baseUrl, lines, options.connections, seconds)
+          const measure = async (server: Server): Promise<Cell> => {
+            if (options.warmup > 0) await loadOnce(server, options.warmup)
+            const cell = await loadOnce(server, options.duration)
+            if (cell.errors + cell.non2xx > 0)
+              broken.push(
+                `${route.name} as ${caller} on ${server.name}: ${cell.errors} socket errors, ${cell.non2xx} non-2xx`
+              )
+            return cell
+          }
+          const sized = await fetch(`${ceiling.baseUrl}/__body?bytes=${bytes}`)
+          if (sized.status !== 204) throw new Error(`the ceiling refused a body of ${bytes} bytes`)
+          const row: Row = {
+            route: route.name,
+            caller,
+            check: route.check,
+            requests: unique(lines.map((l) => `${l.path} ${l.authorization}`)).length,
+            bytes,
+            ceiling: await measure(ceiling),
+            ours: await measure(ours),
+            uncached: await measure(uncached),
+            baseline: await measure(baseline)
+          }
+          rows.push(row)
+          log(
+            `  ${route.name} as ${caller}: ours ${fmt(row.ours.rps)}, no cache ${fmt(row.uncached.rps)}, ` +
+              `baseline ${fmt(row.baseline.rps)}, ceiling ${fmt(row.ceiling.rps)} req/s`
+          )
+        }
+
+        const targets = targetsOf(rows)
+        const best = rows.reduce<Row | undefined>(
+          (b, r) => (b === undefined || r.ours.rps > b.ours.rps ? r : b),
+          undefined
+        )
+        const ceilings = rows.map((r) => r.ceiling.rps)
+        const generator =
+          options.loadgen === "wrk"
+            ? `wrk (1 thread, bench/readLoad.lua), ${options.connections} connections`
+            : `autocannon fallback (2 workers), ${options.connections} connections`
+        const report = [
+          `read benchmark: ${fmt(options.protocols)} protocols (${fmt(prepared.dataset.listed)} public) in ` +
+            `${fmt(prepared.entities)} entities, seed ${options.seed}; ${fmt(prepared.dataset.protocols.length)} ` +
+            `rotating slugs, ${KeysPerTier} keys per tier; ${options.duration} s per run after ${options.warmup} s warm-up`,
+          machineLine(await postgresVersion(serverUrl)),
+          `load generator: ${generator}; its own figure against the ceiling server: ` +
+            (ceilings.length === 0
+              ? "none (no row ran)"
+              : `${fmt(Math.min(...ceilings))}-${fmt(Math.max(...ceilings))} req/s` +
+                (best === undefined
+                  ? ""
+                  : `; the fastest server figure of the run (${best.route} as ${best.caller}, ${fmt(best.ours.rps)} req/s) ` +
+                    `is ${Math.round((100 * best.ours.rps) / best.ceiling.rps)} % of it at that body size`)),
+          "req/s (p99 ms) per server; requests: distinct requests (path and key) the row rotates over; " +
+            'check: the baseline\'s body "equal" to ours, or of the "same size" (within 10 %)',
+          "",
+          ...tableOf(rows),
+          "",
+          ...(skipped.length === 0
+            ? []
+            : [
+                `not loaded (${skipped.length}): ${skipped.map((s) => `${s.route} as ${s.caller}`).join(", ")}: ` +
+                  "the spec refuses these routes to these callers (401 without a key, 403 below the route's tier)"
+              ]),
+          "targets (issue 15), from this run:",
+          ...targets.map(
+            (t) =>
+              `  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.unit === "x" ? `${t.value.toFixed(2)}x` : `${Math.round(t.value)} %`} ` +
+              `(at least ${t.unit === "x" ? `${t.min}x` : `${t.min} %`})`
+          ),
+          `${targets.filter((t) => t.pass).length} of ${targets.length} targets pass; ` +
+            `total time ${Math.round((Date.now() - began) / 1000)} s`,
+          ...(broken.length === 0 ? [] : ["BROKEN RUN:", ...broken.map((b) => `  ${b}`)])
+        ]
+        return { rows, skipped, targets, broken, report }
+      } finally {
+        await Promise.all(servers.map(stop))
+        if (options.keep) log(`kept database ${db.url}`)
+      }
+    })
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+const main = async () => {
+  const options = parseOptions(process.env)
+  const result = await withPostgresServer((serverUrl) => readBench(serverUrl, options))
+  for (const line of result.report) console.log(line)
+  if (result.broken.length > 0) process.exitCode = 1
+}
 
 if (import.meta.main) runMain(main)

@@ -1,13 +1,16 @@
 /**
  * Read benchmark child process: our server as `ratings serve` composes it
  * (the production layers over Postgres, `serve` with its caller policies),
- * with the anonymous rate limit raised so that the limiter's cost stays in
- * the measurement without refusing the load, and the response cache on or off.
+ * with every caller kind's rate limit raised (anonymous and the Free, Pro and
+ * Enterprise keys alike) so that the limiter still counts every request, its
+ * cost staying in the measurement, without refusing the load; and the
+ * response cache on or off.
  *
  *   node bench/readServer.ts <port> <database-url> <cache: on|off>
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
+import type { RateLimitTable } from "@ratings/adapters-http/server/RateLimit"
 import { application, database, responseCache } from "@ratings/server/Layers"
 import { Layer, Redacted } from "effect"
 
@@ -15,12 +18,23 @@ const [port, url, cache] = process.argv.slice(2)
 if (port === undefined || url === undefined || (cache !== "on" && cache !== "off"))
   throw new Error("usage: readServer.ts <port> <database-url> <on|off>")
 
+const unrefused = [{ limit: 1e9, window: "1 minute" }] as const
+
+/** One window per caller kind, far above what the bench sends, in place of the production table. */
+const BenchLimits: RateLimitTable = {
+  anonymous: unrefused,
+  free: unrefused,
+  pro: unrefused,
+  enterprise: unrefused,
+  admin: unrefused
+}
+
 const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 
 const server = serve({
   port: Number(port),
   host: "127.0.0.1",
-  policies: { limits: { anonymous: [{ limit: 1e9, window: "1 minute" }] } },
+  policies: { limits: BenchLimits },
   responseCache: cache === "on" ? responseCache() : undefined,
   // RATINGS_METRICS=true measures the server with its Prometheus metrics on (off by default, as in production).
   metrics: process.env.RATINGS_METRICS === "true" ? {} : undefined

@@ -51,14 +51,20 @@ const script = (body: string) =>
   )
 
 describe("benchmark exit codes", () => {
-  it("a bench with an invalid option exits 1 before starting anything, and says which option on stderr (import: ENTITIES; export memory: SIZES)", async () => {
+  it("a bench with an invalid option exits 1 before starting anything, and says which option on stderr (import: ENTITIES; export memory: SIZES; read: ROUTES, DURATION)", async () => {
     const cases = [
       {
         bench: "import.bench.ts",
         env: { ENTITIES: "abc" },
         says: /ENTITIES must be a whole number >= 1, got abc/
       },
-      { bench: "exportMemory.bench.ts", env: { SIZES: "abc" }, says: /SIZES: at least two whole numbers/ }
+      { bench: "exportMemory.bench.ts", env: { SIZES: "abc" }, says: /SIZES: at least two whole numbers/ },
+      { bench: "read.bench.ts", env: { ROUTES: "list,nope" }, says: /ROUTES: unknown nope/ },
+      {
+        bench: "read.bench.ts",
+        env: { DURATION: "abc" },
+        says: /DURATION must be a whole number >= 1, got abc/
+      }
     ]
     const ended = await Promise.all(cases.map((c) => node([join(benchDir, c.bench)], withoutDatabase(c.env))))
     for (const [i, c] of cases.entries()) {

@@ -1,0 +1,136 @@
+/**
+ * Keeps the read benchmark (bench/read.bench.ts) from rotting: its whole run
+ * (fresh database, scale dataset and the demo's incidents and quantum sample,
+ * 100 keys per tier, the four servers and the load generator as child
+ * processes, the body checks, the measurements) at a tiny size for one
+ * second per cell, with wrk when it is installed (the autocannon fallback
+ * otherwise, and on its own in a second run); its options and its targets.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import {
+  CallerNames,
+  parseOptions,
+  type Row,
+  RouteNames,
+  Routes,
+  readBench,
+  targetsOf
+} from "../read.bench.ts"
+
+const serverUrl = (): string => {
+  const url = process.env.DATABASE_URL ?? process.env.RATINGS_TEST_PG_URL
+  if (url === undefined) throw new Error("no DATABASE_URL and no embedded test server (vitest global setup)")
+  return url
+}
+
+const tiny = { PROTOCOLS: "60", DURATION: "1", WARMUP: "0", CONNECTIONS: "4" }
+
+const TierRank = { anonymous: 0, free: 1, pro: 2, enterprise: 3 } as const
+
+describe("read benchmark", () => {
+  it("read bench: every route as every caller kind is measured on the four servers with 0 errors, or listed as refused by the spec; the table holds each", async () => {
+    const options = parseOptions(tiny)
+    const result = await readBench(serverUrl(), options, () => {})
+    assert.deepStrictEqual(result.broken, [])
+    const report = result.report.join("\n")
+    for (const route of Routes) {
+      for (const caller of CallerNames) {
+        const row = result.rows.find((r) => r.route === route.name && r.caller === caller)
+        const skipped = result.skipped.find((s) => s.route === route.name && s.caller === caller)
+        if (TierRank[caller] < TierRank[route.tier]) {
+          assert.isUndefined(row, `${route.name} as ${caller} is not loaded`)
+          assert.isDefined(skipped, `${route.name} as ${caller} is listed as skipped`)
+          assert.include(report, `${route.name} as ${caller}`)
+          continue
+        }
+        assert.isDefined(row, `${route.name} as ${caller} is measured`)
+        assert.include(report, `| ${route.name} | ${caller} | equal |`)
+        for (const cell of [row!.ours, row!.uncached, row!.baseline, row!.ceiling]) {
+          assert.isAbove(cell.rps, 0, `${route.name} as ${caller}`)
+          assert.strictEqual(cell.errors + cell.non2xx, 0, `${route.name} as ${caller}`)
+        }
+        assert.isAbove(row!.bytes, 0)
+        if (caller !== "anonymous")
+          assert.isAtLeast(row!.requests, 100, "the row rotates over the tier's keys")
+      }
+    }
+    assert.match(report, /^load generator: (wrk|autocannon)/m)
+    assert.match(report, /^machine: /m)
+    assert.match(report, /(PASS|FAIL) {2}list of 50 as anonymous: ours \/ ceiling/)
+    assert.match(report, /targets pass; total time \d+ s/)
+    assert.notInclude(report, "BROKEN")
+  }, 900_000)
+
+  it("read bench: the autocannon fallback measures a subset of routes and callers", async () => {
+    const options = parseOptions({
+      ...tiny,
+      LOADGEN: "autocannon",
+      ROUTES: "list,compare",
+      CALLERS: "anonymous,enterprise"
+    })
+    const result = await readBench(serverUrl(), options, () => {})
+    assert.deepStrictEqual(result.broken, [])
+    assert.deepStrictEqual(
+      result.rows.map((r) => `${r.route} ${r.caller}`),
+      ["list anonymous", "list enterprise", "compare enterprise"]
+    )
+    assert.deepStrictEqual(
+      result.skipped.map((s) => `${s.route} ${s.caller}`),
+      ["compare anonymous"]
+    )
+    assert.match(result.report.join("\n"), /^load generator: autocannon fallback/m)
+  }, 300_000)
+
+  it("read bench options: defaults, subsets in the bench's order, and an invalid value names its option", () => {
+    const d = parseOptions({ LOADGEN: "autocannon" })
+    assert.deepStrictEqual([d.protocols, d.duration, d.warmup, d.connections], [10_000, 5, 2, 64])
+    assert.deepStrictEqual(d.routes, RouteNames)
+    assert.deepStrictEqual(d.callers, CallerNames)
+    assert.deepStrictEqual(parseOptions({ LOADGEN: "autocannon", CALLERS: "pro,anonymous" }).callers, [
+      "anonymous",
+      "pro"
+    ])
+    for (const [env, says] of [
+      [{ DURATION: "abc" }, /DURATION must be a whole number >= 1, got abc/],
+      [{ DURATION: "0" }, /DURATION must be a whole number >= 1, got 0/],
+      [{ WARMUP: "-1" }, /WARMUP must be a whole number >= 0/],
+      [{ PROTOCOLS: "1.5" }, /PROTOCOLS must be a whole number/],
+      [{ CONNECTIONS: "1" }, /CONNECTIONS must be a whole number >= 2/],
+      [{ ROUTES: "list,nope" }, /ROUTES: unknown nope/],
+      [{ CALLERS: "admin" }, /CALLERS: unknown admin/],
+      [{ LOADGEN: "ab" }, /LOADGEN must be wrk or autocannon/]
+    ] as const)
+      assert.throws(() => parseOptions({ LOADGEN: "autocannon", ...env }), says)
+  })
+
+  it("read bench targets: ratios against the baseline, keyed against anonymous, the list against the ceiling, and without the cache", () => {
+    const cell = (rps: number) => ({ rps, p99: 1, errors: 0, non2xx: 0 })
+    const row = (route: string, caller: Row["caller"], ours: number, uncached: number): Row => ({
+      route,
+      caller,
+      check: "equal",
+      requests: 1,
+      bytes: 1,
+      ours: cell(ours),
+      uncached: cell(uncached),
+      baseline: cell(100),
+      ceiling: cell(1000)
+    })
+    const targets = targetsOf([
+      row("list", "anonymous", 500, 100),
+      row("list", "pro", 420, 99),
+      row("detail-slug", "anonymous", 299, 101)
+    ])
+    const verdict = Object.fromEntries(targets.map((t) => [t.name, t.pass]))
+    assert.deepStrictEqual(verdict, {
+      "list as anonymous: ours / baseline": true,
+      "list as pro: ours / baseline": false,
+      "detail-slug as anonymous: ours / baseline": false,
+      "list as pro: keyed / anonymous": false,
+      "list of 50 as anonymous: ours / ceiling": true,
+      "list as anonymous: cache off / baseline": true,
+      "list as pro: cache off / baseline": false,
+      "detail-slug as anonymous: cache off / baseline": true
+    })
+  })
+})
