@@ -41,6 +41,8 @@
  *   (without DATABASE_URL an embedded Postgres is started)
  *   PROTOCOLS=10000 SEED=1 DURATION=5 WARMUP=2 CONNECTIONS=64 KEEP=1 (keeps the database)
  *   ROUTES=list,detail-slug (a subset; names below) CALLERS=anonymous,pro LOADGEN=wrk|autocannon
+ *   LOAD=list,questions (load only these routes; the other routes' bodies are still checked:
+ *   what the smoke test in npm test runs)
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -244,6 +246,8 @@ export interface ReadOptions {
   readonly warmup: number
   readonly connections: number
   readonly routes: ReadonlyArray<string>
+  /** The routes loaded; the other routes of `routes` only get their bodies checked. */
+  readonly load: ReadonlyArray<string>
   readonly callers: ReadonlyArray<CallerName>
   readonly loadgen: "wrk" | "autocannon"
   readonly keep: boolean
@@ -291,6 +295,7 @@ export const parseOptions = (env: NodeJS.ProcessEnv): ReadOptions => {
     warmup: whole(env, "WARMUP", 2, 0),
     connections: whole(env, "CONNECTIONS", 64, 2),
     routes: listOf(env, "ROUTES", RouteNames),
+    load: listOf(env, "LOAD", RouteNames),
     callers: listOf(env, "CALLERS", CallerNames),
     loadgen,
     keep: env.KEEP === "1"
@@ -637,6 +642,8 @@ export interface Target {
 export interface ReadResult {
   readonly rows: ReadonlyArray<Row>
   readonly skipped: ReadonlyArray<Skipped>
+  /** Rows whose bodies were checked against the baseline but not loaded (LOAD names the routes loaded). */
+  readonly checkedOnly: ReadonlyArray<string>
   readonly targets: ReadonlyArray<Target>
   /** Cells with errors or non-2xx responses: a broken run. */
   readonly broken: ReadonlyArray<string>
@@ -733,6 +740,8 @@ export const readBench = async (
         const rows: Array<Row> = []
         const skipped: Array<Skipped> = []
         const broken: Array<string> = []
+        /** Rows whose bodies were checked against the baseline but not loaded (LOAD). */
+        const checkedOnly: Array<string> = []
         const plan = Routes.filter((r) => options.routes.includes(r.name)).flatMap((route) =>
           options.callers.map((caller) => ({ route, caller }))
         )
@@ -754,6 +763,10 @@ export const readBench = async (
             authorization: keys.length === 0 ? undefined : `Bearer ${keys[i % keys.length]}`
           }))
           const bytes = await checkRow(route, caller, lines, ours, uncached, baseline)
+          if (!options.load.includes(route.name)) {
+            checkedOnly.push(`${route.name} as ${caller}`)
+            continue
+          }
           const file = join(work, `${route.name}-${caller}.txt`)
           writeFileSync(file, lines.map((l) => `${l.path}\t${l.authorization ?? ""}`).join("\n") + "\n", {
             mode: 0o600
@@ -825,6 +838,11 @@ export const readBench = async (
                 `not loaded (${skipped.length}): ${skipped.map((s) => `${s.route} as ${s.caller}`).join(", ")}: ` +
                   "the spec refuses these routes to these callers (401 without a key, 403 below the route's tier)"
               ]),
+          ...(checkedOnly.length === 0
+            ? []
+            : [
+                `bodies checked against the baseline, not loaded (LOAD) (${checkedOnly.length}): ${checkedOnly.join(", ")}`
+              ]),
           "targets (issue 15), from this run:",
           ...targets.map(
             (t) =>
@@ -835,7 +853,7 @@ export const readBench = async (
             `total time ${Math.round((Date.now() - began) / 1000)} s`,
           ...(broken.length === 0 ? [] : ["BROKEN RUN:", ...broken.map((b) => `  ${b}`)])
         ]
-        return { rows, skipped, targets, broken, report }
+        return { rows, skipped, checkedOnly, targets, broken, report }
       } finally {
         await Promise.all(servers.map(stop))
         if (options.keep) log(`kept database ${db.url}`)
