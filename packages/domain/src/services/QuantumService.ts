@@ -124,15 +124,12 @@ const refresh = (ports: QuantumPorts, ttlMillis: number) => {
   })
 }
 
-/** The latest snapshot, matched against the chains as they are now, and the time (the three reads at once). */
+/** The latest snapshot, matched against the chains as they are now, and the time. */
 const currentState = (ports: QuantumPorts) =>
   Effect.gen(function* () {
-    const [chains, latest, last] = yield* Effect.all(
-      [ports.directory.all, ports.store.latest, ports.store.lastOutcome],
-      { concurrency: "unbounded" }
-    )
-    const snapshot = Option.getOrUndefined(latest)
-    const lastOutcome = Option.getOrUndefined(last)
+    const chains = yield* ports.directory.all
+    const snapshot = Option.getOrUndefined(yield* ports.store.latest)
+    const lastOutcome = Option.getOrUndefined(yield* ports.store.lastOutcome)
     const now = yield* Clock.currentTimeMillis
     const state: ReadinessState = {
       snapshot: snapshot === undefined ? undefined : { ...snapshot, rows: matchRows(snapshot.rows, chains) },
