@@ -2,10 +2,10 @@
  * The behaviour of the DeliveryOutbox port, written once and run against every
  * implementation, so they cannot drift: the domain's layerMemory in
  * test/ports/memory/DeliveryOutboxMemory.test.ts, the Postgres adapter in
- * adapters-sql's PgDeliveryOutbox.test.ts. The first five cases are those of
- * the domain's webhooks/DeliveryOutbox.test.ts (which takes its fixtures from
- * here); the rest pin down what the dispatcher and the dashboard rely on. Each
- * test gets a fresh, empty outbox from `makeLayer`.
+ * adapters-sql's PgDeliveryOutbox.test.ts. The first five cases are the
+ * outbox's claim, lease, record and re-fire rules; the rest pin down what the
+ * dispatcher and the dashboard rely on. Each test gets a fresh, empty outbox
+ * from `makeLayer`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, type Layer, Result } from "effect"

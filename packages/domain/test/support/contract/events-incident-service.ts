@@ -65,6 +65,7 @@ export const incidentServiceContract = (
           const result = yield* service.ingest(report({ handle: "blockaid", claimed_tier: "confirmed" }))
           assert.strictEqual(result.outcome, "created")
           assert.isNull(result.status)
+          assert.isUndefined(result.served)
           assert.strictEqual((yield* service.feed(everyTier)).total, 0)
         })
       )
