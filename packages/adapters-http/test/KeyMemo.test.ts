@@ -8,8 +8,8 @@
  *   key on the very next request, on cached and uncached routes alike, and
  *   whoever revoked it (the server's store or a repository of its own, as
  *   another process; ResponseCacheAcrossProcesses covers real processes);
- * - a key created after the server started works at once (unknown keys are
- *   not remembered).
+ * - a key refused while unknown works on its first request once created
+ *   (unknown keys are not remembered).
  */
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, layer } from "@effect/vitest"
@@ -17,6 +17,7 @@ import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
 import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Effect, Layer, Option } from "effect"
+import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { ResponseCache } from "../src/server/ResponseCache.ts"
 import { Seed } from "./fixtures.ts"
 import { database, TestServer } from "./TestServer.ts"
@@ -89,15 +90,28 @@ layer(TestServer.layerPostgres(Seed, { responseCache: pgCache, apiKeys: counting
         })
     )
 
-    it.effect("a key created after the server started works on its first request", () =>
-      Effect.gen(function* () {
-        const server = yield* TestServer
-        const { key } = yield* server.createKey("free")
-        assert.strictEqual(
-          (yield* server.get("/api/v1/protocols", { authorization: `Bearer ${key}` })).status,
-          200
-        )
-      })
+    it.effect(
+      "an unknown key is not held: refused while unknown, it works on its first request once created",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const key = generateApiKey()
+          const asKey = { authorization: `Bearer ${key}` }
+          for (let i = 0; i < 2; i++)
+            assert.strictEqual((yield* server.get("/api/v1/protocols", asKey)).status, 401, "unknown")
+          yield* Effect.orDie(
+            server.keys.create({
+              id: crypto.randomUUID(),
+              name: "created later",
+              tier: "free",
+              account_id: crypto.randomUUID(),
+              prefix: displayPrefix(key),
+              hash: hashApiKey(key),
+              created_at: new Date().toISOString()
+            })
+          )
+          assert.strictEqual((yield* server.get("/api/v1/protocols", asKey)).status, 200)
+        })
     )
   })
 })
