@@ -35,7 +35,7 @@
  *   `invalidate` before answering.
  * - Bounded: LRU by entries and bytes, and a TTL as a safety net.
  */
-import { type Caller, callerKind } from "@ratings/domain/model/Caller"
+import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import {
   Context,
@@ -51,7 +51,7 @@ import {
   type Scope,
   Stream
 } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { entityTag } from "./Caching.ts"
 import { type EntityChange, ProjectionStore, type StoreStats } from "./ProjectionStore.ts"
 
@@ -110,6 +110,15 @@ export class RequestVersions extends Context.Service<RequestVersions, CacheVersi
   "@ratings/adapters-http/RequestVersions"
 ) {}
 
+/**
+ * Versions read for a request before its handler ran, by the server
+ * request's `source` (Node's IncomingMessage): the lane of cache hits
+ * (HitLane.ts) reads them from a query sent after the request began, and
+ * when it hands the request over, authentication provides them as the
+ * request's RequestVersions instead of reading them again.
+ */
+export const versionsReadAhead = new WeakMap<object, CacheVersions>()
+
 export interface ResponseCacheOptions<R = never> extends ResponseCacheConfig {
   /**
    * The current versions. Each call must read them afresh, in a snapshot
@@ -160,6 +169,16 @@ export interface ResponseCacheStats extends StoreStats {
   readonly versionWaiting: number
 }
 
+/** See ResponseCache's `hits`. */
+export interface CacheHits {
+  readonly versions: (waiter: (versions: CacheVersions | undefined) => void) => void
+  readonly get: (
+    projection: ProjectionClass,
+    version: string,
+    key: string
+  ) => HttpServerResponse.HttpServerResponse | undefined
+}
+
 type Encoder = (value: unknown) => Effect.Effect<Uint8Array>
 
 /** A miss under way; it fails (with nothing) when its computation did. */
@@ -208,6 +227,13 @@ export class ResponseCache extends Context.Service<
      * when the cache has no version source.
      */
     readonly versions: Effect.Effect<CacheVersions, void> | undefined
+    /**
+     * For the lane of cache hits (HitLane.ts), as plain functions: the
+     * versions from a query sent after the call (undefined when it failed),
+     * and the entry of a read under a version, if held. Undefined without a
+     * version source: the lane then stays closed.
+     */
+    readonly hits: CacheHits | undefined
     /** Drops what a change invalidates, in this process, before the call returns. */
     readonly invalidate: (change: EntityChange) => Effect.Effect<void>
     /** Drops everything. */
@@ -294,29 +320,37 @@ const makeVersionReader = <R>(read: Effect.Effect<CacheVersions, unknown, R>) =>
   Effect.gen(function* () {
     const context = yield* Effect.context<R>()
     const query = Effect.provideContext(read, context)
-    const waiting = yield* Queue.unbounded<Deferred.Deferred<CacheVersions, void>>()
+    // A waiter is told the versions, or undefined when the query failed.
+    const waiting = yield* Queue.unbounded<(versions: CacheVersions | undefined) => void>()
     let reads = 0
     let failures = 0
-    const failAll = (batch: ReadonlyArray<Deferred.Deferred<CacheVersions, void>>) =>
-      Effect.sync(() => {
-        for (const waiter of batch) Deferred.doneUnsafe(waiter, Exit.fail(undefined))
-      })
+    const tellAll = (
+      batch: ReadonlyArray<(versions: CacheVersions | undefined) => void>,
+      versions: CacheVersions | undefined
+    ) => {
+      for (const waiter of batch) waiter(versions)
+    }
     const serveBatch = Effect.gen(function* () {
       const batch = yield* Queue.takeAll(waiting)
       reads++
-      const exit = yield* Effect.exit(query).pipe(Effect.onInterrupt(() => failAll(batch)))
+      const exit = yield* Effect.exit(query).pipe(
+        Effect.onInterrupt(() => Effect.sync(() => tellAll(batch, undefined)))
+      )
       if (Exit.isFailure(exit)) failures++
-      const outcome: Exit.Exit<CacheVersions, void> = Exit.isSuccess(exit) ? exit : Exit.fail(undefined)
-      for (const waiter of batch) Deferred.doneUnsafe(waiter, outcome)
+      tellAll(batch, Exit.isSuccess(exit) ? exit.value : undefined)
     })
     yield* Effect.forkScoped(Effect.forever(serveBatch))
+    const currentUnsafe = (waiter: (versions: CacheVersions | undefined) => void): void => {
+      Queue.offerUnsafe(waiting, waiter)
+    }
     return {
       /** Fails (with nothing) when the query failed: the caller then computes its read. */
-      current: Effect.suspend(() => {
-        const waiter = Deferred.makeUnsafe<CacheVersions, void>()
-        Queue.offerUnsafe(waiting, waiter)
-        return Deferred.await(waiter)
+      current: Effect.callback<CacheVersions, void>((resume) => {
+        currentUnsafe((versions) =>
+          resume(versions === undefined ? Effect.fail(undefined) : Effect.succeed(versions))
+        )
       }),
+      currentUnsafe,
       stats: () => ({
         versionReads: reads,
         versionFailures: failures,
@@ -387,6 +421,32 @@ const serve = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) =>
 
 type VersionReader = Effect.Success<ReturnType<typeof makeVersionReader>>
 
+/** The store key of an entry computed under `version` of its type. */
+const versionedKey = (projection: ProjectionClass, version: string, key: string): string =>
+  `${projection}|v${version}|${key}`
+
+/**
+ * A request answered with a cached response: whom for, which entry, and the
+ * response. HitLane.ts learns from it which entry a request line leads to.
+ */
+export interface ServedFromCache {
+  readonly kind: CallerKind
+  readonly type: EntityType
+  readonly projection: ProjectionClass
+  readonly key: string
+  readonly response: HttpServerResponse.HttpServerResponse
+}
+
+/** The cached answers of requests in flight, by the server request's `source` (Node's IncomingMessage). */
+export const servedFromCache = new WeakMap<object, ServedFromCache>()
+
+const noteServed =
+  (served: Omit<ServedFromCache, "response">) => (response: HttpServerResponse.HttpServerResponse) =>
+    Effect.map(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (request) => {
+      if (request._tag === "Some") servedFromCache.set(request.value.source, { ...served, response })
+      return response
+    })
+
 /** `respond`: a cached or shared answer for a cacheable read while the cache is active, else the read itself. */
 const makeRespond =
   (core: CacheCore, versions: VersionReader | undefined, isActive: () => boolean) =>
@@ -402,9 +462,12 @@ const makeRespond =
       onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => read.compute(),
       onSuccess: (current): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
         const version = current[read.type]
-        return version === undefined
-          ? read.compute()
-          : serve(core, read, `${projection}|v${version}|${read.key}`)
+        if (version === undefined) return read.compute()
+        const served = { kind: callerKind(read.caller), type: read.type, projection, key: read.key }
+        return Effect.flatMap(
+          serve(core, read, versionedKey(projection, version, read.key)),
+          noteServed(served)
+        )
       }
     })
   }
@@ -417,6 +480,7 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
       maxBytes: options.maxBytes ?? DefaultMaxBytes,
       ttlMillis: Duration.toMillis(Duration.fromInputUnsafe(options.ttl ?? DefaultTtl))
     })
+    const clock = yield* Effect.clockWith(Effect.succeed)
     const changes = yield* PubSub.unbounded<EntityChange>()
     const versions = options.versions === undefined ? undefined : yield* makeVersionReader(options.versions)
     let listening = false
@@ -437,6 +501,14 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
     const service = ResponseCache.of({
       respond,
       versions: versions?.current,
+      hits:
+        versions === undefined
+          ? undefined
+          : {
+              versions: versions.currentUnsafe,
+              get: (projection, version, key) =>
+                store.get(versionedKey(projection, version, key), clock.currentTimeMillisUnsafe())
+            },
       invalidate: (change) => Effect.asVoid(apply(change)),
       clear: Effect.sync(() => {
         store.clear()
