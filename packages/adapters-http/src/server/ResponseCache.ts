@@ -36,7 +36,7 @@
  * - Bounded: LRU by entries and bytes, and a TTL as a safety net.
  */
 import { type Caller, callerKind } from "@ratings/domain/model/Caller"
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 import {
   Context,
   Deferred,
@@ -89,11 +89,11 @@ export interface ResponseCacheConfig {
 }
 
 /**
- * A version per entity type, from the source every write bumps in its own
- * transaction: two reads of one type's version are equal only if no change
- * of the type committed between them.
+ * A version per entity type (and per feed: incidents, quantum readiness),
+ * from the source every write bumps in its own transaction: two reads of one
+ * type's version are equal only if no change of the type committed between them.
  */
-export type CacheVersions = { readonly [T in EntityType]?: string } & {
+export type CacheVersions = { readonly [T in ChangeTopic]?: string } & {
   /** The API keys' version: bumped by every revocation (see Authentication.ts's key memo). */
   readonly api_keys?: string
 }
@@ -135,7 +135,20 @@ export interface Cacheable<A, E> {
   readonly caller: Caller
   /** The route and its normalised parameters; the projection class is added to it here. */
   readonly key: string
-  readonly type: EntityType
+  readonly type: ChangeTopic
+  /**
+   * Other topics the value shows (every entity of each): an entry is stamped
+   * with their versions too and dropped on any change of them. The incident
+   * feed names protocols only while they are readable, so it also depends on
+   * `protocol`; a chain's quantum reading on `chain`.
+   */
+  readonly also?: ReadonlyArray<ChangeTopic> | undefined
+  /**
+   * When the value shows something that changes with the clock alone (the
+   * quantum stale flag), the instant (epoch ms) it may change: the entry is
+   * never served from then on. Undefined: only a write changes it.
+   */
+  readonly expiresAt?: ((value: A) => number | undefined) | undefined
   /** The endpoint's success codec, the one HttpApiBuilder encodes the value with. */
   readonly schema: S.Top
   /** Called only on a miss (or when the read is not cached): a hit builds no query at all. */
@@ -164,7 +177,8 @@ type Encoder = (value: unknown) => Effect.Effect<Uint8Array>
 
 /** A miss under way; it fails (with nothing) when its computation did. */
 interface Flight {
-  readonly type: EntityType
+  /** The read's type and its `also` topics: a change of any of them forgets the flight. */
+  readonly topics: ReadonlyArray<ChangeTopic>
   readonly done: Deferred.Deferred<HttpServerResponse.HttpServerResponse, void>
 }
 
@@ -349,7 +363,12 @@ const computeAndStore = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: stri
           key,
           response,
           body.byteLength + key.length * 2 + EntryOverhead,
-          { type: read.type, entityId: read.entityOf(value) },
+          {
+            type: read.type,
+            entityId: read.entityOf(value),
+            also: read.also,
+            expiresAt: read.expiresAt?.(value)
+          },
           ticket,
           clock.currentTimeMillisUnsafe()
         )
@@ -359,7 +378,7 @@ const computeAndStore = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: stri
   })
 
 const lead = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) => {
-  const flight: Flight = { type: read.type, done: Deferred.makeUnsafe() }
+  const flight: Flight = { topics: [read.type, ...(read.also ?? [])], done: Deferred.makeUnsafe() }
   core.flights.set(key, flight)
   return computeAndStore(core, read, key).pipe(
     Effect.onExit((exit) =>
@@ -387,6 +406,20 @@ const serve = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) =>
 
 type VersionReader = Effect.Success<ReturnType<typeof makeVersionReader>>
 
+/**
+ * The versions an entry of `read` is stamped with: its type's, then each of
+ * its `also` topics' (joined by dots); undefined when one is unknown.
+ */
+const versionStamp = <A, E>(current: CacheVersions, read: Cacheable<A, E>): string | undefined => {
+  let stamp = current[read.type]
+  for (const topic of read.also ?? []) {
+    const version = current[topic]
+    if (stamp === undefined || version === undefined) return undefined
+    stamp = `${stamp}.${version}`
+  }
+  return stamp
+}
+
 /** `respond`: a cached or shared answer for a cacheable read while the cache is active, else the read itself. */
 const makeRespond =
   (core: CacheCore, versions: VersionReader | undefined, isActive: () => boolean) =>
@@ -401,7 +434,7 @@ const makeRespond =
     return Effect.matchEffect(current, {
       onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => read.compute(),
       onSuccess: (current): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
-        const version = current[read.type]
+        const version = versionStamp(current, read)
         return version === undefined
           ? read.compute()
           : serve(core, read, `${projection}|v${version}|${read.key}`)
@@ -428,7 +461,8 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
     const apply = (change: EntityChange) =>
       Effect.suspend(() => {
         store.invalidate(change)
-        for (const [key, flight] of flights) if (flight.type === change.entity_type) flights.delete(key)
+        for (const [key, flight] of flights)
+          if (flight.topics.includes(change.entity_type)) flights.delete(key)
         return PubSub.publish(changes, change)
       })
 
