@@ -246,7 +246,11 @@ describe("PgCacheInvalidation versions (read before serving a cached response)",
           })
         }).pipe(
           Effect.provide(
-            Layer.mergeAll(PgIncidentRepository.layer, PgQuantumSnapshotStore.layer, PgCacheInvalidation.layer)
+            Layer.mergeAll(
+              PgIncidentRepository.layer,
+              PgQuantumSnapshotStore.layer,
+              PgCacheInvalidation.layer
+            )
           )
         )
     )
