@@ -143,7 +143,10 @@ describe("ProjectionStore, values that show other topics or change with the cloc
     store.set("feed", "F", 1, feed, store.ticket(), 0)
     store.set("quantum", "Q", 1, { type: "quantum", also: ["chain"] }, store.ticket(), 0)
     assert.strictEqual(store.invalidate({ entity_type: "token", entity_id: "x" }), 0)
-    assert.strictEqual(store.invalidate({ entity_type: "protocol", entity_id: entityId("protocol", "alpha") }), 1)
+    assert.strictEqual(
+      store.invalidate({ entity_type: "protocol", entity_id: entityId("protocol", "alpha") }),
+      1
+    )
     assert.strictEqual(store.get("feed", 0), undefined)
     assert.strictEqual(store.get("quantum", 0), "Q")
     assert.strictEqual(store.invalidate({ entity_type: "chain", entity_id: AllOfType }), 1)
