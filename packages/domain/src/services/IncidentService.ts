@@ -189,9 +189,18 @@ export class IncidentService extends Context.Service<
        */
       const publicFeed = (filter: IncidentFeedFilter) =>
         Effect.gen(function* () {
-          if (filter.slug !== undefined && !(yield* rated.readable([filter.slug])).has(filter.slug))
-            return { items: [], total: 0 } satisfies IncidentFeedPage
-          const page = yield* repository.feed(filter)
+          // Whether `?slug=` names a readable protocol and the page are independent: read at once.
+          const slug = filter.slug
+          const [named, page] = yield* Effect.all(
+            [
+              slug === undefined
+                ? Effect.succeed(true)
+                : Effect.map(rated.readable([slug]), (readable) => readable.has(slug)),
+              repository.feed(filter)
+            ],
+            { concurrency: 2 }
+          )
+          if (!named) return { items: [], total: 0 } satisfies IncidentFeedPage
           const slugs = page.items.flatMap((i) => (i.slug === null ? [] : [i.slug]))
           const readable = slugs.length === 0 ? new Set<string>() : yield* rated.readable(slugs)
           const items = page.items.map(
