@@ -7,7 +7,10 @@
  * every entity of its type (a list: any change of the type may add, remove or
  * reorder rows). A change of `(type, id)` drops the values of that entity and
  * every type-wide value of the type; a change of `(type, "*")` drops every
- * value of the type.
+ * value of the type. A value may also show every entity of other topics
+ * (`Dependency.also`: the incident feed shows protocols), and is then dropped
+ * by a change of any of them too; one that changes with the clock (a quantum
+ * stale flag) carries its own expiry, kept if it comes before the TTL.
  *
  * A value computed while a change happened must not be stored: its query may
  * have read the state before the change, and the change's notification has
