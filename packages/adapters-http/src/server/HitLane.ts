@@ -40,7 +40,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { performance } from "node:perf_hooks"
 import { Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 import { Context, Effect, Layer, Option } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import type { AccessLog } from "./AccessLog.ts"
@@ -57,6 +57,7 @@ import {
   ResponseCache,
   type ServedFromCache,
   servedFromCache,
+  versionStamp,
   versionsReadAhead
 } from "./ResponseCache.ts"
 
@@ -65,7 +66,7 @@ export const MaxLaneTargets = 20_000
 
 /** What a request target leads to for a kind of caller: the cache entry and the headers sent with it. */
 interface Learned {
-  readonly type: EntityType
+  readonly topics: ReadonlyArray<ChangeTopic>
   readonly projection: ProjectionClass
   readonly key: string
   readonly headers: Readonly<Record<string, string>>
@@ -204,7 +205,12 @@ const learn = (
   for (const [name, value] of Object.entries(sent))
     if (typeof value === "string" && !RateLimitHeader.test(name) && name !== "connection")
       headers[name] = value
-  targets.set(noted.kind, target, { type: noted.type, projection: noted.projection, key: noted.key, headers })
+  targets.set(noted.kind, target, {
+    topics: noted.topics,
+    projection: noted.projection,
+    key: noted.key,
+    headers
+  })
 }
 
 /**
@@ -256,9 +262,9 @@ interface Attempt {
 const entryFor = (a: Attempt, versions: CacheVersions) => {
   const who = callerOf(a.deps, a.request, a.key, versions)
   const learned = who === undefined ? undefined : a.targets.get(callerKind(who.caller), a.target)
-  const version = learned === undefined ? undefined : versions[learned.type]
-  if (who === undefined || learned === undefined || version === undefined) return undefined
-  const cached = a.hits.get(learned.projection, version, learned.key)
+  const stamp = learned === undefined ? undefined : versionStamp(versions, learned.topics)
+  if (who === undefined || learned === undefined || stamp === undefined) return undefined
+  const cached = a.hits.get(learned.projection, stamp, learned.key)
   if (cached === undefined || cached.body._tag !== "Uint8Array") return undefined
   return { ...who, learned, cached }
 }

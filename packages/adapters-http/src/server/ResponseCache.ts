@@ -36,7 +36,7 @@
  * - Bounded: LRU by entries and bytes, and a TTL as a safety net.
  */
 import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 import {
   Context,
   Deferred,
@@ -89,11 +89,11 @@ export interface ResponseCacheConfig {
 }
 
 /**
- * A version per entity type, from the source every write bumps in its own
- * transaction: two reads of one type's version are equal only if no change
- * of the type committed between them.
+ * A version per entity type (and per feed: incidents, quantum readiness),
+ * from the source every write bumps in its own transaction: two reads of one
+ * type's version are equal only if no change of the type committed between them.
  */
-export type CacheVersions = { readonly [T in EntityType]?: string } & {
+export type CacheVersions = { readonly [T in ChangeTopic]?: string } & {
   /** The API keys' version: bumped by every revocation (see Authentication.ts's key memo). */
   readonly api_keys?: string
 }
@@ -144,7 +144,20 @@ export interface Cacheable<A, E> {
   readonly caller: Caller
   /** The route and its normalised parameters; the projection class is added to it here. */
   readonly key: string
-  readonly type: EntityType
+  readonly type: ChangeTopic
+  /**
+   * Other topics the value shows (every entity of each): an entry is stamped
+   * with their versions too and dropped on any change of them. The incident
+   * feed names protocols only while they are readable, so it also depends on
+   * `protocol`; a chain's quantum reading on `chain`.
+   */
+  readonly also?: ReadonlyArray<ChangeTopic> | undefined
+  /**
+   * When the value shows something that changes with the clock alone (the
+   * quantum stale flag), the instant (epoch ms) it may change: the entry is
+   * never served from then on. Undefined: only a write changes it.
+   */
+  readonly expiresAt?: ((value: A) => number | undefined) | undefined
   /** The endpoint's success codec, the one HttpApiBuilder encodes the value with. */
   readonly schema: S.Top
   /** Called only on a miss (or when the read is not cached): a hit builds no query at all. */
@@ -174,7 +187,7 @@ export interface CacheHits {
   readonly versions: (waiter: (versions: CacheVersions | undefined) => void) => void
   readonly get: (
     projection: ProjectionClass,
-    version: string,
+    stamp: string,
     key: string
   ) => HttpServerResponse.HttpServerResponse | undefined
 }
@@ -183,7 +196,8 @@ type Encoder = (value: unknown) => Effect.Effect<Uint8Array>
 
 /** A miss under way; it fails (with nothing) when its computation did. */
 interface Flight {
-  readonly type: EntityType
+  /** The read's type and its `also` topics: a change of any of them forgets the flight. */
+  readonly topics: ReadonlyArray<ChangeTopic>
   readonly done: Deferred.Deferred<HttpServerResponse.HttpServerResponse, void>
 }
 
@@ -383,7 +397,12 @@ const computeAndStore = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: stri
           key,
           response,
           body.byteLength + key.length * 2 + EntryOverhead,
-          { type: read.type, entityId: read.entityOf(value) },
+          {
+            type: read.type,
+            entityId: read.entityOf(value),
+            also: read.also,
+            expiresAt: read.expiresAt?.(value)
+          },
           ticket,
           clock.currentTimeMillisUnsafe()
         )
@@ -393,7 +412,7 @@ const computeAndStore = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: stri
   })
 
 const lead = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) => {
-  const flight: Flight = { type: read.type, done: Deferred.makeUnsafe() }
+  const flight: Flight = { topics: topicsOf(read), done: Deferred.makeUnsafe() }
   core.flights.set(key, flight)
   return computeAndStore(core, read, key).pipe(
     Effect.onExit((exit) =>
@@ -421,17 +440,39 @@ const serve = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) =>
 
 type VersionReader = Effect.Success<ReturnType<typeof makeVersionReader>>
 
-/** The store key of an entry computed under `version` of its type. */
-const versionedKey = (projection: ProjectionClass, version: string, key: string): string =>
-  `${projection}|v${version}|${key}`
+/** The store key of an entry computed under the version stamp `stamp` (see `versionStamp`). */
+const versionedKey = (projection: ProjectionClass, stamp: string, key: string): string =>
+  `${projection}|v${stamp}|${key}`
 
 /**
- * A request answered with a cached response: whom for, which entry, and the
- * response. HitLane.ts learns from it which entry a request line leads to.
+ * The versions an entry is stamped with: its type's, then each of its
+ * `also` topics' (joined by dots); undefined when one is unknown.
+ */
+export const versionStamp = (
+  current: CacheVersions,
+  topics: ReadonlyArray<ChangeTopic>
+): string | undefined => {
+  let stamp: string | undefined
+  for (const topic of topics) {
+    const version = current[topic]
+    if (version === undefined) return undefined
+    stamp = stamp === undefined ? version : `${stamp}.${version}`
+  }
+  return stamp
+}
+
+/** A read's type, then the other topics it shows. */
+const topicsOf = <A, E>(read: Cacheable<A, E>): ReadonlyArray<ChangeTopic> =>
+  read.also === undefined ? [read.type] : [read.type, ...read.also]
+
+/**
+ * A request answered with a cached response: whom for, which entry (the
+ * topics its stamp is made of, the projection class and key), and the
+ * response. HitLane.ts learns from it which entry a request target leads to.
  */
 export interface ServedFromCache {
   readonly kind: CallerKind
-  readonly type: EntityType
+  readonly topics: ReadonlyArray<ChangeTopic>
   readonly projection: ProjectionClass
   readonly key: string
   readonly response: HttpServerResponse.HttpServerResponse
@@ -461,11 +502,12 @@ const makeRespond =
     return Effect.matchEffect(current, {
       onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => read.compute(),
       onSuccess: (current): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
-        const version = current[read.type]
-        if (version === undefined) return read.compute()
-        const served = { kind: callerKind(read.caller), type: read.type, projection, key: read.key }
+        const topics = topicsOf(read)
+        const stamp = versionStamp(current, topics)
+        if (stamp === undefined) return read.compute()
+        const served = { kind: callerKind(read.caller), topics, projection, key: read.key }
         return Effect.flatMap(
-          serve(core, read, versionedKey(projection, version, read.key)),
+          serve(core, read, versionedKey(projection, stamp, read.key)),
           noteServed(served)
         )
       }
@@ -492,7 +534,8 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
     const apply = (change: EntityChange) =>
       Effect.suspend(() => {
         store.invalidate(change)
-        for (const [key, flight] of flights) if (flight.type === change.entity_type) flights.delete(key)
+        for (const [key, flight] of flights)
+          if (flight.topics.includes(change.entity_type)) flights.delete(key)
         return PubSub.publish(changes, change)
       })
 
@@ -506,8 +549,8 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
           ? undefined
           : {
               versions: versions.currentUnsafe,
-              get: (projection, version, key) =>
-                store.get(versionedKey(projection, version, key), clock.currentTimeMillisUnsafe())
+              get: (projection, stamp, key) =>
+                store.get(versionedKey(projection, stamp, key), clock.currentTimeMillisUnsafe())
             },
       invalidate: (change) => Effect.asVoid(apply(change)),
       clear: Effect.sync(() => {
