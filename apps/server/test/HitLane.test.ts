@@ -16,7 +16,7 @@ import type { RateLimitTable } from "@ratings/adapters-http/server/RateLimit"
 import type { KeyTier } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Publisher } from "@ratings/domain/services/Publisher"
-import { type Context, Effect } from "effect"
+import { type Context, Effect, PubSub } from "effect"
 import { responseCache } from "../src/Layers.ts"
 import { importedDatabase, type ServeOptions, serverProcess } from "./ServerProcess.ts"
 
@@ -78,8 +78,11 @@ const laneServer = (options: ServeOptions = {}) =>
   Effect.gen(function* () {
     const { url, a } = yield* importedDatabase
     const access = accessLines()
-    const { baseUrl } = yield* serverProcess(url, responseCache(), { accessLog: access.log, ...options })
-    return { a, baseUrl, access }
+    const { baseUrl, cacheB } = yield* serverProcess(url, responseCache(), {
+      accessLog: access.log,
+      ...options
+    })
+    return { a, baseUrl, access, cache: cacheB }
   })
 
 const Reads = ["/protocols?limit=50", "/protocols/lendwell", "/protocols/lendwell/scorecards"] as const
@@ -104,12 +107,7 @@ describe("the lane of cache hits", () => {
             assert.deepStrictEqual(comparable(second), comparable(first), `${who} ${path}`)
             // A refusal (403 below the route's tier) is never cached, so never in the lane.
             assert.strictEqual(access.last().lane, first.status === 200, `${who} ${path}: lane`)
-            if (first.status === 200)
-              assert.strictEqual(
-                Number(second.headers["ratelimit-remaining"]),
-                Number(first.headers["ratelimit-remaining"]) - 1,
-                `${who} ${path}: the lane's answer is counted`
-              )
+            // (That its answers are counted: "the lane of cache hits and the rate limit" below.)
           }
       }),
     120_000
@@ -141,13 +139,14 @@ describe("the lane of cache hits", () => {
     "a publish that returned is seen by the next read, though the lane held the figures before it",
     () =>
       Effect.gen(function* () {
-        const { a, baseUrl, access } = yield* laneServer()
+        const { a, baseUrl, access, cache } = yield* laneServer()
         const path = "/protocols/lendwell/scorecards"
         yield* get(baseUrl, path)
         const before = yield* get(baseUrl, path)
         assert.isTrue(access.last().lane)
+        const applied = yield* cache.applied
         const publisher = yield* Effect.provideContext(Effect.service(Publisher), a)
-        yield* publisher.publish({
+        const published = yield* publisher.publish({
           entity_type: "protocol",
           slug: "lendwell",
           reasoning: "re-rated",
@@ -156,7 +155,12 @@ describe("the lane of cache hits", () => {
         const after = yield* get(baseUrl, path)
         assert.notStrictEqual(after.body, before.body)
         assert.strictEqual(JSON.parse(after.body).items[0].scorecard_version, 3)
-        // The new figures are learned again: the next read is the lane's, with them.
+        // Once the publish's notification has dropped lendwell's entries (the read above may
+        // have stored the new figures before it came), the new figures are learned again: the
+        // next read computes and stores them, the one after is the lane's.
+        let change = yield* PubSub.take(applied)
+        while (change.entity_id !== published.scorecard.entity_id) change = yield* PubSub.take(applied)
+        assert.strictEqual((yield* get(baseUrl, path)).body, after.body)
         assert.strictEqual((yield* get(baseUrl, path)).body, after.body)
         assert.isTrue(access.last().lane)
       })
