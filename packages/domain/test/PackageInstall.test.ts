@@ -49,6 +49,8 @@ describe("@ratings/domain installed from its tarball", () => {
     const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"))
     assert.isFalse(pkg.private === true)
     assert.strictEqual(pkg.sideEffects, false)
+    assert.strictEqual(pkg.license, "MIT")
+    assert.strictEqual(pkg.engines.node, ">=22.19")
     assert.deepStrictEqual(Object.keys(pkg.peerDependencies), ["effect"])
     for (const file of ["dist/index.js", "dist/index.d.ts", "dist/entry/scoring.js.map", "LICENSE"]) {
       assert.isTrue(readFileSync(join(installed, file)).length > 0, file)
