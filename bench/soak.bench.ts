@@ -55,7 +55,7 @@ import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { runMain, type ScratchDatabase, withPostgresServer, withScratchDatabase } from "./harness.ts"
-import type { LoadPlan, LoadReport, PlannedRequest } from "./soakLoad.ts"
+import type { LoadPlan, LoadReport, PlannedRequest, RequestTally } from "./soakLoad.ts"
 
 const ServerScript = join(import.meta.dirname, "soakServer.ts")
 const LoadScript = join(import.meta.dirname, "soakLoad.ts")
@@ -65,6 +65,17 @@ export const Tolerance = { rssGrowth: 0.2, fds: 5, tcp: 2, postgres: 2 } as cons
 
 /** The saturation point: the least concurrency within this fraction of the ramp's best throughput. */
 const SaturationShare = 0.95
+
+/** The reference run the mix is held against (issue 15): the anonymous cached list, the read benchmark's route. */
+export const ListReference = "GET /api/v1/protocols?limit=50"
+
+/** Issue 15's targets of the soak, each a ratio from the same run. */
+export const Targets = {
+  /** The mix's throughput over the list reference's, at the same concurrency, same server and load generator. */
+  mixedOverList: 0.6,
+  /** RSS at rest after the soak over RSS idle (the server started, before any load). */
+  rssOverIdle: 1.5
+} as const
 
 export interface SoakOptions {
   /** A Postgres server (any database in the URL); the soak creates and drops its own database on it. */
@@ -107,6 +118,14 @@ export interface Check {
   readonly detail: string
 }
 
+/** A target of issue 15: PASS or FAIL, printed beside the run's checks; undefined value: not measured. */
+export interface Target {
+  readonly name: string
+  readonly value: number | undefined
+  readonly detail: string
+  readonly pass: boolean
+}
+
 export interface SoakResult {
   readonly entities: number
   readonly plan: ReadonlyArray<PlannedRequest>
@@ -115,6 +134,8 @@ export interface SoakResult {
   readonly reference: ReadonlyArray<{ readonly name: string; readonly report: LoadReport }>
   readonly warmup: LoadReport | undefined
   readonly soak: LoadReport
+  /** The server started and answering /health, before the probe or any load. */
+  readonly idle: Snapshot
   readonly start: Snapshot
   readonly end: Snapshot
   /** Under load, every `sampleEvery` seconds: the soak's, and the warm-up's. */
@@ -123,11 +144,15 @@ export interface SoakResult {
   /** Socket errors, timeouts and unexpected statuses over every load of the run (ramp and warm-up too). */
   readonly errors: number
   readonly checks: ReadonlyArray<Check>
+  /** Issue 15's targets: findings, as bench:read prints them; they do not change the verdict or the exit code. */
+  readonly targets: ReadonlyArray<Target>
   readonly pass: boolean
 }
 
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 // ---------------------------------------------------------------- the dataset
 
@@ -564,6 +589,48 @@ export const checksOf = (measured: {
   ]
 }
 
+/**
+ * Issue 15's targets, from one run: the mix saturates at no less than 60 % of
+ * the anonymous cached list (measured at the same concurrency on the same
+ * server with the same load generator), with 0 errors; RSS at rest after the
+ * soak at most 1.5x the idle server's.
+ */
+export const targetsOf = (measured: {
+  readonly errors: number
+  readonly mixed: LoadReport
+  readonly list: LoadReport | undefined
+  readonly idle: Snapshot
+  readonly end: Snapshot
+}): ReadonlyArray<Target> => {
+  const { mixed, list, idle, end } = measured
+  const ratio = list === undefined || list.rps === 0 ? undefined : mixed.rps / list.rps
+  const rss = end.rssBytes / idle.rssBytes
+  return [
+    {
+      name: "mixed / list",
+      value: ratio,
+      detail:
+        ratio === undefined
+          ? "not measured (no reference run: REFERENCE=0)"
+          : `${(ratio * 100).toFixed(0)} % (mixed ${fmt(mixed.rps)} req/s over the anonymous list's ` +
+            `${fmt(list!.rps)} req/s; at least ${Targets.mixedOverList * 100} %)`,
+      pass: ratio !== undefined && ratio >= Targets.mixedOverList
+    },
+    {
+      name: "errors",
+      value: measured.errors,
+      detail: `${measured.errors} over every load of the run (exactly 0)`,
+      pass: measured.errors === 0
+    },
+    {
+      name: "RSS after the soak / idle",
+      value: rss,
+      detail: `${rss.toFixed(2)}x (${mib(end.rssBytes)} at rest after the soak over ${mib(idle.rssBytes)} idle; at most ${Targets.rssOverIdle}x)`,
+      pass: rss <= Targets.rssOverIdle
+    }
+  ]
+}
+
 // ------------------------------------------------------------------- the soak
 
 export const soak = (options: SoakOptions): Promise<SoakResult> =>
@@ -582,6 +649,7 @@ const soakOn = async (
     const data = await prepare(url, serverKey, options.importProgress)
     const plan = buildPlan(data.listed, data.incidentSlugs, data.keys)
     server = await startServer(url, serverKey)
+    const idle = await snapshot(server, admin, dbName, pgPort, 0)
     await probe(server.baseUrl, plan)
     const mix = (connections: number, seconds: number): LoadPlan => ({
       url: server!.baseUrl,
@@ -608,7 +676,7 @@ const soakOn = async (
     if (options.reference > 0) {
       const protocol = data.listed.find((e) => e.entity_type === "protocol" && e.rated)!
       for (const [name, path] of [
-        ["GET /api/v1/protocols?limit=50", "/api/v1/protocols?limit=50"],
+        [ListReference, "/api/v1/protocols?limit=50"],
         ["GET /api/v1/protocols/{id}/scorecards", `/api/v1/protocols/${protocol.id}/scorecards`]
       ] as const) {
         const report = await load({
@@ -653,6 +721,8 @@ const soakOn = async (
     const end = await atRest(server, admin, dbName, pgPort, (Date.now() - began) / 1000)
 
     const checks = checksOf({ errors, start, end, warmup: warmup?.samples ?? [], soak: samples })
+    const list = reference.find((x) => x.name === ListReference)?.report
+    const targets = targetsOf({ errors, mixed: soakReport, list, idle, end })
     return {
       entities: data.entities,
       plan,
@@ -661,12 +731,14 @@ const soakOn = async (
       reference,
       warmup: warmup?.report,
       soak: soakReport,
+      idle,
       start,
       end,
       samples,
       warmupSamples: warmup?.samples ?? [],
       errors,
       checks,
+      targets,
       pass: checks.every((c) => c.pass)
     }
   } finally {
@@ -676,9 +748,6 @@ const soakOn = async (
 }
 
 // -------------------------------------------------------------------- the report
-
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 export const formatResult = (r: SoakResult): string => {
   const lines: Array<string> = []
@@ -748,7 +817,8 @@ export const formatResult = (r: SoakResult): string => {
   lines.push(`    by ${width} s: req/s ${rates.join(" ")}; RSS MiB ${rss.join(" ")}`)
   const maxOf = (f: (x: Snapshot) => number) => Math.max(...r.samples.map(f))
   lines.push(
-    `    server RSS: ${mib(r.start.rssBytes)} at rest after warm-up, ${mib(r.end.rssBytes)} at rest after the soak, ` +
+    `    server RSS: ${mib(r.idle.rssBytes)} idle (started, before any load), ${mib(r.start.rssBytes)} at rest ` +
+      `after warm-up, ${mib(r.end.rssBytes)} at rest after the soak, ` +
       `max ${mib(maxOf((x) => x.rssBytes))} under load (${r.samples.length} samples)`
   )
   lines.push(
@@ -764,9 +834,71 @@ export const formatResult = (r: SoakResult): string => {
       `(max ${maxOf((x) => x.postgres)} under load; the warm-up's max ` +
       `${Math.max(r.start.postgres, ...r.warmupSamples.map((x) => x.postgres))})`
   )
+  lines.push(...classLines(s))
   for (const c of r.checks) lines.push(`  ${c.pass ? "ok  " : "FAIL"} ${c.name}: ${c.detail}`)
+  lines.push("targets (issue 15), from this run:")
+  for (const t of r.targets) lines.push(`  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.detail}`)
+  lines.push(`${r.targets.filter((t) => t.pass).length} of ${r.targets.length} targets pass`)
   lines.push(`verdict: ${r.pass ? "PASS" : "FAIL"}`)
   return lines.join("\n")
+}
+
+/** A route class: a request name with its entity type left out ("detail protocols by slug": "detail {type} by slug"). */
+export const classOf = (name: string): string =>
+  name.replace(/\b(protocols|chains|tokens|oracles|vaults|organisations|bridges)\b/, "{type}")
+
+export interface ClassFigure {
+  readonly name: string
+  readonly responses: number
+  /** Mean latency in ms over the class's timed responses. */
+  readonly meanMs: number
+  /** The worst p99 of the class's requests. */
+  readonly p99: number
+  /** The class's share of the time connections spent waiting (0 to 1): what it costs the mix's throughput. */
+  readonly timeShare: number
+}
+
+/**
+ * Per route class, its share of the time the mix's connections wait. Each
+ * connection loops over the plan with one request in flight, so the mix's
+ * throughput is connections over the mean latency, and a class holding 40 % of
+ * the waiting holds 40 % of what limits it. Most expensive first.
+ */
+export const classesOf = (byRequest: Readonly<Record<string, RequestTally>>): ReadonlyArray<ClassFigure> => {
+  const classes = new Map<string, { responses: number; timed: number; totalMs: number; p99: number }>()
+  for (const [name, t] of Object.entries(byRequest)) {
+    const c = classes.get(classOf(name)) ?? { responses: 0, timed: 0, totalMs: 0, p99: 0 }
+    c.responses += t.responses
+    c.timed += t.latency.timed
+    c.totalMs += t.latency.totalMs
+    c.p99 = Math.max(c.p99, t.latency.p99)
+    classes.set(classOf(name), c)
+  }
+  const total = [...classes.values()].reduce((n, c) => n + c.totalMs, 0)
+  return [...classes]
+    .map(([name, c]) => ({
+      name,
+      responses: c.responses,
+      meanMs: c.timed === 0 ? 0 : c.totalMs / c.timed,
+      p99: c.p99,
+      timeShare: total === 0 ? 0 : c.totalMs / total
+    }))
+    .sort((a, b) => b.timeShare - a.timeShare)
+}
+
+const classLines = (soak: LoadReport): ReadonlyArray<string> => {
+  const classes = classesOf(soak.byRequest)
+  const responses = classes.reduce((n, c) => n + c.responses, 0)
+  return [
+    "  route classes of the soak, by share of the connections' waiting (what limits the mix's throughput):",
+    `    ${"class".padEnd(40)} ${"requests".padStart(8)} ${"time".padStart(6)}   mean      p99`,
+    ...classes.map(
+      (c) =>
+        `    ${c.name.padEnd(40)} ${`${((100 * c.responses) / Math.max(1, responses)).toFixed(1)}%`.padStart(8)} ` +
+        `${`${(100 * c.timeShare).toFixed(1)}%`.padStart(6)}   ${c.meanMs.toFixed(1).padStart(5)} ms ` +
+        `${c.p99.toFixed(0).padStart(5)} ms`
+    )
+  ]
 }
 
 const main = () =>
