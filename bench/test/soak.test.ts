@@ -12,6 +12,7 @@ import {
   classOf,
   formatResult,
   ListReference,
+  type Measured,
   type Snapshot,
   soak,
   targetsOf
@@ -124,6 +125,8 @@ describe("soak benchmark", () => {
 
         // Issue 15's figures: the idle server, the list reference in the same run, per-class latency, the targets.
         assert.isAbove(result.idle.rssBytes, 0)
+        assert.isAbove(result.soakCpuSeconds, 0)
+        assert.isAbove(result.bodyBytes["list protocols"] ?? 0, 0, "the probe measures each body")
         assert.isAbove(result.reference.find((x) => x.name === ListReference)?.report.rps ?? 0, 0)
         const timed = Object.values(result.soak.byRequest).reduce((n, t) => n + t.latency.timed, 0)
         assert.isAbove(timed, 0, "the load generator times each request")
@@ -138,9 +141,9 @@ describe("soak benchmark", () => {
           /reference \(read benchmark's routes/,
           /GET \/api\/v1\/protocols\?limit=50 +[\d,]+ req\/s/,
           /route classes of the soak/,
-          /^ {4}detail \{type\} by slug +[\d.]+% +[\d.]+% +[\d.]+ ms +\d+ ms$/m,
+          /^ {4}detail \{type\} by slug +[\d.]+% +[\d.]+% +[\d.]+ ms +\d+ ms +[\d,]+ B$/m,
           /targets \(issue 15\), from this run:/,
-          /^ {2}(PASS|FAIL) {2}mixed \/ list: \d+ % \(mixed [\d,]+ req\/s over the anonymous list's [\d,]+ req\/s; at least 60 %\)$/m,
+          /^ {2}(PASS|FAIL) {2}mixed \/ list: \d+ % \(mixed [\d,]+ req\/s over the anonymous list's [\d,]+ req\/s; at least 60 %\); server CPU per response: mixed [\d,]+ µs, list [\d,]+ µs \(\d+ % on CPU alone\)$/m,
           /^ {2}PASS {2}errors: 0 over every load of the run \(exactly 0\)$/m,
           /^ {2}(PASS|FAIL) {2}RSS after the soak \/ idle: [\d.]+x \([\d.]+ MiB at rest after the soak over [\d.]+ MiB idle; at most 1.5x\)$/m,
           /^\d of 3 targets pass$/m
@@ -164,8 +167,8 @@ describe("soak benchmark", () => {
   })
 
   it("soak targets: mixed at 60 % of the list or more, 0 errors, RSS after the soak at most 1.5x idle; unmeasured fails", () => {
-    const at = (rps: number) => ({ rps }) as LoadReport
-    const passing = (errors: number, mixed: number, list: LoadReport | undefined, rss: number) =>
+    const at = (rps: number) => ({ report: { rps, requests: rps } as LoadReport, cpuSeconds: 1 })
+    const passing = (errors: number, mixed: number, list: Measured | undefined, rss: number) =>
       targetsOf({
         errors,
         mixed: at(mixed),
@@ -176,6 +179,12 @@ describe("soak benchmark", () => {
         .filter((t) => !t.pass)
         .map((t) => t.name)
     assert.deepStrictEqual(passing(0, 600, at(1000), 1.5), [])
+    const [mixed] = targetsOf({ errors: 0, mixed: at(600), list: at(1000), idle: rest, end: rest })
+    assert.strictEqual(mixed?.value, 0.6)
+    assert.match(
+      mixed?.detail ?? "",
+      /server CPU per response: mixed 1,667 µs, list 1,000 µs \(60 % on CPU alone\)$/
+    )
     assert.deepStrictEqual(passing(0, 599, at(1000), 1.5), ["mixed / list"])
     assert.deepStrictEqual(passing(0, 600, undefined, 1), ["mixed / list"])
     assert.deepStrictEqual(passing(1, 600, at(1000), 1), ["errors"])
@@ -191,14 +200,17 @@ describe("soak benchmark", () => {
       unexpected: {},
       latency: { timed: responses, totalMs, p50: 1, p99, max: p99 }
     })
-    const classes = classesOf({
-      "detail protocols by slug": tally(10, 10, 2),
-      "detail chains by slug": tally(10, 30, 5),
-      "questions (Enterprise)": tally(5, 60, 20)
-    })
+    const classes = classesOf(
+      {
+        "detail protocols by slug": tally(10, 10, 2),
+        "detail chains by slug": tally(10, 30, 5),
+        "questions (Enterprise)": tally(5, 60, 20)
+      },
+      { "detail protocols by slug": 1000, "detail chains by slug": 3000 }
+    )
     assert.deepStrictEqual(classes, [
-      { name: "questions (Enterprise)", responses: 5, meanMs: 12, p99: 20, timeShare: 0.6 },
-      { name: "detail {type} by slug", responses: 20, meanMs: 2, p99: 5, timeShare: 0.4 }
+      { name: "questions (Enterprise)", responses: 5, meanMs: 12, p99: 20, timeShare: 0.6, bytes: 0 },
+      { name: "detail {type} by slug", responses: 20, meanMs: 2, p99: 5, timeShare: 0.4, bytes: 2000 }
     ])
   })
 
