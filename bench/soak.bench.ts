@@ -35,6 +35,7 @@
  *   DATABASE_URL=postgres://root@127.0.0.1:5432/test npm run bench:soak
  *   (without DATABASE_URL an embedded Postgres is started)
  *   DURATION=300 RAMP=16,32,64,128 RAMP_SECONDS=10 WARMUP=30 REFERENCE=10 SAMPLE_EVERY=5
+ *   CLASS_SECONDS=3 (each route class alone, for its CPU per response; 0: none; CLASSES=a,b: only these)
  *   CONNECTIONS=n (skips the ramp) KEEP=1 (keeps the database)
  *   CPU_PROF=<dir> (the server writes a V8 CPU profile of the whole run there, node --cpu-prof)
  */
@@ -56,7 +57,15 @@ import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { runMain, type ScratchDatabase, withPostgresServer, withScratchDatabase } from "./harness.ts"
-import type { LoadPlan, LoadReport, PlannedRequest, RequestTally } from "./soakLoad.ts"
+import {
+  type ClassesPlan,
+  type ClassReport,
+  cpuOf,
+  type LoadPlan,
+  type LoadReport,
+  type PlannedRequest,
+  type RequestTally
+} from "./soakLoad.ts"
 
 const ServerScript = join(import.meta.dirname, "soakServer.ts")
 const LoadScript = join(import.meta.dirname, "soakLoad.ts")
@@ -91,6 +100,10 @@ export interface SoakOptions {
   readonly warmup: number
   /** Seconds of the reference run (the read benchmark's route); 0: none. */
   readonly reference: number
+  /** Seconds each route class is loaded alone, after the reference, for its CPU per response; 0: none. */
+  readonly classSeconds: number
+  /** The classes loaded alone (classOf names); absent: every class of the plan. */
+  readonly onlyClasses?: ReadonlyArray<string> | undefined
   readonly sampleEvery: number
   readonly keep?: boolean | undefined
   /** A directory: the server runs with `--cpu-prof` and writes its profile there when stopped. */
@@ -142,6 +155,8 @@ export interface SoakResult {
   }>
   readonly warmup: LoadReport | undefined
   readonly soak: LoadReport
+  /** Each route class loaded alone (`classSeconds`), with the server's CPU time over it. */
+  readonly classes: ReadonlyArray<ClassReport>
   /** The server's CPU time over the soak (user + system). */
   readonly soakCpuSeconds: number
   /** Per request name, the size of its body when probed (the mean over the plan's requests of that name). */
@@ -445,7 +460,7 @@ const probe = async (
 
 // -------------------------------------------------------------------- the load
 
-const load = (plan: LoadPlan): Promise<LoadReport> =>
+const load = <A = LoadReport>(plan: LoadPlan | ClassesPlan): Promise<A> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [LoadScript], { stdio: ["pipe", "pipe", "inherit"] })
     let out = ""
@@ -454,7 +469,7 @@ const load = (plan: LoadPlan): Promise<LoadReport> =>
     child.on("close", (code) => {
       try {
         if (code !== 0) throw new Error(`exit code ${code}`)
-        resolve(JSON.parse(out) as LoadReport)
+        resolve(JSON.parse(out) as A)
       } catch (e) {
         reject(new Error(`the load generator failed: ${String(e)}\n${out}`))
       }
@@ -472,14 +487,6 @@ const rssOf = (pid: number): number => {
     .find((l) => l.startsWith("VmRSS:"))
   if (line === undefined) throw new Error(`no VmRSS for process ${pid}`)
   return Number(line.split(/\s+/)[1]) * 1024
-}
-
-/** User + system CPU time of a process: fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 a second on Linux). */
-const cpuOf = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 /** The process's socket inodes, from its descriptors' links (`socket:[inode]`). */
@@ -742,6 +749,19 @@ const soakOn = async (
       }
     }
 
+    // 2b. Each route class alone: its cost per response, which the mix's latencies (queueing shared by all) hide.
+    const classes =
+      options.classSeconds > 0
+        ? await load<ReadonlyArray<ClassReport>>({
+            url: server.baseUrl,
+            connections: concurrency,
+            seconds: options.classSeconds,
+            serverPid: server.pid,
+            classes: classPlan(plan).filter((c) => options.onlyClasses?.includes(c.name) ?? true)
+          })
+        : []
+    for (const c of classes) errors += errorsOf(c.report)
+
     // 3. Warm-up at the soak's concurrency (sampled: it shows what that concurrency needs), then the state at rest.
     const sampledLoad = async (seconds: number) => {
       const began = Date.now()
@@ -793,6 +813,7 @@ const soakOn = async (
       ramp,
       concurrency,
       reference,
+      classes,
       warmup: warmup?.report,
       soak: soakReport,
       soakCpuSeconds,
@@ -901,6 +922,7 @@ export const formatResult = (r: SoakResult): string => {
       `${Math.max(r.start.postgres, ...r.warmupSamples.map((x) => x.postgres))})`
   )
   lines.push(...classLines(s, r.bodyBytes))
+  lines.push(...aloneLines(r))
   for (const c of r.checks) lines.push(`  ${c.pass ? "ok  " : "FAIL"} ${c.name}: ${c.detail}`)
   lines.push("targets (issue 15), from this run:")
   for (const t of r.targets) lines.push(`  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.detail}`)
@@ -962,6 +984,40 @@ export const classesOf = (
     .sort((a, b) => b.timeShare - a.timeShare)
 }
 
+/** The plan's requests by route class, in the plan's order. */
+export const classPlan = (plan: ReadonlyArray<PlannedRequest>): ClassesPlan["classes"] => {
+  const byClass = new Map<string, Array<PlannedRequest>>()
+  for (const r of plan) byClass.set(classOf(r.name), [...(byClass.get(classOf(r.name)) ?? []), r])
+  return [...byClass].map(([name, requests]) => ({ name, requests }))
+}
+
+/**
+ * Each class alone, costliest first: throughput and the server's CPU per
+ * response, against the list reference's CPU per response (the mix's cost
+ * is the classes' costs weighted by their share of the plan).
+ */
+const aloneLines = (r: SoakResult): ReadonlyArray<string> => {
+  if (r.classes.length === 0) return []
+  const list = r.reference.find((x) => x.name === ListReference)
+  const listCpu = list === undefined ? undefined : cpuPerResponse(list)
+  const share = new Map(classPlan(r.plan).map((c) => [c.name, c.requests.length / r.plan.length]))
+  const rows = [...r.classes].sort((a, b) => cpuPerResponse(b) - cpuPerResponse(a))
+  return [
+    `  route classes alone (${r.classes[0]!.report.seconds.toFixed(0)} s each at ${r.concurrency} connections), ` +
+      "by the server's CPU per response" +
+      (listCpu === undefined ? "" : ` (the list reference: ${fmt(listCpu)} µs)`),
+    `    ${"class".padEnd(40)} ${"of plan".padStart(7)}   ${"req/s".padStart(7)}   CPU/response  x list  errors`,
+    ...rows.map((c) => {
+      const cpu = cpuPerResponse(c)
+      return (
+        `    ${c.name.padEnd(40)} ${`${(100 * (share.get(c.name) ?? 0)).toFixed(1)}%`.padStart(7)}   ` +
+        `${fmt(c.report.rps).padStart(7)}   ${`${fmt(cpu)} µs`.padStart(12)}  ` +
+        `${(listCpu === undefined ? "-" : (cpu / Math.max(1, listCpu)).toFixed(2)).padStart(6)}  ${errorsOf(c.report)}`
+      )
+    })
+  ]
+}
+
 const classLines = (soak: LoadReport, bodyBytes: Readonly<Record<string, number>>): ReadonlyArray<string> => {
   const classes = classesOf(soak.byRequest, bodyBytes)
   const responses = classes.reduce((n, c) => n + c.responses, 0)
@@ -994,6 +1050,8 @@ const main = () =>
       connections: Number(fixed ?? 64),
       warmup: Number(process.env.WARMUP ?? 30),
       reference: Number(process.env.REFERENCE ?? 10),
+      classSeconds: Number(process.env.CLASS_SECONDS ?? 3),
+      onlyClasses: process.env.CLASSES?.split(",").map((c) => c.trim()),
       sampleEvery: Number(process.env.SAMPLE_EVERY ?? 5),
       keep: process.env.KEEP === "1",
       cpuProfileDir: process.env.CPU_PROF,

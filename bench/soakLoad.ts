@@ -10,10 +10,13 @@
  *
  * Reads the plan (LoadPlan, JSON) on stdin, not as an argument, so that the
  * API keys of its requests never show in the process list; prints one JSON
- * line (LoadReport).
+ * line (LoadReport). Given a ClassesPlan instead, loads each class of
+ * requests alone in turn and prints their reports with the server's CPU time
+ * over each.
  *
  *   echo '{"url":"http://127.0.0.1:8080","connections":32,"seconds":10,"requests":[...]}' | node bench/soakLoad.ts
  */
+import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 
 /** One request of the mix: its path (with query), headers, and the status it must answer. */
@@ -193,6 +196,44 @@ export const runLoad = async (plan: LoadPlan): Promise<LoadReport> => {
   }
 }
 
+/** User + system CPU time of a process: fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 a second on Linux). */
+export const cpuOf = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** Each class of requests loaded alone in turn, with the server's CPU time over each (one process for all: no start-up per class). */
+export interface ClassesPlan {
+  readonly url: string
+  readonly connections: number
+  readonly seconds: number
+  readonly serverPid: number
+  readonly classes: ReadonlyArray<{ readonly name: string; readonly requests: ReadonlyArray<PlannedRequest> }>
+}
+
+export interface ClassReport {
+  readonly name: string
+  readonly report: LoadReport
+  readonly cpuSeconds: number
+}
+
+export const runClasses = async (plan: ClassesPlan): Promise<ReadonlyArray<ClassReport>> => {
+  const reports: Array<ClassReport> = []
+  for (const c of plan.classes) {
+    const before = cpuOf(plan.serverPid)
+    const report = await runLoad({
+      url: plan.url,
+      connections: plan.connections,
+      seconds: plan.seconds,
+      requests: c.requests
+    })
+    reports.push({ name: c.name, report, cpuSeconds: cpuOf(plan.serverPid) - before })
+  }
+  return reports
+}
+
 const readStdin = async (): Promise<string> => {
   let text = ""
   for await (const chunk of process.stdin) text += chunk
@@ -201,7 +242,10 @@ const readStdin = async (): Promise<string> => {
 
 if (import.meta.main) {
   readStdin()
-    .then((text) => runLoad(JSON.parse(text) as LoadPlan))
+    .then((text): Promise<LoadReport | ReadonlyArray<ClassReport>> => {
+      const plan = JSON.parse(text) as LoadPlan | ClassesPlan
+      return "classes" in plan ? runClasses(plan) : runLoad(plan)
+    })
     .then(
       (report) => process.stdout.write(`${JSON.stringify(report)}\n`),
       (e) => {

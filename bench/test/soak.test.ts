@@ -10,6 +10,7 @@ import {
   checksOf,
   classesOf,
   classOf,
+  classPlan,
   formatResult,
   ListReference,
   type Measured,
@@ -60,6 +61,8 @@ describe("soak benchmark", () => {
             connections: 4,
             warmup: 2,
             reference: 2,
+            classSeconds: 1,
+            onlyClasses: ["questions (Enterprise)", "list {type}"],
             sampleEvery: 2,
             log: () => {}
           })
@@ -126,6 +129,22 @@ describe("soak benchmark", () => {
         // Issue 15's figures: the idle server, the list reference in the same run, per-class latency, the targets.
         assert.isAbove(result.idle.rssBytes, 0)
         assert.isAbove(result.soakCpuSeconds, 0)
+        assert.deepStrictEqual(
+          result.classes.map((c) => c.name),
+          ["list {type}", "questions (Enterprise)"],
+          "the classes asked for, loaded alone"
+        )
+        const planned = classPlan(result.plan)
+        assert.includeMembers(
+          planned.map((c) => c.name),
+          ["list {type}", "detail {type} by slug", "questions (Enterprise)", "404 unknown protocol"]
+        )
+        assert.strictEqual(
+          planned.reduce((n, c) => n + c.requests.length, 0),
+          result.plan.length,
+          "every request in one class"
+        )
+        for (const c of result.classes) assert.isAbove(c.report.requests, 0, c.name)
         assert.isAbove(result.bodyBytes["list protocols"] ?? 0, 0, "the probe measures each body")
         assert.isAbove(result.reference.find((x) => x.name === ListReference)?.report.rps ?? 0, 0)
         const timed = Object.values(result.soak.byRequest).reduce((n, t) => n + t.latency.timed, 0)
@@ -142,6 +161,8 @@ describe("soak benchmark", () => {
           /GET \/api\/v1\/protocols\?limit=50 +[\d,]+ req\/s/,
           /route classes of the soak/,
           /^ {4}detail \{type\} by slug +[\d.]+% +[\d.]+% +[\d.]+ ms +\d+ ms +[\d,]+ B$/m,
+          /route classes alone \(\d+ s each at 4 connections\), by the server's CPU per response \(the list reference: [\d,]+ µs\)/,
+          /^ {4}questions \(Enterprise\) +[\d.]+% +[\d,]+ +[\d,]+ µs +[\d.]+ +0$/m,
           /targets \(issue 15\), from this run:/,
           /^ {2}(PASS|FAIL) {2}mixed \/ list: \d+ % \(mixed [\d,]+ req\/s over the anonymous list's [\d,]+ req\/s; at least 60 %\); server CPU per response: mixed [\d,]+ µs, list [\d,]+ µs \(\d+ % on CPU alone\)$/m,
           /^ {2}PASS {2}errors: 0 over every load of the run \(exactly 0\)$/m,
