@@ -38,6 +38,7 @@
  *   CLASS_SECONDS=3 (each route class alone, for its CPU per response; 0: none; CLASSES=a,b: only these)
  *   CONNECTIONS=n (skips the ramp) KEEP=1 (keeps the database)
  *   CPU_PROF=<dir> (the server writes a V8 CPU profile of the whole run there, node --cpu-prof)
+ *   SERVER_ARGS="--max-semi-space-size=16" (node options of the server process, for experiments)
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -108,6 +109,8 @@ export interface SoakOptions {
   readonly keep?: boolean | undefined
   /** A directory: the server runs with `--cpu-prof` and writes its profile there when stopped. */
   readonly cpuProfileDir?: string | undefined
+  /** Node options of the server process (say `--max-semi-space-size=16`), for experiments. */
+  readonly serverArgs?: ReadonlyArray<string> | undefined
   /** Progress lines. */
   readonly log: (line: string) => void
   /** Progress of the import; none when absent. */
@@ -396,11 +399,12 @@ interface Server {
 const startServer = async (
   url: string,
   serverKey: Redacted.Redacted<string>,
-  cpuProfileDir: string | undefined
+  options: Pick<SoakOptions, "cpuProfileDir" | "serverArgs">
 ): Promise<Server> => {
   const port = await run(freePort)
-  const profile = cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`]
-  const child = spawn(process.execPath, [...profile, ServerScript], {
+  const dir = options.cpuProfileDir
+  const profile = dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`]
+  const child = spawn(process.execPath, [...profile, ...(options.serverArgs ?? []), ServerScript], {
     stdio: ["ignore", "ignore", "inherit"],
     env: {
       ...process.env,
@@ -705,7 +709,7 @@ const soakOn = async (
     log("importing the demo dataset and creating a Pro and an Enterprise key")
     const data = await prepare(url, serverKey, options.importProgress)
     const plan = buildPlan(data.listed, data.incidentSlugs, data.keys)
-    server = await startServer(url, serverKey, options.cpuProfileDir)
+    server = await startServer(url, serverKey, options)
     const idle = await snapshot(server, admin, dbName, pgPort, 0)
     const bodyBytes = await probe(server.baseUrl, plan)
     const mix = (connections: number, seconds: number): LoadPlan => ({
@@ -1055,6 +1059,7 @@ const main = () =>
       sampleEvery: Number(process.env.SAMPLE_EVERY ?? 5),
       keep: process.env.KEEP === "1",
       cpuProfileDir: process.env.CPU_PROF,
+      serverArgs: process.env.SERVER_ARGS?.split(" ").filter((a) => a !== ""),
       log: (line) => console.error(line),
       importProgress: terminalProgress("import")
     })
