@@ -57,6 +57,7 @@ import { DemoDataDir, typeCounts, writeDataset } from "@ratings/demo-data"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { application, database } from "@ratings/server/Layers"
+import { ServeNodeFlags } from "@ratings/server/ServeNodeFlags"
 import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
@@ -426,9 +427,15 @@ interface Server {
 
 const startServer = async (name: string, script: string, args: ReadonlyArray<string>): Promise<Server> => {
   const port = await run(freePort)
-  const child = spawn(process.execPath, [join(import.meta.dirname, script), String(port), ...args], {
-    stdio: ["ignore", "ignore", "inherit"]
-  })
+  // Ours runs with the options of a `ratings serve` process; the baseline and the ceiling with Node's defaults.
+  const flags = script === "readServer.ts" ? ServeNodeFlags : []
+  const child = spawn(
+    process.execPath,
+    [...flags, join(import.meta.dirname, script), String(port), ...args],
+    {
+      stdio: ["ignore", "ignore", "inherit"]
+    }
+  )
   const baseUrl = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {

@@ -57,6 +57,7 @@ import type { ProgressReporter } from "@ratings/server/Progress"
 import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
+import { ServeNodeFlags } from "@ratings/server/ServeNodeFlags"
 import { runMain, type ScratchDatabase, withPostgresServer, withScratchDatabase } from "./harness.ts"
 import {
   type ClassesPlan,
@@ -404,17 +405,21 @@ const startServer = async (
   const port = await run(freePort)
   const dir = options.cpuProfileDir
   const profile = dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`]
-  const child = spawn(process.execPath, [...profile, ...(options.serverArgs ?? []), ServerScript], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: url,
-      RATINGS_SECRET_KEY: Redacted.value(serverKey),
-      NODE_ENV: "production"
+  const child = spawn(
+    process.execPath,
+    [...profile, ...ServeNodeFlags, ...(options.serverArgs ?? []), ServerScript],
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: url,
+        RATINGS_SECRET_KEY: Redacted.value(serverKey),
+        NODE_ENV: "production"
+      }
     }
-  })
+  )
   const baseUrl = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
