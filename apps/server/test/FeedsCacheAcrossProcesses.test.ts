@@ -24,21 +24,15 @@ import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
 import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
+import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { makeSnapshot } from "@ratings/domain/quantum/QuantumSnapshot"
 import { Publisher } from "@ratings/domain/services/Publisher"
 import { recordOf, served } from "@ratings/domain/test-support/contract/events-incident-fixtures"
 import { snapshotAt } from "@ratings/domain/test-support/contract/events-quantum-snapshot-store"
-import { Context, Effect, Layer, Option, Redacted, Stream } from "effect"
-import { application, database } from "../src/Layers.ts"
+import { Context, Effect, Layer, Option, Stream } from "effect"
 import { scratchDatabase } from "./CliHarness.ts"
+import { buildAlone, processOf } from "./ServerProcess.ts"
 import { exampleWithDraft } from "./WebhookHarness.ts"
-
-const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
-
-const processOf = (url: string) => application(key).pipe(Layer.provideMerge(database(url)))
-
-const buildAlone = <A, E>(layer: Layer.Layer<A, E>) =>
-  Effect.flatMap(Effect.scope, (scope) => Layer.buildWithMemoMap(layer, Layer.makeMemoMapUnsafe(), scope))
 
 /** The production cache with the production versions, deaf to every notification. */
 const silentCache = ResponseCache.layerInvalidatedBy(Effect.succeed(Stream.never), {
@@ -191,6 +185,29 @@ describe("incidents, quantum readiness and compare cached across processes", () 
         assert.strictEqual(table.as_of, fresh.as_of)
         const chain = yield* cachedAndEqual(env, "/chains/ethereum/quantum-readiness")
         assert.strictEqual(chain.as_of, fresh.as_of)
+        assert.strictEqual((yield* env.b.cache!.stats).invalidated, 0, "no notification reached B")
+      }),
+    120_000
+  )
+
+  it.live(
+    "the methodology is cached byte-identical to the uncached one, for every caller alike, and a catalogue replaced in another process shows in the next read",
+    () =>
+      Effect.gen(function* () {
+        const env = yield* setUp
+        const before = (yield* cachedAndEqual(env, "/methodology")) as {
+          readonly entity_types: ReadonlyArray<{ readonly type: string; readonly questions: number }>
+        }
+        assert.strictEqual(
+          (yield* get(env.b.base, "/methodology", env.keys.pro)).body,
+          JSON.stringify(before)
+        )
+        const questions = yield* Effect.flatMap(inA(env, RubricRepository), (r) => r.questions("protocol"))
+        assert.isAbove(questions.length, 1)
+        yield* Effect.flatMap(inA(env, RubricRepository), (r) => r.replace("protocol", questions.slice(1)))
+        const after = (yield* cachedAndEqual(env, "/methodology")) as typeof before
+        const protocols = (m: typeof before) => m.entity_types.find((t) => t.type === "protocol")!.questions
+        assert.strictEqual(protocols(after), protocols(before) - 1)
         assert.strictEqual((yield* env.b.cache!.stats).invalidated, 0, "no notification reached B")
       }),
     120_000
