@@ -9,16 +9,12 @@
  * every body, byte for byte.
  */
 import { randomUUID } from "node:crypto"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import { ResponseCache } from "@ratings/adapters-http/server/ResponseCache"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
-import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import type { Tier } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
@@ -30,9 +26,7 @@ import { Publisher } from "@ratings/domain/services/Publisher"
 import { recordOf, served } from "@ratings/domain/test-support/contract/events-incident-fixtures"
 import { snapshotAt } from "@ratings/domain/test-support/contract/events-quantum-snapshot-store"
 import { Context, Effect, Layer, Option, Stream } from "effect"
-import { scratchDatabase } from "./CliHarness.ts"
-import { buildAlone, processOf } from "./ServerProcess.ts"
-import { exampleWithDraft } from "./WebhookHarness.ts"
+import { buildAlone, importedDatabase, processOf } from "./ServerProcess.ts"
 
 /** The production cache with the production versions, deaf to every notification. */
 const silentCache = ResponseCache.layerInvalidatedBy(Effect.succeed(Stream.never), {
@@ -60,15 +54,7 @@ const serverOf = (url: string, cached: boolean) =>
 
 /** The example (lendwell rated, with a v3 draft; ethereum; one lendwell incident; a sample snapshot), and A. */
 const setUp = Effect.gen(function* () {
-  const db = yield* Effect.acquireRelease(
-    Effect.promise(() => scratchDatabase()),
-    (d) => Effect.promise(() => d.drop())
-  )
-  const dir = mkdtempSync(join(tmpdir(), "ratings-feeds-cache-"))
-  writeFileSync(join(dir, "example.json"), JSON.stringify(exampleWithDraft()))
-  const a = yield* buildAlone(processOf(db.url))
-  const imported = yield* importPath(dir).pipe(Effect.provideContext(a))
-  if (imported._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(imported.issues)))
+  const { url, a } = yield* importedDatabase
   const keyOf = (tier: Exclude<Tier, "anonymous">) =>
     Effect.gen(function* () {
       const clear = generateApiKey()
@@ -85,8 +71,8 @@ const setUp = Effect.gen(function* () {
       return clear
     })
   const keys = { pro: yield* keyOf("pro"), enterprise: yield* keyOf("enterprise") }
-  const b = yield* serverOf(db.url, true)
-  const u = yield* serverOf(db.url, false)
+  const b = yield* serverOf(url, true)
+  const u = yield* serverOf(url, false)
   return { a, b, u, keys }
 })
 
