@@ -1,0 +1,193 @@
+/**
+ * An entity list held whole, to answer any page of it without a query
+ * (docs/adr/0007-projection-cache.md, "List snapshots"): every record a
+ * non-admin caller may list of one type, in list order, each as the caller
+ * is served it, with what the list filters read of the stored record beside
+ * it. `pageOfSnapshot` then gives exactly what `listEntities` gives for any
+ * filter, skip and limit: the same positions, the same total.
+ *
+ * The filters here mirror PgEntityRepository's WHERE clause by clause (not
+ * the in-memory store's `matchesListQuery`, which lowercases stored
+ * categories the SQL compares as stored); a property test holds the two to
+ * the same answers over generated data (apps/server/test/ListSnapshot.test.ts).
+ * Order needs no rule of its own: the snapshot is read in list order and a
+ * filtered list is a subsequence of it.
+ */
+import { Effect } from "effect"
+import { ListParameters, categoryMode } from "../../access/ListFilter.ts"
+import type { Caller } from "../../model/Caller.ts"
+import type { EntityRecord } from "../../model/Entity.ts"
+import type { EntityType } from "../../model/EntityType.ts"
+import type { StoreError } from "../../ports/StoreError.ts"
+import type { ListRequest } from "./EntityReads.ts"
+import type { HiddenNames } from "./PublicRecord.ts"
+import { projectRecord } from "./PublicRecord.ts"
+import { hiddenFor, isUuid, type ReaderPorts } from "./ReadAccess.ts"
+
+/** What the list filters read of a stored record, as the SQL adapter's columns hold it. */
+export interface ListKeys {
+  readonly status: string
+  readonly slug: string
+  /** `name_lower`: JavaScript's lowercase, as the adapter writes it. */
+  readonly nameLower: string
+  /** `symbol_lower`: a string symbol lowercased, else undefined. */
+  readonly symbolLower: string | undefined
+  /** `categories` as stored (the filter lowercases what is asked, not what is held). */
+  readonly categories: ReadonlyArray<string>
+  /** `chain_slugs`: the slugs of `chains` and of a token's own `chain`. */
+  readonly chainSlugs: ReadonlyArray<string>
+  /** `curator_id`, lowercased (a uuid column), null when none. */
+  readonly curator: string | null
+}
+
+export interface ListSnapshot {
+  readonly entity_type: EntityType
+  /** The records as this caller is served them, in list order. */
+  readonly records: ReadonlyArray<EntityRecord>
+  /** What the filters read of each stored record, at the same positions. */
+  readonly keys: ReadonlyArray<ListKeys>
+  /** What the caller's records may not name (undefined for an admin, who never reads a snapshot). */
+  readonly hidden: HiddenNames | undefined
+  /** False when the type holds more records than the snapshot may: answer from the store then. */
+  readonly complete: boolean
+}
+
+export const listKeysOf = (record: EntityRecord): ListKeys => {
+  const r = record as EntityRecord & {
+    readonly symbol?: unknown
+    readonly chain?: { readonly slug: string } | undefined
+    readonly curator_id?: string | null | undefined
+  }
+  const chainSlugs = new Set((r.chains ?? []).map((c) => c.slug))
+  if (r.chain !== undefined) chainSlugs.add(r.chain.slug)
+  return {
+    status: r.status,
+    slug: r.slug,
+    nameLower: r.name.toLowerCase(),
+    symbolLower: typeof r.symbol === "string" ? r.symbol.toLowerCase() : undefined,
+    categories: r.categories ?? [],
+    chainSlugs: [...chainSlugs],
+    curator: typeof r.curator_id === "string" ? r.curator_id.toLowerCase() : null
+  }
+}
+
+/**
+ * The whole list of a type as this (non-admin) caller is served it: at most
+ * `maxItems` records, else an incomplete snapshot holding none.
+ */
+export const listSnapshot = (
+  ports: ReaderPorts,
+  caller: Caller,
+  type: EntityType,
+  maxItems: number
+): Effect.Effect<ListSnapshot, StoreError> =>
+  Effect.gen(function* () {
+    const hidden = yield* hiddenFor(ports, caller, type)
+    const page = yield* ports.entities.list({
+      entity_type: type,
+      categories: [],
+      skip: 0,
+      limit: maxItems + 1,
+      flags: ports.projection.effectiveListFlags(caller, {})
+    })
+    if (page.items.length > maxItems)
+      return { entity_type: type, records: [], keys: [], hidden, complete: false }
+    return {
+      entity_type: type,
+      records: hidden === undefined ? page.items : page.items.map((r) => projectRecord(r, hidden)),
+      keys: page.items.map(listKeysOf),
+      hidden,
+      complete: true
+    }
+  })
+
+/** The filters of one request that the type takes, normalised as the SQL adapter applies them. */
+interface Filter {
+  readonly status: string | undefined
+  readonly needle: string | undefined
+  readonly chain: string | undefined
+  /** undefined: no filter; null: `curator_id IS NULL`; false: matches nothing (not a uuid). */
+  readonly curator: string | null | false | undefined
+  readonly categories: ReadonlyArray<string>
+  readonly anyCategory: boolean
+}
+
+const filterOf = (request: ListRequest): Filter => {
+  const takes = ListParameters[request.entity_type]
+  const curator = takes.includes("curator_id") ? request.curator_id : undefined
+  return {
+    status: takes.includes("status") ? request.status : undefined,
+    needle:
+      request.search !== undefined && request.search !== "" && takes.includes("search")
+        ? request.search.toLowerCase()
+        : undefined,
+    chain: takes.includes("chain") ? request.chain : undefined,
+    curator:
+      curator === undefined
+        ? undefined
+        : curator === ""
+          ? null
+          : isUuid(curator)
+            ? curator.toLowerCase()
+            : false,
+    categories: request.categories.map((c) => c.toLowerCase()),
+    anyCategory: categoryMode(request.entity_type) === "any"
+  }
+}
+
+const isUnfiltered = (f: Filter): boolean =>
+  f.status === undefined &&
+  f.needle === undefined &&
+  f.chain === undefined &&
+  f.curator === undefined &&
+  f.categories.length === 0
+
+const matches = (k: ListKeys, f: Filter): boolean => {
+  if (f.status !== undefined && k.status !== f.status) return false
+  if (
+    f.needle !== undefined &&
+    !k.nameLower.includes(f.needle) &&
+    !k.slug.includes(f.needle) &&
+    k.symbolLower?.includes(f.needle) !== true
+  )
+    return false
+  if (f.chain !== undefined && !k.chainSlugs.includes(f.chain)) return false
+  if (f.curator !== undefined && k.curator !== f.curator) return false
+  if (f.categories.length === 0) return true
+  return f.anyCategory
+    ? f.categories.some((c) => k.categories.includes(c))
+    : f.categories.every((c) => k.categories.includes(c))
+}
+
+/** A page of a snapshot: the positions of its records, and the count of every match. */
+export interface SnapshotPage {
+  readonly positions: ReadonlyArray<number>
+  readonly total: number
+}
+
+/**
+ * The page `listEntities` answers for this request, from a complete snapshot:
+ * a chain or curator filter naming a hidden one gives an empty page, as there.
+ */
+export const pageOfSnapshot = (snapshot: ListSnapshot, request: ListRequest): SnapshotPage => {
+  const f = filterOf(request)
+  const hidden = snapshot.hidden
+  if (hidden !== undefined && f.chain !== undefined && hidden.chainSlugs.has(f.chain))
+    return { positions: [], total: 0 }
+  if (hidden !== undefined && typeof f.curator === "string" && hidden.curatorIds.has(f.curator))
+    return { positions: [], total: 0 }
+  const keys = snapshot.keys
+  const end = request.skip + request.limit
+  const positions: Array<number> = []
+  if (isUnfiltered(f)) {
+    for (let i = request.skip; i < end && i < keys.length; i++) positions.push(i)
+    return { positions, total: keys.length }
+  }
+  let total = 0
+  for (let i = 0; i < keys.length; i++) {
+    if (!matches(keys[i]!, f)) continue
+    if (total >= request.skip && total < end) positions.push(i)
+    total++
+  }
+  return { positions, total }
+}
