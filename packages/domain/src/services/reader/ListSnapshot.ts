@@ -46,6 +46,9 @@ export interface ListSnapshot {
   readonly records: ReadonlyArray<EntityRecord>
   /** What the filters read of each stored record, at the same positions. */
   readonly keys: ReadonlyArray<ListKeys>
+  /** The positions of the records on each chain, and holding each category, in list order. */
+  readonly byChain: ReadonlyMap<string, ReadonlyArray<number>>
+  readonly byCategory: ReadonlyMap<string, ReadonlyArray<number>>
   /** What the caller's records may not name (undefined for an admin, who never reads a snapshot). */
   readonly hidden: HiddenNames | undefined
   /** False when the type holds more records than the snapshot may: answer from the store then. */
@@ -91,15 +94,35 @@ export const listSnapshot = (
       flags: ports.projection.effectiveListFlags(caller, {})
     })
     if (page.items.length > maxItems)
-      return { entity_type: type, records: [], keys: [], hidden, complete: false }
+      return { entity_type: type, records: [], keys: [], ...indexOf([]), hidden, complete: false }
+    const keys = page.items.map(listKeysOf)
     return {
       entity_type: type,
       records: hidden === undefined ? page.items : page.items.map((r) => projectRecord(r, hidden)),
-      keys: page.items.map(listKeysOf),
+      keys,
+      ...indexOf(keys),
       hidden,
       complete: true
     }
   })
+
+const push = (index: Map<string, Array<number>>, at: string, position: number) => {
+  const positions = index.get(at)
+  if (positions === undefined) index.set(at, [position])
+  // A record names a category or chain once at most in the index (its keys may repeat one).
+  else if (positions[positions.length - 1] !== position) positions.push(position)
+}
+
+/** The positions by chain and by category: a filter on either reads only those records. */
+const indexOf = (keys: ReadonlyArray<ListKeys>) => {
+  const byChain = new Map<string, Array<number>>()
+  const byCategory = new Map<string, Array<number>>()
+  keys.forEach((k, position) => {
+    for (const chain of k.chainSlugs) push(byChain, chain, position)
+    for (const category of k.categories) push(byCategory, category, position)
+  })
+  return { byChain, byCategory }
+}
 
 /** The filters of one request that the type takes, normalised as the SQL adapter applies them. */
 interface Filter {
@@ -159,6 +182,21 @@ const matches = (k: ListKeys, f: Filter): boolean => {
     : f.categories.every((c) => k.categories.includes(c))
 }
 
+/**
+ * The positions a filtered request needs to look at, in list order: those of
+ * its chain or of one of the categories every match must hold, whichever are
+ * fewer; undefined when neither filters (every record is looked at).
+ */
+const candidatesOf = (snapshot: ListSnapshot, f: Filter): ReadonlyArray<number> | undefined => {
+  let fewest = f.chain === undefined ? undefined : (snapshot.byChain.get(f.chain) ?? [])
+  const required = f.anyCategory ? (f.categories.length === 1 ? f.categories : []) : f.categories
+  for (const category of required) {
+    const positions = snapshot.byCategory.get(category) ?? []
+    if (fewest === undefined || positions.length < fewest.length) fewest = positions
+  }
+  return fewest
+}
+
 /** A page of a snapshot: the positions of its records, and the count of every match. */
 export interface SnapshotPage {
   readonly positions: ReadonlyArray<number>
@@ -183,8 +221,11 @@ export const pageOfSnapshot = (snapshot: ListSnapshot, request: ListRequest): Sn
     for (let i = request.skip; i < end && i < keys.length; i++) positions.push(i)
     return { positions, total: keys.length }
   }
+  const candidates = candidatesOf(snapshot, f)
+  const count = candidates === undefined ? keys.length : candidates.length
   let total = 0
-  for (let i = 0; i < keys.length; i++) {
+  for (let c = 0; c < count; c++) {
+    const i = candidates === undefined ? c : candidates[c]!
     if (!matches(keys[i]!, f)) continue
     if (total >= request.skip && total < end) positions.push(i)
     total++
