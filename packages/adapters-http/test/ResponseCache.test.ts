@@ -390,6 +390,30 @@ describe("ResponseCache over the HTTP routes", () => {
     )
   )
 
+  it.effect(
+    "a snapshot larger than maxSnapshotBytes is not held: its type's list misses are computed by query, not built again",
+    () => {
+      const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ maxSnapshotBytes: 100 }) })
+      return Effect.gen(function* () {
+        const reference = yield* uncached("/api/v1/protocols?limit=2").pipe(
+          Effect.provide(TestServer.layerMemory())
+        )
+        yield* Effect.gen(function* () {
+          const server = yield* TestServer
+          const cache = yield* ResponseCache
+          yield* server.get("/api/v1/protocols?limit=1")
+          const stats = yield* cache.stats
+          assert.strictEqual(stats.snapshots, 1, "what stands for the snapshot")
+          assert.isAtMost(stats.snapshotBytes, 100)
+          const before = reads.count
+          assertSameResponse(yield* server.get("/api/v1/protocols?limit=2"), reference, "computed")
+          assert.strictEqual(reads.count - before, ReadsPerList, "one query of the page, no build")
+          assert.strictEqual((yield* cache.stats).snapshots, 1)
+        }).pipe(Effect.provide(layer))
+      })
+    }
+  )
+
   it.effect("an admin's lists never come from a snapshot", () =>
     withCachedServer((reads) =>
       Effect.gen(function* () {

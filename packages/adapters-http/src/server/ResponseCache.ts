@@ -376,10 +376,17 @@ interface SnapshotFlight {
 }
 
 /**
+ * Held in place of a snapshot larger than the whole snapshot budget: the
+ * reads under its stamp are computed, instead of each building it again.
+ */
+const TooLarge: unique symbol = Symbol("snapshot larger than maxSnapshotBytes")
+const TooLargeBytes = 64
+
+/**
  * The snapshot under `key` (the stamp and the source's key): held, or built
  * once for every miss waiting on it and stored unless a change of the type
- * came meanwhile. Undefined when the build failed: the read is then computed,
- * and fails with its own error if the store does.
+ * came meanwhile. Undefined when the build failed (the read is then computed,
+ * and fails with its own error if the store does) or when it is too large.
  */
 const snapshotOf = <S, E>(
   core: CacheCore,
@@ -389,6 +396,7 @@ const snapshotOf = <S, E>(
 ): Effect.Effect<S | undefined> =>
   Effect.clockWith((clock) => {
     const held = core.snapshots.get(key, clock.currentTimeMillisUnsafe())
+    if (held === TooLarge) return Effect.succeed(undefined)
     if (held !== undefined) return Effect.succeed(held as S)
     const waiting = core.snapshotFlights.get(key)
     if (waiting !== undefined)
@@ -398,7 +406,9 @@ const snapshotOf = <S, E>(
     const ticket = core.snapshots.ticket()
     return source.build().pipe(
       Effect.map((built) => {
-        core.snapshots.set(key, built.value, built.bytes, { type }, ticket, clock.currentTimeMillisUnsafe())
+        const fits = built.bytes <= core.snapshots.limits.maxBytes
+        const [value, bytes] = fits ? [built.value, built.bytes] : [TooLarge, TooLargeBytes]
+        core.snapshots.set(key, value, bytes, { type }, ticket, clock.currentTimeMillisUnsafe())
         return built.value
       }),
       Effect.onExit((exit) =>
