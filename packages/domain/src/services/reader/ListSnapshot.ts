@@ -49,6 +49,13 @@ export interface ListSnapshot {
   /** The positions of the records on each chain, and holding each category, in list order. */
   readonly byChain: ReadonlyMap<string, ReadonlyArray<number>>
   readonly byCategory: ReadonlyMap<string, ReadonlyArray<number>>
+  /**
+   * What search reads, every record's lowercased name, slug and lowercased
+   * symbol in one text, each field after a NUL (which no search holds: then a
+   * match lies within one field), and where each record's part starts.
+   */
+  readonly searchText: string
+  readonly searchStarts: Uint32Array
   /** What the caller's records may not name (undefined for an admin, who never reads a snapshot). */
   readonly hidden: HiddenNames | undefined
   /** False when the type holds more records than the snapshot may: answer from the store then. */
@@ -113,15 +120,45 @@ const push = (index: Map<string, Array<number>>, at: string, position: number) =
   else if (positions[positions.length - 1] !== position) positions.push(position)
 }
 
-/** The positions by chain and by category: a filter on either reads only those records. */
+/** The positions by chain and by category, and the search text: a filter on any reads only the records it names. */
 const indexOf = (keys: ReadonlyArray<ListKeys>) => {
   const byChain = new Map<string, Array<number>>()
   const byCategory = new Map<string, Array<number>>()
+  const parts: Array<string> = []
+  const searchStarts = new Uint32Array(keys.length + 1)
   keys.forEach((k, position) => {
     for (const chain of k.chainSlugs) push(byChain, chain, position)
     for (const category of k.categories) push(byCategory, category, position)
+    const part = `\u0000${k.nameLower}\u0000${k.slug}\u0000${k.symbolLower ?? ""}`
+    parts.push(part)
+    searchStarts[position + 1] = searchStarts[position]! + part.length
   })
-  return { byChain, byCategory }
+  return { byChain, byCategory, searchText: parts.join(""), searchStarts }
+}
+
+/** The record whose part of the search text holds `at`: the last one starting at or before it. */
+const recordAt = (starts: Uint32Array, at: number): number => {
+  let low = 0
+  let high = starts.length - 2
+  while (low < high) {
+    const middle = (low + high + 1) >> 1
+    if (starts[middle]! <= at) low = middle
+    else high = middle - 1
+  }
+  return low
+}
+
+/** The positions of the records a search matches, in list order (one native scan of the search text). */
+const searched = (snapshot: ListSnapshot, needle: string): ReadonlyArray<number> => {
+  const positions: Array<number> = []
+  const { searchText, searchStarts } = snapshot
+  let at = searchText.indexOf(needle)
+  while (at !== -1) {
+    const position = recordAt(searchStarts, at)
+    positions.push(position)
+    at = searchText.indexOf(needle, searchStarts[position + 1]!)
+  }
+  return positions
 }
 
 /** The filters of one request that the type takes, normalised as the SQL adapter applies them. */
@@ -183,11 +220,14 @@ const matches = (k: ListKeys, f: Filter): boolean => {
 }
 
 /**
- * The positions a filtered request needs to look at, in list order: those of
- * its chain or of one of the categories every match must hold, whichever are
- * fewer; undefined when neither filters (every record is looked at).
+ * The positions a filtered request needs to look at, in list order: those
+ * its search finds, else those of its chain or of one of the categories every
+ * match must hold, whichever are fewer; undefined when none of these filters
+ * (every record is looked at).
  */
 const candidatesOf = (snapshot: ListSnapshot, f: Filter): ReadonlyArray<number> | undefined => {
+  // A search that cannot straddle two fields reads the records whose text holds it.
+  if (f.needle !== undefined && !f.needle.includes("\u0000")) return searched(snapshot, f.needle)
   let fewest = f.chain === undefined ? undefined : (snapshot.byChain.get(f.chain) ?? [])
   const required = f.anyCategory ? (f.categories.length === 1 ? f.categories : []) : f.categories
   for (const category of required) {
