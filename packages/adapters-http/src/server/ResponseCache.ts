@@ -35,8 +35,8 @@
  *   `invalidate` before answering.
  * - Bounded: LRU by entries and bytes, and a TTL as a safety net.
  */
-import { type Caller, callerKind } from "@ratings/domain/model/Caller"
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
+import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 import {
   Context,
   Deferred,
@@ -51,7 +51,7 @@ import {
   type Scope,
   Stream
 } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { entityTag } from "./Caching.ts"
 import { type EntityChange, ProjectionStore, type StoreStats } from "./ProjectionStore.ts"
 
@@ -91,11 +91,11 @@ export interface ResponseCacheConfig {
 }
 
 /**
- * A version per entity type, from the source every write bumps in its own
- * transaction: two reads of one type's version are equal only if no change
- * of the type committed between them.
+ * A version per entity type (and per feed: incidents, quantum readiness),
+ * from the source every write bumps in its own transaction: two reads of one
+ * type's version are equal only if no change of the type committed between them.
  */
-export type CacheVersions = { readonly [T in EntityType]?: string } & {
+export type CacheVersions = { readonly [T in ChangeTopic]?: string } & {
   /** The API keys' version: bumped by every revocation (see Authentication.ts's key memo). */
   readonly api_keys?: string
 }
@@ -111,6 +111,15 @@ export type CacheVersions = { readonly [T in EntityType]?: string } & {
 export class RequestVersions extends Context.Service<RequestVersions, CacheVersions>()(
   "@ratings/adapters-http/RequestVersions"
 ) {}
+
+/**
+ * Versions read for a request before its handler ran, by the server
+ * request's `source` (Node's IncomingMessage): the lane of cache hits
+ * (HitLane.ts) reads them from a query sent after the request began, and
+ * when it hands the request over, authentication provides them as the
+ * request's RequestVersions instead of reading them again.
+ */
+export const versionsReadAhead = new WeakMap<object, CacheVersions>()
 
 export interface ResponseCacheOptions<R = never> extends ResponseCacheConfig {
   /**
@@ -143,7 +152,7 @@ const EntryOverhead = 256
  * that wait on it.
  */
 export interface SnapshotSource<S, E> {
-  /** Names the snapshot within the projection class and the type's version. */
+  /** Names the snapshot within the projection class and the versions of the read's topics. */
   readonly key: string
   /** Builds it, with the bytes it holds; a failed build leaves the read to `compute`. */
   readonly build: () => Effect.Effect<{ readonly value: S; readonly bytes: number }, E>
@@ -156,7 +165,20 @@ export interface Cacheable<A, E, S = unknown> {
   readonly caller: Caller
   /** The route and its normalised parameters; the projection class is added to it here. */
   readonly key: string
-  readonly type: EntityType
+  readonly type: ChangeTopic
+  /**
+   * Other topics the value shows (every entity of each): an entry is stamped
+   * with their versions too and dropped on any change of them. The incident
+   * feed names protocols only while they are readable, so it also depends on
+   * `protocol`; a chain's quantum reading on `chain`.
+   */
+  readonly also?: ReadonlyArray<ChangeTopic> | undefined
+  /**
+   * When the value shows something that changes with the clock alone (the
+   * quantum stale flag), the instant (epoch ms) it may change: the entry is
+   * never served from then on. Undefined: only a write changes it.
+   */
+  readonly expiresAt?: ((value: A) => number | undefined) | undefined
   /** The endpoint's success codec, the one HttpApiBuilder encodes the value with. */
   readonly schema: S.Top
   /** Called only on a miss (or when the read is not cached): a hit builds no query at all. */
@@ -186,11 +208,22 @@ export interface ResponseCacheStats extends StoreStats {
   readonly snapshotBytes: number
 }
 
+/** See ResponseCache's `hits`. */
+export interface CacheHits {
+  readonly versions: (waiter: (versions: CacheVersions | undefined) => void) => void
+  readonly get: (
+    projection: ProjectionClass,
+    stamp: string,
+    key: string
+  ) => HttpServerResponse.HttpServerResponse | undefined
+}
+
 type Encoder = (value: unknown) => Effect.Effect<Uint8Array>
 
 /** A miss under way; it fails (with nothing) when its computation did. */
 interface Flight {
-  readonly type: EntityType
+  /** The read's type and its `also` topics: a change of any of them forgets the flight. */
+  readonly topics: ReadonlyArray<ChangeTopic>
   readonly done: Deferred.Deferred<HttpServerResponse.HttpServerResponse, void>
 }
 
@@ -234,6 +267,13 @@ export class ResponseCache extends Context.Service<
      * when the cache has no version source.
      */
     readonly versions: Effect.Effect<CacheVersions, void> | undefined
+    /**
+     * For the lane of cache hits (HitLane.ts), as plain functions: the
+     * versions from a query sent after the call (undefined when it failed),
+     * and the entry of a read under a version, if held. Undefined without a
+     * version source: the lane then stays closed.
+     */
+    readonly hits: CacheHits | undefined
     /** Drops what a change invalidates, in this process, before the call returns. */
     readonly invalidate: (change: EntityChange) => Effect.Effect<void>
     /** Drops everything. */
@@ -320,29 +360,37 @@ const makeVersionReader = <R>(read: Effect.Effect<CacheVersions, unknown, R>) =>
   Effect.gen(function* () {
     const context = yield* Effect.context<R>()
     const query = Effect.provideContext(read, context)
-    const waiting = yield* Queue.unbounded<Deferred.Deferred<CacheVersions, void>>()
+    // A waiter is told the versions, or undefined when the query failed.
+    const waiting = yield* Queue.unbounded<(versions: CacheVersions | undefined) => void>()
     let reads = 0
     let failures = 0
-    const failAll = (batch: ReadonlyArray<Deferred.Deferred<CacheVersions, void>>) =>
-      Effect.sync(() => {
-        for (const waiter of batch) Deferred.doneUnsafe(waiter, Exit.fail(undefined))
-      })
+    const tellAll = (
+      batch: ReadonlyArray<(versions: CacheVersions | undefined) => void>,
+      versions: CacheVersions | undefined
+    ) => {
+      for (const waiter of batch) waiter(versions)
+    }
     const serveBatch = Effect.gen(function* () {
       const batch = yield* Queue.takeAll(waiting)
       reads++
-      const exit = yield* Effect.exit(query).pipe(Effect.onInterrupt(() => failAll(batch)))
+      const exit = yield* Effect.exit(query).pipe(
+        Effect.onInterrupt(() => Effect.sync(() => tellAll(batch, undefined)))
+      )
       if (Exit.isFailure(exit)) failures++
-      const outcome: Exit.Exit<CacheVersions, void> = Exit.isSuccess(exit) ? exit : Exit.fail(undefined)
-      for (const waiter of batch) Deferred.doneUnsafe(waiter, outcome)
+      tellAll(batch, Exit.isSuccess(exit) ? exit.value : undefined)
     })
     yield* Effect.forkScoped(Effect.forever(serveBatch))
+    const currentUnsafe = (waiter: (versions: CacheVersions | undefined) => void): void => {
+      Queue.offerUnsafe(waiting, waiter)
+    }
     return {
       /** Fails (with nothing) when the query failed: the caller then computes its read. */
-      current: Effect.suspend(() => {
-        const waiter = Deferred.makeUnsafe<CacheVersions, void>()
-        Queue.offerUnsafe(waiting, waiter)
-        return Deferred.await(waiter)
+      current: Effect.callback<CacheVersions, void>((resume) => {
+        currentUnsafe((versions) =>
+          resume(versions === undefined ? Effect.fail(undefined) : Effect.succeed(versions))
+        )
       }),
+      currentUnsafe,
       stats: () => ({
         versionReads: reads,
         versionFailures: failures,
@@ -371,7 +419,8 @@ interface CacheCore {
 
 /** A snapshot being built; it fails (with nothing) when the build did. */
 interface SnapshotFlight {
-  readonly type: EntityType
+  /** The read's type and its `also` topics: a change of any of them forgets the build. */
+  readonly topics: ReadonlyArray<ChangeTopic>
   readonly done: Deferred.Deferred<unknown, void>
 }
 
@@ -384,13 +433,13 @@ const TooLargeBytes = 64
 
 /**
  * The snapshot under `key` (the stamp and the source's key): held, or built
- * once for every miss waiting on it and stored unless a change of the type
+ * once for every miss waiting on it and stored unless a change of its topics
  * came meanwhile. Undefined when the build failed (the read is then computed,
  * and fails with its own error if the store does) or when it is too large.
  */
-const snapshotOf = <S, E>(
+const snapshotOf = <A, E, S>(
   core: CacheCore,
-  type: EntityType,
+  read: Cacheable<A, E, S>,
   source: SnapshotSource<S, E>,
   key: string
 ): Effect.Effect<S | undefined> =>
@@ -401,14 +450,15 @@ const snapshotOf = <S, E>(
     const waiting = core.snapshotFlights.get(key)
     if (waiting !== undefined)
       return Effect.orElseSucceed(Deferred.await(waiting.done) as Effect.Effect<S, void>, () => undefined)
-    const flight: SnapshotFlight = { type, done: Deferred.makeUnsafe() }
+    const flight: SnapshotFlight = { topics: topicsOf(read), done: Deferred.makeUnsafe() }
     core.snapshotFlights.set(key, flight)
     const ticket = core.snapshots.ticket()
     return source.build().pipe(
       Effect.map((built) => {
         const fits = built.bytes <= core.snapshots.limits.maxBytes
         const [value, bytes] = fits ? [built.value, built.bytes] : [TooLarge, TooLargeBytes]
-        core.snapshots.set(key, value, bytes, { type }, ticket, clock.currentTimeMillisUnsafe())
+        const dependency = { type: read.type, also: read.also }
+        core.snapshots.set(key, value, bytes, dependency, ticket, clock.currentTimeMillisUnsafe())
         return built.value
       }),
       Effect.onExit((exit) =>
@@ -424,36 +474,47 @@ const snapshotOf = <S, E>(
     )
   })
 
+/** What a miss stores: its body, and what the entry depends on beyond its topics. */
+interface MissBody {
+  readonly body: Uint8Array
+  readonly entityId: string | undefined
+  readonly expiresAt: number | undefined
+}
+
 /**
- * The body of a miss and what its entry depends on: from the read's snapshot
- * when it can answer (the whole type), else computed and encoded.
+ * The body of a miss: from the read's snapshot when it can answer (the entry
+ * then depends on the whole type), else computed and encoded.
  */
 const bodyOf = <A, E, S>(
   core: CacheCore,
   read: Cacheable<A, E, S>,
-  stamp: string
-): Effect.Effect<{ readonly body: Uint8Array; readonly entityId: string | undefined }, E> => {
+  prefix: string
+): Effect.Effect<MissBody, E> => {
   const computed = Effect.flatMap(read.compute(), (value) =>
-    Effect.map(encoderOf(read.schema)(value), (body) => ({ body, entityId: read.entityOf(value) }))
+    Effect.map(encoderOf(read.schema)(value), (body) => ({
+      body,
+      entityId: read.entityOf(value),
+      expiresAt: read.expiresAt?.(value)
+    }))
   )
   const source = read.snapshot
   if (source === undefined) return computed
-  return Effect.flatMap(snapshotOf(core, read.type, source, `${stamp}|${source.key}`), (snapshot) => {
+  return Effect.flatMap(snapshotOf(core, read, source, `${prefix}|${source.key}`), (snapshot) => {
     const body = snapshot === undefined ? undefined : source.body(snapshot)
-    return body === undefined ? computed : Effect.succeed({ body, entityId: undefined })
+    return body === undefined ? computed : Effect.succeed({ body, entityId: undefined, expiresAt: undefined })
   })
 }
 
-const computeAndStore = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, stamp: string, key: string) =>
+const computeAndStore = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, prefix: string, key: string) =>
   Effect.clockWith((clock) => {
     const ticket = core.store.ticket()
-    return Effect.map(bodyOf(core, read, stamp), ({ body, entityId }) => {
+    return Effect.map(bodyOf(core, read, prefix), ({ body, entityId, expiresAt }) => {
       const response = encodedResponse(body)
       core.store.set(
         key,
         response,
         body.byteLength + key.length * 2 + EntryOverhead,
-        { type: read.type, entityId },
+        { type: read.type, entityId, also: read.also, expiresAt },
         ticket,
         clock.currentTimeMillisUnsafe()
       )
@@ -461,10 +522,10 @@ const computeAndStore = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, sta
     })
   })
 
-const lead = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, stamp: string, key: string) => {
-  const flight: Flight = { type: read.type, done: Deferred.makeUnsafe() }
+const lead = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, prefix: string, key: string) => {
+  const flight: Flight = { topics: topicsOf(read), done: Deferred.makeUnsafe() }
   core.flights.set(key, flight)
-  return computeAndStore(core, read, stamp, key).pipe(
+  return computeAndStore(core, read, prefix, key).pipe(
     Effect.onExit((exit) =>
       Effect.sync(() => {
         if (core.flights.get(key) === flight) core.flights.delete(key)
@@ -478,18 +539,72 @@ const lead = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, stamp: string,
   )
 }
 
-/** The cached response of the read under `stamp` (projection class and version), or the shared computation of it. */
-const serve = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, stamp: string) =>
+/**
+ * The cached response of the read under `prefix` (its projection class and
+ * version stamp), or the shared computation of it.
+ */
+const serve = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, prefix: string) =>
   Effect.clockWith((clock) => {
-    const key = `${stamp}|${read.key}`
+    const key = `${prefix}|${read.key}`
     const hit = core.store.get(key, clock.currentTimeMillisUnsafe())
     if (hit !== undefined) return Effect.succeed(hit)
     const flight = core.flights.get(key)
-    if (flight === undefined) return lead(core, read, stamp, key)
-    return Effect.catch(Deferred.await(flight.done), () => computeAndStore(core, read, stamp, key))
+    if (flight === undefined) return lead(core, read, prefix, key)
+    return Effect.catch(Deferred.await(flight.done), () => computeAndStore(core, read, prefix, key))
   })
 
 type VersionReader = Effect.Success<ReturnType<typeof makeVersionReader>>
+
+/** The part of a store key that says under which projection class and version stamp (see `versionStamp`). */
+const versionedPrefix = (projection: ProjectionClass, stamp: string): string => `${projection}|v${stamp}`
+
+/** The store key of an entry computed under the version stamp `stamp`. */
+const versionedKey = (projection: ProjectionClass, stamp: string, key: string): string =>
+  `${versionedPrefix(projection, stamp)}|${key}`
+
+/**
+ * The versions an entry is stamped with: its type's, then each of its
+ * `also` topics' (joined by dots); undefined when one is unknown.
+ */
+export const versionStamp = (
+  current: CacheVersions,
+  topics: ReadonlyArray<ChangeTopic>
+): string | undefined => {
+  let stamp: string | undefined
+  for (const topic of topics) {
+    const version = current[topic]
+    if (version === undefined) return undefined
+    stamp = stamp === undefined ? version : `${stamp}.${version}`
+  }
+  return stamp
+}
+
+/** A read's type, then the other topics it shows. */
+const topicsOf = <A, E, S>(read: Cacheable<A, E, S>): ReadonlyArray<ChangeTopic> =>
+  read.also === undefined ? [read.type] : [read.type, ...read.also]
+
+/**
+ * A request answered with a cached response: whom for, which entry (the
+ * topics its stamp is made of, the projection class and key), and the
+ * response. HitLane.ts learns from it which entry a request target leads to.
+ */
+export interface ServedFromCache {
+  readonly kind: CallerKind
+  readonly topics: ReadonlyArray<ChangeTopic>
+  readonly projection: ProjectionClass
+  readonly key: string
+  readonly response: HttpServerResponse.HttpServerResponse
+}
+
+/** The cached answers of requests in flight, by the server request's `source` (Node's IncomingMessage). */
+export const servedFromCache = new WeakMap<object, ServedFromCache>()
+
+const noteServed =
+  (served: Omit<ServedFromCache, "response">) => (response: HttpServerResponse.HttpServerResponse) =>
+    Effect.map(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (request) => {
+      if (request._tag === "Some") servedFromCache.set(request.value.source, { ...served, response })
+      return response
+    })
 
 /** `respond`: a cached or shared answer for a cacheable read while the cache is active, else the read itself. */
 const makeRespond =
@@ -505,11 +620,29 @@ const makeRespond =
     return Effect.matchEffect(current, {
       onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => read.compute(),
       onSuccess: (current): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
-        const version = current[read.type]
-        return version === undefined ? read.compute() : serve(core, read, `${projection}|v${version}`)
+        const topics = topicsOf(read)
+        const stamp = versionStamp(current, topics)
+        if (stamp === undefined) return read.compute()
+        const served = { kind: callerKind(read.caller), topics, projection, key: read.key }
+        return Effect.flatMap(serve(core, read, versionedPrefix(projection, stamp)), noteServed(served))
       }
     })
   }
+
+/** The responses, the snapshots and the misses under way, empty. */
+const makeCore = (
+  store: ProjectionStore<HttpServerResponse.HttpServerResponse>,
+  options: ResponseCacheConfig
+): CacheCore => ({
+  store,
+  flights: new Map(),
+  snapshots: new ProjectionStore<unknown>({
+    maxEntries: MaxSnapshots,
+    maxBytes: options.maxSnapshotBytes ?? DefaultMaxSnapshotBytes,
+    ttlMillis: store.limits.ttlMillis
+  }),
+  snapshotFlights: new Map()
+})
 
 /** The cache and the switches its invalidation source drives. */
 const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
@@ -519,30 +652,23 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
       maxBytes: options.maxBytes ?? DefaultMaxBytes,
       ttlMillis: Duration.toMillis(Duration.fromInputUnsafe(options.ttl ?? DefaultTtl))
     })
+    const clock = yield* Effect.clockWith(Effect.succeed)
     const changes = yield* PubSub.unbounded<EntityChange>()
     const versions = options.versions === undefined ? undefined : yield* makeVersionReader(options.versions)
     let listening = false
     /** Without versions, only notifications keep entries current: serve only while they are heard. */
     const isActive = () => alwaysOn || versions !== undefined || listening
-    const flights = new Map<string, Flight>()
-    const core: CacheCore = {
-      store,
-      flights,
-      snapshots: new ProjectionStore<unknown>({
-        maxEntries: MaxSnapshots,
-        maxBytes: options.maxSnapshotBytes ?? DefaultMaxSnapshotBytes,
-        ttlMillis: store.limits.ttlMillis
-      }),
-      snapshotFlights: new Map()
-    }
+    const core = makeCore(store, options)
+    const flights = core.flights
 
     const apply = (change: EntityChange) =>
       Effect.suspend(() => {
         store.invalidate(change)
         core.snapshots.invalidate(change)
-        for (const [key, flight] of flights) if (flight.type === change.entity_type) flights.delete(key)
+        for (const [key, flight] of flights)
+          if (flight.topics.includes(change.entity_type)) flights.delete(key)
         for (const [key, flight] of core.snapshotFlights)
-          if (flight.type === change.entity_type) core.snapshotFlights.delete(key)
+          if (flight.topics.includes(change.entity_type)) core.snapshotFlights.delete(key)
         return PubSub.publish(changes, change)
       })
 
@@ -557,6 +683,14 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
     const service = ResponseCache.of({
       respond,
       versions: versions?.current,
+      hits:
+        versions === undefined
+          ? undefined
+          : {
+              versions: versions.currentUnsafe,
+              get: (projection, stamp, key) =>
+                store.get(versionedKey(projection, stamp, key), clock.currentTimeMillisUnsafe())
+            },
       invalidate: (change) => Effect.asVoid(apply(change)),
       clear: Effect.sync(() => empty()),
       stats: Effect.sync(() => ({

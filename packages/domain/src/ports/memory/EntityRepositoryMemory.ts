@@ -31,6 +31,12 @@ const layer = (seed: ReadonlyArray<StoredEntity> = []) =>
           Effect.map(Ref.get(store), (m) => Option.fromNullishOr(m.get(key(type, id))?.record)),
         findBySlug: (type, slug) =>
           Effect.map(ofType(type), (records) => Option.fromNullishOr(records.find((r) => r.slug === slug))),
+        findMany: (type, lookup) =>
+          Effect.map(ofType(type), (records) => {
+            const ids = new Set(lookup.ids.map((id) => id.toLowerCase()))
+            const slugs = new Set(lookup.slugs)
+            return records.filter((r) => ids.has(r.id.toLowerCase()) || slugs.has(r.slug))
+          }),
         published: (type, limit, after) =>
           Effect.map(ofType(type), (records) =>
             records
