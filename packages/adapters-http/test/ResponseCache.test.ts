@@ -351,7 +351,123 @@ const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
     assert.isTrue(yield* done, "the awaited state was reached")
   })
 
+/** List variants of several types: pages, filters, searches, hidden and unknown chains, curators. */
+const ListVariants: ReadonlyArray<string> = [
+  "/api/v1/protocols",
+  "/api/v1/protocols?limit=1",
+  "/api/v1/protocols?limit=1&skip=1",
+  "/api/v1/protocols?skip=2",
+  "/api/v1/protocols?skip=40",
+  "/api/v1/protocols?search=ALPHA",
+  "/api/v1/protocols?search=ol-",
+  "/api/v1/protocols?category=dex&category=lending",
+  "/api/v1/protocols?category=DEX",
+  "/api/v1/protocols?chain=arbitrum",
+  "/api/v1/protocols?chain=nowhere",
+  "/api/v1/protocols?status=draft",
+  "/api/v1/protocols?status=published&limit=2",
+  "/api/v1/protocols?include_inactive=true",
+  "/api/v1/tokens?search=tbeta",
+  "/api/v1/tokens?category=stablecoin&category=governance",
+  "/api/v1/tokens?chain=ethereum&limit=1",
+  `/api/v1/vaults?curator_id=${entityId("organisation", "alpha")}`,
+  `/api/v1/vaults?curator_id=${entityId("organisation", "alpha").toUpperCase()}`,
+  "/api/v1/vaults?include_frameworks=true",
+  "/api/v1/bridges?category=messaging&limit=1&skip=1",
+  "/api/v1/chains?search=a",
+  "/api/v1/organisations?skip=1"
+]
+
+const typeOfList = (path: string) => path.split("/")[3]!.split("?")[0]!
+
 describe("ResponseCache over the HTTP routes", () => {
+  it.effect(
+    "after a type's first list miss, its other pages, filters and searches come from the type's snapshot: no query, byte-identical to the uncached route, per projection class",
+    () => {
+      const { reads, layer } = cachedServer()
+      const callers = ["anonymous", "free", "pro", "enterprise"] as const
+      const requests = callers.flatMap((caller) => ListVariants.map((path) => ({ caller, path })))
+      return Effect.gen(function* () {
+        const references = yield* Effect.forEach(requests, ({ caller, path }) =>
+          uncached(path, { caller })
+        ).pipe(Effect.provide(TestServer.layerMemory()))
+        yield* Effect.gen(function* () {
+          const server = yield* TestServer
+          const built = new Set<string>()
+          for (const [i, { caller, path }] of requests.entries()) {
+            const before = reads.count
+            assertSameResponse(yield* server.get(path, { caller }), references[i]!, `${caller} ${path}`)
+            const snapshot = `${caller === "free" ? "anonymous" : caller === "enterprise" ? "pro" : caller}|${typeOfList(path)}`
+            if (built.has(snapshot)) assert.strictEqual(reads.count, before, `${caller} ${path}: no query`)
+            else assert.isAbove(reads.count, before, `${caller} ${path}: the snapshot is built`)
+            built.add(snapshot)
+          }
+          const stats = yield* (yield* ResponseCache).stats
+          assert.strictEqual(stats.snapshots, built.size)
+          assert.isAbove(stats.snapshotBytes, 0)
+        }).pipe(Effect.provide(layer))
+      })
+    }
+  )
+
+  it.effect("a change of the type drops its snapshot: the next page is computed afresh and shows it", () =>
+    withCachedServer((reads) =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const cache = yield* ResponseCache
+        const entities = yield* EntityRepository
+        yield* server.get("/api/v1/protocols?limit=1")
+        yield* server.get("/api/v1/chains")
+        yield* entities.upsert([renamed("protocol", "alpha", "Alpha Renamed")])
+        assert.notInclude((yield* server.get("/api/v1/protocols?limit=2")).text, "Alpha Renamed")
+        yield* cache.invalidate(changes("protocol", entityId("protocol", "alpha")))
+        const before = reads.count
+        assert.include((yield* server.get("/api/v1/protocols?limit=3")).text, "Alpha Renamed")
+        assert.isAbove(reads.count, before, "the snapshot was built again")
+        const chains = reads.count
+        yield* server.get("/api/v1/chains?limit=1")
+        assert.strictEqual(reads.count, chains, "the chains' snapshot is still held")
+      })
+    )
+  )
+
+  it.effect(
+    "a snapshot larger than maxSnapshotBytes is not held: its type's list misses are computed by query, not built again",
+    () => {
+      const { reads, layer } = cachedServer({ cache: ResponseCache.layer({ maxSnapshotBytes: 100 }) })
+      return Effect.gen(function* () {
+        const reference = yield* uncached("/api/v1/protocols?limit=2").pipe(
+          Effect.provide(TestServer.layerMemory())
+        )
+        yield* Effect.gen(function* () {
+          const server = yield* TestServer
+          const cache = yield* ResponseCache
+          yield* server.get("/api/v1/protocols?limit=1")
+          const stats = yield* cache.stats
+          assert.strictEqual(stats.snapshots, 1, "what stands for the snapshot")
+          assert.isAtMost(stats.snapshotBytes, 100)
+          const before = reads.count
+          assertSameResponse(yield* server.get("/api/v1/protocols?limit=2"), reference, "computed")
+          assert.strictEqual(reads.count - before, ReadsPerList, "one query of the page, no build")
+          assert.strictEqual((yield* cache.stats).snapshots, 1)
+        }).pipe(Effect.provide(layer))
+      })
+    }
+  )
+
+  it.effect("an admin's lists never come from a snapshot", () =>
+    withCachedServer((reads) =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        yield* server.get("/api/v1/protocols?limit=1")
+        const before = reads.count
+        const admin = yield* server.get("/api/v1/protocols?include_inactive=true", { caller: "admin" })
+        assert.isAbove(reads.count, before)
+        assert.include(admin.text, slugOf("protocol", "retired"))
+      })
+    )
+  )
+
   it.effect(
     "a hit returns byte-identical bodies (and the same ETag) to a miss and to the uncached route",
     () => {
@@ -571,7 +687,8 @@ describe("ResponseCache over the HTTP routes", () => {
         Effect.gen(function* () {
           const server = yield* TestServer
           const cache = yield* ResponseCache
-          const [a, b, c] = CacheableRoutes
+          // Routes of one entity each: a list's miss may be answered from its type's snapshot without a query.
+          const [a, b, c] = CacheableRoutes.slice(3)
           yield* server.get(a!)
           yield* server.get(b!)
           yield* server.get(a!)
@@ -797,6 +914,25 @@ const withVersionedServer = <A, E, R>(
 }
 
 describe("ResponseCache checked against versions (strict across processes)", () => {
+  it.effect(
+    "a list snapshot is held under its type's version: a page read after the version changed is computed from a snapshot built afresh",
+    () =>
+      withVersionedServer((source, reads) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const entities = yield* EntityRepository
+          yield* server.get("/api/v1/protocols?limit=1")
+          yield* entities.upsert([renamed("protocol", "alpha", "Alpha Renamed")])
+          const before = reads.count
+          assert.notInclude((yield* server.get("/api/v1/protocols?limit=2")).text, "Alpha Renamed")
+          assert.strictEqual(reads.count, before, "the same version's snapshot answered")
+          source.bump("protocol")
+          assert.include((yield* server.get("/api/v1/protocols?limit=2")).text, "Alpha Renamed")
+          assert.isAbove(reads.count, before, "a snapshot was built under the new version")
+        })
+      )
+  )
+
   it.effect(
     "a read that begins after its type's version changed gets the state after the change, with no notification at all; other types stay cached",
     () =>

@@ -35,7 +35,8 @@ import { CurrentCaller } from "../api/CurrentCaller.ts"
 import { type ListQuery, toListRequest } from "../api/Parameters.ts"
 import { optionalCache, successCodecOf } from "./CachedRoutes.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
-import type { ResponseCache } from "./ResponseCache.ts"
+import { type EncodedList, encodeList, listPageBody, MaxListSnapshotItems } from "./ListPages.ts"
+import type { ResponseCache, SnapshotSource } from "./ResponseCache.ts"
 
 /** The caller the authentication middleware established, or an anonymous one by address. */
 export const currentCaller = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Caller> =>
@@ -58,7 +59,7 @@ type RatingRead = "domains" | "history" | "questions" | "rubric" | "evidence" | 
  * endpoint holds it already turned into its JSON codec): the cache encodes
  * with the same.
  */
-const successCodec = (type: EntityType, endpoint: Cached): Schema.Top =>
+export const successCodec = (type: EntityType, endpoint: Cached): Schema.Top =>
   successCodecOf(PluralOf[type], endpoint)
 
 /**
@@ -116,17 +117,39 @@ const makeCached = <T extends EntityType>(type: T, cache: ResponseCache["Service
     evidence: successCodec(type, "evidence"),
     scorecardById: successCodec(type, "scorecardById")
   }
-  return <A, E>(
+  return <A, E, S = never>(
     caller: Caller,
     endpoint: Cached,
     key: string,
     compute: () => Effect.Effect<A, E>,
-    entityOf: (value: A) => string | undefined
+    entityOf: (value: A) => string | undefined,
+    snapshot?: SnapshotSource<S, E>
   ) =>
     cache === undefined
       ? compute()
-      : cache.respond({ caller, key, type, schema: codecs[endpoint], compute, entityOf })
+      : cache.respond({ caller, key, type, schema: codecs[endpoint], compute, entityOf, snapshot })
 }
+
+/**
+ * Where a list miss's body comes from: the whole list of the type, encoded
+ * once per projection class and version (ListPages.ts), paged and filtered
+ * in memory exactly as the store would. Only cached reads use it, so never
+ * an admin's (whose bypass flags the snapshot does not apply).
+ */
+const listSnapshotSource = (
+  reader: RatingsReader["Service"],
+  caller: Caller,
+  type: EntityType,
+  request: ListRequest
+): SnapshotSource<EncodedList, Effect.Error<ReturnType<typeof reader.listSnapshot>>> => ({
+  key: `list-snapshot|${type}`,
+  build: () =>
+    reader.listSnapshot(caller, type, MaxListSnapshotItems).pipe(
+      Effect.flatMap((snapshot) => encodeList(snapshot, successCodec(type, "list"))),
+      Effect.map((list) => ({ value: list, bytes: list.bytes }))
+    ),
+  body: (list) => listPageBody(list, request)
+})
 
 /** The handlers of the endpoints the response cache serves: list, detail and scorecards. */
 const cachedHandlers = <T extends EntityType>(
@@ -147,7 +170,8 @@ const cachedHandlers = <T extends EntityType>(
             items: page.items as ReadonlyArray<EntityRecordOf<T>>,
             total: page.total
           })),
-        () => undefined
+        () => undefined,
+        listSnapshotSource(reader, caller, type, listRequest)
       )
     }),
   detail: ({

@@ -86,6 +86,8 @@ export interface ResponseCacheConfig {
   readonly maxBytes?: number | undefined
   /** Longest a response is served without being recomputed, whatever happens (default 5 minutes). */
   readonly ttl?: Duration.Input | undefined
+  /** Most bytes the snapshots (whole encoded lists) hold, beside `maxBytes` (default 64 MiB). */
+  readonly maxSnapshotBytes?: number | undefined
 }
 
 /**
@@ -135,12 +137,31 @@ export interface ResponseCacheOptions<R = never> extends ResponseCacheConfig {
 export const DefaultMaxEntries = 20_000
 export const DefaultMaxBytes = 64 * 1024 * 1024
 export const DefaultTtl = Duration.minutes(5)
+export const DefaultMaxSnapshotBytes = 64 * 1024 * 1024
+/** Most snapshots held: one per entity type, projection class and version in use is 14. */
+const MaxSnapshots = 32
 
 /** Bytes an entry is charged beyond its body and key: the response object, its headers and the indexes. */
 const EntryOverhead = 256
 
+/**
+ * A value shared by every read of a type under one version and projection
+ * class, from which such a read's body can be written without a query (the
+ * list snapshot of ListPages.ts). Held in the cache beside the responses,
+ * stamped, invalidated and bounded like them, and built once for the misses
+ * that wait on it.
+ */
+export interface SnapshotSource<S, E> {
+  /** Names the snapshot within the projection class and the versions of the read's topics. */
+  readonly key: string
+  /** Builds it, with the bytes it holds; a failed build leaves the read to `compute`. */
+  readonly build: () => Effect.Effect<{ readonly value: S; readonly bytes: number }, E>
+  /** The read's body from it, or undefined when it cannot answer exactly (the read is then computed). */
+  readonly body: (snapshot: S) => Uint8Array | undefined
+}
+
 /** One cacheable read: what identifies it, how to compute it, and what it depends on. */
-export interface Cacheable<A, E> {
+export interface Cacheable<A, E, S = unknown> {
   readonly caller: Caller
   /** The route and its normalised parameters; the projection class is added to it here. */
   readonly key: string
@@ -164,6 +185,8 @@ export interface Cacheable<A, E> {
   readonly compute: () => Effect.Effect<A, E>
   /** The one entity the value shows; undefined when it depends on every entity of the type (a list). */
   readonly entityOf: (value: A) => string | undefined
+  /** Where a miss's body may come from instead of `compute` (its entry then depends on the whole type). */
+  readonly snapshot?: SnapshotSource<S, E> | undefined
 }
 
 export interface ResponseCacheStats extends StoreStats {
@@ -180,6 +203,9 @@ export interface ResponseCacheStats extends StoreStats {
   readonly versionFailures: number
   /** Reads waiting for the next version query to be sent (it is sent when the one under way answers). */
   readonly versionWaiting: number
+  /** Snapshots held (list snapshots), and the bytes they are charged. */
+  readonly snapshots: number
+  readonly snapshotBytes: number
 }
 
 /** See ResponseCache's `hits`. */
@@ -232,8 +258,8 @@ export class ResponseCache extends Context.Service<
      * cache is off, is computed and returned as a value, for the route to
      * encode as usual. Failures pass through and are never stored.
      */
-    readonly respond: <A, E>(
-      read: Cacheable<A, E>
+    readonly respond: <A, E, S>(
+      read: Cacheable<A, E, S>
     ) => Effect.Effect<A | HttpServerResponse.HttpServerResponse, E>
     /**
      * The current versions, from a query sent after the call began and shared
@@ -385,36 +411,121 @@ interface CacheCore {
    * ever joins a computation begun under the version it read itself.
    */
   readonly flights: Map<string, Flight>
+  /** The snapshots reads are answered from (SnapshotSource), under the same stamps as the responses. */
+  readonly snapshots: ProjectionStore<unknown>
+  /** Snapshots being built, by key: every miss that needs one waits for the same build. */
+  readonly snapshotFlights: Map<string, SnapshotFlight>
 }
 
-const computeAndStore = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) =>
+/** A snapshot being built; it fails (with nothing) when the build did. */
+interface SnapshotFlight {
+  /** The read's type and its `also` topics: a change of any of them forgets the build. */
+  readonly topics: ReadonlyArray<ChangeTopic>
+  readonly done: Deferred.Deferred<unknown, void>
+}
+
+/**
+ * Held in place of a snapshot larger than the whole snapshot budget: the
+ * reads under its stamp are computed, instead of each building it again.
+ */
+const TooLarge: unique symbol = Symbol("snapshot larger than maxSnapshotBytes")
+const TooLargeBytes = 64
+
+/**
+ * The snapshot under `key` (the stamp and the source's key): held, or built
+ * once for every miss waiting on it and stored unless a change of its topics
+ * came meanwhile. Undefined when the build failed (the read is then computed,
+ * and fails with its own error if the store does) or when it is too large.
+ */
+const snapshotOf = <A, E, S>(
+  core: CacheCore,
+  read: Cacheable<A, E, S>,
+  source: SnapshotSource<S, E>,
+  key: string
+): Effect.Effect<S | undefined> =>
   Effect.clockWith((clock) => {
-    const ticket = core.store.ticket()
-    return Effect.flatMap(read.compute(), (value) =>
-      Effect.map(encoderOf(read.schema)(value), (body) => {
-        const response = encodedResponse(body)
-        core.store.set(
-          key,
-          response,
-          body.byteLength + key.length * 2 + EntryOverhead,
-          {
-            type: read.type,
-            entityId: read.entityOf(value),
-            also: read.also,
-            expiresAt: read.expiresAt?.(value)
-          },
-          ticket,
-          clock.currentTimeMillisUnsafe()
-        )
-        return response
-      })
+    const held = core.snapshots.get(key, clock.currentTimeMillisUnsafe())
+    if (held === TooLarge) return Effect.succeed(undefined)
+    if (held !== undefined) return Effect.succeed(held as S)
+    const waiting = core.snapshotFlights.get(key)
+    if (waiting !== undefined)
+      return Effect.orElseSucceed(Deferred.await(waiting.done) as Effect.Effect<S, void>, () => undefined)
+    const flight: SnapshotFlight = { topics: topicsOf(read), done: Deferred.makeUnsafe() }
+    core.snapshotFlights.set(key, flight)
+    const ticket = core.snapshots.ticket()
+    return source.build().pipe(
+      Effect.map((built) => {
+        const fits = built.bytes <= core.snapshots.limits.maxBytes
+        const [value, bytes] = fits ? [built.value, built.bytes] : [TooLarge, TooLargeBytes]
+        const dependency = { type: read.type, also: read.also }
+        core.snapshots.set(key, value, bytes, dependency, ticket, clock.currentTimeMillisUnsafe())
+        return built.value
+      }),
+      Effect.onExit((exit) =>
+        Effect.sync(() => {
+          if (core.snapshotFlights.get(key) === flight) core.snapshotFlights.delete(key)
+          Deferred.doneUnsafe(
+            flight.done,
+            Exit.isSuccess(exit) ? Exit.succeed(exit.value) : Exit.fail(undefined)
+          )
+        })
+      ),
+      Effect.orElseSucceed(() => undefined)
     )
   })
 
-const lead = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) => {
+/** What a miss stores: its body, and what the entry depends on beyond its topics. */
+interface MissBody {
+  readonly body: Uint8Array
+  readonly entityId: string | undefined
+  readonly expiresAt: number | undefined
+}
+
+/**
+ * The body of a miss: from the read's snapshot when it can answer (the entry
+ * then depends on the whole type), else computed and encoded.
+ */
+const bodyOf = <A, E, S>(
+  core: CacheCore,
+  read: Cacheable<A, E, S>,
+  prefix: string
+): Effect.Effect<MissBody, E> => {
+  const computed = Effect.flatMap(read.compute(), (value) =>
+    Effect.map(encoderOf(read.schema)(value), (body) => ({
+      body,
+      entityId: read.entityOf(value),
+      expiresAt: read.expiresAt?.(value)
+    }))
+  )
+  const source = read.snapshot
+  if (source === undefined) return computed
+  return Effect.flatMap(snapshotOf(core, read, source, `${prefix}|${source.key}`), (snapshot) => {
+    const body = snapshot === undefined ? undefined : source.body(snapshot)
+    return body === undefined ? computed : Effect.succeed({ body, entityId: undefined, expiresAt: undefined })
+  })
+}
+
+const computeAndStore = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, prefix: string, key: string) =>
+  Effect.clockWith((clock) => {
+    const ticket = core.store.ticket()
+    return Effect.map(bodyOf(core, read, prefix), ({ body, entityId, expiresAt }) => {
+      const response = encodedResponse(body)
+      core.store.set(
+        key,
+        response,
+        body.byteLength + key.length * 2 + EntryOverhead,
+        { type: read.type, entityId, also: read.also, expiresAt },
+        ticket,
+        clock.currentTimeMillisUnsafe()
+      )
+      return response
+    })
+  })
+
+const lead = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, prefix: string, key: string) => {
   const flight: Flight = { topics: topicsOf(read), done: Deferred.makeUnsafe() }
   core.flights.set(key, flight)
-  return computeAndStore(core, read, key).pipe(
+  return computeAndStore(core, read, prefix, key).pipe(
     Effect.onExit((exit) =>
       Effect.sync(() => {
         if (core.flights.get(key) === flight) core.flights.delete(key)
@@ -428,21 +539,28 @@ const lead = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) => {
   )
 }
 
-/** The cached response of `key`, or the shared computation of it. */
-const serve = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) =>
+/**
+ * The cached response of the read under `prefix` (its projection class and
+ * version stamp), or the shared computation of it.
+ */
+const serve = <A, E, S>(core: CacheCore, read: Cacheable<A, E, S>, prefix: string) =>
   Effect.clockWith((clock) => {
+    const key = `${prefix}|${read.key}`
     const hit = core.store.get(key, clock.currentTimeMillisUnsafe())
     if (hit !== undefined) return Effect.succeed(hit)
     const flight = core.flights.get(key)
-    if (flight === undefined) return lead(core, read, key)
-    return Effect.catch(Deferred.await(flight.done), () => computeAndStore(core, read, key))
+    if (flight === undefined) return lead(core, read, prefix, key)
+    return Effect.catch(Deferred.await(flight.done), () => computeAndStore(core, read, prefix, key))
   })
 
 type VersionReader = Effect.Success<ReturnType<typeof makeVersionReader>>
 
-/** The store key of an entry computed under the version stamp `stamp` (see `versionStamp`). */
+/** The part of a store key that says under which projection class and version stamp (see `versionStamp`). */
+const versionedPrefix = (projection: ProjectionClass, stamp: string): string => `${projection}|v${stamp}`
+
+/** The store key of an entry computed under the version stamp `stamp`. */
 const versionedKey = (projection: ProjectionClass, stamp: string, key: string): string =>
-  `${projection}|v${stamp}|${key}`
+  `${versionedPrefix(projection, stamp)}|${key}`
 
 /**
  * The versions an entry is stamped with: its type's, then each of its
@@ -462,7 +580,7 @@ export const versionStamp = (
 }
 
 /** A read's type, then the other topics it shows. */
-const topicsOf = <A, E>(read: Cacheable<A, E>): ReadonlyArray<ChangeTopic> =>
+const topicsOf = <A, E, S>(read: Cacheable<A, E, S>): ReadonlyArray<ChangeTopic> =>
   read.also === undefined ? [read.type] : [read.type, ...read.also]
 
 /**
@@ -491,10 +609,10 @@ const noteServed =
 /** `respond`: a cached or shared answer for a cacheable read while the cache is active, else the read itself. */
 const makeRespond =
   (core: CacheCore, versions: VersionReader | undefined, isActive: () => boolean) =>
-  <A, E>(read: Cacheable<A, E>): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
+  <A, E, S>(read: Cacheable<A, E, S>): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
     const projection = projectionClassOf(read.caller)
     if (projection === undefined || !isActive()) return read.compute()
-    if (versions === undefined) return serve(core, read, `${projection}|${read.key}`)
+    if (versions === undefined) return serve(core, read, projection)
     // The version is read before anything is looked up or computed: the entry's stamp.
     const current = Effect.flatMap(Effect.serviceOption(RequestVersions), (read) =>
       read._tag === "Some" ? Effect.succeed(read.value) : versions.current
@@ -506,13 +624,25 @@ const makeRespond =
         const stamp = versionStamp(current, topics)
         if (stamp === undefined) return read.compute()
         const served = { kind: callerKind(read.caller), topics, projection, key: read.key }
-        return Effect.flatMap(
-          serve(core, read, versionedKey(projection, stamp, read.key)),
-          noteServed(served)
-        )
+        return Effect.flatMap(serve(core, read, versionedPrefix(projection, stamp)), noteServed(served))
       }
     })
   }
+
+/** The responses, the snapshots and the misses under way, empty. */
+const makeCore = (
+  store: ProjectionStore<HttpServerResponse.HttpServerResponse>,
+  options: ResponseCacheConfig
+): CacheCore => ({
+  store,
+  flights: new Map(),
+  snapshots: new ProjectionStore<unknown>({
+    maxEntries: MaxSnapshots,
+    maxBytes: options.maxSnapshotBytes ?? DefaultMaxSnapshotBytes,
+    ttlMillis: store.limits.ttlMillis
+  }),
+  snapshotFlights: new Map()
+})
 
 /** The cache and the switches its invalidation source drives. */
 const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
@@ -528,18 +658,27 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
     let listening = false
     /** Without versions, only notifications keep entries current: serve only while they are heard. */
     const isActive = () => alwaysOn || versions !== undefined || listening
-    const flights = new Map<string, Flight>()
-    const core: CacheCore = { store, flights }
+    const core = makeCore(store, options)
+    const flights = core.flights
 
     const apply = (change: EntityChange) =>
       Effect.suspend(() => {
         store.invalidate(change)
+        core.snapshots.invalidate(change)
         for (const [key, flight] of flights)
           if (flight.topics.includes(change.entity_type)) flights.delete(key)
+        for (const [key, flight] of core.snapshotFlights)
+          if (flight.topics.includes(change.entity_type)) core.snapshotFlights.delete(key)
         return PubSub.publish(changes, change)
       })
 
     const respond = makeRespond(core, versions, isActive)
+    const empty = () => {
+      store.clear()
+      flights.clear()
+      core.snapshots.clear()
+      core.snapshotFlights.clear()
+    }
 
     const service = ResponseCache.of({
       respond,
@@ -553,23 +692,17 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
                 store.get(versionedKey(projection, stamp, key), clock.currentTimeMillisUnsafe())
             },
       invalidate: (change) => Effect.asVoid(apply(change)),
-      clear: Effect.sync(() => {
-        store.clear()
-        flights.clear()
-      }),
+      clear: Effect.sync(() => empty()),
       stats: Effect.sync(() => ({
         ...store.stats(),
+        snapshots: core.snapshots.stats().entries,
+        snapshotBytes: core.snapshots.stats().bytes,
         active: isActive(),
         listening,
         ...(versions?.stats() ?? { versionReads: 0, versionFailures: 0, versionWaiting: 0 })
       })),
       applied: PubSub.subscribe(changes)
     })
-
-    const empty = () => {
-      store.clear()
-      flights.clear()
-    }
 
     return {
       service,

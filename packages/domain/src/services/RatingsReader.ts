@@ -28,11 +28,19 @@ import { RubricRepository } from "../ports/RubricRepository.ts"
 import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
 import type { Page, StoreError } from "../ports/StoreError.ts"
 import { entityDetail, entityScorecards, type ListRequest, listEntities } from "./reader/EntityReads.ts"
+import { type ListSnapshot, listSnapshot } from "./reader/ListSnapshot.ts"
 import { methodology } from "./reader/Methodology.ts"
 import type { NotFound, ReadError, ReaderPorts } from "./reader/ReadAccess.ts"
 import { domains, evidence, history, questions, rubric, scorecardById } from "./reader/RatingReads.ts"
 
 export type { ListRequest } from "./reader/EntityReads.ts"
+export {
+  type ListKeys,
+  type ListSnapshot,
+  listKeysOf,
+  pageOfSnapshot,
+  type SnapshotPage
+} from "./reader/ListSnapshot.ts"
 export { type HiddenNames, hiddenNames, projectRecord } from "./reader/PublicRecord.ts"
 export { isUuid, NotFound } from "./reader/ReadAccess.ts"
 
@@ -40,6 +48,16 @@ export class RatingsReader extends Context.Service<
   RatingsReader,
   {
     readonly list: (caller: Caller, request: ListRequest) => Effect.Effect<Page<EntityRecord>, StoreError>
+    /**
+     * The whole list of a type as a non-admin caller is served it, for
+     * `pageOfSnapshot` to answer any page of it exactly as `list` would
+     * (incomplete beyond `maxItems` records).
+     */
+    readonly listSnapshot: (
+      caller: Caller,
+      type: EntityType,
+      maxItems: number
+    ) => Effect.Effect<ListSnapshot, StoreError>
     readonly detail: (
       caller: Caller,
       type: EntityType,
@@ -95,6 +113,7 @@ export class RatingsReader extends Context.Service<
       }
       return RatingsReader.of({
         list: (caller, request) => listEntities(ports, caller, request),
+        listSnapshot: (caller, type, maxItems) => listSnapshot(ports, caller, type, maxItems),
         detail: (caller, type, identifier, includeInactive) =>
           entityDetail(ports, caller, type, identifier, includeInactive),
         scorecards: (caller, type, idOrSlug) => entityScorecards(ports, caller, type, idOrSlug),
