@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Ref } from "effect"
 import { Caller } from "../../src/model/Caller.ts"
 import { GradeLadder } from "../../src/scoring/GradeLadder.ts"
 import { RatingsReader } from "../../src/services/RatingsReader.ts"
 import { entity, scorecard, T0 } from "./fixtures.ts"
+import { EntityRepository } from "../../src/ports/EntityRepository.ts"
 import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
 import { RubricRepositoryMemory } from "../../src/ports/memory/RubricRepositoryMemory.ts"
 import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
@@ -281,6 +282,50 @@ describe("RatingsReader", () => {
         )
         assert.strictEqual((yield* r.scorecardById(admin, "protocol", aaveCards[2]!.id)).status, "draft")
       }).pipe(Effect.provide(layer))
+  )
+
+  it.effect(
+    "a public list or detail is one read of the store (with what its records may not name); an admin's reads the page or entity alone",
+    () =>
+      Effect.gen(function* () {
+        const calls = yield* Ref.make<ReadonlyArray<string>>([])
+        const counted = Layer.effect(
+          EntityRepository,
+          Effect.map(EntityRepository, (repo) => {
+            // Every method, recorded by name when it is called.
+            type Read = (...args: Array<unknown>) => Effect.Effect<unknown, unknown>
+            const record =
+              (name: string, f: Read): Read =>
+              (...args) =>
+                Effect.andThen(
+                  Ref.update(calls, (c) => [...c, name]),
+                  f(...args)
+                )
+            return Object.fromEntries(
+              Object.entries(repo).map(([name, f]) => [name, record(name, f as Read)])
+            ) as unknown as EntityRepository["Service"]
+          })
+        ).pipe(Layer.provide(EntityRepositoryMemory.layer([aave, eth, bridge])))
+        const reader = RatingsReader.layer.pipe(
+          Layer.provide(
+            Layer.mergeAll(counted, ScorecardRepositoryMemory.layer(), RubricRepositoryMemory.layer())
+          )
+        )
+        const readsOf = <A, E>(read: Effect.Effect<A, E, RatingsReader>) =>
+          Effect.gen(function* () {
+            yield* Ref.set(calls, [])
+            yield* Effect.provide(read, reader)
+            return yield* Ref.get(calls)
+          })
+        const detail = (caller: Caller, identifier: string) =>
+          Effect.flatMap(RatingsReader, (r) => r.detail(caller, "protocol", identifier, false))
+        assert.deepStrictEqual(yield* readsOf(detail(anonymous, "aave-v3")), ["findWithUnreadable"])
+        assert.deepStrictEqual(yield* readsOf(detail(pro, aave.record.id)), ["findWithUnreadable"])
+        assert.deepStrictEqual(yield* readsOf(list(free)), ["listWithUnreadable"])
+        assert.deepStrictEqual(yield* readsOf(detail(admin, "aave-v3")), ["findBySlug"])
+        assert.deepStrictEqual(yield* readsOf(detail(admin, aave.record.id)), ["findById"])
+        assert.deepStrictEqual(yield* readsOf(list(admin)), ["list"])
+      })
   )
 
   it.effect(
