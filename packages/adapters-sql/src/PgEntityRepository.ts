@@ -35,14 +35,14 @@ import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Effect, Layer, Option, Schema } from "effect"
 import type { SqlError, Statement } from "effect/sql"
 import { AllOfType, type EntityChange, notifyChanges } from "./PgCacheInvalidation.ts"
-import { decodeRows, IsoFromDate, orReadError, toReadError } from "./PgRows.ts"
+import { decodeRows, isoText, orReadError, toReadError } from "./PgRows.ts"
 import { catchSqlError, isUuid } from "./PgTransaction.ts"
 
 /**
  * An entity row, decoded with the domain's schemas where a shared column holds
  * a domain value (type, status, categories, urls, external ids) and timestamps
  * to the ISO text the record holds. Ids and slugs are the column's text as
- * stored, and the jsonb columns that hold each type's own fields (chains,
+ * stored, timestamps Dates spelled in the record (`isoText`), and the jsonb columns that hold each type's own fields (chains,
  * details) are checked for their shape only: the list reads decode every row
  * of a page, the hottest path of the service, and the record was validated as
  * a whole when it was written.
@@ -60,8 +60,8 @@ const EntityRow = Schema.Struct({
   description: EntityFields.description,
   is_active: EntityFields.is_active,
   is_private: EntityFields.is_private,
-  created_at: IsoFromDate,
-  updated_at: IsoFromDate,
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
   curator_id: Schema.NullOr(Schema.String),
   is_framework: Schema.Boolean,
   details: Schema.Record(Schema.String, Schema.Unknown)
@@ -124,8 +124,8 @@ export const toRecord = (row: EntityRow): EntityRecord => {
     description: row.description,
     is_active: row.is_active,
     is_private: row.is_private,
-    created_at: row.created_at,
-    updated_at: row.updated_at
+    created_at: isoText(row.created_at),
+    updated_at: isoText(row.updated_at)
   }
   if (row.entity_type === "vault") {
     record.curator_id = row.curator_id
