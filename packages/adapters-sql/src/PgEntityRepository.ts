@@ -68,7 +68,7 @@ const EntityRow = Schema.Struct({
 })
 type EntityRow = typeof EntityRow.Type
 
-const decodeEntities = decodeRows(EntityRow)
+export const decodeEntities = decodeRows(EntityRow)
 
 const ColumnNames = [
   "id",
@@ -90,7 +90,7 @@ const ColumnNames = [
   "details"
 ]
 const Columns = ColumnNames.join(", ")
-const ColumnsOf = (alias: string) => ColumnNames.map((c) => `${alias}.${c}`).join(", ")
+export const ColumnsOf = (alias: string) => ColumnNames.map((c) => `${alias}.${c}`).join(", ")
 
 /** The record keys stored as shared columns; everything else goes to `details`. */
 const SharedKeys = new Set([

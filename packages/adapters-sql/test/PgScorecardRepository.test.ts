@@ -169,6 +169,55 @@ describe("PgScorecardRepository", () => {
         }).pipe(Effect.provide(postgres))
     )
 
+    it.effect(
+      "entityWithScorecards is findBySlug / findById, listForEntity and the hints naming a publicly readable entity, in one read",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ScorecardRepository
+          const entities = yield* EntityRepository
+          const read = repo.entityWithScorecards!
+          const shown = entity("chain", "ews-shown")
+          const draftChain = entity("chain", "ews-draft", { status: "draft" })
+          const e = entity("protocol", "ews-rated")
+          const bare = entity("protocol", "ews-bare")
+          yield* entities.upsert([shown, draftChain, e, bare])
+          const hints = [
+            "chain: ews-shown",
+            "chain: ews-draft",
+            "chain: ews-missing",
+            "not a hint",
+            "widget: ews-shown",
+            ": ews-shown"
+          ]
+          yield* repo.saveDrafts(
+            hints.map((hint, i) => scorecard(e, i + 1, "draft", { largest_drag_hint: hint }))
+          )
+          yield* repo.saveDraft(scorecard(e, hints.length + 1, "draft", { largest_drag_hint: null }))
+          const together = yield* read("protocol", "slug", "ews-rated")
+          assert.deepStrictEqual(together.entity, yield* entities.findBySlug("protocol", "ews-rated"))
+          assert.deepStrictEqual(together.scorecards, yield* repo.listForEntity("protocol", e.record.id))
+          assert.deepStrictEqual([...together.readableHints], ["chain: ews-shown"])
+          assert.deepStrictEqual(yield* read("protocol", "id", e.record.id.toUpperCase()), together)
+          // An entity without scorecards; no entity of that type, id or slug.
+          assert.deepStrictEqual(yield* read("protocol", "slug", "ews-bare"), {
+            entity: yield* entities.findBySlug("protocol", "ews-bare"),
+            scorecards: [],
+            readableHints: new Set<string>()
+          })
+          for (const [type, by, identifier] of [
+            ["protocol", "slug", "ews-none"],
+            ["chain", "slug", "ews-rated"],
+            ["protocol", "id", "ews-rated"],
+            ["protocol", "slug", e.record.id]
+          ] as const)
+            assert.deepStrictEqual(yield* read(type, by, identifier), {
+              entity: Option.none(),
+              scorecards: [],
+              readableHints: new Set<string>()
+            })
+        }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("latestPublishedOf is one query through the scorecards_one_published index", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient

@@ -5,6 +5,10 @@ import { GradeLadder } from "../../src/scoring/GradeLadder.ts"
 import { RatingsReader } from "../../src/services/RatingsReader.ts"
 import { entity, scorecard, T0 } from "./fixtures.ts"
 import { EntityRepository } from "../../src/ports/EntityRepository.ts"
+import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
+import { isPubliclyReadable } from "../../src/access/Projection.ts"
+import { dragHintTarget } from "../../src/scoring/DependencyDrag.ts"
+import { Option } from "effect"
 import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
 import { RubricRepositoryMemory } from "../../src/ports/memory/RubricRepositoryMemory.ts"
 import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
@@ -325,6 +329,74 @@ describe("RatingsReader", () => {
         assert.deepStrictEqual(yield* readsOf(detail(admin, "aave-v3")), ["findBySlug"])
         assert.deepStrictEqual(yield* readsOf(detail(admin, aave.record.id)), ["findById"])
         assert.deepStrictEqual(yield* readsOf(list(admin)), ["list"])
+      })
+  )
+
+  it.effect(
+    "a store that reads an entity with its scorecards together gives the scorecard list the same answers, in one read",
+    () =>
+      Effect.gen(function* () {
+        const draftChain = entity("chain", "draft-chain", { status: "draft" })
+        const hinted = [
+          scorecard(aave, 1, "superseded", { largest_drag_hint: "chain: ethereum" }),
+          scorecard(aave, 2, "superseded", { largest_drag_hint: "chain: draft-chain" }),
+          scorecard(aave, 3, "superseded", { largest_drag_hint: "oracle: missing" }),
+          scorecard(aave, 4, "published", { largest_drag_hint: "not a hint" }),
+          scorecard(aave, 5, "draft", { largest_drag_hint: "chain: draft-chain" })
+        ]
+        const stores = Layer.mergeAll(
+          EntityRepositoryMemory.layer([aave, hidden, draft, eth, draftChain]),
+          ScorecardRepositoryMemory.layer({ scorecards: [...hinted, ...draftCards] }),
+          RubricRepositoryMemory.layer()
+        )
+        const calls = yield* Ref.make(0)
+        // The reads together, as a store would answer them: the entity, its scorecards, the readable hints.
+        const together = Layer.effect(
+          ScorecardRepository,
+          Effect.gen(function* () {
+            const entities = yield* EntityRepository
+            const scorecards = yield* ScorecardRepository
+            return ScorecardRepository.of({
+              ...scorecards,
+              entityWithScorecards: (type, by, identifier) =>
+                Effect.gen(function* () {
+                  yield* Ref.update(calls, (n) => n + 1)
+                  const found = yield* by === "id"
+                    ? entities.findById(type, identifier)
+                    : entities.findBySlug(type, identifier)
+                  const cards = Option.isSome(found)
+                    ? yield* scorecards.listForEntity(type, found.value.id)
+                    : []
+                  const readableHints = new Set<string>()
+                  for (const card of cards) {
+                    const target =
+                      card.largest_drag_hint === null ? undefined : dragHintTarget(card.largest_drag_hint)
+                    if (target === undefined) continue
+                    const named = yield* entities.findBySlug(target.entity_type, target.slug)
+                    if (Option.isSome(named) && isPubliclyReadable(named.value))
+                      readableHints.add(card.largest_drag_hint!)
+                  }
+                  return { entity: found, scorecards: cards, readableHints }
+                })
+            })
+          })
+        ).pipe(Layer.provideMerge(stores))
+        const inTurn = RatingsReader.layer.pipe(Layer.provide(stores))
+        const oneRead = RatingsReader.layer.pipe(Layer.provide(together))
+        const answer = (caller: Caller, identifier: string) =>
+          Effect.flatMap(RatingsReader, (r) => Effect.result(r.scorecards(caller, "protocol", identifier)))
+        for (const caller of [anonymous, free, pro, enterprise, admin])
+          for (const identifier of ["aave-v3", aave.record.id, "hidden-protocol", "draft-protocol", "nope"]) {
+            const before = yield* Ref.get(calls)
+            const expected = yield* Effect.provide(answer(caller, identifier), inTurn)
+            assert.deepStrictEqual(yield* Effect.provide(answer(caller, identifier), oneRead), expected)
+            assert.strictEqual((yield* Ref.get(calls)) - before, 1)
+          }
+        const served = yield* Effect.provide(answer(pro, "aave-v3"), oneRead)
+        assert.deepStrictEqual(
+          served._tag === "Success" ? served.success.items.map((s) => s.largest_drag_hint) : [],
+          ["not a hint", "largest drag: oracle", "largest drag: chain", "chain: ethereum"]
+        )
       })
   )
 

@@ -7,6 +7,7 @@ import { Effect, Option } from "effect"
 import { type EntityListQuery, ListParameters } from "../../access/ListFilter.ts"
 import type { Caller } from "../../model/Caller.ts"
 import type { EntityType } from "../../model/EntityType.ts"
+import { dragHintTarget, typeOnlyDragHint } from "../../scoring/DependencyDrag.ts"
 import {
   dragHintsFor,
   hiddenOf,
@@ -87,6 +88,12 @@ export const entityDetail = (
 
 /** The entity's scorecards as the caller's tier lists them (part 4), with drag hints it may read. */
 export const entityScorecards = (ports: ReaderPorts, caller: Caller, type: EntityType, idOrSlug: string) =>
+  ports.scorecards.entityWithScorecards === undefined
+    ? scorecardsInTurn(ports, caller, type, idOrSlug)
+    : scorecardsTogether(ports, ports.scorecards.entityWithScorecards, caller, type, idOrSlug)
+
+/** The scorecard list read in turn: the entity, its scorecards, then each drag hint's entity. */
+const scorecardsInTurn = (ports: ReaderPorts, caller: Caller, type: EntityType, idOrSlug: string) =>
   Effect.gen(function* () {
     const record = yield* rated(ports, caller, resolve(ports, type, idOrSlug))
     const all = yield* ports.scorecards.listForEntity(type, record.id)
@@ -96,10 +103,41 @@ export const entityScorecards = (ports: ReaderPorts, caller: Caller, type: Entit
       caller,
       projected.map((s) => s.largest_drag_hint)
     )
-    const items = projected.map((s) =>
-      hint(s.largest_drag_hint) === s.largest_drag_hint
-        ? s
-        : { ...s, largest_drag_hint: hint(s.largest_drag_hint) }
-    )
-    return { items, total: items.length }
+    return withHints(projected, hint)
   })
+
+/**
+ * The scorecard list read together (one round trip on Postgres): the same
+ * answers, a hint naming its entity only when the store found it readable.
+ */
+const scorecardsTogether = (
+  ports: ReaderPorts,
+  read: NonNullable<ReaderPorts["scorecards"]["entityWithScorecards"]>,
+  caller: Caller,
+  type: EntityType,
+  idOrSlug: string
+) =>
+  Effect.gen(function* () {
+    const found = yield* read(type, isUuid(idOrSlug) ? "id" : "slug", idOrSlug)
+    if (Option.isNone(found.entity) || !ports.projection.areScorecardsVisible(caller, found.entity.value))
+      return yield* new NotFound()
+    const projected = ports.projection.projectScorecardList(caller, type, found.scorecards)
+    const admin = ports.projection.isAdmin(caller)
+    return withHints(projected, (hint) => {
+      const target = hint === null ? undefined : dragHintTarget(hint)
+      if (admin || hint === null || target === undefined || found.readableHints.has(hint)) return hint
+      return typeOnlyDragHint(target.entity_type)
+    })
+  })
+
+const withHints = <S extends { readonly largest_drag_hint: string | null }>(
+  projected: ReadonlyArray<S>,
+  hint: (hint: string | null) => string | null
+) => {
+  const items = projected.map((s) =>
+    hint(s.largest_drag_hint) === s.largest_drag_hint
+      ? s
+      : { ...s, largest_drag_hint: hint(s.largest_drag_hint) }
+  )
+  return { items, total: items.length }
+}
