@@ -15,7 +15,7 @@ import { PgClient } from "@effect/sql-pg"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Effect, Layer } from "effect"
 import { bulk } from "./scorecards/ScorecardBulk.ts"
-import { entityWithScorecards } from "./scorecards/EntityWithScorecards.ts"
+import { entityWithHistory, entityWithScorecards } from "./scorecards/EntityWithScorecards.ts"
 import { reads } from "./scorecards/ScorecardReads.ts"
 import { writes } from "./scorecards/ScorecardWrites.ts"
 
@@ -27,6 +27,7 @@ export const make = Effect.gen(function* () {
   return ScorecardRepository.of({
     ...reads(sql),
     entityWithScorecards: entityWithScorecards(sql),
+    entityWithHistory: entityWithHistory(sql),
     ...writes(sql),
     ...bulk(sql)
   })

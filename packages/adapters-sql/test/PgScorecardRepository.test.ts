@@ -218,6 +218,38 @@ describe("PgScorecardRepository", () => {
         }).pipe(Effect.provide(postgres))
     )
 
+    it.effect("entityWithHistory is findBySlug and history, in one read", () =>
+      Effect.gen(function* () {
+        const repo = yield* ScorecardRepository
+        const entities = yield* EntityRepository
+        const read = repo.entityWithHistory!
+        const e = entity("protocol", "ewh-rated")
+        const bare = entity("protocol", "ewh-bare")
+        yield* entities.upsert([e, bare])
+        for (const version of [1, 2]) {
+          const draft = scorecard(e, version, "draft")
+          yield* repo.saveDraft(draft)
+          yield* repo.publish(publishRecord(e, draft))
+        }
+        const together = yield* read("protocol", "ewh-rated")
+        assert.strictEqual(together.history.length, 2)
+        assert.deepStrictEqual(together, {
+          entity: yield* entities.findBySlug("protocol", "ewh-rated"),
+          history: yield* repo.history("protocol", e.record.id)
+        })
+        assert.deepStrictEqual(yield* read("protocol", "ewh-bare"), {
+          entity: yield* entities.findBySlug("protocol", "ewh-bare"),
+          history: []
+        })
+        for (const [type, slug] of [
+          ["protocol", "ewh-none"],
+          ["chain", "ewh-rated"],
+          ["protocol", e.record.id]
+        ] as const)
+          assert.deepStrictEqual(yield* read(type, slug), { entity: Option.none(), history: [] })
+      }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("latestPublishedOf is one query through the scorecards_one_published index", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient

@@ -15,7 +15,7 @@ import { Effect, Option } from "effect"
 import { ColumnsOf, decodeEntities, toRecord } from "../PgEntityRepository.ts"
 import { decodeRows, orReadError } from "../PgRows.ts"
 import { isUuid } from "../PgTransaction.ts"
-import { ListColumns, ScorecardRow, toScorecard } from "./ScorecardRows.ts"
+import { HistoryRow, ListColumns, ScorecardRow, toHistory, toScorecard } from "./ScorecardRows.ts"
 
 const ScorecardColumnNames = ListColumns.split(",").map((c) => c.trim().replace(/^s\./, ""))
 const Prefixed = ScorecardColumnNames.map((c) => `s.${c} AS sc_${c}`).join(", ")
@@ -74,3 +74,44 @@ export const entityWithScorecards =
       orReadError(`scorecards of ${type} ${identifier}`)
     )
   }
+
+const HistoryColumnNames = [
+  "scorecard_id",
+  "scorecard_version",
+  "grade",
+  "letter_grade",
+  "composite_score",
+  "intrinsic_composite_score",
+  "intrinsic_letter_grade",
+  "published_at",
+  "reasoning",
+  "changed_by"
+]
+const HistoryPrefixed = HistoryColumnNames.map((c) => `h.${c} AS h_${c}`).join(", ")
+const decodeHistory = decodeRows(HistoryRow)
+
+/**
+ * ScorecardRepository's `entityWithHistory` on Postgres: the entity by slug
+ * and its rating history (newest first, as `history` reads it) in one
+ * statement, the history's columns under an `h_` prefix.
+ */
+export const entityWithHistory = (sql: PgClient.PgClient) => (type: EntityType, slug: string) =>
+  sql<Row>`SELECT ${sql.literal(ColumnsOf("e"))}, h.*
+    FROM (SELECT 1) one
+    LEFT JOIN entities e ON e.entity_type = ${type}::text AND e.slug = ${slug}::text
+    LEFT JOIN LATERAL (
+      SELECT ${sql.literal(HistoryPrefixed)} FROM rating_history h
+      WHERE h.entity_id = e.id ORDER BY h.scorecard_version DESC
+    ) h ON true`.pipe(
+    Effect.flatMap((rows) =>
+      Effect.gen(function* () {
+        const entity = yield* decodeEntities(rows.filter((row) => row.id !== null).slice(0, 1))
+        const entries = rows
+          .filter((row) => row.h_scorecard_id !== null)
+          .map((row) => Object.fromEntries(HistoryColumnNames.map((c) => [c, row[`h_${c}`]])))
+        const history = (yield* decodeHistory(entries)).map(toHistory)
+        return { entity: Option.map(Option.fromNullishOr(entity[0]), toRecord), history }
+      })
+    ),
+    orReadError(`history of ${type} ${slug}`)
+  )

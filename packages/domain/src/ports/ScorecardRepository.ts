@@ -147,6 +147,17 @@ export class ScorecardRepository extends Context.Service<
       type: EntityType,
       entityIds: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, Scorecard>, StoreError>
+    /**
+     * Optional: the entity of a type by slug and its `history`, read together
+     * (one round trip on Postgres); a store without it is read in turn.
+     */
+    readonly entityWithHistory?: (
+      type: EntityType,
+      slug: string
+    ) => Effect.Effect<
+      { readonly entity: Option.Option<EntityRecord>; readonly history: ReadonlyArray<HistoryEntryRecord> },
+      StoreError
+    >
     /** Rating history, newest first. */
     readonly history: (
       type: EntityType,

@@ -73,6 +73,29 @@ const layer = RatingsReader.layer.pipe(
   )
 )
 
+/** The module's seeded stores, for readers composed over them. */
+const stores = Layer.mergeAll(
+  EntityRepositoryMemory.layer([aave, hidden, retired, draft, scoring, approved, eth, bridge]),
+  ScorecardRepositoryMemory.layer({
+    scorecards: [...aaveCards, ...ethCards, ...draftCards],
+    history: [
+      {
+        entity_id: aave.record.id,
+        scorecard_id: aaveCards[1]!.id,
+        scorecard_version: 2,
+        grade: "A",
+        letter_grade: "A",
+        composite_score: 80,
+        intrinsic_composite_score: 80,
+        intrinsic_letter_grade: "A",
+        published_at: T0,
+        reasoning: "re-rated after the v3.1 audit"
+      }
+    ]
+  }),
+  RubricRepositoryMemory.layer()
+)
+
 const list = (caller: Caller, extra: { include_inactive?: boolean } = {}) =>
   Effect.gen(function* () {
     const r = yield* RatingsReader
@@ -397,6 +420,50 @@ describe("RatingsReader", () => {
           served._tag === "Success" ? served.success.items.map((s) => s.largest_drag_hint) : [],
           ["not a hint", "largest drag: oracle", "largest drag: chain", "chain: ethereum"]
         )
+      })
+  )
+
+  it.effect(
+    "a store that reads an entity with its history together gives the history the same answers, in one read",
+    () =>
+      Effect.gen(function* () {
+        const calls = yield* Ref.make(0)
+        const together = Layer.effect(
+          ScorecardRepository,
+          Effect.gen(function* () {
+            const entities = yield* EntityRepository
+            const scorecards = yield* ScorecardRepository
+            return ScorecardRepository.of({
+              ...scorecards,
+              entityWithHistory: (type, slug) =>
+                Effect.gen(function* () {
+                  yield* Ref.update(calls, (n) => n + 1)
+                  const entity = yield* entities.findBySlug(type, slug)
+                  const history = Option.isSome(entity)
+                    ? yield* scorecards.history(type, entity.value.id)
+                    : []
+                  return { entity, history }
+                })
+            })
+          })
+        ).pipe(Layer.provideMerge(stores))
+        const inTurn = RatingsReader.layer.pipe(Layer.provide(stores))
+        const oneRead = RatingsReader.layer.pipe(Layer.provide(together))
+        const answer = (caller: Caller, slug: string) =>
+          Effect.flatMap(RatingsReader, (r) => Effect.result(r.history(caller, "protocol", slug)))
+        for (const caller of [anonymous, free, pro, enterprise, admin])
+          for (const slug of ["aave-v3", "hidden-protocol", "draft-protocol", "nope"]) {
+            const before = yield* Ref.get(calls)
+            const expected = yield* Effect.provide(answer(caller, slug), inTurn)
+            assert.deepStrictEqual(yield* Effect.provide(answer(caller, slug), oneRead), expected)
+            // The tier is checked first: a refused caller reads nothing.
+            assert.strictEqual(
+              (yield* Ref.get(calls)) - before,
+              expected._tag === "Failure" && expected.failure._tag !== "NotFound" ? 0 : 1
+            )
+          }
+        const served = yield* Effect.provide(answer(pro, "aave-v3"), oneRead)
+        assert.strictEqual(served._tag === "Success" ? served.success.items.length : 0, 1)
       })
   )
 

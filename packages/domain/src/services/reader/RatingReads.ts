@@ -41,10 +41,20 @@ export const domains = (ports: ReaderPorts, caller: Caller, type: EntityType, sl
     }
   })
 
-/** The entity's publication history. */
+/**
+ * The entity's publication history: the entity and its history read together
+ * (one round trip on Postgres) when the store can, else in turn.
+ */
 export const history = (ports: ReaderPorts, caller: Caller, type: EntityType, slug: string) =>
   Effect.gen(function* () {
     yield* gate(ports, caller, "history")
+    const together = ports.scorecards.entityWithHistory
+    if (together !== undefined) {
+      const found = yield* together(type, slug)
+      if (Option.isNone(found.entity) || !ports.projection.areScorecardsVisible(caller, found.entity.value))
+        return yield* new NotFound()
+      return { entity: brief(found.entity.value), items: found.history, total: found.history.length }
+    }
     const record = yield* ratedBySlug(ports, caller, type, slug)
     const items = yield* ports.scorecards.history(type, record.id)
     return { entity: brief(record), items, total: items.length }
