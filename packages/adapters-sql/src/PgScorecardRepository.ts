@@ -15,7 +15,11 @@ import { PgClient } from "@effect/sql-pg"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Effect, Layer } from "effect"
 import { bulk } from "./scorecards/ScorecardBulk.ts"
-import { entityWithHistory, entityWithScorecards } from "./scorecards/EntityWithScorecards.ts"
+import {
+  entityWithHistory,
+  entityWithLatestPublished,
+  entityWithScorecards
+} from "./scorecards/EntityWithScorecards.ts"
 import { reads } from "./scorecards/ScorecardReads.ts"
 import { writes } from "./scorecards/ScorecardWrites.ts"
 
@@ -28,6 +32,7 @@ export const make = Effect.gen(function* () {
     ...reads(sql),
     entityWithScorecards: entityWithScorecards(sql),
     entityWithHistory: entityWithHistory(sql),
+    entityWithLatestPublished: entityWithLatestPublished(sql),
     ...writes(sql),
     ...bulk(sql)
   })

@@ -250,6 +250,40 @@ describe("PgScorecardRepository", () => {
       }).pipe(Effect.provide(postgres))
     )
 
+    it.effect("entityWithLatestPublished is findBySlug and latest published, in one read", () =>
+      Effect.gen(function* () {
+        const repo = yield* ScorecardRepository
+        const entities = yield* EntityRepository
+        const read = repo.entityWithLatestPublished!
+        const e = entity("protocol", "ewl-rated")
+        const drafted = entity("protocol", "ewl-drafted")
+        yield* entities.upsert([e, drafted])
+        for (const version of [1, 2]) {
+          const draft = scorecard(e, version, "draft")
+          yield* repo.saveDraft(draft)
+          yield* repo.publish(publishRecord(e, draft))
+        }
+        yield* repo.saveDraft(scorecard(e, 3, "draft"))
+        yield* repo.saveDraft(scorecard(drafted, 1, "draft"))
+        const together = yield* read("protocol", "ewl-rated")
+        assert.strictEqual(Option.map(together.latest, (s) => s.scorecard_version).pipe(Option.getOrNull), 2)
+        assert.isAbove(Option.getOrThrow(together.latest).answers.length, 0)
+        assert.deepStrictEqual(together, {
+          entity: yield* entities.findBySlug("protocol", "ewl-rated"),
+          latest: yield* repo.latest("protocol", e.record.id, "published")
+        })
+        assert.deepStrictEqual(yield* read("protocol", "ewl-drafted"), {
+          entity: yield* entities.findBySlug("protocol", "ewl-drafted"),
+          latest: Option.none()
+        })
+        for (const [type, slug] of [
+          ["protocol", "ewl-none"],
+          ["chain", "ewl-rated"]
+        ] as const)
+          assert.deepStrictEqual(yield* read(type, slug), { entity: Option.none(), latest: Option.none() })
+      }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("latestPublishedOf is one query through the scorecards_one_published index", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient

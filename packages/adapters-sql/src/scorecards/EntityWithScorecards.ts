@@ -11,11 +11,21 @@
  */
 import type { PgClient } from "@effect/sql-pg"
 import type { EntityType } from "@ratings/domain/model/EntityType"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { ColumnsOf, decodeEntities, toRecord } from "../PgEntityRepository.ts"
 import { decodeRows, orReadError } from "../PgRows.ts"
 import { isUuid } from "../PgTransaction.ts"
-import { HistoryRow, ListColumns, ScorecardRow, toHistory, toScorecard } from "./ScorecardRows.ts"
+import {
+  AnswersJson,
+  DetailRow,
+  EvidenceJson,
+  HistoryRow,
+  ListColumns,
+  ScorecardRow,
+  toHistory,
+  toScorecard,
+  toStored
+} from "./ScorecardRows.ts"
 
 const ScorecardColumnNames = ListColumns.split(",").map((c) => c.trim().replace(/^s\./, ""))
 const Prefixed = ScorecardColumnNames.map((c) => `s.${c} AS sc_${c}`).join(", ")
@@ -114,4 +124,42 @@ export const entityWithHistory = (sql: PgClient.PgClient) => (type: EntityType, 
       })
     ),
     orReadError(`history of ${type} ${slug}`)
+  )
+
+const DetailColumnNames = [...ScorecardColumnNames, "domain_weights", "dependencies", "answers", "evidence"]
+const DetailPrefixed = `${[...ScorecardColumnNames, "domain_weights", "dependencies"].map((c) => `s.${c} AS sc_${c}`).join(", ")},
+  ${AnswersJson} AS sc_answers, ${EvidenceJson} AS sc_evidence`
+const decodeDetail = Schema.decodeUnknownEffect(DetailRow)
+
+/**
+ * ScorecardRepository's `entityWithLatestPublished` on Postgres: the entity by
+ * slug and its latest published scorecard, answers and evidence built as
+ * `latest` builds them, in one statement, the scorecard's columns under an
+ * `sc_` prefix.
+ */
+export const entityWithLatestPublished = (sql: PgClient.PgClient) => (type: EntityType, slug: string) =>
+  sql<Row>`SELECT ${sql.literal(ColumnsOf("e"))}, s.*
+    FROM (SELECT 1) one
+    LEFT JOIN entities e ON e.entity_type = ${type}::text AND e.slug = ${slug}::text
+    LEFT JOIN LATERAL (
+      SELECT ${sql.literal(DetailPrefixed)} FROM scorecards s
+      WHERE s.entity_id = e.id AND s.entity_type = e.entity_type AND s.status = 'published'
+      ORDER BY s.scorecard_version DESC LIMIT 1
+    ) s ON true`.pipe(
+    Effect.flatMap((rows) =>
+      Effect.gen(function* () {
+        const entity = yield* decodeEntities(rows.filter((row) => row.id !== null).slice(0, 1))
+        const row = rows.find((r) => r.sc_id !== null)
+        const latest =
+          row === undefined
+            ? Option.none()
+            : Option.some(
+                toStored(
+                  yield* decodeDetail(Object.fromEntries(DetailColumnNames.map((c) => [c, row[`sc_${c}`]])))
+                )
+              )
+        return { entity: Option.map(Option.fromNullishOr(entity[0]), toRecord), latest }
+      })
+    ),
+    orReadError(`latest published scorecard of ${type} ${slug}`)
   )

@@ -158,6 +158,18 @@ export class ScorecardRepository extends Context.Service<
       { readonly entity: Option.Option<EntityRecord>; readonly history: ReadonlyArray<HistoryEntryRecord> },
       StoreError
     >
+    /**
+     * Optional: the entity of a type by slug and its `latest` published
+     * scorecard, read together (one round trip on Postgres); a store without
+     * it is read in turn.
+     */
+    readonly entityWithLatestPublished?: (
+      type: EntityType,
+      slug: string
+    ) => Effect.Effect<
+      { readonly entity: Option.Option<EntityRecord>; readonly latest: Option.Option<StoredScorecard> },
+      StoreError
+    >
     /** Rating history, newest first. */
     readonly history: (
       type: EntityType,

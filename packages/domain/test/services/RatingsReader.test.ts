@@ -468,6 +468,59 @@ describe("RatingsReader", () => {
   )
 
   it.effect(
+    "a store that reads an entity with its latest published scorecard together gives domains, questions, rubric and evidence the same answers, in one read",
+    () =>
+      Effect.gen(function* () {
+        const calls = yield* Ref.make(0)
+        const together = Layer.effect(
+          ScorecardRepository,
+          Effect.gen(function* () {
+            const entities = yield* EntityRepository
+            const scorecards = yield* ScorecardRepository
+            return ScorecardRepository.of({
+              ...scorecards,
+              entityWithLatestPublished: (type, slug) =>
+                Effect.gen(function* () {
+                  yield* Ref.update(calls, (n) => n + 1)
+                  const entity = yield* entities.findBySlug(type, slug)
+                  const latest = Option.isSome(entity)
+                    ? yield* scorecards.latest(type, entity.value.id, "published")
+                    : Option.none()
+                  return { entity, latest }
+                })
+            })
+          })
+        ).pipe(Layer.provideMerge(stores))
+        const inTurn = RatingsReader.layer.pipe(Layer.provide(stores))
+        const oneRead = RatingsReader.layer.pipe(Layer.provide(together))
+        const reads = ["domains", "questions", "rubric", "evidence"] as const
+        const answer = (read: (typeof reads)[number], caller: Caller, slug: string) =>
+          Effect.flatMap(RatingsReader, (r) => {
+            const run = r[read] as (
+              caller: Caller,
+              type: "protocol",
+              slug: string
+            ) => Effect.Effect<unknown, { readonly _tag: string }>
+            return Effect.result(run(caller, "protocol", slug))
+          })
+        for (const read of reads)
+          for (const caller of [anonymous, free, pro, enterprise, admin])
+            for (const slug of ["aave-v3", "hidden-protocol", "draft-protocol", "nope"]) {
+              const before = yield* Ref.get(calls)
+              const expected = yield* Effect.provide(answer(read, caller, slug), inTurn)
+              assert.deepStrictEqual(yield* Effect.provide(answer(read, caller, slug), oneRead), expected)
+              const refused = expected._tag === "Failure" && expected.failure._tag !== "NotFound"
+              assert.strictEqual((yield* Ref.get(calls)) - before, refused ? 0 : 1)
+            }
+        const served = yield* Effect.provide(
+          Effect.flatMap(RatingsReader, (r) => r.questions(enterprise, "protocol", "aave-v3")),
+          oneRead
+        )
+        assert.strictEqual(served.scorecard_version, 2)
+      })
+  )
+
+  it.effect(
     "methodology serves the grade ladder from the same table the core uses, and question counts",
     () =>
       Effect.gen(function* () {
