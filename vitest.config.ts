@@ -18,6 +18,12 @@
  * leases), so a 2-core machine runs more workers than cores, and the longest
  * files start first (vitest.sequencer.ts). TEST_WORKERS overrides the count.
  *
+ * The workspace runs from source: the projects resolve `@ratings/domain` (and
+ * any process they spawn, through NODE_OPTIONS) under the "@ratings/source"
+ * export condition, which maps it to src/*.ts. The domain-dist project runs the
+ * scoring property tests once more without it, against the package as built and
+ * shipped (dist/, built by its global set-up; issue 16).
+ *
  * The fuzz campaign runs at a quick size here and at its full size in
  * `npm run test:fuzz` (FUZZ_SIZE=full; packages/adapters-http/test/Fuzz.test.ts).
  */
@@ -32,6 +38,16 @@ process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, ".tmp", "node-compi
 
 const withPostgres = ["./packages/adapters-sql/test/globalSetup.ts"]
 
+/** Vite's default server conditions, with the workspace's own source first. */
+const SourceCondition = "@ratings/source"
+const fromSource = { resolve: { conditions: [SourceCondition, "module", "node", "development|production"] } }
+// `vitest` run without npm (which sets it from .npmrc) still hands the condition to spawned processes.
+if (!(process.env.NODE_OPTIONS ?? "").includes(`--conditions=${SourceCondition}`)) {
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --conditions=${SourceCondition}`.trim()
+}
+/** NODE_OPTIONS without the source condition: what a consumer of the built package runs with. */
+const withoutSource = (process.env.NODE_OPTIONS ?? "").replace(`--conditions=${SourceCondition}`, "").trim()
+
 export default defineConfig({
   test: {
     reporters: ["default", "./vitest.summary.ts"],
@@ -42,6 +58,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
+        ssr: fromSource,
         test: {
           name: "domain",
           include: ["packages/domain/test/**/*.test.ts", "packages/demo-data/test/**/*.test.ts"],
@@ -49,7 +66,21 @@ export default defineConfig({
         }
       },
       {
+        // The same property tests, importing @ratings/domain's public entry points, resolved to dist/.
         extends: true,
+        test: {
+          name: "domain-dist",
+          include: [
+            "packages/domain/test/scoring/ScoringProperties.test.ts",
+            "packages/domain/test/scoring/PublishedFigures.test.ts"
+          ],
+          globalSetup: ["./packages/domain/test/support/buildDist.ts"],
+          env: { NODE_OPTIONS: withoutSource, RATINGS_DOMAIN_FROM: "dist" }
+        }
+      },
+      {
+        extends: true,
+        ssr: fromSource,
         test: {
           name: "adapters",
           include: [
@@ -63,6 +94,7 @@ export default defineConfig({
       },
       {
         extends: true,
+        ssr: fromSource,
         test: {
           name: "e2e",
           include: ["apps/*/test/**/*.test.ts", "bench/test/**/*.test.ts"],

@@ -28,7 +28,8 @@
  * JSON, and the baseline either the same JSON (rows checked "equal") or a
  * body within 10 % of ours in size (rows checked "same size", printed as
  * such). Then each server in turn: WARMUP seconds, then DURATION seconds
- * measured. A route the spec refuses to a caller (401 without a key, 403 below
+ * measured; the cached server is first primed (each distinct request of the
+ * row sent once, see `prime`), so that its cell is the cache's steady state. A route the spec refuses to a caller (401 without a key, 403 below
  * its tier) is not loaded: the row is listed as skipped, with the reason.
  *
  * Prints a Markdown table (req/s, p99, errors per server, and the ratios), the
@@ -56,6 +57,7 @@ import { DemoDataDir, typeCounts, writeDataset } from "@ratings/demo-data"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { application, database } from "@ratings/server/Layers"
+import { ServeNodeFlags } from "@ratings/server/ServeNodeFlags"
 import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
@@ -425,9 +427,15 @@ interface Server {
 
 const startServer = async (name: string, script: string, args: ReadonlyArray<string>): Promise<Server> => {
   const port = await run(freePort)
-  const child = spawn(process.execPath, [join(import.meta.dirname, script), String(port), ...args], {
-    stdio: ["ignore", "ignore", "inherit"]
-  })
+  // Ours runs with the options of a `ratings serve` process; the baseline and the ceiling with Node's defaults.
+  const flags = script === "readServer.ts" ? ServeNodeFlags : []
+  const child = spawn(
+    process.execPath,
+    [...flags, join(import.meta.dirname, script), String(port), ...args],
+    {
+      stdio: ["ignore", "ignore", "inherit"]
+    }
+  )
   const baseUrl = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
@@ -612,6 +620,38 @@ const checkRow = async (
 
 // ---------------------------------------------------------------- the run
 
+/** Concurrent requests of the priming pass. */
+const PrimingConcurrency = 32
+
+/**
+ * Sends each distinct request of a row once, `PrimingConcurrency` at a time,
+ * before the cached server's warm-up: its cell then measures the cache's
+ * steady state whatever the row's number of distinct requests (2,133 list
+ * pages take longer to compute once than a short warm-up lasts); the cost of
+ * a miss is the no-cache column's.
+ */
+const prime = async (server: Server, lines: ReadonlyArray<Line>): Promise<void> => {
+  const seen = new Set<string>()
+  const distinct = lines.filter((l) => {
+    const id = `${l.path} ${l.authorization}`
+    if (seen.has(id)) return false
+    seen.add(id)
+    return true
+  })
+  let next = 0
+  const worker = async () => {
+    while (next < distinct.length) {
+      const line = distinct[next++]!
+      const headers: Record<string, string> =
+        line.authorization === undefined ? {} : { authorization: line.authorization }
+      const response = await fetch(`${server.baseUrl}${line.path}`, { headers })
+      await response.arrayBuffer()
+      if (response.status !== 200) throw new Error(`priming ${line.path}: ${response.status}`)
+    }
+  }
+  await Promise.all(Array.from({ length: PrimingConcurrency }, worker))
+}
+
 export interface Row {
   readonly route: string
   readonly caller: CallerName
@@ -776,6 +816,7 @@ export const readBench = async (
               ? wrkLoad(server.baseUrl, file, options.connections, seconds)
               : autocannonLoad(server.baseUrl, lines, options.connections, seconds)
           const measure = async (server: Server): Promise<Cell> => {
+            if (server === ours) await prime(server, lines)
             if (options.warmup > 0) await loadOnce(server, options.warmup)
             const cell = await loadOnce(server, options.duration)
             if (cell.errors + cell.non2xx > 0)

@@ -35,7 +35,10 @@
  *   DATABASE_URL=postgres://root@127.0.0.1:5432/test npm run bench:soak
  *   (without DATABASE_URL an embedded Postgres is started)
  *   DURATION=300 RAMP=16,32,64,128 RAMP_SECONDS=10 WARMUP=30 REFERENCE=10 SAMPLE_EVERY=5
+ *   CLASS_SECONDS=3 (each route class alone, for its CPU per response; 0: none; CLASSES=a,b: only these)
  *   CONNECTIONS=n (skips the ramp) KEEP=1 (keeps the database)
+ *   CPU_PROF=<dir> (the server writes a V8 CPU profile of the whole run there, node --cpu-prof)
+ *   SERVER_ARGS="--max-semi-space-size=16" (node options of the server process, for experiments)
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -54,8 +57,17 @@ import type { ProgressReporter } from "@ratings/server/Progress"
 import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
+import { ServeNodeFlags } from "@ratings/server/ServeNodeFlags"
 import { runMain, type ScratchDatabase, withPostgresServer, withScratchDatabase } from "./harness.ts"
-import type { LoadPlan, LoadReport, PlannedRequest } from "./soakLoad.ts"
+import {
+  type ClassesPlan,
+  type ClassReport,
+  cpuOf,
+  type LoadPlan,
+  type LoadReport,
+  type PlannedRequest,
+  type RequestTally
+} from "./soakLoad.ts"
 
 const ServerScript = join(import.meta.dirname, "soakServer.ts")
 const LoadScript = join(import.meta.dirname, "soakLoad.ts")
@@ -65,6 +77,17 @@ export const Tolerance = { rssGrowth: 0.2, fds: 5, tcp: 2, postgres: 2 } as cons
 
 /** The saturation point: the least concurrency within this fraction of the ramp's best throughput. */
 const SaturationShare = 0.95
+
+/** The reference run the mix is held against (issue 15): the anonymous cached list, the read benchmark's route. */
+export const ListReference = "GET /api/v1/protocols?limit=50"
+
+/** Issue 15's targets of the soak, each a ratio from the same run. */
+export const Targets = {
+  /** The mix's throughput over the list reference's, at the same concurrency, same server and load generator. */
+  mixedOverList: 0.6,
+  /** RSS at rest after the soak over RSS idle (the server started, before any load). */
+  rssOverIdle: 1.5
+} as const
 
 export interface SoakOptions {
   /** A Postgres server (any database in the URL); the soak creates and drops its own database on it. */
@@ -79,8 +102,16 @@ export interface SoakOptions {
   readonly warmup: number
   /** Seconds of the reference run (the read benchmark's route); 0: none. */
   readonly reference: number
+  /** Seconds each route class is loaded alone, after the reference, for its CPU per response; 0: none. */
+  readonly classSeconds: number
+  /** The classes loaded alone (classOf names); absent: every class of the plan. */
+  readonly onlyClasses?: ReadonlyArray<string> | undefined
   readonly sampleEvery: number
   readonly keep?: boolean | undefined
+  /** A directory: the server runs with `--cpu-prof` and writes its profile there when stopped. */
+  readonly cpuProfileDir?: string | undefined
+  /** Node options of the server process (say `--max-semi-space-size=16`), for experiments. */
+  readonly serverArgs?: ReadonlyArray<string> | undefined
   /** Progress lines. */
   readonly log: (line: string) => void
   /** Progress of the import; none when absent. */
@@ -107,14 +138,35 @@ export interface Check {
   readonly detail: string
 }
 
+/** A target of issue 15: PASS or FAIL, printed beside the run's checks; undefined value: not measured. */
+export interface Target {
+  readonly name: string
+  readonly value: number | undefined
+  readonly detail: string
+  readonly pass: boolean
+}
+
 export interface SoakResult {
   readonly entities: number
   readonly plan: ReadonlyArray<PlannedRequest>
   readonly ramp: ReadonlyArray<LoadReport>
   readonly concurrency: number
-  readonly reference: ReadonlyArray<{ readonly name: string; readonly report: LoadReport }>
+  /** `cpuSeconds`: the server's CPU time over the run (user + system), for its cost per response. */
+  readonly reference: ReadonlyArray<{
+    readonly name: string
+    readonly report: LoadReport
+    readonly cpuSeconds: number
+  }>
   readonly warmup: LoadReport | undefined
   readonly soak: LoadReport
+  /** Each route class loaded alone (`classSeconds`), with the server's CPU time over it. */
+  readonly classes: ReadonlyArray<ClassReport>
+  /** The server's CPU time over the soak (user + system). */
+  readonly soakCpuSeconds: number
+  /** Per request name, the size of its body when probed (the mean over the plan's requests of that name). */
+  readonly bodyBytes: Readonly<Record<string, number>>
+  /** The server started and answering /health, before the probe or any load. */
+  readonly idle: Snapshot
   readonly start: Snapshot
   readonly end: Snapshot
   /** Under load, every `sampleEvery` seconds: the soak's, and the warm-up's. */
@@ -123,11 +175,15 @@ export interface SoakResult {
   /** Socket errors, timeouts and unexpected statuses over every load of the run (ramp and warm-up too). */
   readonly errors: number
   readonly checks: ReadonlyArray<Check>
+  /** Issue 15's targets: findings, as bench:read prints them; they do not change the verdict or the exit code. */
+  readonly targets: ReadonlyArray<Target>
   readonly pass: boolean
 }
 
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 // ---------------------------------------------------------------- the dataset
 
@@ -341,19 +397,29 @@ interface Server {
   readonly baseUrl: string
 }
 
-const startServer = async (url: string, serverKey: Redacted.Redacted<string>): Promise<Server> => {
+const startServer = async (
+  url: string,
+  serverKey: Redacted.Redacted<string>,
+  options: Pick<SoakOptions, "cpuProfileDir" | "serverArgs">
+): Promise<Server> => {
   const port = await run(freePort)
-  const child = spawn(process.execPath, [ServerScript], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: url,
-      RATINGS_SECRET_KEY: Redacted.value(serverKey),
-      NODE_ENV: "production"
+  const dir = options.cpuProfileDir
+  const profile = dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`]
+  const child = spawn(
+    process.execPath,
+    [...profile, ...ServeNodeFlags, ...(options.serverArgs ?? []), ServerScript],
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: url,
+        RATINGS_SECRET_KEY: Redacted.value(serverKey),
+        NODE_ENV: "production"
+      }
     }
-  })
+  )
   const baseUrl = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
@@ -381,23 +447,29 @@ const stopServer = (server: Server): Promise<void> =>
   })
 
 /** Each request once, before any load: its status must be the one the plan expects. */
-const probe = async (baseUrl: string, plan: ReadonlyArray<PlannedRequest>): Promise<void> => {
+const probe = async (
+  baseUrl: string,
+  plan: ReadonlyArray<PlannedRequest>
+): Promise<Readonly<Record<string, number>>> => {
   const wrong: Array<string> = []
+  const sizes = new Map<string, Array<number>>()
   for (const r of plan) {
     const response = await fetch(baseUrl + r.path, {
       headers: { accept: "application/json", ...r.headers },
       signal: AbortSignal.timeout(10_000)
     })
-    await response.arrayBuffer()
+    const body = await response.arrayBuffer()
+    sizes.set(r.name, [...(sizes.get(r.name) ?? []), body.byteLength])
     if (response.status !== r.expect)
       wrong.push(`${r.name} (${r.path}): ${response.status}, expected ${r.expect}`)
   }
   if (wrong.length > 0) throw new Error(`the mix does not answer as planned:\n  ${wrong.join("\n  ")}`)
+  return Object.fromEntries([...sizes].map(([name, n]) => [name, n.reduce((a, b) => a + b, 0) / n.length]))
 }
 
 // -------------------------------------------------------------------- the load
 
-const load = (plan: LoadPlan): Promise<LoadReport> =>
+const load = <A = LoadReport>(plan: LoadPlan | ClassesPlan): Promise<A> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [LoadScript], { stdio: ["pipe", "pipe", "inherit"] })
     let out = ""
@@ -406,7 +478,7 @@ const load = (plan: LoadPlan): Promise<LoadReport> =>
     child.on("close", (code) => {
       try {
         if (code !== 0) throw new Error(`exit code ${code}`)
-        resolve(JSON.parse(out) as LoadReport)
+        resolve(JSON.parse(out) as A)
       } catch (e) {
         reject(new Error(`the load generator failed: ${String(e)}\n${out}`))
       }
@@ -424,14 +496,6 @@ const rssOf = (pid: number): number => {
     .find((l) => l.startsWith("VmRSS:"))
   if (line === undefined) throw new Error(`no VmRSS for process ${pid}`)
   return Number(line.split(/\s+/)[1]) * 1024
-}
-
-/** User + system CPU time of a process: fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 a second on Linux). */
-const cpuOf = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 /** The process's socket inodes, from its descriptors' links (`socket:[inode]`). */
@@ -564,6 +628,75 @@ export const checksOf = (measured: {
   ]
 }
 
+/**
+ * Issue 15's targets, from one run: the mix saturates at no less than 60 % of
+ * the anonymous cached list (measured at the same concurrency on the same
+ * server with the same load generator), with 0 errors; RSS at rest after the
+ * soak at most 1.5x the idle server's.
+ */
+/** A load and the server's CPU time over it. */
+export interface Measured {
+  readonly report: LoadReport
+  readonly cpuSeconds: number
+}
+
+/** The server's CPU time per response, in µs. */
+export const cpuPerResponse = (m: Measured): number => (1e6 * m.cpuSeconds) / Math.max(1, m.report.requests)
+
+/**
+ * The mix against the list. Throughput on a shared machine follows what the
+ * other work leaves the server, so beside the ratio of throughputs (the
+ * target) the server's CPU per response of each is printed: its ratio is what
+ * the mix would reach on CPU alone, and moves little with the machine's load.
+ */
+const mixedOverList = (mixed: Measured, list: Measured | undefined): Target => {
+  const ratio = list === undefined || list.report.rps === 0 ? undefined : mixed.report.rps / list.report.rps
+  if (list === undefined || ratio === undefined)
+    return {
+      name: "mixed / list",
+      value: undefined,
+      detail: "not measured (no reference run: REFERENCE=0)",
+      pass: false
+    }
+  const [cpuMixed, cpuList] = [cpuPerResponse(mixed), cpuPerResponse(list)]
+  return {
+    name: "mixed / list",
+    value: ratio,
+    detail:
+      `${(ratio * 100).toFixed(0)} % (mixed ${fmt(mixed.report.rps)} req/s over the anonymous list's ` +
+      `${fmt(list.report.rps)} req/s; at least ${Targets.mixedOverList * 100} %); server CPU per response: ` +
+      `mixed ${fmt(cpuMixed)} µs, list ${fmt(cpuList)} µs (${((100 * cpuList) / Math.max(1, cpuMixed)).toFixed(0)} % ` +
+      "on CPU alone)",
+    pass: ratio >= Targets.mixedOverList
+  }
+}
+
+export const targetsOf = (measured: {
+  readonly errors: number
+  readonly mixed: Measured
+  readonly list: Measured | undefined
+  readonly idle: Snapshot
+  readonly end: Snapshot
+}): ReadonlyArray<Target> => {
+  const { idle, end } = measured
+  const rss = end.rssBytes / idle.rssBytes
+  return [
+    mixedOverList(measured.mixed, measured.list),
+    {
+      name: "errors",
+      value: measured.errors,
+      detail: `${measured.errors} over every load of the run (exactly 0)`,
+      pass: measured.errors === 0
+    },
+    {
+      name: "RSS after the soak / idle",
+      value: rss,
+      detail: `${rss.toFixed(2)}x (${mib(end.rssBytes)} at rest after the soak over ${mib(idle.rssBytes)} idle; at most ${Targets.rssOverIdle}x)`,
+      pass: rss <= Targets.rssOverIdle
+    }
+  ]
+}
+
 // ------------------------------------------------------------------- the soak
 
 export const soak = (options: SoakOptions): Promise<SoakResult> =>
@@ -581,8 +714,9 @@ const soakOn = async (
     log("importing the demo dataset and creating a Pro and an Enterprise key")
     const data = await prepare(url, serverKey, options.importProgress)
     const plan = buildPlan(data.listed, data.incidentSlugs, data.keys)
-    server = await startServer(url, serverKey)
-    await probe(server.baseUrl, plan)
+    server = await startServer(url, serverKey, options)
+    const idle = await snapshot(server, admin, dbName, pgPort, 0)
+    const bodyBytes = await probe(server.baseUrl, plan)
     const mix = (connections: number, seconds: number): LoadPlan => ({
       url: server!.baseUrl,
       connections,
@@ -604,13 +738,14 @@ const soakOn = async (
       ramp.length === 0 ? options.connections : ramp.find((r) => r.rps >= SaturationShare * best)!.connections
 
     // 2. The read benchmark's routes at that concurrency, for reference.
-    const reference: Array<{ name: string; report: LoadReport }> = []
+    const reference: Array<{ name: string; report: LoadReport; cpuSeconds: number }> = []
     if (options.reference > 0) {
       const protocol = data.listed.find((e) => e.entity_type === "protocol" && e.rated)!
       for (const [name, path] of [
-        ["GET /api/v1/protocols?limit=50", "/api/v1/protocols?limit=50"],
+        [ListReference, "/api/v1/protocols?limit=50"],
         ["GET /api/v1/protocols/{id}/scorecards", `/api/v1/protocols/${protocol.id}/scorecards`]
       ] as const) {
+        const cpuBefore = cpuOf(server.pid)
         const report = await load({
           url: server.baseUrl,
           connections: concurrency,
@@ -618,14 +753,28 @@ const soakOn = async (
           requests: [{ name, path, expect: 200 }]
         })
         errors += errorsOf(report)
-        reference.push({ name, report })
+        reference.push({ name, report, cpuSeconds: cpuOf(server.pid) - cpuBefore })
         log(`  reference ${name}: ${Math.round(report.rps)} req/s, p99 ${report.latency.p99} ms`)
       }
     }
 
+    // 2b. Each route class alone: its cost per response, which the mix's latencies (queueing shared by all) hide.
+    const classes =
+      options.classSeconds > 0
+        ? await load<ReadonlyArray<ClassReport>>({
+            url: server.baseUrl,
+            connections: concurrency,
+            seconds: options.classSeconds,
+            serverPid: server.pid,
+            classes: classPlan(plan).filter((c) => options.onlyClasses?.includes(c.name) ?? true)
+          })
+        : []
+    for (const c of classes) errors += errorsOf(c.report)
+
     // 3. Warm-up at the soak's concurrency (sampled: it shows what that concurrency needs), then the state at rest.
     const sampledLoad = async (seconds: number) => {
       const began = Date.now()
+      const cpuBefore = cpuOf(server!.pid)
       const samples: Array<Snapshot> = []
       let loading = true
       const running = load(mix(concurrency, seconds)).finally(() => {
@@ -640,33 +789,52 @@ const soakOn = async (
         }
       })()
       const report = await running
+      const cpuSeconds = cpuOf(server!.pid) - cpuBefore
       await sampler
       errors += errorsOf(report)
-      return { report, samples, began }
+      return { report, samples, began, cpuSeconds }
     }
     const warmup = options.warmup > 0 ? await sampledLoad(options.warmup) : undefined
     const start = await atRest(server, admin, dbName, pgPort, 0)
 
     // 4. The soak, sampled every `sampleEvery` seconds.
     log(`  soak: ${options.duration} s at ${concurrency} connections`)
-    const { report: soakReport, samples, began } = await sampledLoad(options.duration)
+    const {
+      report: soakReport,
+      samples,
+      began,
+      cpuSeconds: soakCpuSeconds
+    } = await sampledLoad(options.duration)
     const end = await atRest(server, admin, dbName, pgPort, (Date.now() - began) / 1000)
 
     const checks = checksOf({ errors, start, end, warmup: warmup?.samples ?? [], soak: samples })
+    const list = reference.find((x) => x.name === ListReference)
+    const targets = targetsOf({
+      errors,
+      mixed: { report: soakReport, cpuSeconds: soakCpuSeconds },
+      list,
+      idle,
+      end
+    })
     return {
       entities: data.entities,
       plan,
       ramp,
       concurrency,
       reference,
+      classes,
       warmup: warmup?.report,
       soak: soakReport,
+      soakCpuSeconds,
+      bodyBytes,
+      idle,
       start,
       end,
       samples,
       warmupSamples: warmup?.samples ?? [],
       errors,
       checks,
+      targets,
       pass: checks.every((c) => c.pass)
     }
   } finally {
@@ -676,9 +844,6 @@ const soakOn = async (
 }
 
 // -------------------------------------------------------------------- the report
-
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 export const formatResult = (r: SoakResult): string => {
   const lines: Array<string> = []
@@ -748,7 +913,8 @@ export const formatResult = (r: SoakResult): string => {
   lines.push(`    by ${width} s: req/s ${rates.join(" ")}; RSS MiB ${rss.join(" ")}`)
   const maxOf = (f: (x: Snapshot) => number) => Math.max(...r.samples.map(f))
   lines.push(
-    `    server RSS: ${mib(r.start.rssBytes)} at rest after warm-up, ${mib(r.end.rssBytes)} at rest after the soak, ` +
+    `    server RSS: ${mib(r.idle.rssBytes)} idle (started, before any load), ${mib(r.start.rssBytes)} at rest ` +
+      `after warm-up, ${mib(r.end.rssBytes)} at rest after the soak, ` +
       `max ${mib(maxOf((x) => x.rssBytes))} under load (${r.samples.length} samples)`
   )
   lines.push(
@@ -764,9 +930,116 @@ export const formatResult = (r: SoakResult): string => {
       `(max ${maxOf((x) => x.postgres)} under load; the warm-up's max ` +
       `${Math.max(r.start.postgres, ...r.warmupSamples.map((x) => x.postgres))})`
   )
+  lines.push(...classLines(s, r.bodyBytes))
+  lines.push(...aloneLines(r))
   for (const c of r.checks) lines.push(`  ${c.pass ? "ok  " : "FAIL"} ${c.name}: ${c.detail}`)
+  lines.push("targets (issue 15), from this run:")
+  for (const t of r.targets) lines.push(`  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.detail}`)
+  lines.push(`${r.targets.filter((t) => t.pass).length} of ${r.targets.length} targets pass`)
   lines.push(`verdict: ${r.pass ? "PASS" : "FAIL"}`)
   return lines.join("\n")
+}
+
+/** A route class: a request name with its entity type left out ("detail protocols by slug": "detail {type} by slug"). */
+export const classOf = (name: string): string =>
+  name.replace(/\b(protocols|chains|tokens|oracles|vaults|organisations|bridges)\b/, "{type}")
+
+export interface ClassFigure {
+  readonly name: string
+  readonly responses: number
+  /** Mean latency in ms over the class's timed responses. */
+  readonly meanMs: number
+  /** The worst p99 of the class's requests. */
+  readonly p99: number
+  /** The class's share of the time connections spent waiting (0 to 1): what it costs the mix's throughput. */
+  readonly timeShare: number
+  /** Mean body size in bytes, over its responses (from the sizes probed before the load; 0 when unknown). */
+  readonly bytes: number
+}
+
+/**
+ * Per route class, its share of the time the mix's connections wait. Each
+ * connection loops over the plan with one request in flight, so the mix's
+ * throughput is connections over the mean latency, and a class holding 40 % of
+ * the waiting holds 40 % of what limits it. Most expensive first.
+ */
+export const classesOf = (
+  byRequest: Readonly<Record<string, RequestTally>>,
+  bodyBytes: Readonly<Record<string, number>> = {}
+): ReadonlyArray<ClassFigure> => {
+  const classes = new Map<
+    string,
+    { responses: number; timed: number; totalMs: number; p99: number; bytes: number }
+  >()
+  for (const [name, t] of Object.entries(byRequest)) {
+    const c = classes.get(classOf(name)) ?? { responses: 0, timed: 0, totalMs: 0, p99: 0, bytes: 0 }
+    c.responses += t.responses
+    c.bytes += t.responses * (bodyBytes[name] ?? 0)
+    c.timed += t.latency.timed
+    c.totalMs += t.latency.totalMs
+    c.p99 = Math.max(c.p99, t.latency.p99)
+    classes.set(classOf(name), c)
+  }
+  const total = [...classes.values()].reduce((n, c) => n + c.totalMs, 0)
+  return [...classes]
+    .map(([name, c]) => ({
+      name,
+      responses: c.responses,
+      meanMs: c.timed === 0 ? 0 : c.totalMs / c.timed,
+      p99: c.p99,
+      timeShare: total === 0 ? 0 : c.totalMs / total,
+      bytes: c.responses === 0 ? 0 : c.bytes / c.responses
+    }))
+    .sort((a, b) => b.timeShare - a.timeShare)
+}
+
+/** The plan's requests by route class, in the plan's order. */
+export const classPlan = (plan: ReadonlyArray<PlannedRequest>): ClassesPlan["classes"] => {
+  const byClass = new Map<string, Array<PlannedRequest>>()
+  for (const r of plan) byClass.set(classOf(r.name), [...(byClass.get(classOf(r.name)) ?? []), r])
+  return [...byClass].map(([name, requests]) => ({ name, requests }))
+}
+
+/**
+ * Each class alone, costliest first: throughput and the server's CPU per
+ * response, against the list reference's CPU per response (the mix's cost
+ * is the classes' costs weighted by their share of the plan).
+ */
+const aloneLines = (r: SoakResult): ReadonlyArray<string> => {
+  if (r.classes.length === 0) return []
+  const list = r.reference.find((x) => x.name === ListReference)
+  const listCpu = list === undefined ? undefined : cpuPerResponse(list)
+  const share = new Map(classPlan(r.plan).map((c) => [c.name, c.requests.length / r.plan.length]))
+  const rows = [...r.classes].sort((a, b) => cpuPerResponse(b) - cpuPerResponse(a))
+  return [
+    `  route classes alone (${r.classes[0]!.report.seconds.toFixed(0)} s each at ${r.concurrency} connections), ` +
+      "by the server's CPU per response" +
+      (listCpu === undefined ? "" : ` (the list reference: ${fmt(listCpu)} µs)`),
+    `    ${"class".padEnd(40)} ${"of plan".padStart(7)}   ${"req/s".padStart(7)}   CPU/response  x list  errors`,
+    ...rows.map((c) => {
+      const cpu = cpuPerResponse(c)
+      return (
+        `    ${c.name.padEnd(40)} ${`${(100 * (share.get(c.name) ?? 0)).toFixed(1)}%`.padStart(7)}   ` +
+        `${fmt(c.report.rps).padStart(7)}   ${`${fmt(cpu)} µs`.padStart(12)}  ` +
+        `${(listCpu === undefined ? "-" : (cpu / Math.max(1, listCpu)).toFixed(2)).padStart(6)}  ${errorsOf(c.report)}`
+      )
+    })
+  ]
+}
+
+const classLines = (soak: LoadReport, bodyBytes: Readonly<Record<string, number>>): ReadonlyArray<string> => {
+  const classes = classesOf(soak.byRequest, bodyBytes)
+  const responses = classes.reduce((n, c) => n + c.responses, 0)
+  return [
+    "  route classes of the soak, by share of the connections' waiting (queueing in the server included):",
+    `    ${"class".padEnd(40)} ${"requests".padStart(8)} ${"time".padStart(6)}   mean      p99      body`,
+    ...classes.map(
+      (c) =>
+        `    ${c.name.padEnd(40)} ${`${((100 * c.responses) / Math.max(1, responses)).toFixed(1)}%`.padStart(8)} ` +
+        `${`${(100 * c.timeShare).toFixed(1)}%`.padStart(6)}   ${c.meanMs.toFixed(1).padStart(5)} ms ` +
+        `${c.p99.toFixed(0).padStart(5)} ms ${fmt(c.bytes).padStart(7)} B`
+    )
+  ]
 }
 
 const main = () =>
@@ -786,8 +1059,12 @@ const main = () =>
       connections: Number(fixed ?? 64),
       warmup: Number(process.env.WARMUP ?? 30),
       reference: Number(process.env.REFERENCE ?? 10),
+      classSeconds: Number(process.env.CLASS_SECONDS ?? 3),
+      onlyClasses: process.env.CLASSES?.split(",").map((c) => c.trim()),
       sampleEvery: Number(process.env.SAMPLE_EVERY ?? 5),
       keep: process.env.KEEP === "1",
+      cpuProfileDir: process.env.CPU_PROF,
+      serverArgs: process.env.SERVER_ARGS?.split(" ").filter((a) => a !== ""),
       log: (line) => console.error(line),
       importProgress: terminalProgress("import")
     })

@@ -6,7 +6,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { checksOf, type Snapshot, soak } from "../soak.bench.ts"
+import {
+  checksOf,
+  classesOf,
+  classOf,
+  classPlan,
+  formatResult,
+  ListReference,
+  type Measured,
+  type Snapshot,
+  soak,
+  targetsOf
+} from "../soak.bench.ts"
+import type { LoadReport } from "../soakLoad.ts"
 
 const serverUrl = (): string => {
   const url = process.env.DATABASE_URL ?? process.env.RATINGS_TEST_PG_URL
@@ -48,7 +60,9 @@ describe("soak benchmark", () => {
             rampSeconds: 0,
             connections: 4,
             warmup: 2,
-            reference: 0,
+            reference: 2,
+            classSeconds: 1,
+            onlyClasses: ["questions (Enterprise)", "list {type}"],
             sampleEvery: 2,
             log: () => {}
           })
@@ -111,6 +125,51 @@ describe("soak benchmark", () => {
 
         const leaks = result.checks.filter((c) => c.name !== "RSS" && !c.pass)
         assert.deepStrictEqual(leaks, [])
+
+        // Issue 15's figures: the idle server, the list reference in the same run, per-class latency, the targets.
+        assert.isAbove(result.idle.rssBytes, 0)
+        assert.isAbove(result.soakCpuSeconds, 0)
+        assert.deepStrictEqual(
+          result.classes.map((c) => c.name),
+          ["list {type}", "questions (Enterprise)"],
+          "the classes asked for, loaded alone"
+        )
+        const planned = classPlan(result.plan)
+        assert.includeMembers(
+          planned.map((c) => c.name),
+          ["list {type}", "detail {type} by slug", "questions (Enterprise)", "404 unknown protocol"]
+        )
+        assert.strictEqual(
+          planned.reduce((n, c) => n + c.requests.length, 0),
+          result.plan.length,
+          "every request in one class"
+        )
+        for (const c of result.classes) assert.isAbove(c.report.requests, 0, c.name)
+        assert.isAbove(result.bodyBytes["list protocols"] ?? 0, 0, "the probe measures each body")
+        assert.isAbove(result.reference.find((x) => x.name === ListReference)?.report.rps ?? 0, 0)
+        const timed = Object.values(result.soak.byRequest).reduce((n, t) => n + t.latency.timed, 0)
+        assert.isAbove(timed, 0, "the load generator times each request")
+        assert.deepStrictEqual(
+          result.targets.map((t) => t.name),
+          ["mixed / list", "errors", "RSS after the soak / idle"]
+        )
+        for (const t of result.targets) assert.isDefined(t.value, `${t.name} is measured`)
+        const report = formatResult(result)
+        for (const printed of [
+          /server RSS: [\d.]+ MiB idle \(started, before any load\), [\d.]+ MiB at rest after warm-up, [\d.]+ MiB at rest after the soak/,
+          /reference \(read benchmark's routes/,
+          /GET \/api\/v1\/protocols\?limit=50 +[\d,]+ req\/s/,
+          /route classes of the soak/,
+          /^ {4}detail \{type\} by slug +[\d.]+% +[\d.]+% +[\d.]+ ms +\d+ ms +[\d,]+ B$/m,
+          /route classes alone \(\d+ s each at 4 connections\), by the server's CPU per response \(the list reference: [\d,]+ µs\)/,
+          /^ {4}questions \(Enterprise\) +[\d.]+% +[\d,]+ +[\d,]+ µs +[\d.]+ +0$/m,
+          /targets \(issue 15\), from this run:/,
+          /^ {2}(PASS|FAIL) {2}mixed \/ list: \d+ % \(mixed [\d,]+ req\/s over the anonymous list's [\d,]+ req\/s; at least 60 %\); server CPU per response: mixed [\d,]+ µs, list [\d,]+ µs \(\d+ % on CPU alone\)$/m,
+          /^ {2}PASS {2}errors: 0 over every load of the run \(exactly 0\)$/m,
+          /^ {2}(PASS|FAIL) {2}RSS after the soak \/ idle: [\d.]+x \([\d.]+ MiB at rest after the soak over [\d.]+ MiB idle; at most 1.5x\)$/m,
+          /^\d of 3 targets pass$/m
+        ])
+          assert.match(report, printed)
       }),
     180_000
   )
@@ -126,6 +185,54 @@ describe("soak benchmark", () => {
     ])
     assert.deepStrictEqual(failed(0, { ...rest, postgres: 14 }), ["Postgres connections"])
     assert.deepStrictEqual(failed(0, rest, [underLoad(11), underLoad(14)]), ["Postgres connections"])
+  })
+
+  it("soak targets: mixed at 60 % of the list or more, 0 errors, RSS after the soak at most 1.5x idle; unmeasured fails", () => {
+    const at = (rps: number) => ({ report: { rps, requests: rps } as LoadReport, cpuSeconds: 1 })
+    const passing = (errors: number, mixed: number, list: Measured | undefined, rss: number) =>
+      targetsOf({
+        errors,
+        mixed: at(mixed),
+        list,
+        idle: rest,
+        end: { ...rest, rssBytes: rest.rssBytes * rss }
+      })
+        .filter((t) => !t.pass)
+        .map((t) => t.name)
+    assert.deepStrictEqual(passing(0, 600, at(1000), 1.5), [])
+    const [mixed] = targetsOf({ errors: 0, mixed: at(600), list: at(1000), idle: rest, end: rest })
+    assert.strictEqual(mixed?.value, 0.6)
+    assert.match(
+      mixed?.detail ?? "",
+      /server CPU per response: mixed 1,667 µs, list 1,000 µs \(60 % on CPU alone\)$/
+    )
+    assert.deepStrictEqual(passing(0, 599, at(1000), 1.5), ["mixed / list"])
+    assert.deepStrictEqual(passing(0, 600, undefined, 1), ["mixed / list"])
+    assert.deepStrictEqual(passing(1, 600, at(1000), 1), ["errors"])
+    assert.deepStrictEqual(passing(0, 600, at(1000), 1.51), ["RSS after the soak / idle"])
+  })
+
+  it("soak route classes: request names grouped without their entity type, ordered by their share of the waiting", () => {
+    assert.strictEqual(classOf("detail protocols by slug"), "detail {type} by slug")
+    assert.strictEqual(classOf("list organisations search"), "list {type} search")
+    assert.strictEqual(classOf("questions (Enterprise)"), "questions (Enterprise)")
+    const tally = (responses: number, totalMs: number, p99: number) => ({
+      responses,
+      unexpected: {},
+      latency: { timed: responses, totalMs, p50: 1, p99, max: p99 }
+    })
+    const classes = classesOf(
+      {
+        "detail protocols by slug": tally(10, 10, 2),
+        "detail chains by slug": tally(10, 30, 5),
+        "questions (Enterprise)": tally(5, 60, 20)
+      },
+      { "detail protocols by slug": 1000, "detail chains by slug": 3000 }
+    )
+    assert.deepStrictEqual(classes, [
+      { name: "questions (Enterprise)", responses: 5, meanMs: 12, p99: 20, timeShare: 0.6, bytes: 0 },
+      { name: "detail {type} by slug", responses: 20, meanMs: 2, p99: 5, timeShare: 0.4, bytes: 2000 }
+    ])
   })
 
   it("soak verdict: the Postgres pool growing back to what the warm-up needed is not a leak", () => {

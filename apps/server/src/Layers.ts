@@ -8,6 +8,7 @@ import * as LayerQuSource from "@ratings/adapters-http/upstream/LayerQuSource"
 import { NodeIdGenerator } from "@ratings/adapters-sql/NodeIdGenerator"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
+import * as PgChainDirectory from "@ratings/adapters-sql/PgChainDirectory"
 import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
 import * as PgDatabase from "@ratings/adapters-sql/PgDatabase"
 import * as PgDeliveryOutbox from "@ratings/adapters-sql/PgDeliveryOutbox"
@@ -24,7 +25,6 @@ import * as HmacSigner from "@ratings/adapters-webhook/HmacSigner"
 import * as UndiciTransport from "@ratings/adapters-webhook/UndiciTransport"
 import { Projection } from "@ratings/domain/access/Projection"
 import { IncidentLifecycle } from "@ratings/domain/incidents/IncidentLifecycle"
-import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
 import { CompareService } from "@ratings/domain/services/CompareService"
@@ -103,7 +103,7 @@ export const quantumSource = Layer.unwrap(
 
 /** Quantum readiness over the configured source, matched against every chain of the entity store. */
 const quantum = QuantumService.layer.pipe(
-  Layer.provide(Layer.mergeAll(ChainDirectory.layerEntities, quantumSource))
+  Layer.provide(Layer.mergeAll(PgChainDirectory.layer, quantumSource))
 )
 
 /**

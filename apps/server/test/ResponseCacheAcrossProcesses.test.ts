@@ -22,28 +22,19 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
-import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import { ResponseCache } from "@ratings/adapters-http/server/ResponseCache"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { Publisher } from "@ratings/domain/services/Publisher"
-import { Context, Effect, Layer, ManagedRuntime, Option, PubSub, Redacted, Stream } from "effect"
-import type { SqlClient } from "effect/sql"
+import { type Context, Effect, Layer, ManagedRuntime, Option, PubSub, Redacted, Stream } from "effect"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
-import { application, database, responseCache } from "../src/Layers.ts"
+import { responseCache } from "../src/Layers.ts"
 import { exited, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
 import { draftNextRating } from "./NextDraft.ts"
+import { importedDatabase, processOf, serverKey as key, serverProcess } from "./ServerProcess.ts"
 import { exampleWithDraft } from "./WebhookHarness.ts"
-
-const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
-
-/** One process: the production layers over the database, built in a memo map of its own. */
-const processOf = (url: string) => application(key).pipe(Layer.provideMerge(database(url)))
-
-const buildAlone = <A, E>(layer: Layer.Layer<A, E>) =>
-  Effect.flatMap(Effect.scope, (scope) => Layer.buildWithMemoMap(layer, Layer.makeMemoMapUnsafe(), scope))
 
 interface Card {
   readonly scorecard_version: number
@@ -55,34 +46,6 @@ const scorecardsAt = (baseUrl: string) =>
     const response = await fetch(`${baseUrl}/api/v1/protocols/lendwell/scorecards`)
     assert.strictEqual(response.status, 200)
     return ((await response.json()) as { items: ReadonlyArray<Card> }).items
-  })
-
-/** Imports the example (with lendwell's v3 draft) into a fresh database through process A: its URL, and A. */
-const importedDatabase = Effect.gen(function* () {
-  const db = yield* Effect.acquireRelease(
-    Effect.promise(() => scratchDatabase()),
-    (d) => Effect.promise(() => d.drop())
-  )
-  const dir = mkdtempSync(join(tmpdir(), "ratings-cache-"))
-  writeFileSync(join(dir, "example.json"), JSON.stringify(exampleWithDraft()))
-  const a = yield* buildAlone(processOf(db.url))
-  const imported = yield* importPath(dir).pipe(Effect.provideContext(a))
-  if (imported._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(imported.issues)))
-  return { url: db.url, a }
-})
-
-/** Process B: the production layers over the database with `cache` in front, serving HTTP on a free port. */
-const serverProcess = <E>(url: string, cache: Layer.Layer<ResponseCache, E, SqlClient.SqlClient>) =>
-  Effect.gen(function* () {
-    const port = yield* freePort
-    const b = yield* buildAlone(cache.pipe(Layer.provideMerge(processOf(url))))
-    const cacheB = Context.get(b, ResponseCache)
-    yield* buildAlone(
-      serve({ port, host: "127.0.0.1", responseCache: Layer.succeed(ResponseCache, cacheB) }).pipe(
-        Layer.provide(Layer.succeedContext(b))
-      )
-    )
-    return { cacheB, baseUrl: `http://127.0.0.1:${port}` }
   })
 
 /** Lendwell's scorecards read twice from B: v2 on top, the second read a hit of B's cache. */

@@ -688,6 +688,7 @@ const FailingStores = MemoryFeeds.pipe(
           list: () => Effect.fail(failing),
           findById: () => Effect.fail(failing),
           findBySlug: () => Effect.fail(failing),
+          findMany: () => Effect.fail(failing),
           published: () => Effect.fail(failing),
           countPublished: () => Effect.fail(failing),
           all: () => Effect.fail(failing),

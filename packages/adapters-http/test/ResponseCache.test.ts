@@ -135,6 +135,47 @@ describe("ProjectionStore", () => {
   })
 })
 
+describe("ProjectionStore, values that show other topics or change with the clock", () => {
+  const feed = { type: "incident", also: ["protocol"] } as const
+
+  it("a value that also shows a topic is dropped by any change of it, and by `<topic>:*`; other topics leave it", () => {
+    const store = new ProjectionStore<string>(limits())
+    store.set("feed", "F", 1, feed, store.ticket(), 0)
+    store.set("quantum", "Q", 1, { type: "quantum", also: ["chain"] }, store.ticket(), 0)
+    assert.strictEqual(store.invalidate({ entity_type: "token", entity_id: "x" }), 0)
+    assert.strictEqual(
+      store.invalidate({ entity_type: "protocol", entity_id: entityId("protocol", "alpha") }),
+      1
+    )
+    assert.strictEqual(store.get("feed", 0), undefined)
+    assert.strictEqual(store.get("quantum", 0), "Q")
+    assert.strictEqual(store.invalidate({ entity_type: "chain", entity_id: AllOfType }), 1)
+    store.set("feed", "F", 1, feed, store.ticket(), 0)
+    assert.strictEqual(store.invalidate({ entity_type: "incident", entity_id: "i-1" }), 1)
+    assert.strictEqual(store.stats().entries, 0)
+    assert.strictEqual(store.stats().bytes, 0, "no index keeps a dropped value")
+  })
+
+  it("a value computed while a topic it also shows changed is not stored", () => {
+    const store = new ProjectionStore<string>(limits())
+    const before = store.ticket()
+    store.invalidate({ entity_type: "protocol", entity_id: entityId("protocol", "private") })
+    assert.isFalse(store.set("feed", "stale", 1, feed, before, 0))
+    assert.strictEqual(store.stats().refused, 1)
+  })
+
+  it("a value with an expiry before its TTL is served until just before it, never from it on; one already past is not stored", () => {
+    const store = new ProjectionStore<string>(limits({ ttlMillis: 60_000 }))
+    assert.isTrue(store.set("q", "Q", 1, { type: "quantum", expiresAt: 1500 }, store.ticket(), 1000))
+    assert.strictEqual(store.get("q", 1499), "Q")
+    assert.strictEqual(store.get("q", 1500), undefined)
+    assert.isFalse(store.set("q", "Q", 1, { type: "quantum", expiresAt: 1500 }, store.ticket(), 1500))
+    // A later expiry than the TTL leaves the TTL in force.
+    store.set("r", "R", 1, { type: "quantum", expiresAt: 10_000_000 }, store.ticket(), 0)
+    assert.strictEqual(store.get("r", 60_000), undefined)
+  })
+})
+
 describe("projection classes", () => {
   it("Anonymous and Free share one class, Pro and Enterprise another; an admin's reads are never cached", () => {
     assert.strictEqual(projectionClassOf(Callers5.anonymous), "public")

@@ -16,7 +16,7 @@
  *   listeners use to drop what they hold at once (memory, not correctness).
  */
 import { PgClient } from "@effect/sql-pg"
-import { EntityType } from "@ratings/domain/model/EntityType"
+import { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 import type { StoreError } from "@ratings/domain/ports/StoreError"
 import { Context, Effect, Layer, Result, Schema, type Scope, Stream } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
@@ -25,9 +25,12 @@ import { toStoreError } from "./PgTransaction.ts"
 
 export const Channel = "ratings_changed"
 
-/** `entity_id` is `*` when every entity of the type changed (a large import), so listeners drop the whole type. */
+/**
+ * `entity_id` is `*` when every entity of the type changed (a large import), so listeners drop the whole type.
+ * `entity_type` is an entity type or a feed (`incident`, `quantum`: ChangeTopic.ts), each with its own counter.
+ */
 export interface EntityChange {
-  readonly entity_type: EntityType
+  readonly entity_type: ChangeTopic
   readonly entity_id: string
 }
 
@@ -35,13 +38,13 @@ export const AllOfType = "*"
 
 export const payloadOf = (change: EntityChange): string => `${change.entity_type}:${change.entity_id}`
 
-const isEntityType = Schema.is(EntityType)
+const isTopic = Schema.is(ChangeTopic)
 
 export const parsePayload = (payload: string): Result.Result<EntityChange, string> => {
   const at = payload.indexOf(":")
   const type = payload.slice(0, at)
   const id = payload.slice(at + 1)
-  return at > 0 && id !== "" && isEntityType(type)
+  return at > 0 && id !== "" && isTopic(type)
     ? Result.succeed({ entity_type: type, entity_id: id })
     : Result.fail(payload)
 }
@@ -72,7 +75,6 @@ export const notifyChanges = (
   )
 }
 
-/** A version per entity type: equal versions mean no change of the type committed in between. */
 /**
  * The row of cache_versions that counts revocations of API keys (not an
  * entity type: the table's key is free text). Servers that hold looked-up
@@ -80,7 +82,8 @@ export const notifyChanges = (
  */
 export const KeysVersion = "api_keys"
 
-export type Versions = { readonly [T in EntityType]: string } & { readonly api_keys: string }
+/** A version per topic (entity type or feed): equal versions mean no change of it committed in between. */
+export type Versions = { readonly [T in ChangeTopic]: string } & { readonly api_keys: string }
 
 /** Every counter before its first bump: a counter without a row reads as "0". */
 const NoVersions: Versions = {
@@ -91,10 +94,12 @@ const NoVersions: Versions = {
   vault: "0",
   organisation: "0",
   bridge: "0",
+  incident: "0",
+  quantum: "0",
   api_keys: "0"
 }
 
-const Counter = Schema.Union([EntityType, Schema.Literal(KeysVersion)])
+const Counter = Schema.Union([ChangeTopic, Schema.Literal(KeysVersion)])
 
 const decodeVersionRows = decodeRows(Schema.Struct({ entity_type: Schema.String, version: Schema.String }))
 

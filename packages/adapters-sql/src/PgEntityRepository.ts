@@ -349,6 +349,24 @@ const findBySlug = (sql: PgClient.PgClient) => (type: EntityType, slug: string) 
       WHERE entity_type = ${type}::text AND slug = ${slug}::text`
   )
 
+/** One statement for all the identifiers: a BitmapOr of the primary key and entities_slug_unique. */
+const findMany =
+  (sql: PgClient.PgClient) =>
+  (
+    type: EntityType,
+    lookup: { readonly ids: ReadonlyArray<string>; readonly slugs: ReadonlyArray<string> }
+  ) => {
+    const ids = [...new Set(lookup.ids.filter(isUuid).map((id) => id.toLowerCase()))]
+    const slugs = [...new Set(lookup.slugs)]
+    if (ids.length === 0 && slugs.length === 0) return Effect.succeed([])
+    return sql`SELECT ${sql.literal(Columns)} FROM entities
+      WHERE entity_type = ${type}::text AND (id = ANY(${ids}::uuid[]) OR slug = ANY(${slugs}::text[]))`.pipe(
+      Effect.flatMap(decodeEntities),
+      Effect.map((rows) => rows.map(toRecord)),
+      orReadError(`find ${ids.length + slugs.length} ${type} entities`)
+    )
+  }
+
 const published = (sql: PgClient.PgClient) => (type: EntityType, limit: number, after?: ListPosition) =>
   after !== undefined && !isUuid(after.id)
     ? Effect.fail(new StoreError({ message: `published ${type}: page position id is not a UUID` }))
@@ -590,6 +608,7 @@ export const make = Effect.gen(function* () {
     list: list(sql),
     findById: findById(sql),
     findBySlug: findBySlug(sql),
+    findMany: findMany(sql),
     published: published(sql),
     countPublished: countPublished(sql),
     all: all(sql),

@@ -24,6 +24,7 @@ import {
   QuantumSnapshot,
   unstorableReason
 } from "@ratings/domain/quantum/QuantumSnapshot"
+import { notifyChanges } from "./PgCacheInvalidation.ts"
 import { decodeRows, orReadError } from "./PgRows.ts"
 
 /**
@@ -65,6 +66,18 @@ type OutcomeRow = typeof OutcomeRow.Type
 const decodeSnapshotRows = decodeRows(SnapshotRow)
 const decodeOutcomeRows = decodeRows(OutcomeRow)
 
+/**
+ * The quantum version, bumped in the write's own transaction: both the
+ * snapshot and the last outcome show in every quantum body (the stale flag),
+ * so a cached body computed before the commit is never served after it.
+ */
+const withBump =
+  (sql: SqlClient.SqlClient) =>
+  <A, E, R>(write: Effect.Effect<A, E, R>) =>
+    sql.withTransaction(
+      Effect.tap(write, () => notifyChanges(sql, [{ entity_type: "quantum", entity_id: "*" }]))
+    )
+
 const toSnapshot = (row: SnapshotRow): QuantumSnapshot => ({
   rows: row.rows,
   rows_skipped: row.rows_skipped,
@@ -95,7 +108,7 @@ const save = (sql: SqlClient.SqlClient) =>
         ${snapshot.expires_at}::timestamptz, ${snapshot.expires_at},
         ${snapshot.source}, ${snapshot.source_url}, ${snapshot.sample ?? null}
       )
-    `.pipe(Effect.mapError(storeError("save")))
+    `.pipe(withBump(sql), Effect.mapError(storeError("save")))
   })
 
 /** The latest snapshot within the served bounds; a row that does not decode is a StoreError naming the read. */
@@ -117,7 +130,7 @@ const recordOutcome = (sql: SqlClient.SqlClient) =>
     yield* sql`
       INSERT INTO quantum_refresh_outcomes (at, at_text, ok, error)
       VALUES (${outcome.at}::timestamptz, ${outcome.at}, ${outcome.ok}, ${outcome.error ?? null})
-    `.pipe(Effect.mapError(storeError("recordOutcome")))
+    `.pipe(withBump(sql), Effect.mapError(storeError("recordOutcome")))
   })
 
 /** The latest refresh outcome; a row that does not decode is a StoreError naming the read. */

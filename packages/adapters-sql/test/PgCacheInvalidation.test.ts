@@ -1,6 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
+import { ChangeTopics } from "@ratings/domain/model/ChangeTopic"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
+import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
+import { QuantumSnapshotStore } from "@ratings/domain/ports/QuantumSnapshotStore"
+import { recordOf, served } from "@ratings/domain/test-support/contract/events-incident-fixtures"
+import { snapshotAt } from "@ratings/domain/test-support/contract/events-quantum-snapshot-store"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { RubricRepository } from "@ratings/domain/ports/RubricRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
@@ -9,6 +14,8 @@ import * as PgApiKeyRepository from "../src/PgApiKeyRepository.ts"
 import * as PgCacheInvalidation from "../src/PgCacheInvalidation.ts"
 import { CacheInvalidation } from "../src/PgCacheInvalidation.ts"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
+import * as PgIncidentRepository from "../src/PgIncidentRepository.ts"
+import * as PgQuantumSnapshotStore from "../src/PgQuantumSnapshotStore.ts"
 import * as PgRubricRepository from "../src/PgRubricRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import { entity, historyOf, scorecard, T2 } from "@ratings/domain/test-support/contract/ratings-fixtures"
@@ -47,7 +54,16 @@ describe("PgCacheInvalidation", () => {
       PgCacheInvalidation.parsePayload(PgCacheInvalidation.payloadOf(change)),
       Result.succeed(change)
     )
-    for (const bad of ["", "vault", "vault:", ":id", "planet:x"]) {
+    // The feeds' changes (incidents, quantum readiness) are changes too.
+    assert.deepStrictEqual(
+      PgCacheInvalidation.parsePayload("incident:00000000-0000-4000-8000-000000000002"),
+      Result.succeed({ entity_type: "incident", entity_id: "00000000-0000-4000-8000-000000000002" })
+    )
+    assert.deepStrictEqual(
+      PgCacheInvalidation.parsePayload("quantum:*"),
+      Result.succeed({ entity_type: "quantum", entity_id: "*" })
+    )
+    for (const bad of ["", "vault", "vault:", ":id", "planet:x", "incidents:x"]) {
       assert.isTrue(Result.isFailure(PgCacheInvalidation.parsePayload(bad)), bad)
     }
   })
@@ -179,7 +195,7 @@ describe("PgCacheInvalidation versions (read before serving a cached response)",
           const entities = yield* EntityRepository
           const scorecards = yield* ScorecardRepository
           const initial = yield* versionsOf
-          assert.deepStrictEqual(Object.keys(initial).sort(), [...EntityTypes, "api_keys"].sort())
+          assert.deepStrictEqual(Object.keys(initial).sort(), [...ChangeTopics, "api_keys"].sort())
           const e = entity("protocol", "versioned")
           yield* entities.upsert([e])
           const draft = scorecard(e, 1, "draft")
@@ -205,6 +221,38 @@ describe("PgCacheInvalidation versions (read before serving a cached response)",
             token: plus(after.token, 1)
           })
         }).pipe(Effect.provide(ports))
+    )
+
+    it.effect(
+      "an incident write bumps the incidents' version, a quantum snapshot or refresh outcome the quantum version, each by one and no other, at its commit (and announces it)",
+      () =>
+        Effect.gen(function* () {
+          const incidents = yield* IncidentRepository
+          const quantum = yield* QuantumSnapshotStore
+          const start = yield* versionsOf
+          const record = recordOf(served(7101))
+          const announced = yield* nextChanges(1)
+          const [change] = yield* announced(incidents.upsert(record))
+          assert.deepStrictEqual(change, { entity_type: "incident", entity_id: record.incident_id })
+          const afterIncident = yield* versionsOf
+          assert.deepStrictEqual(afterIncident, { ...start, incident: plus(start.incident, 1) })
+          yield* quantum.save(snapshotAt(7))
+          const afterSnapshot = yield* versionsOf
+          assert.deepStrictEqual(afterSnapshot, { ...afterIncident, quantum: plus(afterIncident.quantum, 1) })
+          yield* quantum.recordOutcome({ at: "2026-08-02T00:00:00+00:00", ok: false, error: "HTTP 500" })
+          assert.deepStrictEqual(yield* versionsOf, {
+            ...afterSnapshot,
+            quantum: plus(afterSnapshot.quantum, 1)
+          })
+        }).pipe(
+          Effect.provide(
+            Layer.mergeAll(
+              PgIncidentRepository.layer,
+              PgQuantumSnapshotStore.layer,
+              PgCacheInvalidation.layer
+            )
+          )
+        )
     )
 
     it.effect(

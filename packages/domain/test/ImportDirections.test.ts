@@ -22,7 +22,20 @@ const Allowed: { readonly [folder: string]: ReadonlyArray<string> } = {
   ports: ["model", "scoring", "access", "incidents", "quantum", "webhooks"],
   import: ["model", "scoring", "access", "incidents", "quantum", "webhooks", "ports"],
   services: ["model", "scoring", "access", "incidents", "quantum", "webhooks", "ports", "import"],
-  "": ["model", "scoring", "access", "incidents", "quantum", "webhooks", "ports", "import", "services"]
+  // The public entry points of the published package: re-exports of the pure rules and the import format.
+  entry: ["model", "scoring", "import"],
+  "": [
+    "model",
+    "scoring",
+    "access",
+    "incidents",
+    "quantum",
+    "webhooks",
+    "ports",
+    "import",
+    "services",
+    "entry"
+  ]
 }
 
 /** Source files by path relative to `src` ("model/Incident.ts"). */

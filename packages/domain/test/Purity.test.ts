@@ -24,11 +24,13 @@ const specifiers = (text: string): string[] => {
 }
 
 describe("packages/domain purity", () => {
-  it("package.json declares effect as its only runtime dependency", () => {
+  it("package.json declares effect as its only runtime dependency, a peer the installing tool provides", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
-    assert.deepStrictEqual(Object.keys(pkg.dependencies ?? {}), ["effect"])
-    assert.deepStrictEqual(Object.keys(pkg.peerDependencies ?? {}), [])
+    assert.deepStrictEqual(Object.keys(pkg.dependencies ?? {}), [])
+    assert.deepStrictEqual(Object.keys(pkg.peerDependencies ?? {}), ["effect"])
     assert.deepStrictEqual(Object.keys(pkg.optionalDependencies ?? {}), [])
+    // The workspace itself installs effect for development; nothing else may sit beside it.
+    assert.deepStrictEqual(Object.keys(pkg.devDependencies ?? {}), ["effect"])
   })
 
   it("source files import only effect and relative modules", () => {

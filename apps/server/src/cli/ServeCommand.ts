@@ -110,7 +110,9 @@ export const ServeCommand = Command.make(
         responseCache: responseCache(),
         routes: DashboardRoutes,
         shutdownGrace: config.shutdownGrace,
-        metrics
+        metrics,
+        // Traced requests are the router's: the lane of cache hits makes no spans.
+        hitLane: Option.isNone(observability.otlpEndpoint)
       }),
       refresher,
       metrics === undefined

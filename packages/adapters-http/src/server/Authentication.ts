@@ -18,25 +18,19 @@
  * costs a counter read each, not a query. A valid credential counts nothing
  * on the address (ADR 0006 "Failed credentials").
  *
- * Keys in memory: with a response cache that reads versions from the
- * database (ResponseCache.ts), a key found by its digest is remembered with
- * the keys' version read before the lookup (every revocation bumps it in its
- * own statement, PgApiKeyRepository.ts). A request with a key reads the
- * versions (one query shared by the requests waiting with it, sent after
- * each began) and uses the remembered key only under the same version;
- * otherwise it looks the key up again. So a revoked key is refused on the
+ * Keys in memory (KeyMemo.ts): with a response cache that reads versions
+ * from the database, a keyed request costs the shared version read instead
+ * of a key lookup of its own, and a revoked key is still refused on the
  * first request that begins after the revocation committed, in every
- * process, and a keyed request costs the shared version read instead of a
- * lookup of its own. The versions read are handed to the request
- * (RequestVersions), whose cached read uses them. Unknown keys are not
- * remembered, so a key created in another process is found at once. Without
- * versions every request looks its key up.
+ * process. The versions read are handed to the request (RequestVersions),
+ * whose cached read uses them; versions the lane of cache hits already read
+ * for the request (HitLane.ts) are used instead of reading them again.
  *
  * The tier gate stays in the domain: this only says who is calling. Nothing
  * here logs or returns a credential: refusals are logged with a reason code.
  */
 import { isIP } from "node:net"
-import { type ApiKeyInfo, Caller } from "@ratings/domain/model/Caller"
+import { Caller } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Effect, Layer, Option } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -47,16 +41,8 @@ import { type AuthConfig, type AuthConfigError, resolveJwtConfig, trustedHops } 
 import { hashApiKey, KeyPrefix, looksLikeApiKey } from "./ApiKeyCrypto.ts"
 import { type JwtVerifier, makeJwtVerifier, NoIdentityProvider } from "./JwtVerifier.ts"
 import { RequestRateLimiter } from "./RateLimit.ts"
-import { type CacheVersions, RequestVersions, ResponseCache } from "./ResponseCache.ts"
-
-/** The most keys held in memory; past it the longest held is forgotten first. */
-export const MaxRememberedKeys = 10_000
-
-/** A key found by its digest, under the keys' version read before the lookup. */
-interface Remembered {
-  readonly info: ApiKeyInfo
-  readonly version: string
-}
+import { KeyMemo } from "./KeyMemo.ts"
+import { type CacheVersions, RequestVersions, ResponseCache, versionsReadAhead } from "./ResponseCache.ts"
 
 /** What a request's credential established: the caller, and the versions read for it (if any). */
 interface Established {
@@ -128,46 +114,6 @@ const unavailable = (reason: string) =>
   )
 
 /**
- * The key of a digest, with the versions read for it: remembered under the
- * current keys' version, else looked up (and remembered when found). Without
- * versions (no versioned response cache, or their query failed) every call
- * looks the key up.
- */
-const makeKeyMemo = (
-  keys: ApiKeyRepository["Service"],
-  versionsOf: Effect.Effect<CacheVersions, void> | undefined
-) => {
-  const remembered = new Map<string, Remembered>()
-  const remember = (hash: string, entry: Remembered) => {
-    remembered.delete(hash)
-    if (remembered.size >= MaxRememberedKeys) remembered.delete(remembered.keys().next().value!)
-    remembered.set(hash, entry)
-  }
-  const lookup = (hash: string) =>
-    keys
-      .findActiveByHash(hash)
-      .pipe(
-        Effect.catchTag("StoreError", (e) =>
-          Effect.logError("key store failure answered 503", e.message).pipe(
-            Effect.andThen(Effect.fail(ServiceUnavailableError.instance))
-          )
-        )
-      )
-  return Effect.fnUntraced(function* (hash: string) {
-    const versions =
-      versionsOf === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(versionsOf))
-    const version = versions?.api_keys
-    if (version === undefined) return { found: yield* lookup(hash), versions }
-    const held = remembered.get(hash)
-    if (held !== undefined && held.version === version) return { found: Option.some(held.info), versions }
-    const found = yield* lookup(hash)
-    if (Option.isSome(found)) remember(hash, { info: found.value, version })
-    else remembered.delete(hash)
-    return { found, versions }
-  })
-}
-
-/**
  * The middleware over the ApiKeyRepository port and the request rate limiter
  * (the one CallerPolicies uses, so that failed credentials and anonymous
  * requests share counters), for a checked configuration. Fails at start-up
@@ -180,10 +126,11 @@ export const layerAuthentication = (
     Authentication,
     Effect.gen(function* () {
       const keys = yield* ApiKeyRepository
+      const cache = Option.getOrUndefined(yield* Effect.serviceOption(ResponseCache))
       const limiter = yield* RequestRateLimiter
-      const keyOf = makeKeyMemo(
-        keys,
-        Option.getOrUndefined(yield* Effect.serviceOption(ResponseCache))?.versions
+      // The server's memo, shared with the lane of cache hits; else one of this middleware's own.
+      const memo = Option.getOrElse(yield* Effect.serviceOption(KeyMemo), () =>
+        KeyMemo.make(keys, cache?.versions)
       )
       const jwt: JwtVerifier =
         config.jwt === undefined
@@ -193,7 +140,9 @@ export const layerAuthentication = (
 
       const callerOf = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
         const address = clientAddressOf(request.remoteAddress, request.headers["x-forwarded-for"], hops)
-        const anonymous = (): Established => ({ caller: Caller.anonymous(address) })
+        // Versions the lane of cache hits read for this request before handing it over (HitLane.ts).
+        const preRead = versionsReadAhead.get(request.source)
+        const anonymous = (): Established => ({ caller: Caller.anonymous(address), versions: preRead })
         // A failed credential is counted on the address first: past the allowance it is a 429, not a 401.
         const refuse = (error: InvalidKeyError | InvalidTokenError, reason: string) =>
           Effect.andThen(limiter.countFailedCredential(address), refusal(error, reason))
@@ -207,7 +156,7 @@ export const layerAuthentication = (
             if (!looksLikeApiKey(credential.key))
               return yield* refuse(InvalidKeyError.instance, "malformed key")
             yield* limiter.admitCredential(address)
-            const { found, versions } = yield* keyOf(hashApiKey(credential.key))
+            const { found, versions } = yield* memo.keyOf(hashApiKey(credential.key), preRead)
             if (Option.isNone(found)) return yield* refuse(InvalidKeyError.instance, "unknown or revoked key")
             const established: Established = {
               caller: Caller.apiKey(found.value.tier, found.value.account_id, found.value.id),

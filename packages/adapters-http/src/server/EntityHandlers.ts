@@ -29,12 +29,13 @@ import { type EntityType, PluralOf } from "@ratings/domain/model/EntityType"
 import { type ListRequest, RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { Effect, Layer, Option, type Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
-import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
 import { CurrentCaller } from "../api/CurrentCaller.ts"
 import { type ListQuery, toListRequest } from "../api/Parameters.ts"
+import { optionalCache, successCodecOf } from "./CachedRoutes.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
-import { ResponseCache } from "./ResponseCache.ts"
+import type { ResponseCache } from "./ResponseCache.ts"
 
 /** The caller the authentication middleware established, or an anonymous one by address. */
 export const currentCaller = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Caller> =>
@@ -57,12 +58,8 @@ type RatingRead = "domains" | "history" | "questions" | "rubric" | "evidence" | 
  * endpoint holds it already turned into its JSON codec): the cache encodes
  * with the same.
  */
-const successCodec = (type: EntityType, endpoint: Cached): Schema.Top => {
-  const groups = RatingsApi.groups as unknown as { readonly [group: string]: HttpApiGroup.Top }
-  const [codec] = groups[PluralOf[type]]!.endpoints[endpoint]!.success
-  if (codec === undefined) throw new Error(`${PluralOf[type]}.${endpoint} declares no success schema`)
-  return codec
-}
+const successCodec = (type: EntityType, endpoint: Cached): Schema.Top =>
+  successCodecOf(PluralOf[type], endpoint)
 
 /**
  * The key of a list: the reader's request (defaults applied, so `?limit=50`
@@ -228,9 +225,6 @@ const ratingHandlers = <T extends EntityType>(
       )
   }
 }
-
-/** The server's ResponseCache, when it was given one. */
-const optionalCache = Effect.map(Effect.serviceOption(ResponseCache), Option.getOrUndefined)
 
 /**
  * The handlers of one type. The reader returns records of any type; the store

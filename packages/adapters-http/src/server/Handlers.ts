@@ -6,15 +6,17 @@
  * every group of the contract gets them.
  */
 import { Readiness } from "@ratings/domain/ports/Readiness"
+import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { Duration, Effect, Layer } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
 import { NotReadyError, NotReadyReasons, ReadinessTimeoutSeconds } from "../api/SystemApi.ts"
+import { optionalCache, successCodecOf } from "./CachedRoutes.ts"
 import { NoStore } from "./Caching.ts"
 import { AlertRuleHandlers } from "./AlertRuleHandlers.ts"
-import { EntityHandlers } from "./EntityHandlers.ts"
+import { currentCaller, EntityHandlers } from "./EntityHandlers.ts"
 import { FiniteNumbersLive, ValidationErrorsLive } from "./ErrorMapping.ts"
 import { IncidentHandlers } from "./IncidentHandlers.ts"
 import { QuantumHandlers } from "./QuantumHandlers.ts"
@@ -51,12 +53,26 @@ export const SystemHandlers = HttpApiBuilder.group(
   })
 )
 
+/**
+ * The methodology shows every type's question count: through the response
+ * cache (when the server has one) it is stamped with every type's version,
+ * which a catalogue's replacement bumps, and is the same for every caller.
+ */
 export const MethodologyHandlers = HttpApiBuilder.group(
   RatingsApi,
   "methodology",
   Effect.fnUntraced(function* (handlers) {
     const reader = yield* RatingsReader
-    return handlers.handle("methodology", () => Effect.orDie(reader.methodology()))
+    const cache = yield* optionalCache
+    const schema = successCodecOf("methodology", "methodology")
+    const [type, ...also] = EntityTypes
+    return handlers.handle("methodology", ({ request }) => {
+      const compute = () => Effect.orDie(reader.methodology())
+      if (cache === undefined) return compute()
+      return Effect.flatMap(currentCaller(request), (caller) =>
+        cache.respond({ caller, key: "methodology", type, also, schema, compute, entityOf: () => undefined })
+      )
+    })
   })
 )
 

@@ -24,7 +24,10 @@ import { currentCaller } from "./EntityHandlers.ts"
 import { Handlers } from "./Handlers.ts"
 import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
 import { countedLimiter, type MetricsOptions, withMetrics } from "./Metrics.ts"
-import { createServer, drain } from "./NodeServer.ts"
+import { createServer, drain, installLane } from "./NodeServer.ts"
+import { HitLane } from "./HitLane.ts"
+import { KeyMemo } from "./KeyMemo.ts"
+import { type AccessLog, accessLogMiddleware, makeAccessLog } from "./AccessLog.ts"
 import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import type { ResponseCache } from "./ResponseCache.ts"
 import { DefaultShutdownGrace, ServerShutdown } from "./ServerShutdown.ts"
@@ -68,6 +71,26 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}, countRefusals =
       countRefusals ? countedLimiter(RequestRateLimiter.layer(config)) : RequestRateLimiter.layer(config)
     )
   )
+
+/**
+ * Builds the lane of cache hits and puts it in front of the server's router
+ * until the layer closes. Its ResponseCache is left out of the type's
+ * requirements: `serve` installs the lane only when it has a response cache.
+ */
+const installHitLane = (
+  server: () => Server | undefined,
+  auth: AuthConfig | undefined,
+  log: AccessLog | undefined
+) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const lane = yield* HitLane
+      const node = server()
+      if (node === undefined) return
+      installLane(node, lane.serve)
+      yield* Effect.addFinalizer(() => Effect.sync(() => installLane(node, undefined)))
+    })
+  ).pipe(Layer.provide(HitLane.layer(auth, log))) as Layer.Layer<never, never, KeyMemo | RequestRateLimiter>
 
 /**
  * Closing the layer drains the server (NodeServer.drain): no new
@@ -116,15 +139,36 @@ export const serve = <E = never, R = never>(options: {
   readonly shutdownGrace?: Duration.Duration | undefined
   /** Prometheus metrics and GET /metrics; absent, off. */
   readonly metrics?: MetricsOptions | undefined
+  /**
+   * The lane of cache hits (HitLane.ts) in front of the router: on by
+   * default with a response cache and without metrics (whose per-request
+   * records the router makes); the app turns it off when tracing is on.
+   */
+  readonly hitLane?: boolean | undefined
+  /** Where the access log goes (AccessLog.ts); default standard output, `false` none. */
+  readonly accessLog?: AccessLog | false | undefined
 }) => {
   const grace = options.shutdownGrace ?? DefaultShutdownGrace
   let server: Server | undefined
   let cutting = false
+  const log = options.accessLog === false ? undefined : (options.accessLog ?? makeAccessLog())
+  const laneOn =
+    (options.hitLane ?? true) && options.responseCache !== undefined && options.metrics === undefined
   const app = options.routes === undefined ? AllRoutes : Layer.merge(AllRoutes, options.routes)
-  const routes = HttpRouter.serve(options.metrics === undefined ? app : withMetrics(app, options.metrics), {
-    routerConfig: { maxParamLength: MaxPathParamLength }
-  }).pipe(
-    Layer.provide(layerAuthentication(options.auth)),
+  const router = HttpRouter.serve(options.metrics === undefined ? app : withMetrics(app, options.metrics), {
+    routerConfig: { maxParamLength: MaxPathParamLength },
+    disableLogger: true,
+    middleware: accessLogMiddleware(log)
+  }).pipe(Layer.provide(layerAuthentication(options.auth)))
+  const routes = (
+    laneOn
+      ? Layer.merge(
+          router,
+          installHitLane(() => server, options.auth, log)
+        )
+      : router
+  ).pipe(
+    Layer.provide(KeyMemo.layer),
     Layer.provide(layerCallerPolicies(options.policies, options.metrics !== undefined)),
     Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),
     Layer.provide(Layer.succeed(ServerShutdown, ServerShutdown.of({ cutting: () => cutting }))),

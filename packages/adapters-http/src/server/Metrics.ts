@@ -146,7 +146,9 @@ export const countRefusals = (limiter: RequestRateLimiter["Service"]): RequestRa
   return RequestRateLimiter.of({
     check: (caller) => limiter.check(caller).pipe(refused(callerKind(caller))),
     admitCredential: (address) => limiter.admitCredential(address).pipe(refused("anonymous")),
-    countFailedCredential: (address) => limiter.countFailedCredential(address).pipe(refused("anonymous"))
+    countFailedCredential: (address) => limiter.countFailedCredential(address).pipe(refused("anonymous")),
+    // A refusal the lane draws is handed over and answered (and counted) by `check`.
+    drawForLane: limiter.drawForLane
   })
 }
 

@@ -13,7 +13,12 @@
  * connection closes once its response is sent instead of staying open for
  * keep-alive; what is still open when the grace runs out is closed.
  */
-import { createServer as createNodeServer, type Server } from "node:http"
+import {
+  createServer as createNodeServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse
+} from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
 import type { Duplex } from "node:stream"
 
@@ -45,35 +50,67 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
   net.destroy()
 }
 
+/**
+ * A lane in front of the application (HitLane.ts): it answers a request
+ * itself, or calls `handOver` (at once or later) for the application's
+ * handler to answer it.
+ */
+export type Lane = (request: IncomingMessage, response: ServerResponse, handOver: () => void) => void
+
 /** What a server's drain needs: its open connections, and how many requests each has in flight. */
 interface Tracking {
   readonly sockets: Map<Socket, { inFlight: number; served: number }>
   draining: boolean
+  lane: Lane | undefined
 }
 
 const tracking = new WeakMap<Server, Tracking>()
 
-/** Tracks a server's connections and requests in flight, for `drain`. */
+/** Counts a request in flight on its connection until its response closes. */
+const trackRequest = (t: Tracking, request: IncomingMessage, response: ServerResponse): void => {
+  const state = t.sockets.get(request.socket as Socket)
+  if (state !== undefined) {
+    state.inFlight++
+    // `close` follows `finish` (the last byte handed to the OS) or a lost connection.
+    response.once("close", () => {
+      state.inFlight--
+      state.served++
+    })
+  }
+  // Before anyone answers, so a response during a drain is written with `Connection: close`.
+  if (t.draining) response.shouldKeepAlive = false
+}
+
+/**
+ * Tracks a server's connections and requests in flight, for `drain`, and
+ * puts the lane (once installed) in front of the `request` listeners: every
+ * request is tracked, then offered to the lane, and reaches the listeners
+ * (the application) only when the lane hands it over.
+ */
 const track = (server: Server): void => {
-  const t: Tracking = { sockets: new Map(), draining: false }
+  const t: Tracking = { sockets: new Map(), draining: false, lane: undefined }
   tracking.set(server, t)
   server.on("connection", (socket: Socket) => {
     t.sockets.set(socket, { inFlight: 0, served: 0 })
     socket.once("close", () => t.sockets.delete(socket))
   })
-  // Runs before the application's handler, so a response during a drain is written with `Connection: close`.
-  server.prependListener("request", (request, response) => {
-    const state = t.sockets.get(request.socket as Socket)
-    if (state !== undefined) {
-      state.inFlight++
-      // `close` follows `finish` (the last byte handed to the OS) or a lost connection.
-      response.once("close", () => {
-        state.inFlight--
-        state.served++
-      })
-    }
-    if (t.draining) response.shouldKeepAlive = false
-  })
+  const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
+  server.emit = ((event: string, ...args: Array<unknown>): boolean => {
+    if (event !== "request") return emit(event, ...args)
+    const request = args[0] as IncomingMessage
+    const response = args[1] as ServerResponse
+    trackRequest(t, request, response)
+    if (t.lane === undefined) return emit(event, request, response)
+    t.lane(request, response, () => emit(event, request, response))
+    return true
+  }) as Server["emit"]
+}
+
+/** Puts `lane` in front of the server's application (undefined: removes it). */
+export const installLane = (server: Server, lane: Lane | undefined): void => {
+  const t = tracking.get(server)
+  if (t === undefined) throw new Error("installLane: a server made by createServer is needed")
+  t.lane = lane
 }
 
 /** `http.createServer` with the API's answers to requests Node refuses itself. */

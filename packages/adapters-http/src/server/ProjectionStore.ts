@@ -7,7 +7,10 @@
  * every entity of its type (a list: any change of the type may add, remove or
  * reorder rows). A change of `(type, id)` drops the values of that entity and
  * every type-wide value of the type; a change of `(type, "*")` drops every
- * value of the type.
+ * value of the type. A value may also show every entity of other topics
+ * (`Dependency.also`: the incident feed shows protocols), and is then dropped
+ * by a change of any of them too; one that changes with the clock (a quantum
+ * stale flag) carries its own expiry, kept if it comes before the TTL.
  *
  * A value computed while a change happened must not be stored: its query may
  * have read the state before the change, and the change's notification has
@@ -16,11 +19,14 @@
  * came after that ticket. Plain synchronous data: no Effect per operation, the
  * caller passes the time.
  */
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 
-/** `entity_id` is `*` when every entity of the type may have changed. */
+/**
+ * `entity_id` is `*` when every entity of the type may have changed. The
+ * type is an entity type or a feed (incidents, quantum readiness: ChangeTopic.ts).
+ */
 export interface EntityChange {
-  readonly entity_type: EntityType
+  readonly entity_type: ChangeTopic
   readonly entity_id: string
 }
 
@@ -35,10 +41,21 @@ export interface StoreLimits {
   readonly ttlMillis: number
 }
 
-/** What a value depends on: one entity of a type, or (no `entityId`) every entity of the type. */
+/**
+ * What a value depends on: one entity of a type, or (no `entityId`) every
+ * entity of the type; and every entity of each of the `also` topics (an
+ * incident feed shows protocols by slug, so hiding one must drop it).
+ */
 export interface Dependency {
-  readonly type: EntityType
+  readonly type: ChangeTopic
   readonly entityId?: string | undefined
+  readonly also?: ReadonlyArray<ChangeTopic> | undefined
+  /**
+   * The instant (epoch ms) after which the value must not be served, when it
+   * holds a field that changes with the clock (a quantum stale flag): the
+   * entry expires then if that comes before the TTL.
+   */
+  readonly expiresAt?: number | undefined
 }
 
 export interface StoreStats {
@@ -58,13 +75,15 @@ interface Entry<V> {
   readonly key: string
   readonly value: V
   readonly bytes: number
-  readonly type: EntityType
+  readonly type: ChangeTopic
   /** `type:id`, or undefined for a type-wide value. */
   readonly entity: string | undefined
+  /** Topics of which the value depends on every entity, beyond `type`. */
+  readonly also: ReadonlyArray<ChangeTopic>
   readonly expiresAt: number
 }
 
-const entityKey = (type: EntityType, id: string): string => `${type}:${id.toLowerCase()}`
+const entityKey = (type: ChangeTopic, id: string): string => `${type}:${id.toLowerCase()}`
 
 const addTo = <K>(index: Map<K, Set<string>>, at: K, key: string) => {
   const keys = index.get(at)
@@ -83,12 +102,12 @@ export class ProjectionStore<V> {
   readonly limits: StoreLimits
   /** Insertion order is recency order: a hit moves its entry to the end, eviction takes the first. */
   private readonly entries = new Map<string, Entry<V>>()
-  private readonly byType = new Map<EntityType, Set<string>>()
-  private readonly typeWide = new Map<EntityType, Set<string>>()
+  private readonly byType = new Map<ChangeTopic, Set<string>>()
+  private readonly typeWide = new Map<ChangeTopic, Set<string>>()
   private readonly byEntity = new Map<string, Set<string>>()
   /** A counter of changes; tickets are its values. */
   private clock = 0
-  private readonly changedAt = new Map<EntityType, number>()
+  private readonly changedAt = new Map<ChangeTopic, number>()
   private clearedAt = 0
   private totalBytes = 0
   private hits = 0
@@ -127,18 +146,25 @@ export class ProjectionStore<V> {
     return this.clock
   }
 
+  /** Whether a change of one of the dependency's topics (or a clear) came after `ticket`. */
+  private changedSince(dependency: Dependency, ticket: number): boolean {
+    if (this.clearedAt > ticket || (this.changedAt.get(dependency.type) ?? 0) > ticket) return true
+    return (dependency.also ?? []).some((topic) => (this.changedAt.get(topic) ?? 0) > ticket)
+  }
+
   /**
-   * Stores a value computed after `ticket` was taken, unless a change of its
-   * type (or a clear) came since, or it is larger than the whole budget.
-   * Returns whether it was stored.
+   * Stores a value computed after `ticket` was taken, unless a change of one
+   * of its topics (or a clear) came since, it is larger than the whole
+   * budget, or its own expiry has passed. Returns whether it was stored.
    */
   set(key: string, value: V, bytes: number, dependency: Dependency, ticket: number, now: number): boolean {
-    const changed = this.changedAt.get(dependency.type) ?? 0
-    if (changed > ticket || this.clearedAt > ticket) {
+    if (this.changedSince(dependency, ticket)) {
       this.refused++
       return false
     }
     if (bytes > this.limits.maxBytes || this.limits.maxEntries < 1) return false
+    const expiresAt = Math.min(now + this.limits.ttlMillis, dependency.expiresAt ?? Number.POSITIVE_INFINITY)
+    if (expiresAt <= now) return false
     const previous = this.entries.get(key)
     if (previous !== undefined) this.remove(previous)
     const entry: Entry<V> = {
@@ -147,12 +173,17 @@ export class ProjectionStore<V> {
       bytes,
       type: dependency.type,
       entity: dependency.entityId === undefined ? undefined : entityKey(dependency.type, dependency.entityId),
-      expiresAt: now + this.limits.ttlMillis
+      also: dependency.also ?? [],
+      expiresAt
     }
     this.entries.set(key, entry)
     addTo(this.byType, entry.type, key)
     if (entry.entity === undefined) addTo(this.typeWide, entry.type, key)
     else addTo(this.byEntity, entry.entity, key)
+    for (const topic of entry.also) {
+      addTo(this.byType, topic, key)
+      addTo(this.typeWide, topic, key)
+    }
     this.totalBytes += bytes
     this.stored++
     while (this.entries.size > this.limits.maxEntries || this.totalBytes > this.limits.maxBytes) {
@@ -217,6 +248,10 @@ export class ProjectionStore<V> {
     removeFrom(this.byType, entry.type, entry.key)
     if (entry.entity === undefined) removeFrom(this.typeWide, entry.type, entry.key)
     else removeFrom(this.byEntity, entry.entity, entry.key)
+    for (const topic of entry.also) {
+      removeFrom(this.byType, topic, entry.key)
+      removeFrom(this.typeWide, topic, entry.key)
+    }
     this.totalBytes -= entry.bytes
   }
 }

@@ -34,7 +34,7 @@ import { createHash } from "node:crypto"
 import { NodeRedis } from "@effect/platform-node"
 import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
 import { Context, Duration, Effect, Layer, Result } from "effect"
-import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IpNetwork, NetAddress } from "effect/net"
 import { RateLimiter } from "effect/persistence"
 import { RateLimitedError } from "../api/Api.ts"
@@ -284,22 +284,74 @@ const conclude = Effect.fnUntraced(function* (
   if (reported !== undefined) yield* onResponse(headersOf(limits.policies[kind], reported))
 })
 
+/** A draw made for a request before its handler ran (HitLane.ts), which `check` then concludes. */
+export interface DrawnAhead {
+  readonly states: ReadonlyArray<WindowState>
+  readonly refusal: Refusal | undefined
+}
+
+/** Draws made ahead for requests handed over to the handlers, by the server request's `source`. */
+export const drawnAhead = new WeakMap<object, DrawnAhead>()
+
 const check = (limits: Limits) =>
   Effect.fnUntraced(function* (caller: Caller) {
     const kind = callerKind(caller)
-    const { states, refusal } = yield* draw(limits, subjectOf(caller), limits.table[kind])
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const ahead = drawnAhead.get(request.source)
+    if (ahead !== undefined) drawnAhead.delete(request.source)
+    const { states, refusal } = ahead ?? (yield* draw(limits, subjectOf(caller), limits.table[kind]))
     yield* conclude(limits, kind, states, refusal)
   })
+
+/** The address's failed-credential windows, read (a draw of 0: counts nothing). */
+const readFailedCredentials = (limits: Limits, address: string) =>
+  Effect.forEach(
+    limits.table.anonymous,
+    (w) => Effect.result(consume(limits, failedSubject(address), w, 0)),
+    {
+      concurrency: "unbounded"
+    }
+  )
+
+/** Whether the address's failed credentials have used the anonymous allowance (a failing store admits). */
+const credentialsExhausted = (limits: Limits, address: string) =>
+  Effect.map(readFailedCredentials(limits, address), (read) =>
+    read.some((r) => Result.isSuccess(r) && r.success.remaining < 1)
+  )
+
+/**
+ * The lane of cache hits' draw (HitLane.ts): for a caller whose credential
+ * came from `credentialFrom` (undefined for an anonymous caller), nothing
+ * when that address's failed credentials are exhausted (the handlers will
+ * refuse it; nothing is drawn), else one request drawn from the caller's
+ * windows: the headers to answer with when it was admitted, or the draw to
+ * hand over with the request (a refusal, a store failure) for `check` to
+ * conclude as usual.
+ */
+const drawForLane = (limits: Limits) =>
+  Effect.fnUntraced(function* (caller: Caller, credentialFrom: string | undefined) {
+    if (credentialFrom !== undefined && (yield* credentialsExhausted(limits, credentialFrom)))
+      return undefined
+    const kind = callerKind(caller)
+    const drawn: DrawnAhead = yield* draw(limits, subjectOf(caller), limits.table[kind])
+    if (drawn.refusal !== undefined) return { _tag: "HandOver", drawn } as const
+    const reported = closestToExhaustion(drawn.states)
+    const headers = reported === undefined ? {} : headersOf(limits.policies[kind], reported)
+    return { _tag: "Admitted", headers } as const
+  })
+
+/** What the lane's draw concluded (see `drawForLane`). */
+export type LaneDraw =
+  | undefined
+  | { readonly _tag: "Admitted"; readonly headers: Readonly<Record<string, string>> }
+  | { readonly _tag: "HandOver"; readonly drawn: DrawnAhead }
 
 const failedSubject = (address: string) => `authfail:${addressKey(address)}`
 
 const admitCredential = (limits: Limits) =>
   Effect.fnUntraced(function* (address: string) {
-    const subject = failedSubject(address)
     const anonymous = limits.table.anonymous
-    const read = yield* Effect.forEach(anonymous, (w) => Effect.result(consume(limits, subject, w, 0)), {
-      concurrency: "unbounded"
-    })
+    const read = yield* readFailedCredentials(limits, address)
     for (const [i, r] of read.entries()) {
       // A store that fails or is silent admits: the draw after the check reports it.
       if (Result.isFailure(r) || r.success.remaining >= 1) continue
@@ -350,6 +402,8 @@ export class RequestRateLimiter extends Context.Service<
     readonly countFailedCredential: (
       address: string
     ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    /** The lane of cache hits' draw, outside any request's handlers (see `drawForLane`). */
+    readonly drawForLane: (caller: Caller, credentialFrom: string | undefined) => Effect.Effect<LaneDraw>
   }
 >()("@ratings/adapters-http/RequestRateLimiter") {
   static readonly make = (config: RateLimitConfig) =>
@@ -363,7 +417,8 @@ export class RequestRateLimiter extends Context.Service<
       return RequestRateLimiter.of({
         check: check(limits),
         admitCredential: admitCredential(limits),
-        countFailedCredential: countFailedCredential(limits)
+        countFailedCredential: countFailedCredential(limits),
+        drawForLane: drawForLane(limits)
       })
     })
 

@@ -35,8 +35,8 @@
  *   `invalidate` before answering.
  * - Bounded: LRU by entries and bytes, and a TTL as a safety net.
  */
-import { type Caller, callerKind } from "@ratings/domain/model/Caller"
-import type { EntityType } from "@ratings/domain/model/EntityType"
+import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
+import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 import {
   Context,
   Deferred,
@@ -51,7 +51,7 @@ import {
   type Scope,
   Stream
 } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { entityTag } from "./Caching.ts"
 import { type EntityChange, ProjectionStore, type StoreStats } from "./ProjectionStore.ts"
 
@@ -89,11 +89,11 @@ export interface ResponseCacheConfig {
 }
 
 /**
- * A version per entity type, from the source every write bumps in its own
- * transaction: two reads of one type's version are equal only if no change
- * of the type committed between them.
+ * A version per entity type (and per feed: incidents, quantum readiness),
+ * from the source every write bumps in its own transaction: two reads of one
+ * type's version are equal only if no change of the type committed between them.
  */
-export type CacheVersions = { readonly [T in EntityType]?: string } & {
+export type CacheVersions = { readonly [T in ChangeTopic]?: string } & {
   /** The API keys' version: bumped by every revocation (see Authentication.ts's key memo). */
   readonly api_keys?: string
 }
@@ -109,6 +109,15 @@ export type CacheVersions = { readonly [T in EntityType]?: string } & {
 export class RequestVersions extends Context.Service<RequestVersions, CacheVersions>()(
   "@ratings/adapters-http/RequestVersions"
 ) {}
+
+/**
+ * Versions read for a request before its handler ran, by the server
+ * request's `source` (Node's IncomingMessage): the lane of cache hits
+ * (HitLane.ts) reads them from a query sent after the request began, and
+ * when it hands the request over, authentication provides them as the
+ * request's RequestVersions instead of reading them again.
+ */
+export const versionsReadAhead = new WeakMap<object, CacheVersions>()
 
 export interface ResponseCacheOptions<R = never> extends ResponseCacheConfig {
   /**
@@ -135,7 +144,20 @@ export interface Cacheable<A, E> {
   readonly caller: Caller
   /** The route and its normalised parameters; the projection class is added to it here. */
   readonly key: string
-  readonly type: EntityType
+  readonly type: ChangeTopic
+  /**
+   * Other topics the value shows (every entity of each): an entry is stamped
+   * with their versions too and dropped on any change of them. The incident
+   * feed names protocols only while they are readable, so it also depends on
+   * `protocol`; a chain's quantum reading on `chain`.
+   */
+  readonly also?: ReadonlyArray<ChangeTopic> | undefined
+  /**
+   * When the value shows something that changes with the clock alone (the
+   * quantum stale flag), the instant (epoch ms) it may change: the entry is
+   * never served from then on. Undefined: only a write changes it.
+   */
+  readonly expiresAt?: ((value: A) => number | undefined) | undefined
   /** The endpoint's success codec, the one HttpApiBuilder encodes the value with. */
   readonly schema: S.Top
   /** Called only on a miss (or when the read is not cached): a hit builds no query at all. */
@@ -160,11 +182,22 @@ export interface ResponseCacheStats extends StoreStats {
   readonly versionWaiting: number
 }
 
+/** See ResponseCache's `hits`. */
+export interface CacheHits {
+  readonly versions: (waiter: (versions: CacheVersions | undefined) => void) => void
+  readonly get: (
+    projection: ProjectionClass,
+    stamp: string,
+    key: string
+  ) => HttpServerResponse.HttpServerResponse | undefined
+}
+
 type Encoder = (value: unknown) => Effect.Effect<Uint8Array>
 
 /** A miss under way; it fails (with nothing) when its computation did. */
 interface Flight {
-  readonly type: EntityType
+  /** The read's type and its `also` topics: a change of any of them forgets the flight. */
+  readonly topics: ReadonlyArray<ChangeTopic>
   readonly done: Deferred.Deferred<HttpServerResponse.HttpServerResponse, void>
 }
 
@@ -208,6 +241,13 @@ export class ResponseCache extends Context.Service<
      * when the cache has no version source.
      */
     readonly versions: Effect.Effect<CacheVersions, void> | undefined
+    /**
+     * For the lane of cache hits (HitLane.ts), as plain functions: the
+     * versions from a query sent after the call (undefined when it failed),
+     * and the entry of a read under a version, if held. Undefined without a
+     * version source: the lane then stays closed.
+     */
+    readonly hits: CacheHits | undefined
     /** Drops what a change invalidates, in this process, before the call returns. */
     readonly invalidate: (change: EntityChange) => Effect.Effect<void>
     /** Drops everything. */
@@ -294,29 +334,37 @@ const makeVersionReader = <R>(read: Effect.Effect<CacheVersions, unknown, R>) =>
   Effect.gen(function* () {
     const context = yield* Effect.context<R>()
     const query = Effect.provideContext(read, context)
-    const waiting = yield* Queue.unbounded<Deferred.Deferred<CacheVersions, void>>()
+    // A waiter is told the versions, or undefined when the query failed.
+    const waiting = yield* Queue.unbounded<(versions: CacheVersions | undefined) => void>()
     let reads = 0
     let failures = 0
-    const failAll = (batch: ReadonlyArray<Deferred.Deferred<CacheVersions, void>>) =>
-      Effect.sync(() => {
-        for (const waiter of batch) Deferred.doneUnsafe(waiter, Exit.fail(undefined))
-      })
+    const tellAll = (
+      batch: ReadonlyArray<(versions: CacheVersions | undefined) => void>,
+      versions: CacheVersions | undefined
+    ) => {
+      for (const waiter of batch) waiter(versions)
+    }
     const serveBatch = Effect.gen(function* () {
       const batch = yield* Queue.takeAll(waiting)
       reads++
-      const exit = yield* Effect.exit(query).pipe(Effect.onInterrupt(() => failAll(batch)))
+      const exit = yield* Effect.exit(query).pipe(
+        Effect.onInterrupt(() => Effect.sync(() => tellAll(batch, undefined)))
+      )
       if (Exit.isFailure(exit)) failures++
-      const outcome: Exit.Exit<CacheVersions, void> = Exit.isSuccess(exit) ? exit : Exit.fail(undefined)
-      for (const waiter of batch) Deferred.doneUnsafe(waiter, outcome)
+      tellAll(batch, Exit.isSuccess(exit) ? exit.value : undefined)
     })
     yield* Effect.forkScoped(Effect.forever(serveBatch))
+    const currentUnsafe = (waiter: (versions: CacheVersions | undefined) => void): void => {
+      Queue.offerUnsafe(waiting, waiter)
+    }
     return {
       /** Fails (with nothing) when the query failed: the caller then computes its read. */
-      current: Effect.suspend(() => {
-        const waiter = Deferred.makeUnsafe<CacheVersions, void>()
-        Queue.offerUnsafe(waiting, waiter)
-        return Deferred.await(waiter)
+      current: Effect.callback<CacheVersions, void>((resume) => {
+        currentUnsafe((versions) =>
+          resume(versions === undefined ? Effect.fail(undefined) : Effect.succeed(versions))
+        )
       }),
+      currentUnsafe,
       stats: () => ({
         versionReads: reads,
         versionFailures: failures,
@@ -349,7 +397,12 @@ const computeAndStore = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: stri
           key,
           response,
           body.byteLength + key.length * 2 + EntryOverhead,
-          { type: read.type, entityId: read.entityOf(value) },
+          {
+            type: read.type,
+            entityId: read.entityOf(value),
+            also: read.also,
+            expiresAt: read.expiresAt?.(value)
+          },
           ticket,
           clock.currentTimeMillisUnsafe()
         )
@@ -359,7 +412,7 @@ const computeAndStore = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: stri
   })
 
 const lead = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) => {
-  const flight: Flight = { type: read.type, done: Deferred.makeUnsafe() }
+  const flight: Flight = { topics: topicsOf(read), done: Deferred.makeUnsafe() }
   core.flights.set(key, flight)
   return computeAndStore(core, read, key).pipe(
     Effect.onExit((exit) =>
@@ -387,6 +440,54 @@ const serve = <A, E>(core: CacheCore, read: Cacheable<A, E>, key: string) =>
 
 type VersionReader = Effect.Success<ReturnType<typeof makeVersionReader>>
 
+/** The store key of an entry computed under the version stamp `stamp` (see `versionStamp`). */
+const versionedKey = (projection: ProjectionClass, stamp: string, key: string): string =>
+  `${projection}|v${stamp}|${key}`
+
+/**
+ * The versions an entry is stamped with: its type's, then each of its
+ * `also` topics' (joined by dots); undefined when one is unknown.
+ */
+export const versionStamp = (
+  current: CacheVersions,
+  topics: ReadonlyArray<ChangeTopic>
+): string | undefined => {
+  let stamp: string | undefined
+  for (const topic of topics) {
+    const version = current[topic]
+    if (version === undefined) return undefined
+    stamp = stamp === undefined ? version : `${stamp}.${version}`
+  }
+  return stamp
+}
+
+/** A read's type, then the other topics it shows. */
+const topicsOf = <A, E>(read: Cacheable<A, E>): ReadonlyArray<ChangeTopic> =>
+  read.also === undefined ? [read.type] : [read.type, ...read.also]
+
+/**
+ * A request answered with a cached response: whom for, which entry (the
+ * topics its stamp is made of, the projection class and key), and the
+ * response. HitLane.ts learns from it which entry a request target leads to.
+ */
+export interface ServedFromCache {
+  readonly kind: CallerKind
+  readonly topics: ReadonlyArray<ChangeTopic>
+  readonly projection: ProjectionClass
+  readonly key: string
+  readonly response: HttpServerResponse.HttpServerResponse
+}
+
+/** The cached answers of requests in flight, by the server request's `source` (Node's IncomingMessage). */
+export const servedFromCache = new WeakMap<object, ServedFromCache>()
+
+const noteServed =
+  (served: Omit<ServedFromCache, "response">) => (response: HttpServerResponse.HttpServerResponse) =>
+    Effect.map(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (request) => {
+      if (request._tag === "Some") servedFromCache.set(request.value.source, { ...served, response })
+      return response
+    })
+
 /** `respond`: a cached or shared answer for a cacheable read while the cache is active, else the read itself. */
 const makeRespond =
   (core: CacheCore, versions: VersionReader | undefined, isActive: () => boolean) =>
@@ -401,10 +502,14 @@ const makeRespond =
     return Effect.matchEffect(current, {
       onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => read.compute(),
       onSuccess: (current): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E> => {
-        const version = current[read.type]
-        return version === undefined
-          ? read.compute()
-          : serve(core, read, `${projection}|v${version}|${read.key}`)
+        const topics = topicsOf(read)
+        const stamp = versionStamp(current, topics)
+        if (stamp === undefined) return read.compute()
+        const served = { kind: callerKind(read.caller), topics, projection, key: read.key }
+        return Effect.flatMap(
+          serve(core, read, versionedKey(projection, stamp, read.key)),
+          noteServed(served)
+        )
       }
     })
   }
@@ -417,6 +522,7 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
       maxBytes: options.maxBytes ?? DefaultMaxBytes,
       ttlMillis: Duration.toMillis(Duration.fromInputUnsafe(options.ttl ?? DefaultTtl))
     })
+    const clock = yield* Effect.clockWith(Effect.succeed)
     const changes = yield* PubSub.unbounded<EntityChange>()
     const versions = options.versions === undefined ? undefined : yield* makeVersionReader(options.versions)
     let listening = false
@@ -428,7 +534,8 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
     const apply = (change: EntityChange) =>
       Effect.suspend(() => {
         store.invalidate(change)
-        for (const [key, flight] of flights) if (flight.type === change.entity_type) flights.delete(key)
+        for (const [key, flight] of flights)
+          if (flight.topics.includes(change.entity_type)) flights.delete(key)
         return PubSub.publish(changes, change)
       })
 
@@ -437,6 +544,14 @@ const makeCache = <R>(options: ResponseCacheOptions<R>, alwaysOn: boolean) =>
     const service = ResponseCache.of({
       respond,
       versions: versions?.current,
+      hits:
+        versions === undefined
+          ? undefined
+          : {
+              versions: versions.currentUnsafe,
+              get: (projection, stamp, key) =>
+                store.get(versionedKey(projection, stamp, key), clock.currentTimeMillisUnsafe())
+            },
       invalidate: (change) => Effect.asVoid(apply(change)),
       clear: Effect.sync(() => {
         store.clear()

@@ -4,6 +4,7 @@
  * parameters go in, and both formats are streamed out a page at a time as the
  * domain reads them (ExportResult.pages), so memory stays flat whatever the limit.
  */
+import { callerKind } from "@ratings/domain/model/Caller"
 import { type EntityType, entityTypeFromName } from "@ratings/domain/model/EntityType"
 import {
   type CompareBody,
@@ -18,14 +19,16 @@ import {
   type ExportResult,
   ExportService
 } from "@ratings/domain/services/ExportService"
-import { Effect, Exit, Result, Stream } from "effect"
+import { Effect, Exit, Result, type Schema, Stream } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
 import { CompareNotFoundError, ExportQuotaError, splitIds } from "../api/UtilitiesApi.ts"
+import { optionalCache, successCodecOf } from "./CachedRoutes.ts"
 import { csvLine, csvRows } from "./Csv.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
+import type { ResponseCache } from "./ResponseCache.ts"
 import { cuttingConnections } from "./ServerShutdown.ts"
 
 // The contract already checked both; these only narrow the types.
@@ -112,26 +115,48 @@ const csvResponse = (cutting: () => boolean, query: ExportQuery, result: ExportR
   })
 }
 
+/**
+ * A comparison, through the ResponseCache when the server has one
+ * (docs/adr/0007-projection-cache.md): keyed by the caller's tier (the
+ * route is refused below Enterprise, and a refusal is never stored), the
+ * entity type and the ids and fields as given, and stamped with the type's
+ * version, which every write of its entities and scorecards bumps.
+ */
 const runCompare = (
   compare: CompareService["Service"],
+  cache: { readonly service: ResponseCache["Service"]; readonly codec: Schema.Top } | undefined,
   request: HttpServerRequest.HttpServerRequest,
   query: { readonly entity: string; readonly ids: string; readonly fields: string }
 ) =>
   Effect.gen(function* () {
     const caller = yield* currentCaller(request)
-    const body = yield* compare
-      .compare(caller, {
-        entity_type: typeOf(query.entity),
-        ids: splitIds(query.ids),
-        fields: fieldsOf(query.fields)
-      })
-      .pipe(
-        Effect.catchTag("CompareNotFound", (e) =>
-          Effect.fail(new CompareNotFoundError({ detail: "not found", identifiers: e.identifiers }))
-        ),
-        mapReadErrors
+    const entityType = typeOf(query.entity)
+    const compute = () =>
+      Effect.map(
+        compare.compare(caller, {
+          entity_type: entityType,
+          ids: splitIds(query.ids),
+          fields: fieldsOf(query.fields)
+        }),
+        (body) => body as unknown as CompareBody
       )
-    return body as unknown as CompareBody
+    return yield* (
+      cache === undefined
+        ? compute()
+        : cache.service.respond({
+            caller,
+            key: `compare|${callerKind(caller)}|${entityType}|${JSON.stringify([query.ids, query.fields])}`,
+            type: entityType,
+            schema: cache.codec,
+            compute,
+            entityOf: () => undefined
+          })
+    ).pipe(
+      Effect.catchTag("CompareNotFound", (e) =>
+        Effect.fail(new CompareNotFoundError({ detail: "not found", identifiers: e.identifiers }))
+      ),
+      mapReadErrors
+    )
   })
 
 export const UtilityHandlers = HttpApiBuilder.group(
@@ -141,6 +166,9 @@ export const UtilityHandlers = HttpApiBuilder.group(
     const exports = yield* ExportService
     const compare = yield* CompareService
     const cutting = yield* cuttingConnections
+    const service = yield* optionalCache
+    const cache =
+      service === undefined ? undefined : { service, codec: successCodecOf("utilities", "compare") }
     return handlers
       .handle("exportJson", ({ query, request }) =>
         Effect.map(runExport(exports, request, query, "json"), (result) => jsonResponse(cutting, result))
@@ -148,6 +176,6 @@ export const UtilityHandlers = HttpApiBuilder.group(
       .handle("exportCsv", ({ query, request }) =>
         Effect.map(runExport(exports, request, query, "csv"), (result) => csvResponse(cutting, query, result))
       )
-      .handle("compare", ({ query, request }) => runCompare(compare, request, query))
+      .handle("compare", ({ query, request }) => runCompare(compare, cache, request, query))
   })
 )

@@ -12,6 +12,7 @@ import type { IncidentRecord } from "@ratings/domain/model/Incident"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
+import { notifyChanges } from "../PgCacheInvalidation.ts"
 import { lockKey } from "./IncidentReads.ts"
 import { conflict, decodeWith, IdRow, instantOf, mapSqlError, NoncesRow } from "./IncidentRows.ts"
 
@@ -126,4 +127,6 @@ export const upsert = (sql: SqlClient.SqlClient) => (record: IncidentRecord) =>
     const stored = yield* storedNonces(sql, record, key, instants.firstSeen)
     yield* writeIncident(sql, record, key, instants)
     yield* writeSourcesAndNonces(sql, record, stored?.length ?? 0)
+    // The feed's version, bumped at this commit: cached feeds computed before it are never served again.
+    yield* notifyChanges(sql, [{ entity_type: "incident", entity_id: record.incident_id }])
   }).pipe(sql.withTransaction, mapSqlError("upsert"), Effect.withSpan("PgIncidentRepository.upsert"))

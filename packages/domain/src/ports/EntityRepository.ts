@@ -50,6 +50,17 @@ export class EntityRepository extends Context.Service<
       slug: string
     ) => Effect.Effect<Option.Option<EntityRecord>, StoreError>
     /**
+     * The entities of a type whose id is one of `ids` (any case; a non-UUID
+     * matches nothing) or whose slug is one of `slugs`, hidden records too,
+     * each once, in no set order: several lookups in one read (compare, whose
+     * identifiers are ids or slugs), where findById and findBySlug would each
+     * be a round trip of their own.
+     */
+    readonly findMany: (
+      type: EntityType,
+      lookup: { readonly ids: ReadonlyArray<string>; readonly slugs: ReadonlyArray<string> }
+    ) => Effect.Effect<ReadonlyArray<EntityRecord>, StoreError>
+    /**
      * Published, public, active entities of a type in list order (slug, id), at most
      * `limit`: what exports and compare may show (spec part 3: only published entities).
      * With `after`, the page starts just after that (slug, id) position (keyset paging,

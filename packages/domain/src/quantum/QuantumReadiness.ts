@@ -75,6 +75,19 @@ export const isStale = (state: ReadinessState): boolean => {
   )
 }
 
+/**
+ * The instant (epoch ms) from which `isStale` may answer otherwise with the
+ * same snapshot and outcome: the snapshot's expiry, while it is still ahead.
+ * Past it, or with no snapshot, only a new snapshot or outcome changes a
+ * payload, so nothing in it depends on the clock (undefined). A cache keeps
+ * a payload no later than this.
+ */
+export const clockChangesAt = (state: ReadinessState): number | undefined => {
+  if (state.snapshot === undefined) return undefined
+  const expires = Date.parse(state.snapshot.expires_at)
+  return Number.isFinite(expires) && state.now < expires ? expires : undefined
+}
+
 const staleFlag = (state: ReadinessState): { readonly stale?: true } =>
   isStale(state) ? { stale: true } : {}
 

@@ -4,7 +4,7 @@
  * scorecard. Identifiers are ids or slugs; an unknown, hidden or unpublished
  * entity fails the whole request with the same answer, so nothing reveals a draft.
  */
-import { Context, Effect, Layer, Option, Result, Schema } from "effect"
+import { Context, Effect, Layer, Result, Schema } from "effect"
 import type { AccessDenied } from "../access/Capabilities.ts"
 import { Projection } from "../access/Projection.ts"
 import type { Caller } from "../model/Caller.ts"
@@ -54,14 +54,19 @@ export class CompareService extends Context.Service<
         compare: Effect.fn("CompareService.compare")(function* (caller, request) {
           const allowed = projection.authorize(caller, "compare")
           if (Result.isFailure(allowed)) return yield* allowed.failure
+          // Every identifier in one read; which record answers which identifier is decided here,
+          // as findById and findBySlug would: a UUID names an id (any case), anything else a slug.
+          const records = yield* entities.findMany(request.entity_type, {
+            ids: request.ids.filter(isUuid),
+            slugs: request.ids.filter((identifier) => !isUuid(identifier))
+          })
+          const byId = new Map(records.map((r) => [r.id.toLowerCase(), r]))
+          const bySlug = new Map(records.map((r) => [r.slug, r]))
           const found: Array<EntityRecord> = []
           const missing: Array<string> = []
           for (const identifier of request.ids) {
-            const r = yield* isUuid(identifier)
-              ? entities.findById(request.entity_type, identifier)
-              : entities.findBySlug(request.entity_type, identifier)
-            const ok = Option.isSome(r) && projection.isPubliclyReadable(r.value)
-            if (ok) found.push(r.value)
+            const r = isUuid(identifier) ? byId.get(identifier.toLowerCase()) : bySlug.get(identifier)
+            if (r !== undefined && projection.isPubliclyReadable(r)) found.push(r)
             else missing.push(identifier)
           }
           if (missing.length > 0) return yield* new CompareNotFound({ identifiers: missing })

@@ -105,6 +105,38 @@ export class RatedProtocols extends Context.Service<
   )
 }
 
+/**
+ * The feed as the public reads it (docs/adr/0003-access-and-lists.md): an
+ * incident whose protocol the public cannot read now (hidden since it
+ * matched, or renamed) is served unmatched, slug null and
+ * matched_protocol false, as an incident at an unrated protocol is; and
+ * `?slug=` by such a protocol answers exactly like an unknown slug.
+ */
+const makePublicFeed =
+  (repository: IncidentRepository["Service"], rated: RatedProtocols["Service"]) =>
+  (filter: IncidentFeedFilter) =>
+    Effect.gen(function* () {
+      // Whether `?slug=` names a readable protocol and the page are independent: read at once.
+      const slug = filter.slug
+      const [named, page] = yield* Effect.all(
+        [
+          slug === undefined
+            ? Effect.succeed(true)
+            : Effect.map(rated.readable([slug]), (readable) => readable.has(slug)),
+          repository.feed(filter)
+        ],
+        { concurrency: 2 }
+      )
+      if (!named) return { items: [], total: 0 } satisfies IncidentFeedPage
+      const slugs = page.items.flatMap((i) => (i.slug === null ? [] : [i.slug]))
+      const readable = slugs.length === 0 ? new Set<string>() : yield* rated.readable(slugs)
+      const items = page.items.map(
+        (i): Incident =>
+          i.slug === null || readable.has(i.slug) ? i : { ...i, slug: null, matched_protocol: false }
+      )
+      return { items, total: page.total } satisfies IncidentFeedPage
+    })
+
 /** What ingest reports back; carries no nonce and no victim address. */
 export interface IngestResult {
   readonly outcome: IngestOutcome
@@ -180,26 +212,7 @@ export class IncidentService extends Context.Service<
         (effect) => ingestLock.withPermit(repository.withIngestLock(effect))
       )
 
-      /**
-       * The feed as the public reads it (docs/adr/0003-access-and-lists.md): an
-       * incident whose protocol the public cannot read now (hidden since it
-       * matched, or renamed) is served unmatched, slug null and
-       * matched_protocol false, as an incident at an unrated protocol is; and
-       * `?slug=` by such a protocol answers exactly like an unknown slug.
-       */
-      const publicFeed = (filter: IncidentFeedFilter) =>
-        Effect.gen(function* () {
-          if (filter.slug !== undefined && !(yield* rated.readable([filter.slug])).has(filter.slug))
-            return { items: [], total: 0 } satisfies IncidentFeedPage
-          const page = yield* repository.feed(filter)
-          const slugs = page.items.flatMap((i) => (i.slug === null ? [] : [i.slug]))
-          const readable = slugs.length === 0 ? new Set<string>() : yield* rated.readable(slugs)
-          const items = page.items.map(
-            (i): Incident =>
-              i.slug === null || readable.has(i.slug) ? i : { ...i, slug: null, matched_protocol: false }
-          )
-          return { items, total: page.total } satisfies IncidentFeedPage
-        })
+      const publicFeed = makePublicFeed(repository, rated)
 
       const feed = Effect.fn("IncidentService.feed")(function* (query: IncidentFeedQuery, caller?: Caller) {
         const filter = toFeedFilter(query)

@@ -14,7 +14,12 @@ import { ChainDirectory } from "../ports/ChainDirectory.ts"
 import { QuantumSnapshotStore } from "../ports/QuantumSnapshotStore.ts"
 import { QuantumSource } from "../ports/QuantumSource.ts"
 import type { StoreError } from "../ports/StoreError.ts"
-import { chainReading, leagueTable, type ReadinessState } from "../quantum/QuantumReadiness.ts"
+import {
+  chainReading,
+  clockChangesAt,
+  leagueTable,
+  type ReadinessState
+} from "../quantum/QuantumReadiness.ts"
 import { MaxQuantumRows, matchRows, readRows } from "../quantum/QuantumRows.ts"
 import {
   DefaultSnapshotTtl,
@@ -139,6 +144,16 @@ const currentState = (ports: QuantumPorts) =>
     return { state, chains }
   })
 
+/**
+ * A payload and the instant its clock-dependent part (the stale flag) may
+ * change: a cache serves it no later than `changesAt` (undefined: only a new
+ * snapshot, outcome or chain changes it).
+ */
+export interface Timed<A> {
+  readonly value: A
+  readonly changesAt: number | undefined
+}
+
 export class QuantumService extends Context.Service<
   QuantumService,
   {
@@ -150,6 +165,12 @@ export class QuantumService extends Context.Service<
     readonly leagueTable: Effect.Effect<QuantumLeagueTable | QuantumUnavailable, StoreError>
     /** One chain by service chain slug; unknown and unassessed chains are `available: false`, not errors. */
     readonly chain: (slug: string) => Effect.Effect<QuantumChainReading | QuantumUnavailable, StoreError>
+    /** `leagueTable` with the instant it may change with the clock alone (for the response cache). */
+    readonly leagueTableTimed: Effect.Effect<Timed<QuantumLeagueTable | QuantumUnavailable>, StoreError>
+    /** `chain` with the instant it may change with the clock alone (for the response cache). */
+    readonly chainTimed: (
+      slug: string
+    ) => Effect.Effect<Timed<QuantumChainReading | QuantumUnavailable>, StoreError>
   }
 >()("@ratings/domain/services/QuantumService") {
   static layerWith(options: QuantumServiceOptions = {}) {
@@ -172,19 +193,26 @@ export class QuantumService extends Context.Service<
         const refreshLock = yield* Semaphore.make(1)
 
         const readState = currentState(ports)
+        const leagueTableTimed = readState.pipe(
+          Effect.map(({ state }) => ({ value: leagueTable(state), changesAt: clockChangesAt(state) })),
+          Effect.withSpan("QuantumService.leagueTable")
+        )
+        const chainTimed = Effect.fn("QuantumService.chain")(function* (slug: string) {
+          const { state, chains } = yield* readState
+          return {
+            value: chainReading(state, { slug, known: chains.some((c) => c.slug === slug) }),
+            changesAt: clockChangesAt(state)
+          }
+        })
         return QuantumService.of({
           refresh: refresh(ports, ttlMillis).pipe(
             refreshLock.withPermit,
             Effect.withSpan("QuantumService.refresh")
           ),
-          leagueTable: readState.pipe(
-            Effect.map(({ state }) => leagueTable(state)),
-            Effect.withSpan("QuantumService.leagueTable")
-          ),
-          chain: Effect.fn("QuantumService.chain")(function* (slug: string) {
-            const { state, chains } = yield* readState
-            return chainReading(state, { slug, known: chains.some((c) => c.slug === slug) })
-          })
+          leagueTable: Effect.map(leagueTableTimed, (timed) => timed.value),
+          chain: (slug) => Effect.map(chainTimed(slug), (timed) => timed.value),
+          leagueTableTimed,
+          chainTimed
         })
       })
     )

@@ -10,12 +10,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
-import type { DomainWeightMap } from "../../src/scoring/Composite.ts"
-import type { Dependency } from "../../src/scoring/DependencyDrag.ts"
-import type { ScorableAnswer } from "../../src/scoring/DomainScore.ts"
-import { GradeLadder } from "../../src/scoring/GradeLadder.ts"
-import { renormalise } from "../../src/scoring/Renormalise.ts"
-import { type ScoreResult, scoreEntity } from "../../src/scoring/ScoreEntity.ts"
+import { GradeLadder } from "@ratings/domain/grades"
+import {
+  type Dependency,
+  type DomainWeightMap,
+  renormalise,
+  type ScorableAnswer,
+  scoreEntity,
+  type ScoreResult
+} from "@ratings/domain/scoring"
 
 const Domains = ["security", "technology", "governance", "economic", "operational", "transparency"]
 const RUNS = { numRuns: 500 }

@@ -5,12 +5,20 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
-import { composite, type DomainWeightMap } from "../../src/scoring/Composite.ts"
-import { applyDrag } from "../../src/scoring/DependencyDrag.ts"
-import { domainScores, type ScorableAnswer } from "../../src/scoring/DomainScore.ts"
-import { GradeLadder, gradeOf } from "../../src/scoring/GradeLadder.ts"
-import { renormalise } from "../../src/scoring/Renormalise.ts"
-import { activeDomainWeights, scoreEntity } from "../../src/scoring/ScoreEntity.ts"
+import { GradeLadder, gradeOf } from "@ratings/domain/grades"
+import {
+  activeDomainWeights,
+  applyDrag,
+  composite,
+  domainScores,
+  type DomainWeightMap,
+  renormalise,
+  type ScorableAnswer,
+  scoreEntity
+} from "@ratings/domain/scoring"
+
+/** "dist" in the domain-dist project (vitest.config.ts), which runs these same tests against the build. */
+const From = process.env.RATINGS_DOMAIN_FROM === "dist" ? "dist" : "src"
 
 const Domains = ["security", "technology", "governance", "economic", "operational"]
 const RUNS = { numRuns: 300 }
@@ -70,6 +78,14 @@ const shuffle = <A>(xs: ReadonlyArray<A>, seed: number): A[] => {
 }
 
 describe("Scoring properties", () => {
+  it(`imports the scoring core from the package's ${From}`, () => {
+    // The same resolution (export conditions) as the imports above: dist/*.js for the build, src/*.ts otherwise.
+    const where = import.meta.resolve("@ratings/domain/scoring")
+    const expected =
+      From === "dist" ? "/packages/domain/dist/entry/scoring.js" : "/packages/domain/src/entry/scoring.ts"
+    assert.isTrue(where.endsWith(expected), `${where} ends with ${expected}`)
+  })
+
   it("domain score is in [0, 1]", () => {
     fc.assert(
       fc.property(cardArb, ({ answers }) => {

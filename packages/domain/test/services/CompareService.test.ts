@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Ref } from "effect"
 import { Caller } from "../../src/model/Caller.ts"
-import { CompareService } from "../../src/services/CompareService.ts"
+import { CompareNotFound, CompareService } from "../../src/services/CompareService.ts"
 import { entity, scorecard } from "./fixtures.ts"
+import { EntityRepository } from "../../src/ports/EntityRepository.ts"
 import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
 import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
 
@@ -75,5 +76,57 @@ describe("CompareService", () => {
       )
       assert.strictEqual(e._tag, "InsufficientTier")
     }).pipe(Effect.provide(layer))
+  )
+
+  it.effect(
+    "every identifier is looked up in one read of the store, ids in any case, and answers in order",
+    () =>
+      Effect.gen(function* () {
+        const reads = yield* Ref.make(0)
+        // A store whose one-by-one lookups fail: compare must not go through them.
+        const counting = Layer.effect(
+          EntityRepository,
+          Effect.map(Effect.service(EntityRepository), (store) =>
+            EntityRepository.of({
+              ...store,
+              findById: () => Effect.die("compare looked an id up alone"),
+              findBySlug: () => Effect.die("compare looked a slug up alone"),
+              findMany: (type, lookup) =>
+                Effect.andThen(
+                  Ref.update(reads, (n) => n + 1),
+                  store.findMany(type, lookup)
+                )
+            })
+          )
+        ).pipe(Layer.provide(EntityRepositoryMemory.layer([a, b, draft])))
+        const svc = yield* Effect.provide(
+          CompareService,
+          CompareService.layer.pipe(
+            Layer.provide(
+              Layer.mergeAll(
+                counting,
+                ScorecardRepositoryMemory.layer({
+                  scorecards: [scorecard(b, 1, "published", { composite_score: 66 })]
+                })
+              )
+            )
+          )
+        )
+        const r = yield* svc.compare(enterprise, {
+          entity_type: "chain",
+          ids: ["solana", a.record.id.toUpperCase(), "solana"],
+          fields: ["slug", "composite_score"]
+        })
+        assert.deepStrictEqual(r.items, [
+          { id: b.record.id, slug: "solana", composite_score: 66 },
+          { id: a.record.id, slug: "ethereum", composite_score: null },
+          { id: b.record.id, slug: "solana", composite_score: 66 }
+        ])
+        const missing = yield* Effect.flip(
+          svc.compare(enterprise, { entity_type: "chain", ids: ["secret-chain", "ethereum", "nope"], fields })
+        )
+        assert.deepStrictEqual(missing, new CompareNotFound({ identifiers: ["secret-chain", "nope"] }))
+        assert.strictEqual(yield* Ref.get(reads), 2)
+      })
   )
 })

@@ -54,6 +54,12 @@ const layer = (seed: ReadonlyArray<StoredEntity> = []) =>
         findWithUnreadable: (type, by, identifier, hidden) =>
           withUnreadable(by === "id" ? findById(type, identifier) : findBySlug(type, identifier), hidden),
         listWithUnreadable: (query, hidden) => withUnreadable(list(query), hidden),
+        findMany: (type, lookup) =>
+          Effect.map(ofType(type), (records) => {
+            const ids = new Set(lookup.ids.map((id) => id.toLowerCase()))
+            const slugs = new Set(lookup.slugs)
+            return records.filter((r) => ids.has(r.id.toLowerCase()) || slugs.has(r.slug))
+          }),
         published: (type, limit, after) =>
           Effect.map(ofType(type), (records) =>
             records

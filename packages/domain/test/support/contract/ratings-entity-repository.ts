@@ -330,6 +330,29 @@ export const entityRepositoryContract = <D>(target: Target<EntityRepository, D>)
         assert.isTrue(Option.isNone(yield* repo.findBySlug("protocol", "Hidden")))
       }))
 
+    test("findMany: the records of one type with one of the ids (any case) or slugs, hidden ones too, each once", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const a = entity("protocol", "a")
+        const b = entity("protocol", "b")
+        const hidden = entity("protocol", "hidden", { is_private: true, is_active: false, status: "draft" })
+        const other = entity("oracle", "c")
+        yield* repo.upsert([a, b, hidden, other, entity("protocol", "unasked")])
+        const slugs = (records: ReadonlyArray<{ readonly slug: string }>) => records.map((r) => r.slug).sort()
+        const found = yield* repo.findMany("protocol", {
+          ids: [a.record.id.toUpperCase(), hidden.record.id, other.record.id, uuid(0xdead, 9), "not-a-uuid"],
+          slugs: ["b", "a", "c", "B", "nope"]
+        })
+        assert.deepStrictEqual(slugs(found), ["a", "b", "hidden"])
+        // Each record reads back whole, as findById returns it.
+        for (const r of found) assert.deepStrictEqual(Option.some(r), yield* repo.findById("protocol", r.id))
+        assert.deepStrictEqual(yield* repo.findMany("protocol", { ids: [], slugs: [] }), [])
+        assert.deepStrictEqual(slugs(yield* repo.findMany("oracle", { ids: [other.record.id], slugs: [] })), [
+          "c"
+        ])
+        assert.deepStrictEqual(slugs(yield* repo.findMany("oracle", { ids: [], slugs: ["a", "hidden"] })), [])
+      }))
+
     test("a record of every type reads back as it was written, with its own fields", () =>
       Effect.gen(function* () {
         const repo = yield* EntityRepository

@@ -1,0 +1,129 @@
+/**
+ * Issue 16: @ratings/domain as another tool installs it. The package is packed
+ * (its prepack builds dist/), the tarball installed with effect into a scratch
+ * project in the OS temp dir, outside the workspace, and there:
+ * - the README example runs with plain `node` and prints what the README says;
+ * - a strict TypeScript consumer type-checks under nodenext and bundler
+ *   resolution, while a deliberate type error and an import of an internal
+ *   module are both reported (the declarations carry the real types, and only
+ *   the entry points are exported);
+ * - the scoring entry point, bundled for the browser by esbuild, scores a
+ *   scorecard in headless Chromium (no Node API in the pure core); the bundle's
+ *   size, minified and gzipped, is printed.
+ */
+import { execFile, execFileSync } from "node:child_process"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { gzipSync } from "node:zlib"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { build } from "esbuild"
+import { chromium } from "playwright-core"
+import { BrowserEntry, type Resolution, writeConsumer } from "./package/Consumer.ts"
+import { makeScratch, outsideEnv, run, type Scratch } from "./package/Scratch.ts"
+import { RepoRoot, ReadmeExampleOutput, readmeExample } from "./support/readmeExample.ts"
+
+const ChromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+const Tsc = join(RepoRoot, "node_modules", ".bin", "tsc")
+
+let scratch: Scratch
+
+beforeAll(() => {
+  scratch = makeScratch()
+}, 180_000)
+
+afterAll(() => {
+  if (scratch !== undefined) rmSync(scratch.root, { recursive: true, force: true })
+})
+
+/** tsc's exit code and output for one tsconfig, run in the consumer project (several at once). */
+const tsc = (config: string): Promise<{ code: number; out: string }> =>
+  new Promise((resolve) => {
+    execFile(Tsc, ["-p", config], { cwd: scratch.consumer, env: outsideEnv() }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : Number(error.code ?? 1), out: `${stdout}${stderr}` })
+    )
+  })
+
+describe("@ratings/domain installed from its tarball", () => {
+  it("is a real install: files from the tarball, effect beside it, publishable", () => {
+    const installed = join(scratch.consumer, "node_modules", "@ratings", "domain")
+    const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"))
+    assert.isFalse(pkg.private === true)
+    assert.strictEqual(pkg.sideEffects, false)
+    assert.strictEqual(pkg.license, "MIT")
+    assert.strictEqual(pkg.engines.node, ">=22.19")
+    assert.deepStrictEqual(Object.keys(pkg.peerDependencies), ["effect"])
+    for (const file of ["dist/index.js", "dist/index.d.ts", "dist/entry/scoring.js.map", "LICENSE"]) {
+      assert.isTrue(readFileSync(join(installed, file)).length > 0, file)
+    }
+    const listed = execFileSync("tar", ["tzf", scratch.tarball], { encoding: "utf8" })
+    // No TypeScript source, tests or build state: only dist/, the licence, the README and package.json.
+    assert.deepStrictEqual(
+      listed
+        .split("\n")
+        .filter(
+          (f) =>
+            f !== "" && !/^package\/(dist\/.*\.(js|d\.ts|js\.map)|LICENSE|README\.md|package\.json)$/.test(f)
+        ),
+      []
+    )
+    // Exit 0 is the check; --ignore-scripts because pack has just built dist/ with the same script.
+    run("npm", ["publish", "--dry-run", "--ignore-scripts"], scratch.stagedPackage)
+  })
+
+  it("runs the README example with plain node", () => {
+    const block = readmeExample()
+    assert.isDefined(block)
+    writeFileSync(join(scratch.consumer, "example.mjs"), block!)
+    const out = execFileSync(process.execPath, ["example.mjs"], {
+      cwd: scratch.consumer,
+      env: outsideEnv(),
+      encoding: "utf8"
+    })
+    assert.strictEqual(out.trim(), ReadmeExampleOutput)
+  })
+
+  for (const resolution of ["nodenext", "bundler"] as const satisfies ReadonlyArray<Resolution>) {
+    it(`type-checks a strict consumer under moduleResolution ${resolution}, and reports its errors`, async () => {
+      const configs = writeConsumer(scratch.consumer, resolution)
+      const [good, bad] = await Promise.all([tsc(configs.good), tsc(configs.bad)])
+      assert.strictEqual(good.code, 0, good.out)
+      assert.notStrictEqual(bad.code, 0)
+      assert.match(bad.out, /bad\.ts\(3,14\): error TS2322/, bad.out)
+      assert.match(bad.out, /bad\.ts\(4,\d+\): error TS(2322|2820): Type '"protocl"'/, bad.out)
+      assert.match(bad.out, /internal\.ts\(1,\d+\): error TS2307/, bad.out)
+    }, 90_000)
+  }
+
+  it("bundles the scoring entry point for the browser and scores in headless Chromium", async () => {
+    writeFileSync(join(scratch.consumer, "browser.mjs"), BrowserEntry)
+    const bundled = await build({
+      absWorkingDir: scratch.consumer,
+      entryPoints: ["browser.mjs"],
+      bundle: true,
+      minify: true,
+      platform: "browser",
+      format: "iife",
+      write: false,
+      logLevel: "silent"
+    })
+    const code = bundled.outputFiles[0]!.text
+    const gzipped = gzipSync(code).length
+    console.log(`@ratings/domain/scoring browser bundle: ${code.length} B minified, ${gzipped} B gzipped`)
+    const browser = await chromium.launch({
+      executablePath: ChromiumPath,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+    })
+    try {
+      const page = await browser.newPage()
+      const errors: Array<string> = []
+      page.on("pageerror", (e) => errors.push(e.message))
+      await page.setContent("<!doctype html><title>scoring</title>")
+      await page.addScriptTag({ content: code })
+      const scored = await page.evaluate(() => (globalThis as { scored?: unknown }).scored)
+      assert.deepStrictEqual(errors, [])
+      assert.deepStrictEqual(scored, [76.5, "A"])
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
+})
