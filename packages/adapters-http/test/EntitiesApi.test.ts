@@ -693,6 +693,8 @@ const FailingStores = MemoryFeeds.pipe(
           countPublished: () => Effect.fail(failing),
           all: () => Effect.fail(failing),
           unreadable: () => Effect.fail(failing),
+          findWithUnreadable: () => Effect.fail(failing),
+          listWithUnreadable: () => Effect.fail(failing),
           upsert: () => Effect.fail(failing),
           setStatus: () => Effect.fail(failing)
         })

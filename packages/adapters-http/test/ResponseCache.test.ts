@@ -205,10 +205,10 @@ interface Reads {
 }
 
 /**
- * Port calls of one computed public list: the list itself and the lookup of the
- * chains its records may not name (`EntityRepository.unreadable`, ADR 0003).
+ * Port calls of one computed public list: the list read together with the
+ * chains its records may not name (`EntityRepository.listWithUnreadable`, ADR 0003).
  */
-const ReadsPerList = 2
+const ReadsPerList = 1
 
 /** Counts every call to a port's methods: a cache hit must not add any. */
 const countCalls = <S extends object>(service: S, reads: Reads): S =>
@@ -220,7 +220,7 @@ const countCalls = <S extends object>(service: S, reads: Reads): S =>
         reads.count++
         const answer = value.apply(target, args)
         const gate = reads.gate
-        return property === "list" && gate !== undefined
+        return (property === "list" || property === "listWithUnreadable") && gate !== undefined
           ? Effect.andThen(Deferred.await(gate), answer)
           : answer
       }

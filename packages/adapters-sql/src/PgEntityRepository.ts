@@ -35,14 +35,14 @@ import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Effect, Layer, Option, Schema } from "effect"
 import type { SqlError, Statement } from "effect/sql"
 import { AllOfType, type EntityChange, notifyChanges } from "./PgCacheInvalidation.ts"
-import { decodeRows, IsoFromDate, orReadError, toReadError } from "./PgRows.ts"
+import { decodeRows, isoText, orReadError, toReadError } from "./PgRows.ts"
 import { catchSqlError, isUuid } from "./PgTransaction.ts"
 
 /**
  * An entity row, decoded with the domain's schemas where a shared column holds
  * a domain value (type, status, categories, urls, external ids) and timestamps
  * to the ISO text the record holds. Ids and slugs are the column's text as
- * stored, and the jsonb columns that hold each type's own fields (chains,
+ * stored, timestamps Dates spelled in the record (`isoText`), and the jsonb columns that hold each type's own fields (chains,
  * details) are checked for their shape only: the list reads decode every row
  * of a page, the hottest path of the service, and the record was validated as
  * a whole when it was written.
@@ -60,15 +60,15 @@ const EntityRow = Schema.Struct({
   description: EntityFields.description,
   is_active: EntityFields.is_active,
   is_private: EntityFields.is_private,
-  created_at: IsoFromDate,
-  updated_at: IsoFromDate,
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
   curator_id: Schema.NullOr(Schema.String),
   is_framework: Schema.Boolean,
   details: Schema.Record(Schema.String, Schema.Unknown)
 })
 type EntityRow = typeof EntityRow.Type
 
-const decodeEntities = decodeRows(EntityRow)
+export const decodeEntities = decodeRows(EntityRow)
 
 const ColumnNames = [
   "id",
@@ -90,7 +90,7 @@ const ColumnNames = [
   "details"
 ]
 const Columns = ColumnNames.join(", ")
-const ColumnsOf = (alias: string) => ColumnNames.map((c) => `${alias}.${c}`).join(", ")
+export const ColumnsOf = (alias: string) => ColumnNames.map((c) => `${alias}.${c}`).join(", ")
 
 /** The record keys stored as shared columns; everything else goes to `details`. */
 const SharedKeys = new Set([
@@ -124,8 +124,8 @@ export const toRecord = (row: EntityRow): EntityRecord => {
     description: row.description,
     is_active: row.is_active,
     is_private: row.is_private,
-    created_at: row.created_at,
-    updated_at: row.updated_at
+    created_at: isoText(row.created_at),
+    updated_at: isoText(row.updated_at)
   }
   if (row.entity_type === "vault") {
     record.curator_id = row.curator_id
@@ -264,6 +264,28 @@ const whereOf = (sql: PgClient.PgClient, q: EntityListQuery): Statement.Fragment
   return sql.and(clauses)
 }
 
+/** `unreadable`'s statement as one json value (`[]` when there is none), rows in its order. */
+const unreadableJson = (sql: PgClient.PgClient, type: EntityType) =>
+  sql`(SELECT coalesce(json_agg(json_build_object('id', u.id, 'slug', u.slug, 'status', u.status,
+      'is_private', u.is_private, 'is_active', u.is_active) ORDER BY u.slug COLLATE "C", u.id), '[]'::json)
+    FROM entities u
+    WHERE u.entity_type = ${type}::text AND NOT (u.status = 'published' AND u.is_active AND NOT u.is_private))`
+
+/**
+ * The unreadable entities of each type as columns unreadable_0, unreadable_1...
+ * (after a comma), on the first row only: a list's rows would otherwise each
+ * carry them. Postgres numbers the rows as they come, whatever their order.
+ */
+const unreadableColumns = (sql: PgClient.PgClient, hidden: ReadonlyArray<EntityType>) =>
+  hidden.length === 0
+    ? sql``
+    : sql`, ${sql.csv(
+        hidden.map(
+          (type, i) =>
+            sql`CASE WHEN row_number() OVER () = 1 THEN ${unreadableJson(sql, type)} END AS ${sql.literal(`unreadable_${i}`)}`
+        )
+      )}`
+
 /**
  * One round trip for a list: the count and the page are separate subqueries
  * over the same WHERE, each planned on its own. The page first finds the ids
@@ -272,10 +294,14 @@ const whereOf = (sql: PgClient.PgClient, q: EntityListQuery): Statement.Fragment
  * OFFSET skips index entries, not table rows. An empty page still yields the
  * count, with a null row. Exported so that tests can EXPLAIN exactly what runs.
  */
-export const listStatement = (sql: PgClient.PgClient, q: EntityListQuery) => {
+export const listStatement = (
+  sql: PgClient.PgClient,
+  q: EntityListQuery,
+  hidden: ReadonlyArray<EntityType> = []
+) => {
   const where = whereOf(sql, q)
   return sql<{ readonly total: number; readonly id: string | null }>`
-    SELECT c.total, p.* FROM (SELECT count(*)::int AS total FROM entities WHERE ${where}) c
+    SELECT c.total${unreadableColumns(sql, hidden)}, p.* FROM (SELECT count(*)::int AS total FROM entities WHERE ${where}) c
     LEFT JOIN LATERAL (
       SELECT ${sql.literal(ColumnsOf("e"))}
       FROM (
@@ -490,6 +516,68 @@ const unreadable = (sql: PgClient.PgClient) => (type: EntityType) =>
     orReadError(`unreadable ${type}`)
   )
 
+/** `unreadable`'s rows read as a json column: the same schema over the parsed value. */
+const decodeShownJson = Schema.decodeUnknownEffect(Schema.Array(ShownRow))
+
+const decodeUnreadable = (
+  rows: ReadonlyArray<Record<string, unknown>>,
+  hidden: ReadonlyArray<EntityType>
+) => {
+  // The one row that carries them (any row of a list; the only row of a lookup).
+  const carrier = rows.find((row) => row.unreadable_0 !== null && row.unreadable_0 !== undefined)
+  return Effect.forEach(hidden, (_, i) =>
+    Effect.map(
+      decodeShownJson(carrier?.[`unreadable_${i}`] ?? []),
+      (refs): ReadonlyArray<UnreadableRef> => refs
+    )
+  )
+}
+
+const listWithUnreadable =
+  (sql: PgClient.PgClient) => (q: EntityListQuery, hidden: ReadonlyArray<EntityType>) =>
+    listStatement(sql, q, hidden).pipe(
+      Effect.flatMap((rows) =>
+        Effect.all({
+          value: Effect.all({
+            total:
+              rows[0] === undefined ? Effect.succeed(0) : Effect.map(decodeTotal(rows[0]), (c) => c.total),
+            items: Effect.map(decodeEntities(rows.filter((row) => row.id !== null)), (page) =>
+              page.map(toRecord)
+            )
+          }),
+          unreadable: decodeUnreadable(rows, hidden)
+        })
+      ),
+      orReadError(`list ${q.entity_type}`)
+    )
+
+/**
+ * The entity (columns null when there is none) beside the unreadable entities
+ * of `hidden`'s types, in one row.
+ */
+const findWithUnreadable =
+  (sql: PgClient.PgClient) =>
+  (type: EntityType, by: "id" | "slug", identifier: string, hidden: ReadonlyArray<EntityType>) => {
+    const match =
+      by === "slug"
+        ? sql`e.slug = ${identifier}::text`
+        : isUuid(identifier)
+          ? sql`e.id = ${identifier}::uuid`
+          : sql`false`
+    return sql<Record<string, unknown>>`SELECT ${sql.literal(ColumnsOf("e"))}${unreadableColumns(sql, hidden)}
+      FROM (SELECT 1) one LEFT JOIN entities e ON e.entity_type = ${type}::text AND ${match}`.pipe(
+      Effect.flatMap((rows) =>
+        Effect.all({
+          value: Effect.map(decodeEntities(rows.filter((row) => row.id !== null)), (found) =>
+            Option.map(Option.fromNullishOr(found[0]), toRecord)
+          ),
+          unreadable: decodeUnreadable(rows, hidden)
+        })
+      ),
+      orReadError(`find ${type} ${identifier}`)
+    )
+  }
+
 const setStatus =
   (sql: PgClient.PgClient) => (type: EntityType, id: string, status: EntityStatus, updatedAt: string) =>
     sql
@@ -525,6 +613,8 @@ export const make = Effect.gen(function* () {
     countPublished: countPublished(sql),
     all: all(sql),
     unreadable: unreadable(sql),
+    findWithUnreadable: findWithUnreadable(sql),
+    listWithUnreadable: listWithUnreadable(sql),
     upsert: upsert(sql),
     setStatus: setStatus(sql)
   })

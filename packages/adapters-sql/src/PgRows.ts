@@ -24,6 +24,19 @@ export const IsoFromDate = Schema.Date.pipe(
 /** A nullable timestamptz column as ISO 8601 text or null. */
 export const IsoOrNullFromDate = Schema.NullOr(IsoFromDate)
 
+/**
+ * The hot reads (entity, scorecard and history rows) check a timestamptz
+ * column as a Date (`Schema.Date`, the check IsoFromDate starts with) and
+ * spell it with `isoText` when they build the value: the same text, without
+ * the schema's transformation step, which was half the cost of decoding an
+ * entity row (a list decodes fifty per request).
+ */
+export const isoText: (date: Date) => string = isoTimestampOf
+
+/** `isoText` of a nullable column. */
+export const isoTextOrNull = (date: Date | null): string | null =>
+  date === null ? null : isoTimestampOf(date)
+
 /** A failure of a read or of the decoding of its rows, as the domain sees it. */
 export const toReadError =
   (what: string) =>

@@ -15,6 +15,11 @@ import { PgClient } from "@effect/sql-pg"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
 import { Effect, Layer } from "effect"
 import { bulk } from "./scorecards/ScorecardBulk.ts"
+import {
+  entityWithHistory,
+  entityWithLatestPublished,
+  entityWithScorecards
+} from "./scorecards/EntityWithScorecards.ts"
 import { reads } from "./scorecards/ScorecardReads.ts"
 import { writes } from "./scorecards/ScorecardWrites.ts"
 
@@ -23,7 +28,14 @@ export { arrayLiteral, toScorecard } from "./scorecards/ScorecardRows.ts"
 
 export const make = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
-  return ScorecardRepository.of({ ...reads(sql), ...writes(sql), ...bulk(sql) })
+  return ScorecardRepository.of({
+    ...reads(sql),
+    entityWithScorecards: entityWithScorecards(sql),
+    entityWithHistory: entityWithHistory(sql),
+    entityWithLatestPublished: entityWithLatestPublished(sql),
+    ...writes(sql),
+    ...bulk(sql)
+  })
 })
 
 export const layer: Layer.Layer<ScorecardRepository, never, PgClient.PgClient> = Layer.effect(

@@ -169,6 +169,121 @@ describe("PgScorecardRepository", () => {
         }).pipe(Effect.provide(postgres))
     )
 
+    it.effect(
+      "entityWithScorecards is findBySlug / findById, listForEntity and the hints naming a publicly readable entity, in one read",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ScorecardRepository
+          const entities = yield* EntityRepository
+          const read = repo.entityWithScorecards!
+          const shown = entity("chain", "ews-shown")
+          const draftChain = entity("chain", "ews-draft", { status: "draft" })
+          const e = entity("protocol", "ews-rated")
+          const bare = entity("protocol", "ews-bare")
+          yield* entities.upsert([shown, draftChain, e, bare])
+          const hints = [
+            "chain: ews-shown",
+            "chain: ews-draft",
+            "chain: ews-missing",
+            "not a hint",
+            "widget: ews-shown",
+            ": ews-shown"
+          ]
+          yield* repo.saveDrafts(
+            hints.map((hint, i) => scorecard(e, i + 1, "draft", { largest_drag_hint: hint }))
+          )
+          yield* repo.saveDraft(scorecard(e, hints.length + 1, "draft", { largest_drag_hint: null }))
+          const together = yield* read("protocol", "slug", "ews-rated")
+          assert.deepStrictEqual(together.entity, yield* entities.findBySlug("protocol", "ews-rated"))
+          assert.deepStrictEqual(together.scorecards, yield* repo.listForEntity("protocol", e.record.id))
+          assert.deepStrictEqual([...together.readableHints], ["chain: ews-shown"])
+          assert.deepStrictEqual(yield* read("protocol", "id", e.record.id.toUpperCase()), together)
+          // An entity without scorecards; no entity of that type, id or slug.
+          assert.deepStrictEqual(yield* read("protocol", "slug", "ews-bare"), {
+            entity: yield* entities.findBySlug("protocol", "ews-bare"),
+            scorecards: [],
+            readableHints: new Set<string>()
+          })
+          for (const [type, by, identifier] of [
+            ["protocol", "slug", "ews-none"],
+            ["chain", "slug", "ews-rated"],
+            ["protocol", "id", "ews-rated"],
+            ["protocol", "slug", e.record.id]
+          ] as const)
+            assert.deepStrictEqual(yield* read(type, by, identifier), {
+              entity: Option.none(),
+              scorecards: [],
+              readableHints: new Set<string>()
+            })
+        }).pipe(Effect.provide(postgres))
+    )
+
+    it.effect("entityWithHistory is findBySlug and history, in one read", () =>
+      Effect.gen(function* () {
+        const repo = yield* ScorecardRepository
+        const entities = yield* EntityRepository
+        const read = repo.entityWithHistory!
+        const e = entity("protocol", "ewh-rated")
+        const bare = entity("protocol", "ewh-bare")
+        yield* entities.upsert([e, bare])
+        for (const version of [1, 2]) {
+          const draft = scorecard(e, version, "draft")
+          yield* repo.saveDraft(draft)
+          yield* repo.publish(publishRecord(e, draft))
+        }
+        const together = yield* read("protocol", "ewh-rated")
+        assert.strictEqual(together.history.length, 2)
+        assert.deepStrictEqual(together, {
+          entity: yield* entities.findBySlug("protocol", "ewh-rated"),
+          history: yield* repo.history("protocol", e.record.id)
+        })
+        assert.deepStrictEqual(yield* read("protocol", "ewh-bare"), {
+          entity: yield* entities.findBySlug("protocol", "ewh-bare"),
+          history: []
+        })
+        for (const [type, slug] of [
+          ["protocol", "ewh-none"],
+          ["chain", "ewh-rated"],
+          ["protocol", e.record.id]
+        ] as const)
+          assert.deepStrictEqual(yield* read(type, slug), { entity: Option.none(), history: [] })
+      }).pipe(Effect.provide(postgres))
+    )
+
+    it.effect("entityWithLatestPublished is findBySlug and latest published, in one read", () =>
+      Effect.gen(function* () {
+        const repo = yield* ScorecardRepository
+        const entities = yield* EntityRepository
+        const read = repo.entityWithLatestPublished!
+        const e = entity("protocol", "ewl-rated")
+        const drafted = entity("protocol", "ewl-drafted")
+        yield* entities.upsert([e, drafted])
+        for (const version of [1, 2]) {
+          const draft = scorecard(e, version, "draft")
+          yield* repo.saveDraft(draft)
+          yield* repo.publish(publishRecord(e, draft))
+        }
+        yield* repo.saveDraft(scorecard(e, 3, "draft"))
+        yield* repo.saveDraft(scorecard(drafted, 1, "draft"))
+        const together = yield* read("protocol", "ewl-rated")
+        assert.strictEqual(Option.map(together.latest, (s) => s.scorecard_version).pipe(Option.getOrNull), 2)
+        assert.isAbove(Option.getOrThrow(together.latest).answers.length, 0)
+        assert.deepStrictEqual(together, {
+          entity: yield* entities.findBySlug("protocol", "ewl-rated"),
+          latest: yield* repo.latest("protocol", e.record.id, "published")
+        })
+        assert.deepStrictEqual(yield* read("protocol", "ewl-drafted"), {
+          entity: yield* entities.findBySlug("protocol", "ewl-drafted"),
+          latest: Option.none()
+        })
+        for (const [type, slug] of [
+          ["protocol", "ewl-none"],
+          ["chain", "ewl-rated"]
+        ] as const)
+          assert.deepStrictEqual(yield* read(type, slug), { entity: Option.none(), latest: Option.none() })
+      }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("latestPublishedOf is one query through the scorecards_one_published index", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient

@@ -17,7 +17,7 @@ import {
 } from "@ratings/domain/model/Scorecard"
 import type { HistoryEntryRecord, StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
 import { Schema } from "effect"
-import { IsoFromDate, IsoOrNullFromDate } from "../PgRows.ts"
+import { isoText, isoTextOrNull } from "../PgRows.ts"
 
 export const ListColumns = `s.id, s.entity_id, s.entity_type, s.status, s.scorecard_version, s.grade, s.letter_grade,
   s.composite_score, s.intrinsic_composite_score, s.intrinsic_letter_grade, s.largest_drag_hint,
@@ -50,6 +50,8 @@ export const RowRecord = `r(id uuid, entity_type text, entity_id uuid, scorecard
  */
 const NullOrNumber = Schema.NullOr(Schema.Number)
 const NullOrGrade = Schema.NullOr(LetterGrade)
+/** Timestamps are checked as Dates and spelled when the value is built (PgRows.ts `isoText`). */
+const NullOrDate = Schema.NullOr(Schema.Date)
 
 export const ScorecardRow = Schema.Struct({
   id: Schema.String,
@@ -66,8 +68,8 @@ export const ScorecardRow = Schema.Struct({
   has_unrated_dependencies: Schema.Boolean,
   domain_scores: Schema.NullOr(DomainScores),
   mvc_gates: Schema.NullOr(MvcGates),
-  last_rated_at: IsoOrNullFromDate,
-  scorecard_published_at: IsoOrNullFromDate
+  last_rated_at: NullOrDate,
+  scorecard_published_at: NullOrDate
 })
 export type ScorecardRow = typeof ScorecardRow.Type
 
@@ -124,7 +126,7 @@ export const HistoryRow = Schema.Struct({
   composite_score: NullOrNumber,
   intrinsic_composite_score: NullOrNumber,
   intrinsic_letter_grade: NullOrGrade,
-  published_at: IsoFromDate,
+  published_at: Schema.Date,
   reasoning: Schema.String,
   changed_by: Schema.NullOr(Schema.String)
 })
@@ -158,8 +160,8 @@ export const toScorecard = (row: ScorecardRow): Scorecard => ({
   has_unrated_dependencies: row.has_unrated_dependencies,
   domain_scores: row.domain_scores,
   mvc_gates: row.mvc_gates,
-  last_rated_at: row.last_rated_at,
-  scorecard_published_at: row.scorecard_published_at
+  last_rated_at: isoTextOrNull(row.last_rated_at),
+  scorecard_published_at: isoTextOrNull(row.scorecard_published_at)
 })
 
 export const toStored = (row: DetailRow): StoredScorecard => ({
@@ -178,7 +180,7 @@ export const toHistory = (row: HistoryRow): HistoryEntryRecord => ({
   composite_score: row.composite_score,
   intrinsic_composite_score: row.intrinsic_composite_score,
   intrinsic_letter_grade: row.intrinsic_letter_grade,
-  published_at: row.published_at,
+  published_at: isoText(row.published_at),
   reasoning: row.reasoning,
   ...(row.changed_by === null ? {} : { changed_by: row.changed_by })
 })

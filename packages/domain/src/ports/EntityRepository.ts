@@ -26,6 +26,12 @@ export interface UnreadableRef {
 }
 
 /** A position in list order: the (slug, id) of the last record of the previous page. */
+/** A read with the unreadable entities of the types asked for, one list per type in the order asked. */
+export interface WithUnreadable<A> {
+  readonly value: A
+  readonly unreadable: ReadonlyArray<ReadonlyArray<UnreadableRef>>
+}
+
 export interface ListPosition {
   readonly slug: string
   readonly id: string
@@ -75,6 +81,23 @@ export class EntityRepository extends Context.Service<
      * the organisations a bridge may not name (docs/adr/0003-access-and-lists.md).
      */
     readonly unreadable: (type: EntityType) => Effect.Effect<ReadonlyArray<UnreadableRef>, StoreError>
+    /**
+     * `findById` (`by` "id") or `findBySlug` (`by` "slug") and `unreadable` of
+     * each of `hidden`'s types, in that order, read together: what a public
+     * detail needs, in one round trip on Postgres (a round trip costs a request
+     * more than the rows it reads).
+     */
+    readonly findWithUnreadable: (
+      type: EntityType,
+      by: "id" | "slug",
+      identifier: string,
+      hidden: ReadonlyArray<EntityType>
+    ) => Effect.Effect<WithUnreadable<Option.Option<EntityRecord>>, StoreError>
+    /** `list` and `unreadable` of each of `hidden`'s types, read together, as `findWithUnreadable`. */
+    readonly listWithUnreadable: (
+      query: EntityListQuery,
+      hidden: ReadonlyArray<EntityType>
+    ) => Effect.Effect<WithUnreadable<Page<EntityRecord>>, StoreError>
     readonly upsert: (entities: ReadonlyArray<StoredEntity>) => Effect.Effect<void, StoreError>
     /**
      * Moves one entity to `status` and sets its updated_at, leaving the rest of

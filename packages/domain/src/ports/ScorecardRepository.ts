@@ -8,6 +8,7 @@
  * the one-at-a-time method applied in order, in a few statements per batch.
  */
 import { Context, type Effect, type Option } from "effect"
+import type { EntityRecord } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import type { HistoryEntry, EvidenceItem } from "../model/Responses.ts"
 import type { Scorecard, ScorecardDetail } from "../model/Scorecard.ts"
@@ -83,6 +84,18 @@ export const repeatFreeRuns = <A>(items: ReadonlyArray<A>, keyOf: (a: A) => stri
   return runs
 }
 
+/** An entity (none when no entity of the type has that id or slug) with its scorecards. */
+export interface EntityWithScorecards {
+  readonly entity: Option.Option<EntityRecord>
+  /** `listForEntity` of the entity found; empty when there is none. */
+  readonly scorecards: ReadonlyArray<Scorecard>
+  /**
+   * The drag hints among them that name an entity (`dragHintTarget`) the
+   * public can read now (`isPubliclyReadable`: published, active, not private).
+   */
+  readonly readableHints: ReadonlySet<string>
+}
+
 export class ScorecardRepository extends Context.Service<
   ScorecardRepository,
   {
@@ -91,6 +104,18 @@ export class ScorecardRepository extends Context.Service<
       type: EntityType,
       entityId: string
     ) => Effect.Effect<ReadonlyArray<Scorecard>, StoreError>
+    /**
+     * Optional: the entity of a type by id (`by` "id") or slug, its
+     * `listForEntity`, and which of their drag hints name an entity the
+     * public can read now, read together: what a scorecard list needs, in one
+     * round trip on Postgres. A store without it is read in turn (the entity,
+     * its scorecards, each hint's entity).
+     */
+    readonly entityWithScorecards?: (
+      type: EntityType,
+      by: "id" | "slug",
+      identifier: string
+    ) => Effect.Effect<EntityWithScorecards, StoreError>
     /** `listForEntity` of many entities at once: every version of each, newest first per entity. */
     readonly listForEntities: (
       type: EntityType,
@@ -122,6 +147,29 @@ export class ScorecardRepository extends Context.Service<
       type: EntityType,
       entityIds: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, Scorecard>, StoreError>
+    /**
+     * Optional: the entity of a type by slug and its `history`, read together
+     * (one round trip on Postgres); a store without it is read in turn.
+     */
+    readonly entityWithHistory?: (
+      type: EntityType,
+      slug: string
+    ) => Effect.Effect<
+      { readonly entity: Option.Option<EntityRecord>; readonly history: ReadonlyArray<HistoryEntryRecord> },
+      StoreError
+    >
+    /**
+     * Optional: the entity of a type by slug and its `latest` published
+     * scorecard, read together (one round trip on Postgres); a store without
+     * it is read in turn.
+     */
+    readonly entityWithLatestPublished?: (
+      type: EntityType,
+      slug: string
+    ) => Effect.Effect<
+      { readonly entity: Option.Option<EntityRecord>; readonly latest: Option.Option<StoredScorecard> },
+      StoreError
+    >
     /** Rating history, newest first. */
     readonly history: (
       type: EntityType,

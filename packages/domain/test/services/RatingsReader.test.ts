@@ -1,9 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Ref } from "effect"
 import { Caller } from "../../src/model/Caller.ts"
 import { GradeLadder } from "../../src/scoring/GradeLadder.ts"
 import { RatingsReader } from "../../src/services/RatingsReader.ts"
 import { entity, scorecard, T0 } from "./fixtures.ts"
+import { EntityRepository } from "../../src/ports/EntityRepository.ts"
+import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
+import { isPubliclyReadable } from "../../src/access/Projection.ts"
+import { dragHintTarget } from "../../src/scoring/DependencyDrag.ts"
+import { Option } from "effect"
 import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
 import { RubricRepositoryMemory } from "../../src/ports/memory/RubricRepositoryMemory.ts"
 import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
@@ -66,6 +71,29 @@ const layer = RatingsReader.layer.pipe(
       ])
     )
   )
+)
+
+/** The module's seeded stores, for readers composed over them. */
+const stores = Layer.mergeAll(
+  EntityRepositoryMemory.layer([aave, hidden, retired, draft, scoring, approved, eth, bridge]),
+  ScorecardRepositoryMemory.layer({
+    scorecards: [...aaveCards, ...ethCards, ...draftCards],
+    history: [
+      {
+        entity_id: aave.record.id,
+        scorecard_id: aaveCards[1]!.id,
+        scorecard_version: 2,
+        grade: "A",
+        letter_grade: "A",
+        composite_score: 80,
+        intrinsic_composite_score: 80,
+        intrinsic_letter_grade: "A",
+        published_at: T0,
+        reasoning: "re-rated after the v3.1 audit"
+      }
+    ]
+  }),
+  RubricRepositoryMemory.layer()
 )
 
 const list = (caller: Caller, extra: { include_inactive?: boolean } = {}) =>
@@ -281,6 +309,215 @@ describe("RatingsReader", () => {
         )
         assert.strictEqual((yield* r.scorecardById(admin, "protocol", aaveCards[2]!.id)).status, "draft")
       }).pipe(Effect.provide(layer))
+  )
+
+  it.effect(
+    "a public list or detail is one read of the store (with what its records may not name); an admin's reads the page or entity alone",
+    () =>
+      Effect.gen(function* () {
+        const calls = yield* Ref.make<ReadonlyArray<string>>([])
+        const counted = Layer.effect(
+          EntityRepository,
+          Effect.map(EntityRepository, (repo) => {
+            // Every method, recorded by name when it is called.
+            type Read = (...args: Array<unknown>) => Effect.Effect<unknown, unknown>
+            const record =
+              (name: string, f: Read): Read =>
+              (...args) =>
+                Effect.andThen(
+                  Ref.update(calls, (c) => [...c, name]),
+                  f(...args)
+                )
+            return Object.fromEntries(
+              Object.entries(repo).map(([name, f]) => [name, record(name, f as Read)])
+            ) as unknown as EntityRepository["Service"]
+          })
+        ).pipe(Layer.provide(EntityRepositoryMemory.layer([aave, eth, bridge])))
+        const reader = RatingsReader.layer.pipe(
+          Layer.provide(
+            Layer.mergeAll(counted, ScorecardRepositoryMemory.layer(), RubricRepositoryMemory.layer())
+          )
+        )
+        const readsOf = <A, E>(read: Effect.Effect<A, E, RatingsReader>) =>
+          Effect.gen(function* () {
+            yield* Ref.set(calls, [])
+            yield* Effect.provide(read, reader)
+            return yield* Ref.get(calls)
+          })
+        const detail = (caller: Caller, identifier: string) =>
+          Effect.flatMap(RatingsReader, (r) => r.detail(caller, "protocol", identifier, false))
+        assert.deepStrictEqual(yield* readsOf(detail(anonymous, "aave-v3")), ["findWithUnreadable"])
+        assert.deepStrictEqual(yield* readsOf(detail(pro, aave.record.id)), ["findWithUnreadable"])
+        assert.deepStrictEqual(yield* readsOf(list(free)), ["listWithUnreadable"])
+        assert.deepStrictEqual(yield* readsOf(detail(admin, "aave-v3")), ["findBySlug"])
+        assert.deepStrictEqual(yield* readsOf(detail(admin, aave.record.id)), ["findById"])
+        assert.deepStrictEqual(yield* readsOf(list(admin)), ["list"])
+      })
+  )
+
+  it.effect(
+    "a store that reads an entity with its scorecards together gives the scorecard list the same answers, in one read",
+    () =>
+      Effect.gen(function* () {
+        const draftChain = entity("chain", "draft-chain", { status: "draft" })
+        const hinted = [
+          scorecard(aave, 1, "superseded", { largest_drag_hint: "chain: ethereum" }),
+          scorecard(aave, 2, "superseded", { largest_drag_hint: "chain: draft-chain" }),
+          scorecard(aave, 3, "superseded", { largest_drag_hint: "oracle: missing" }),
+          scorecard(aave, 4, "published", { largest_drag_hint: "not a hint" }),
+          scorecard(aave, 5, "draft", { largest_drag_hint: "chain: draft-chain" })
+        ]
+        const stores = Layer.mergeAll(
+          EntityRepositoryMemory.layer([aave, hidden, draft, eth, draftChain]),
+          ScorecardRepositoryMemory.layer({ scorecards: [...hinted, ...draftCards] }),
+          RubricRepositoryMemory.layer()
+        )
+        const calls = yield* Ref.make(0)
+        // The reads together, as a store would answer them: the entity, its scorecards, the readable hints.
+        const together = Layer.effect(
+          ScorecardRepository,
+          Effect.gen(function* () {
+            const entities = yield* EntityRepository
+            const scorecards = yield* ScorecardRepository
+            return ScorecardRepository.of({
+              ...scorecards,
+              entityWithScorecards: (type, by, identifier) =>
+                Effect.gen(function* () {
+                  yield* Ref.update(calls, (n) => n + 1)
+                  const found = yield* by === "id"
+                    ? entities.findById(type, identifier)
+                    : entities.findBySlug(type, identifier)
+                  const cards = Option.isSome(found)
+                    ? yield* scorecards.listForEntity(type, found.value.id)
+                    : []
+                  const readableHints = new Set<string>()
+                  for (const card of cards) {
+                    const target =
+                      card.largest_drag_hint === null ? undefined : dragHintTarget(card.largest_drag_hint)
+                    if (target === undefined) continue
+                    const named = yield* entities.findBySlug(target.entity_type, target.slug)
+                    if (Option.isSome(named) && isPubliclyReadable(named.value))
+                      readableHints.add(card.largest_drag_hint!)
+                  }
+                  return { entity: found, scorecards: cards, readableHints }
+                })
+            })
+          })
+        ).pipe(Layer.provideMerge(stores))
+        const inTurn = RatingsReader.layer.pipe(Layer.provide(stores))
+        const oneRead = RatingsReader.layer.pipe(Layer.provide(together))
+        const answer = (caller: Caller, identifier: string) =>
+          Effect.flatMap(RatingsReader, (r) => Effect.result(r.scorecards(caller, "protocol", identifier)))
+        for (const caller of [anonymous, free, pro, enterprise, admin])
+          for (const identifier of ["aave-v3", aave.record.id, "hidden-protocol", "draft-protocol", "nope"]) {
+            const before = yield* Ref.get(calls)
+            const expected = yield* Effect.provide(answer(caller, identifier), inTurn)
+            assert.deepStrictEqual(yield* Effect.provide(answer(caller, identifier), oneRead), expected)
+            assert.strictEqual((yield* Ref.get(calls)) - before, 1)
+          }
+        const served = yield* Effect.provide(answer(pro, "aave-v3"), oneRead)
+        assert.deepStrictEqual(
+          served._tag === "Success" ? served.success.items.map((s) => s.largest_drag_hint) : [],
+          ["not a hint", "largest drag: oracle", "largest drag: chain", "chain: ethereum"]
+        )
+      })
+  )
+
+  it.effect(
+    "a store that reads an entity with its history together gives the history the same answers, in one read",
+    () =>
+      Effect.gen(function* () {
+        const calls = yield* Ref.make(0)
+        const together = Layer.effect(
+          ScorecardRepository,
+          Effect.gen(function* () {
+            const entities = yield* EntityRepository
+            const scorecards = yield* ScorecardRepository
+            return ScorecardRepository.of({
+              ...scorecards,
+              entityWithHistory: (type, slug) =>
+                Effect.gen(function* () {
+                  yield* Ref.update(calls, (n) => n + 1)
+                  const entity = yield* entities.findBySlug(type, slug)
+                  const history = Option.isSome(entity)
+                    ? yield* scorecards.history(type, entity.value.id)
+                    : []
+                  return { entity, history }
+                })
+            })
+          })
+        ).pipe(Layer.provideMerge(stores))
+        const inTurn = RatingsReader.layer.pipe(Layer.provide(stores))
+        const oneRead = RatingsReader.layer.pipe(Layer.provide(together))
+        const answer = (caller: Caller, slug: string) =>
+          Effect.flatMap(RatingsReader, (r) => Effect.result(r.history(caller, "protocol", slug)))
+        for (const caller of [anonymous, free, pro, enterprise, admin])
+          for (const slug of ["aave-v3", "hidden-protocol", "draft-protocol", "nope"]) {
+            const before = yield* Ref.get(calls)
+            const expected = yield* Effect.provide(answer(caller, slug), inTurn)
+            assert.deepStrictEqual(yield* Effect.provide(answer(caller, slug), oneRead), expected)
+            // The tier is checked first: a refused caller reads nothing.
+            assert.strictEqual(
+              (yield* Ref.get(calls)) - before,
+              expected._tag === "Failure" && expected.failure._tag !== "NotFound" ? 0 : 1
+            )
+          }
+        const served = yield* Effect.provide(answer(pro, "aave-v3"), oneRead)
+        assert.strictEqual(served._tag === "Success" ? served.success.items.length : 0, 1)
+      })
+  )
+
+  it.effect(
+    "a store that reads an entity with its latest published scorecard together gives domains, questions, rubric and evidence the same answers, in one read",
+    () =>
+      Effect.gen(function* () {
+        const calls = yield* Ref.make(0)
+        const together = Layer.effect(
+          ScorecardRepository,
+          Effect.gen(function* () {
+            const entities = yield* EntityRepository
+            const scorecards = yield* ScorecardRepository
+            return ScorecardRepository.of({
+              ...scorecards,
+              entityWithLatestPublished: (type, slug) =>
+                Effect.gen(function* () {
+                  yield* Ref.update(calls, (n) => n + 1)
+                  const entity = yield* entities.findBySlug(type, slug)
+                  const latest = Option.isSome(entity)
+                    ? yield* scorecards.latest(type, entity.value.id, "published")
+                    : Option.none()
+                  return { entity, latest }
+                })
+            })
+          })
+        ).pipe(Layer.provideMerge(stores))
+        const inTurn = RatingsReader.layer.pipe(Layer.provide(stores))
+        const oneRead = RatingsReader.layer.pipe(Layer.provide(together))
+        const reads = ["domains", "questions", "rubric", "evidence"] as const
+        const answer = (read: (typeof reads)[number], caller: Caller, slug: string) =>
+          Effect.flatMap(RatingsReader, (r) => {
+            const run = r[read] as (
+              caller: Caller,
+              type: "protocol",
+              slug: string
+            ) => Effect.Effect<unknown, { readonly _tag: string }>
+            return Effect.result(run(caller, "protocol", slug))
+          })
+        for (const read of reads)
+          for (const caller of [anonymous, free, pro, enterprise, admin])
+            for (const slug of ["aave-v3", "hidden-protocol", "draft-protocol", "nope"]) {
+              const before = yield* Ref.get(calls)
+              const expected = yield* Effect.provide(answer(read, caller, slug), inTurn)
+              assert.deepStrictEqual(yield* Effect.provide(answer(read, caller, slug), oneRead), expected)
+              const refused = expected._tag === "Failure" && expected.failure._tag !== "NotFound"
+              assert.strictEqual((yield* Ref.get(calls)) - before, refused ? 0 : 1)
+            }
+        const served = yield* Effect.provide(
+          Effect.flatMap(RatingsReader, (r) => r.questions(enterprise, "protocol", "aave-v3")),
+          oneRead
+        )
+        assert.strictEqual(served.scorecard_version, 2)
+      })
   )
 
   it.effect(

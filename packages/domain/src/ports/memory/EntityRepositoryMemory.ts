@@ -1,6 +1,6 @@
 /** The in-memory `EntityRepository` of tests and tools; the contract is the port's (`../EntityRepository.ts`). */
 import { Effect, Layer, Option, Ref } from "effect"
-import { compareListOrder, runListQuery } from "../../access/ListFilter.ts"
+import { compareListOrder, type EntityListQuery, runListQuery } from "../../access/ListFilter.ts"
 import { isPubliclyReadable } from "../../access/Projection.ts"
 import type { EntityRecord } from "../../model/Entity.ts"
 import type { EntityType } from "../../model/EntityType.ts"
@@ -25,12 +25,35 @@ const layer = (seed: ReadonlyArray<StoredEntity> = []) =>
         Ref.get(store).pipe(
           Effect.map((m) => [...m.values()].filter((e) => e.entity_type === type).map((e) => e.record))
         )
+      const list = (query: EntityListQuery) =>
+        Effect.map(ofType(query.entity_type), (records) => runListQuery(records, query))
+      const findById = (type: EntityType, id: string) =>
+        Effect.map(Ref.get(store), (m) => Option.fromNullishOr(m.get(key(type, id))?.record))
+      const findBySlug = (type: EntityType, slug: string) =>
+        Effect.map(ofType(type), (records) => Option.fromNullishOr(records.find((r) => r.slug === slug)))
+      const unreadable = (type: EntityType) =>
+        Effect.map(ofType(type), (records) =>
+          records
+            .filter((r) => !isPubliclyReadable(r))
+            .sort(compareListOrder)
+            .map(({ id, slug, status, is_private, is_active }) => ({
+              id,
+              slug,
+              status,
+              is_private,
+              is_active
+            }))
+        )
+      // The reads "together" are the reads in turn: a memory store has no round trip to save.
+      const withUnreadable = <A>(read: Effect.Effect<A>, hidden: ReadonlyArray<EntityType>) =>
+        Effect.all({ value: read, unreadable: Effect.forEach(hidden, unreadable) })
       return EntityRepository.of({
-        list: (query) => Effect.map(ofType(query.entity_type), (records) => runListQuery(records, query)),
-        findById: (type, id) =>
-          Effect.map(Ref.get(store), (m) => Option.fromNullishOr(m.get(key(type, id))?.record)),
-        findBySlug: (type, slug) =>
-          Effect.map(ofType(type), (records) => Option.fromNullishOr(records.find((r) => r.slug === slug))),
+        list,
+        findById,
+        findBySlug,
+        findWithUnreadable: (type, by, identifier, hidden) =>
+          withUnreadable(by === "id" ? findById(type, identifier) : findBySlug(type, identifier), hidden),
+        listWithUnreadable: (query, hidden) => withUnreadable(list(query), hidden),
         findMany: (type, lookup) =>
           Effect.map(ofType(type), (records) => {
             const ids = new Set(lookup.ids.map((id) => id.toLowerCase()))
@@ -47,19 +70,7 @@ const layer = (seed: ReadonlyArray<StoredEntity> = []) =>
         countPublished: (type) =>
           Effect.map(ofType(type), (records) => records.filter(isListedPublished).length),
         all: ofType,
-        unreadable: (type) =>
-          Effect.map(ofType(type), (records) =>
-            records
-              .filter((r) => !isPubliclyReadable(r))
-              .sort(compareListOrder)
-              .map(({ id, slug, status, is_private, is_active }) => ({
-                id,
-                slug,
-                status,
-                is_private,
-                is_active
-              }))
-          ),
+        unreadable,
         setStatus: (type, id, status, updated_at) =>
           Effect.flatMap(
             Ref.modify(store, (m) => {

@@ -20,12 +20,30 @@ import {
   weightsOf
 } from "./ReadAccess.ts"
 
+/**
+ * The entity the caller may see (else NotFound) and its latest published
+ * scorecard: read together (one round trip on Postgres) when the store can,
+ * else in turn.
+ */
+const ratedWithLatest = (ports: ReaderPorts, caller: Caller, type: EntityType, slug: string) => {
+  const together = ports.scorecards.entityWithLatestPublished
+  return together === undefined
+    ? Effect.gen(function* () {
+        const record = yield* ratedBySlug(ports, caller, type, slug)
+        return { record, card: yield* latestPublished(ports, type, record.id) }
+      })
+    : Effect.flatMap(together(type, slug), (found) =>
+        Option.isSome(found.entity) && ports.projection.areScorecardsVisible(caller, found.entity.value)
+          ? Effect.succeed({ record: found.entity.value, card: Option.getOrUndefined(found.latest) })
+          : Effect.fail(new NotFound())
+      )
+}
+
 /** The latest published figures and domain scores of an entity. */
 export const domains = (ports: ReaderPorts, caller: Caller, type: EntityType, slug: string) =>
   Effect.gen(function* () {
     yield* gate(ports, caller, "domains")
-    const record = yield* ratedBySlug(ports, caller, type, slug)
-    const card = yield* latestPublished(ports, type, record.id)
+    const { record, card } = yield* ratedWithLatest(ports, caller, type, slug)
     const hint = yield* dragHintsFor(ports, caller, [card?.largest_drag_hint ?? null])
     return {
       entity: brief(record),
@@ -41,10 +59,20 @@ export const domains = (ports: ReaderPorts, caller: Caller, type: EntityType, sl
     }
   })
 
-/** The entity's publication history. */
+/**
+ * The entity's publication history: the entity and its history read together
+ * (one round trip on Postgres) when the store can, else in turn.
+ */
 export const history = (ports: ReaderPorts, caller: Caller, type: EntityType, slug: string) =>
   Effect.gen(function* () {
     yield* gate(ports, caller, "history")
+    const together = ports.scorecards.entityWithHistory
+    if (together !== undefined) {
+      const found = yield* together(type, slug)
+      if (Option.isNone(found.entity) || !ports.projection.areScorecardsVisible(caller, found.entity.value))
+        return yield* new NotFound()
+      return { entity: brief(found.entity.value), items: found.history, total: found.history.length }
+    }
     const record = yield* ratedBySlug(ports, caller, type, slug)
     const items = yield* ports.scorecards.history(type, record.id)
     return { entity: brief(record), items, total: items.length }
@@ -54,8 +82,7 @@ export const history = (ports: ReaderPorts, caller: Caller, type: EntityType, sl
 export const questions = (ports: ReaderPorts, caller: Caller, type: EntityType, slug: string) =>
   Effect.gen(function* () {
     yield* gate(ports, caller, "questions")
-    const record = yield* ratedBySlug(ports, caller, type, slug)
-    const card = yield* latestPublished(ports, type, record.id)
+    const { record, card } = yield* ratedWithLatest(ports, caller, type, slug)
     const catalogue = yield* questionsOf(ports, type)
     const answers = new Map((card?.answers ?? []).map((a) => [a.question_id, a]))
     return {
@@ -84,8 +111,7 @@ export const questions = (ports: ReaderPorts, caller: Caller, type: EntityType, 
 export const rubric = (ports: ReaderPorts, caller: Caller, type: EntityType, slug: string) =>
   Effect.gen(function* () {
     yield* gate(ports, caller, "rubric")
-    const record = yield* ratedBySlug(ports, caller, type, slug)
-    const card = yield* latestPublished(ports, type, record.id)
+    const { record, card } = yield* ratedWithLatest(ports, caller, type, slug)
     const catalogue = yield* questionsOf(ports, type)
     return {
       entity: brief(record),
@@ -105,8 +131,7 @@ export const rubric = (ports: ReaderPorts, caller: Caller, type: EntityType, slu
 export const evidence = (ports: ReaderPorts, caller: Caller, type: EntityType, slug: string) =>
   Effect.gen(function* () {
     yield* gate(ports, caller, "evidence")
-    const record = yield* ratedBySlug(ports, caller, type, slug)
-    const card = yield* latestPublished(ports, type, record.id)
+    const { record, card } = yield* ratedWithLatest(ports, caller, type, slug)
     const catalogue = yield* questionsOf(ports, type)
     const byQuestion = new Map((card?.evidence ?? []).map((e) => [e.question_id, e]))
     const answers = new Map((card?.answers ?? []).map((a) => [a.question_id, a]))

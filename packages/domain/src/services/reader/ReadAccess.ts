@@ -12,7 +12,7 @@ import type { Caller } from "../../model/Caller.ts"
 import type { EntityRecord } from "../../model/Entity.ts"
 import type { EntityType } from "../../model/EntityType.ts"
 import type { Question } from "../../model/Question.ts"
-import type { EntityRepository } from "../../ports/EntityRepository.ts"
+import type { EntityRepository, UnreadableRef } from "../../ports/EntityRepository.ts"
 import type { RubricRepository } from "../../ports/RubricRepository.ts"
 import type { ScorecardRepository, StoredScorecard } from "../../ports/ScorecardRepository.ts"
 import type { StoreError } from "../../ports/StoreError.ts"
@@ -95,16 +95,13 @@ export const questionsOf = (ports: ReaderPorts, type: EntityType) =>
 /** The entity as a rating read names it. */
 export const brief = (r: EntityRecord) => ({ slug: r.slug, name: r.name })
 
-/** What records served to this caller may not name; nothing for an admin, who sees records as stored. */
-export const hiddenFor = (ports: ReaderPorts, caller: Caller, type: EntityType) =>
-  ports.projection.isAdmin(caller)
-    ? Effect.succeed(undefined)
-    : Effect.gen(function* () {
-        const chains = yield* ports.entities.unreadable("chain")
-        const organisations =
-          type === "bridge" || type === "vault" ? yield* ports.entities.unreadable("organisation") : []
-        return hiddenNames(chains, organisations)
-      })
+/** The types whose unreadable entities a record of `type` may not name: chains, and a bridge's or vault's organisations. */
+export const hiddenTypes = (type: EntityType): ReadonlyArray<EntityType> =>
+  type === "bridge" || type === "vault" ? ["chain", "organisation"] : ["chain"]
+
+/** The hidden names of the unreadable entities read for `hiddenTypes` (in its order). */
+export const hiddenOf = (unreadable: ReadonlyArray<ReadonlyArray<UnreadableRef>>) =>
+  hiddenNames(unreadable[0] ?? [], unreadable[1] ?? [])
 
 /**
  * Drag hints as this caller may read them: a hint names its dependency

@@ -474,6 +474,80 @@ export const entityRepositoryContract = <D>(target: Target<EntityRepository, D>)
         })
       }))
 
+    test("findWithUnreadable: findById or findBySlug, with unreadable of each type asked, in that order", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        const p = entity("protocol", "p-found")
+        yield* repo.upsert([
+          p,
+          entity("protocol", "p-private", { is_private: true }),
+          entity("chain", "a-public"),
+          entity("chain", "b-draft", { status: "draft" }),
+          entity("organisation", "o-inactive", { is_active: false })
+        ])
+        const chains = yield* repo.unreadable("chain")
+        const organisations = yield* repo.unreadable("organisation")
+        assert.deepStrictEqual(slugsOf(chains), ["b-draft"])
+        assert.deepStrictEqual(yield* repo.findWithUnreadable("protocol", "slug", "p-found", ["chain"]), {
+          value: Option.some(p.record),
+          unreadable: [chains]
+        })
+        assert.deepStrictEqual(
+          yield* repo.findWithUnreadable("protocol", "id", p.record.id.toUpperCase(), [
+            "organisation",
+            "chain"
+          ]),
+          {
+            value: yield* repo.findById("protocol", p.record.id.toUpperCase()),
+            unreadable: [organisations, chains]
+          }
+        )
+        // Found whatever it shows (visibility is the reader's), and nothing found still reads the rest.
+        const hiddenOne = yield* repo.findWithUnreadable("protocol", "slug", "p-private", [])
+        assert.deepStrictEqual(hiddenOne.value, yield* repo.findBySlug("protocol", "p-private"))
+        assert.deepStrictEqual(hiddenOne.unreadable, [])
+        for (const [by, identifier] of [
+          ["slug", "missing"],
+          ["id", uuid(999, 8)],
+          ["slug", p.record.id],
+          ["id", "p-found"]
+        ] as const)
+          assert.deepStrictEqual(yield* repo.findWithUnreadable("chain", by, identifier, ["chain"]), {
+            value: Option.none(),
+            unreadable: [chains]
+          })
+      }))
+
+    test("listWithUnreadable: list, with unreadable of each type asked, whatever the page holds", () =>
+      Effect.gen(function* () {
+        const repo = yield* EntityRepository
+        yield* repo.upsert([
+          entity("protocol", "p-a"),
+          entity("protocol", "p-b"),
+          entity("protocol", "p-c"),
+          entity("chain", "c-private", { is_private: true }),
+          entity("chain", "d-draft", { status: "draft" }),
+          entity("organisation", "o-draft", { status: "draft" })
+        ])
+        const chains = yield* repo.unreadable("chain")
+        const organisations = yield* repo.unreadable("organisation")
+        assert.strictEqual(chains.length, 2)
+        for (const q of [
+          query("protocol"),
+          query("protocol", { limit: 1, skip: 1 }),
+          query("protocol", { skip: 10 }),
+          query("protocol", { search: "nothing-matches" })
+        ])
+          assert.deepStrictEqual(yield* repo.listWithUnreadable(q, ["chain", "organisation"]), {
+            value: yield* repo.list(q),
+            unreadable: [chains, organisations]
+          })
+        assert.deepStrictEqual(yield* repo.listWithUnreadable(query("protocol"), []), {
+          value: yield* repo.list(query("protocol")),
+          unreadable: []
+        })
+      }))
+
     test("setStatus moves only the status and updated_at of the record; an unknown id (or one of another type) is a StoreError", () =>
       Effect.gen(function* () {
         const repo = yield* EntityRepository
