@@ -25,13 +25,13 @@ export interface UnreadableRef {
   readonly is_active: boolean
 }
 
-/** A position in list order: the (slug, id) of the last record of the previous page. */
 /** A read with the unreadable entities of the types asked for, one list per type in the order asked. */
 export interface WithUnreadable<A> {
   readonly value: A
   readonly unreadable: ReadonlyArray<ReadonlyArray<UnreadableRef>>
 }
 
+/** A position in list order: the (slug, id) of the last record of the previous page. */
 export interface ListPosition {
   readonly slug: string
   readonly id: string

@@ -22,7 +22,7 @@ import type { StoreError } from "../../ports/StoreError.ts"
 import type { ListRequest } from "./EntityReads.ts"
 import type { HiddenNames } from "./PublicRecord.ts"
 import { projectRecord } from "./PublicRecord.ts"
-import { hiddenFor, isUuid, type ReaderPorts } from "./ReadAccess.ts"
+import { hiddenOf, hiddenTypes, isUuid, type ReaderPorts } from "./ReadAccess.ts"
 
 /** What the list filters read of a stored record, as the SQL adapter's columns hold it. */
 export interface ListKeys {
@@ -92,14 +92,19 @@ export const listSnapshot = (
   maxItems: number
 ): Effect.Effect<ListSnapshot, StoreError> =>
   Effect.gen(function* () {
-    const hidden = yield* hiddenFor(ports, caller, type)
-    const page = yield* ports.entities.list({
-      entity_type: type,
-      categories: [],
-      skip: 0,
-      limit: maxItems + 1,
-      flags: ports.projection.effectiveListFlags(caller, {})
-    })
+    // The whole list and what it may not name, in one read (as `listEntities` reads a page).
+    const read = yield* ports.entities.listWithUnreadable(
+      {
+        entity_type: type,
+        categories: [],
+        skip: 0,
+        limit: maxItems + 1,
+        flags: ports.projection.effectiveListFlags(caller, {})
+      },
+      hiddenTypes(type)
+    )
+    const page = read.value
+    const hidden = ports.projection.isAdmin(caller) ? undefined : hiddenOf(read.unreadable)
     if (page.items.length > maxItems)
       return { entity_type: type, records: [], keys: [], ...indexOf([]), hidden, complete: false }
     const keys = page.items.map(listKeysOf)

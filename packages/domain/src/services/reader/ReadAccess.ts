@@ -104,21 +104,6 @@ export const hiddenOf = (unreadable: ReadonlyArray<ReadonlyArray<UnreadableRef>>
   hiddenNames(unreadable[0] ?? [], unreadable[1] ?? [])
 
 /**
- * What a caller may not see named in a list of `type`, read on its own (the
- * list snapshot's build, ListSnapshot.ts): nothing for an admin; for anyone
- * else the unreadable chains, and organisations for bridges and vaults.
- */
-export const hiddenFor = (ports: ReaderPorts, caller: Caller, type: EntityType) =>
-  ports.projection.isAdmin(caller)
-    ? Effect.succeed(undefined)
-    : Effect.gen(function* () {
-        const chains = yield* ports.entities.unreadable("chain")
-        const organisations =
-          type === "bridge" || type === "vault" ? yield* ports.entities.unreadable("organisation") : []
-        return hiddenNames(chains, organisations)
-      })
-
-/**
  * Drag hints as this caller may read them: a hint names its dependency
  * only when the public can read that entity now (an existing, published,
  * active, non-private entity of that type and slug); otherwise it gives
