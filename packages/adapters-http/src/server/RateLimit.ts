@@ -221,6 +221,13 @@ interface Limits {
   readonly limiter: RateLimiter.RateLimiter
   readonly table: RateLimitTable
   readonly policies: { readonly [K in CallerKind]: string }
+  /**
+   * Whether the store may be slow or silent (Redis): then each draw is
+   * bounded by `StoreTimeout` and the windows of one check are read at once.
+   * The memory store answers at once: no timer, no fiber per window (a
+   * cached read's whole cost is of that order, issue 15).
+   */
+  readonly remote: boolean
 }
 
 /** One window's counter: `tokens` 0 reads it without drawing. */
@@ -234,7 +241,9 @@ const consume = (limits: Limits, subject: string, w: RateWindow, tokens: number)
       window: w.window,
       tokens
     })
-    .pipe(Effect.timeoutOrElse({ duration: StoreTimeout, orElse: storeTimedOut }))
+    .pipe((draw) =>
+      limits.remote ? Effect.timeoutOrElse(draw, { duration: StoreTimeout, orElse: storeTimedOut }) : draw
+    )
 
 /** Draws one request from each window in turn; the states drawn, or why it stopped. */
 const draw = Effect.fnUntraced(function* (
@@ -308,9 +317,7 @@ const readFailedCredentials = (limits: Limits, address: string) =>
   Effect.forEach(
     limits.table.anonymous,
     (w) => Effect.result(consume(limits, failedSubject(address), w, 0)),
-    {
-      concurrency: "unbounded"
-    }
+    { concurrency: limits.remote ? "unbounded" : 1 }
   )
 
 /** Whether the address's failed credentials have used the anonymous allowance (a failing store admits). */
@@ -406,14 +413,19 @@ export class RequestRateLimiter extends Context.Service<
     readonly drawForLane: (caller: Caller, credentialFrom: string | undefined) => Effect.Effect<LaneDraw>
   }
 >()("@ratings/adapters-http/RequestRateLimiter") {
-  static readonly make = (config: RateLimitConfig) =>
+  /**
+   * The limiter over the provided store. `localStore`: the store answers at
+   * once, in process (the memory store): draws then run without a timeout;
+   * any other store is bounded by `StoreTimeout`.
+   */
+  static readonly make = (config: RateLimitConfig, localStore = false) =>
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.RateLimiter
       const table: RateLimitTable = { ...ProductionRateLimits, ...config.limits }
       const policies = Object.fromEntries(
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
       ) as { readonly [K in CallerKind]: string }
-      const limits: Limits = { limiter, table, policies }
+      const limits: Limits = { limiter, table, policies, remote: !localStore }
       return RequestRateLimiter.of({
         check: check(limits),
         admitCredential: admitCredential(limits),
@@ -428,7 +440,7 @@ export class RequestRateLimiter extends Context.Service<
    * not start), memory otherwise.
    */
   static readonly layer = (config: RateLimitConfig = {}) =>
-    Layer.effect(RequestRateLimiter, RequestRateLimiter.make(config)).pipe(
+    Layer.effect(RequestRateLimiter, RequestRateLimiter.make(config, config.redisUrl === undefined)).pipe(
       Layer.provide(RateLimiter.layer),
       Layer.provide(
         config.redisUrl === undefined
