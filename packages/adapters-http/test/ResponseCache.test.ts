@@ -24,6 +24,7 @@ import {
 } from "../src/server/ProjectionStore.ts"
 import {
   type CacheVersions,
+  MaxVersionQueries,
   projectionClassOf,
   ResponseCache,
   type ResponseCacheConfig
@@ -979,20 +980,52 @@ describe("ResponseCache checked against versions (strict across processes)", () 
           // The publish commits while that query is under way; then eight reads begin.
           yield* publishAlphaDraft
           source.bump("protocol")
+          const readsBefore = reads.count
           const late = yield* Effect.forkChild(
             Effect.forEach(Array.from({ length: 8 }), () => server.get(path), { concurrency: "unbounded" })
           )
-          yield* until(Effect.map(cache.stats, (s) => s.versionWaiting === 8))
-          const readsBefore = reads.count
+          // Their queries are sent beside the one under way (MaxVersionQueries), after the commit:
+          // they are answered with the state after it while the first query has not answered yet.
+          for (const r of yield* Fiber.join(late)) assert.strictEqual(scorecardVersion(r), 3)
+          assert.isUndefined(early.pollUnsafe(), "the first read still waits for its own query")
+          const sentForTheEight = source.state.sent - sentBefore - 1
+          assert.isAtLeast(sentForTheEight, 1)
+          assert.isAtMost(sentForTheEight, 8, "no read sent more than one query")
+          assert.isAtMost((yield* cache.stats).versionReads, source.state.sent)
           yield* Deferred.succeed(gate, undefined)
           assert.strictEqual(scorecardVersion(yield* Fiber.join(early)), 2, "began before the commit")
-          for (const r of yield* Fiber.join(late)) assert.strictEqual(scorecardVersion(r), 3)
-          assert.strictEqual(
-            source.state.sent,
-            sentBefore + 2,
-            "one query for the first read, one for the eight"
-          )
           assert.strictEqual(reads.count - readsBefore, warm.missReads, "the eight shared one computation")
+        })
+      )
+  )
+
+  it.effect(
+    "at most MaxVersionQueries version queries are under way at once; the reads that arrive meanwhile share the next one",
+    () =>
+      withVersionedServer((source) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const cache = yield* ResponseCache
+          const path = `/api/v1/protocols/${alpha("protocol")}`
+          yield* server.get(path)
+          const gate = yield* Deferred.make<void>()
+          source.state.gate = gate
+          const sentBefore = source.state.sent
+          // One read after the other, each sending its own query (both held at the gate).
+          const first: Array<Fiber.Fiber<{ readonly status: number }, unknown>> = []
+          for (let i = 1; i <= MaxVersionQueries; i++) {
+            first.push(yield* Effect.forkChild(server.get(path)))
+            yield* until(Effect.sync(() => source.state.sent === sentBefore + i))
+          }
+          const rest = yield* Effect.forkChild(
+            Effect.forEach(Array.from({ length: 8 }), () => server.get(path), { concurrency: "unbounded" })
+          )
+          yield* until(Effect.map(cache.stats, (s) => s.versionWaiting === 8))
+          assert.strictEqual(source.state.sent, sentBefore + MaxVersionQueries, "no query beyond the bound")
+          yield* Deferred.succeed(gate, undefined)
+          for (const r of [...(yield* Fiber.joinAll(first)), ...(yield* Fiber.join(rest))])
+            assert.strictEqual(r.status, 200)
+          assert.strictEqual(source.state.sent, sentBefore + MaxVersionQueries + 1, "one query for the eight")
         })
       )
   )

@@ -142,6 +142,19 @@ export const layerStoreMemory = Layer.effect(
 
 /** The address an anonymous counter is keyed by: an IPv4 address, or the /64 of an IPv6 one. */
 export const addressKey = (address: string): string => {
+  const known = addressKeys.get(address)
+  if (known !== undefined) return known
+  const key = parseAddressKey(address)
+  if (addressKeys.size >= MaxAddressKeys) addressKeys.delete(addressKeys.keys().next().value!)
+  addressKeys.set(address, key)
+  return key
+}
+
+/** Addresses whose counter key was worked out lately (an address repeats on every request of a client). */
+const addressKeys = new Map<string, string>()
+const MaxAddressKeys = 10_000
+
+const parseAddressKey = (address: string): string => {
   const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address
   const ip = NetAddress.ipFromString(bare)
   if (Result.isFailure(ip)) return address
@@ -314,11 +327,12 @@ const check = (limits: Limits) =>
 
 /** The address's failed-credential windows, read (a draw of 0: counts nothing). */
 const readFailedCredentials = (limits: Limits, address: string) =>
-  Effect.forEach(
-    limits.table.anonymous,
-    (w) => Effect.result(consume(limits, failedSubject(address), w, 0)),
-    { concurrency: limits.remote ? "unbounded" : 1 }
-  )
+  Effect.suspend(() => {
+    const subject = failedSubject(address)
+    return Effect.forEach(limits.table.anonymous, (w) => Effect.result(consume(limits, subject, w, 0)), {
+      concurrency: limits.remote ? "unbounded" : 1
+    })
+  })
 
 /** Whether the address's failed credentials have used the anonymous allowance (a failing store admits). */
 const credentialsExhausted = (limits: Limits, address: string) =>

@@ -49,6 +49,7 @@ import {
   type Schema as S,
   Schema,
   type Scope,
+  Semaphore,
   Stream
 } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -348,20 +349,28 @@ export class ResponseCache extends Context.Service<
     ) as Layer.Layer<ResponseCache, never, Exclude<R | R2, Scope.Scope>>
 }
 
+/** Version queries under way at once, at most (each holds a pooled connection for its round trip). */
+export const MaxVersionQueries = 2
+
 /**
- * The versions as seen by reads that begin now. Reads wait in a queue; one
- * fiber takes every read waiting, sends one query, and answers them all
- * with its result, then takes the reads that arrived meanwhile. So each read
- * gets versions from a query sent after it began (never from one already
- * under way, whose snapshot may predate a commit the read must see), and a
- * busy process runs one version query per round trip instead of one per read.
+ * The versions as seen by reads that begin now. Reads wait in a queue; a
+ * fiber takes every read waiting, sends one query for them all, and answers
+ * them with its result. So each read gets versions from a query sent after
+ * it began (never from one already under way, whose snapshot may predate a
+ * commit the read must see), and a busy process runs one version query per
+ * batch of reads instead of one per read. Up to `MaxVersionQueries` queries
+ * are under way at once: the reads that arrive while one is (a round trip
+ * during which a busy server would otherwise wait idle) are sent their own
+ * at once, if a slot is free, instead of waiting for it to answer first.
  */
 const makeVersionReader = <R>(read: Effect.Effect<CacheVersions, unknown, R>) =>
   Effect.gen(function* () {
     const context = yield* Effect.context<R>()
+    const scope = yield* Effect.scope
     const query = Effect.provideContext(read, context)
     // A waiter is told the versions, or undefined when the query failed.
     const waiting = yield* Queue.unbounded<(versions: CacheVersions | undefined) => void>()
+    const slots = yield* Semaphore.make(MaxVersionQueries)
     let reads = 0
     let failures = 0
     const tellAll = (
@@ -370,14 +379,23 @@ const makeVersionReader = <R>(read: Effect.Effect<CacheVersions, unknown, R>) =>
     ) => {
       for (const waiter of batch) waiter(versions)
     }
+    const answer = (batch: ReadonlyArray<(versions: CacheVersions | undefined) => void>) =>
+      Effect.exit(query).pipe(
+        Effect.onInterrupt(() => Effect.sync(() => tellAll(batch, undefined))),
+        Effect.flatMap((exit) =>
+          Effect.sync(() => {
+            if (Exit.isFailure(exit)) failures++
+            tellAll(batch, Exit.isSuccess(exit) ? exit.value : undefined)
+          })
+        ),
+        Effect.ensuring(slots.release(1))
+      )
+    // A slot first, then the reads waiting: a batch is taken only when its query can be sent at once.
     const serveBatch = Effect.gen(function* () {
+      yield* slots.take(1)
       const batch = yield* Queue.takeAll(waiting)
       reads++
-      const exit = yield* Effect.exit(query).pipe(
-        Effect.onInterrupt(() => Effect.sync(() => tellAll(batch, undefined)))
-      )
-      if (Exit.isFailure(exit)) failures++
-      tellAll(batch, Exit.isSuccess(exit) ? exit.value : undefined)
+      yield* Effect.forkIn(answer(batch), scope)
     })
     yield* Effect.forkScoped(Effect.forever(serveBatch))
     const currentUnsafe = (waiter: (versions: CacheVersions | undefined) => void): void => {
