@@ -46,12 +46,11 @@
  *   what the smoke test in npm test runs)
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { randomUUID } from "node:crypto"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
 import { NodeServices } from "@effect/platform-node"
-import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
+import { issueApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { DemoDataDir, typeCounts, writeDataset } from "@ratings/demo-data"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
@@ -348,16 +347,8 @@ const prepare = async (url: string, options: ReadOptions, work: string) => {
       const repository = yield* ApiKeyRepository
       const create = (tier: keyof Keys, i: number) =>
         Effect.gen(function* () {
-          const key = generateApiKey()
-          yield* repository.create({
-            id: randomUUID(),
-            name: `read benchmark (${tier} ${i})`,
-            tier,
-            account_id: randomUUID(),
-            prefix: displayPrefix(key),
-            hash: hashApiKey(key),
-            created_at: new Date().toISOString()
-          })
+          const { key, record } = issueApiKey({ name: `read benchmark (${tier} ${i})`, tier })
+          yield* repository.create(record)
           return key
         })
       const of = (tier: keyof Keys) =>

@@ -41,11 +41,10 @@
  *   SERVER_ARGS="--max-semi-space-size=16" (node options of the server process, for experiments)
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { randomUUID } from "node:crypto"
 import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
 import { join } from "node:path"
-import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
+import { issueApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { DemoDataDir } from "@ratings/demo-data"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
@@ -211,16 +210,8 @@ const prepare = async (url: string, serverKey: Redacted.Redacted<string>, progre
       const repository = yield* ApiKeyRepository
       const create = (tier: "pro" | "enterprise") =>
         Effect.gen(function* () {
-          const key = generateApiKey()
-          yield* repository.create({
-            id: randomUUID(),
-            name: `soak benchmark (${tier})`,
-            tier,
-            account_id: randomUUID(),
-            prefix: displayPrefix(key),
-            hash: hashApiKey(key),
-            created_at: new Date().toISOString()
-          })
+          const { key, record } = issueApiKey({ name: `soak benchmark (${tier})`, tier })
+          yield* repository.create(record)
           return key
         })
       return { pro: yield* create("pro"), enterprise: yield* create("enterprise") } satisfies Keys

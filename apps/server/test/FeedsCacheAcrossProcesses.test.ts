@@ -8,9 +8,8 @@
  * Process U serves the same database without a cache: the reference for
  * every body, byte for byte.
  */
-import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
+import { issueApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import { ResponseCache } from "@ratings/adapters-http/server/ResponseCache"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
@@ -57,18 +56,10 @@ const setUp = Effect.gen(function* () {
   const { url, a } = yield* importedDatabase
   const keyOf = (tier: Exclude<Tier, "anonymous">) =>
     Effect.gen(function* () {
-      const clear = generateApiKey()
+      const { key, record } = issueApiKey({ name: `${tier} feeds`, tier })
       const keys = yield* Effect.provideContext(Effect.service(ApiKeyRepository), a)
-      yield* keys.create({
-        id: randomUUID(),
-        name: `${tier} feeds`,
-        tier,
-        account_id: randomUUID(),
-        prefix: displayPrefix(clear),
-        hash: hashApiKey(clear),
-        created_at: new Date().toISOString()
-      })
-      return clear
+      yield* keys.create(record)
+      return key
     })
   const keys = { pro: yield* keyOf("pro"), enterprise: yield* keyOf("enterprise") }
   const b = yield* serverOf(url, true)

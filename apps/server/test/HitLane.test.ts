@@ -8,10 +8,9 @@
  * the failed-credential allowance. The access log tells which path answered
  * (` lane` at the end of the line).
  */
-import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import type { AccessLog } from "@ratings/adapters-http/server/AccessLog"
-import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
+import { generateApiKey, issueApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import type { RateLimitTable } from "@ratings/adapters-http/server/RateLimit"
 import type { KeyTier } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
@@ -56,21 +55,9 @@ const get = (baseUrl: string, path: string, headers: Record<string, string> = {}
 
 const createKey = (a: Context.Context<ApiKeyRepository>, tier: KeyTier) =>
   Effect.gen(function* () {
-    const keys = yield* ApiKeyRepository
-    const key = generateApiKey()
-    const id = randomUUID()
-    yield* Effect.orDie(
-      keys.create({
-        id,
-        name: `lane ${tier}`,
-        tier,
-        account_id: randomUUID(),
-        prefix: displayPrefix(key),
-        hash: hashApiKey(key),
-        created_at: new Date().toISOString()
-      })
-    )
-    return { id, bearer: { authorization: `Bearer ${key}` } }
+    const { key, record } = issueApiKey({ name: `lane ${tier}`, tier })
+    yield* Effect.orDie((yield* ApiKeyRepository).create(record))
+    return { id: record.id, bearer: { authorization: `Bearer ${key}` } }
   }).pipe(Effect.provideContext(a))
 
 /** A server over a fresh copy of the example data, with its access lines, and process A beside it. */

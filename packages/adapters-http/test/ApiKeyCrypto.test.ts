@@ -4,6 +4,7 @@ import {
   displayPrefix,
   generateApiKey,
   hashApiKey,
+  issueApiKey,
   looksLikeApiKey,
   sameDigest
 } from "../src/server/ApiKeyCrypto.ts"
@@ -23,6 +24,21 @@ describe("ApiKeyCrypto", () => {
     assert.strictEqual(hashApiKey(key), createHash("sha256").update(key).digest("hex"))
     assert.notInclude(hashApiKey(key), key.slice(3))
     assert.strictEqual(displayPrefix(key), key.slice(0, 9))
+  })
+
+  it("an issued key's record holds its hash and prefix, never the key, under a new account unless one is given", () => {
+    const { key, record } = issueApiKey({ name: "ci", tier: "pro" })
+    assert.isTrue(looksLikeApiKey(key))
+    assert.strictEqual(record.hash, hashApiKey(key))
+    assert.strictEqual(record.prefix, displayPrefix(key))
+    assert.notInclude(JSON.stringify(record), key.slice(3))
+    assert.strictEqual(record.tier, "pro")
+    assert.notStrictEqual(record.account_id, issueApiKey({ name: "ci", tier: "pro" }).record.account_id)
+    assert.strictEqual(
+      issueApiKey({ name: "ci", tier: "free", account_id: "acct-1" }).record.account_id,
+      "acct-1"
+    )
+    assert.isFalse(Number.isNaN(Date.parse(record.created_at)))
   })
 
   it("digests compare in constant time and refuse any difference", () => {

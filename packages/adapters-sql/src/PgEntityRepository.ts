@@ -551,6 +551,14 @@ const listWithUnreadable =
       orReadError(`list ${q.entity_type}`)
     )
 
+/** The condition naming entity `e` by slug or by id (an identifier that is not a UUID names none). */
+export const entityMatch = (sql: PgClient.PgClient, by: "id" | "slug", identifier: string) =>
+  by === "slug"
+    ? sql`e.slug = ${identifier}::text`
+    : isUuid(identifier)
+      ? sql`e.id = ${identifier}::uuid`
+      : sql`false`
+
 /**
  * The entity (columns null when there is none) beside the unreadable entities
  * of `hidden`'s types, in one row.
@@ -558,12 +566,7 @@ const listWithUnreadable =
 const findWithUnreadable =
   (sql: PgClient.PgClient) =>
   (type: EntityType, by: "id" | "slug", identifier: string, hidden: ReadonlyArray<EntityType>) => {
-    const match =
-      by === "slug"
-        ? sql`e.slug = ${identifier}::text`
-        : isUuid(identifier)
-          ? sql`e.id = ${identifier}::uuid`
-          : sql`false`
+    const match = entityMatch(sql, by, identifier)
     return sql<Record<string, unknown>>`SELECT ${sql.literal(ColumnsOf("e"))}${unreadableColumns(sql, hidden)}
       FROM (SELECT 1) one LEFT JOIN entities e ON e.entity_type = ${type}::text AND ${match}`.pipe(
       Effect.flatMap((rows) =>

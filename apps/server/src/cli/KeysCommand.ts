@@ -2,8 +2,7 @@
  * `ratings keys create|list|revoke`: API keys. A key is printed once when it is
  * created; only its hash and a short prefix are stored.
  */
-import { randomUUID } from "node:crypto"
-import { displayPrefix, generateApiKey, hashApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
+import { issueApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { KeyTiers } from "@ratings/domain/model/Caller"
 import { isoTimestamp } from "@ratings/domain/model/Primitives"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
@@ -26,16 +25,8 @@ const create = Command.make(
   },
   Effect.fnUntraced(function* ({ tier, name, account }) {
     const keys = yield* ApiKeyRepository
-    const key = generateApiKey()
-    const info = yield* keys.create({
-      id: randomUUID(),
-      name,
-      tier,
-      account_id: Option.getOrElse(account, () => randomUUID()),
-      prefix: displayPrefix(key),
-      hash: hashApiKey(key),
-      created_at: isoTimestamp(Date.now())
-    })
+    const { key, record } = issueApiKey({ name, tier, account_id: Option.getOrUndefined(account) })
+    const info = yield* keys.create(record)
     yield* Console.log(`${key}\n`)
     yield* Console.error(
       `key ${info.id} (${info.tier}, account ${info.account_id}) created. It is shown this once: store it now.`

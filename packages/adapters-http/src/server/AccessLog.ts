@@ -72,11 +72,6 @@ export const makeAccessLog = (
   }
 }
 
-/** The server's access log (absent: none is written). */
-export class AccessLogger extends Context.Service<AccessLogger, AccessLog>()(
-  "@ratings/adapters-http/AccessLogger"
-) {}
-
 /** Whether a failure's cause says more than "the client went away" (then it is logged with its cause). */
 const worthLogging = (cause: Cause.Cause<unknown>): boolean =>
   !cause.reasons.every(

@@ -76,21 +76,11 @@ const RateLimitHeader = /^ratelimit-|^retry-after$/
 
 const KeyedKinds: ReadonlyArray<CallerKind> = ["free", "pro", "enterprise"]
 
-export interface LaneStats {
-  /** Requests answered in the lane. */
-  readonly served: number
-  /** Requests handed to the router after the lane looked at them. */
-  readonly handedOver: number
-  /** Request targets remembered. */
-  readonly targets: number
-}
-
 export class HitLane extends Context.Service<
   HitLane,
   {
     /** Answers the request, or calls `handOver` (at once or later) for the router to answer it. */
     readonly serve: (request: IncomingMessage, response: ServerResponse, handOver: () => void) => void
-    readonly stats: () => LaneStats
   }
 >()("@ratings/adapters-http/HitLane") {
   /** The lane over the server's response cache, key memo and limiter; `log` gets its requests' lines. */
@@ -130,8 +120,7 @@ const makeTargets = () => {
       learned.delete(id)
       if (learned.size >= MaxLaneTargets) learned.delete(learned.keys().next().value!)
       learned.set(id, entry)
-    },
-    size: () => learned.size
+    }
   }
 }
 
@@ -255,7 +244,6 @@ interface Attempt {
   readonly key: string | undefined
   readonly started: number
   readonly give: () => void
-  readonly served: () => void
 }
 
 /** The cache entry the request leads to now, with its caller; undefined when the router must answer. */
@@ -280,7 +268,6 @@ const attempt = (a: Attempt, versions: CacheVersions | undefined): void => {
   a.deps.draw(caller, a.key === undefined ? undefined : address, (draw) => {
     if (draw?._tag === "Admitted") {
       const status = answer(a.request, a.response, learned, cached, draw.headers)
-      a.served()
       a.deps.log?.line("GET", a.target, status, a.started, true)
       return
     }
@@ -293,8 +280,6 @@ const attempt = (a: Attempt, versions: CacheVersions | undefined): void => {
 export const makeLane = (deps: LaneDeps): HitLane["Service"] => {
   const targets = makeTargets()
   const hits = deps.hits
-  let served = 0
-  let handedOver = 0
   const serve = (request: IncomingMessage, response: ServerResponse, passOn: () => void): void => {
     const target = request.url
     if (hits === undefined || request.method !== "GET" || target === undefined) {
@@ -311,10 +296,6 @@ export const makeLane = (deps: LaneDeps): HitLane["Service"] => {
       handOver()
       return
     }
-    const give = () => {
-      handedOver++
-      handOver()
-    }
     const a: Attempt = {
       deps,
       hits,
@@ -324,10 +305,9 @@ export const makeLane = (deps: LaneDeps): HitLane["Service"] => {
       target,
       key,
       started: performance.now(),
-      give,
-      served: () => served++
+      give: handOver
     }
     hits.versions((versions) => attempt(a, versions))
   }
-  return HitLane.of({ serve, stats: () => ({ served, handedOver, targets: targets.size() }) })
+  return HitLane.of({ serve })
 }

@@ -12,9 +12,8 @@
 import type { PgClient } from "@effect/sql-pg"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import { Effect, Option, Schema } from "effect"
-import { ColumnsOf, decodeEntities, toRecord } from "../PgEntityRepository.ts"
+import { ColumnsOf, decodeEntities, entityMatch, toRecord } from "../PgEntityRepository.ts"
 import { decodeRows, orReadError } from "../PgRows.ts"
-import { isUuid } from "../PgTransaction.ts"
 import {
   AnswersJson,
   DetailRow,
@@ -47,17 +46,16 @@ const decodeScorecards = decodeRows(ScorecardRow)
 type Row = { readonly [column: string]: unknown }
 
 /** The scorecard columns of a row, without their prefix. */
-const scorecardOf = (row: Row) => Object.fromEntries(ScorecardColumnNames.map((c) => [c, row[`sc_${c}`]]))
+/** The columns `names` of a joined row, read from under their `prefix`. */
+const unprefixed = (row: Row, names: ReadonlyArray<string>, prefix: string) =>
+  Object.fromEntries(names.map((c) => [c, row[`${prefix}${c}`]]))
+
+const scorecardOf = (row: Row) => unprefixed(row, ScorecardColumnNames, "sc_")
 
 /** The statement and its decoding, over one client. */
 export const entityWithScorecards =
   (sql: PgClient.PgClient) => (type: EntityType, by: "id" | "slug", identifier: string) => {
-    const match =
-      by === "slug"
-        ? sql`e.slug = ${identifier}::text`
-        : isUuid(identifier)
-          ? sql`e.id = ${identifier}::uuid`
-          : sql`false`
+    const match = entityMatch(sql, by, identifier)
     return sql<Row>`SELECT ${sql.literal(ColumnsOf("e"))}, s.*
       FROM (SELECT 1) one
       LEFT JOIN entities e ON e.entity_type = ${type}::text AND ${match}
@@ -118,7 +116,7 @@ export const entityWithHistory = (sql: PgClient.PgClient) => (type: EntityType, 
         const entity = yield* decodeEntities(rows.filter((row) => row.id !== null).slice(0, 1))
         const entries = rows
           .filter((row) => row.h_scorecard_id !== null)
-          .map((row) => Object.fromEntries(HistoryColumnNames.map((c) => [c, row[`h_${c}`]])))
+          .map((row) => unprefixed(row, HistoryColumnNames, "h_"))
         const history = (yield* decodeHistory(entries)).map(toHistory)
         return { entity: Option.map(Option.fromNullishOr(entity[0]), toRecord), history }
       })
@@ -153,11 +151,7 @@ export const entityWithLatestPublished = (sql: PgClient.PgClient) => (type: Enti
         const latest =
           row === undefined
             ? Option.none()
-            : Option.some(
-                toStored(
-                  yield* decodeDetail(Object.fromEntries(DetailColumnNames.map((c) => [c, row[`sc_${c}`]])))
-                )
-              )
+            : Option.some(toStored(yield* decodeDetail(unprefixed(row, DetailColumnNames, "sc_"))))
         return { entity: Option.map(Option.fromNullishOr(entity[0]), toRecord), latest }
       })
     ),
