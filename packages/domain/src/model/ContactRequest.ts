@@ -57,7 +57,7 @@ export const ContactLimits = {
 const ControlCharacters = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u
 
 /** Controls a message may not hold: all but tab, line feed and carriage return. */
-const MessageControls = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u
+const MessageControls = /(?![\t\n\r])[\p{Cc}\u202A-\u202E\u2066-\u2069]/u
 
 const Atom = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 const LocalPart = new RegExp(`^${Atom}(?:\\.${Atom})*$`, "u")
