@@ -422,6 +422,26 @@ onEachBackend((it) => {
     )
 
     it.effect(
+      "requests are never read back over HTTP: GET, PUT and DELETE on /contacts are a 405 allowing POST only",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          for (const method of ["GET", "PUT", "DELETE"]) {
+            const r = yield* Effect.promise(() =>
+              fetch(server.baseUrl + Contacts, { method }).then(async (res) => ({
+                status: res.status,
+                allow: res.headers.get("allow"),
+                text: await res.text()
+              }))
+            )
+            assert.strictEqual(r.status, 405, `${method}: ${r.text}`)
+            assert.strictEqual(r.allow, "POST", method)
+            assert.notInclude(r.text, "@example.com", method)
+          }
+        })
+    )
+
+    it.effect(
       "OpenAPI: POST /api/v1/contacts takes the ContactRequest body (bounds, the request types, required name and address) and answers a ContactReceipt with 201 (new) or 200 (a repeat), 422 and 429",
       () =>
         Effect.gen(function* () {
