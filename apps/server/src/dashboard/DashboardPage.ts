@@ -15,8 +15,11 @@
  * the page is served with a Content-Security-Policy that only lets it run its
  * own script and talk to its own origin.
  *
- * The title and the footer carry the operator's branding (the `Branding` in
- * context when the routes are built), HTML-escaped.
+ * Below the watchlist, without a key, the post-quantum readiness league
+ * (GET /api/v1/quantum-readiness, public): a reading the source gives no
+ * QRI, band or stage for is shown as "not assessed", never "null" (issue 17
+ * point 5). The title and the footer carry the operator's branding (the
+ * `Branding` in context when the routes are built), HTML-escaped.
  */
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { Effect, Layer } from "effect"
@@ -68,6 +71,7 @@ export const dashboardHtml = (branding: Branding): string => `<!doctype html>
   #message.ok { color: #135c2c; }
   .muted { color: #6a7380; }
   [hidden] { display: none !important; }
+  tr.not-assessed td { color: #6a7380; }
   footer { margin-top: 2rem; padding-top: .75rem; border-top: 1px solid #e1e4e8; font-size: .85rem; color: #4a5360; }
   footer p { margin: .25rem 0; }
 </style>
@@ -110,6 +114,15 @@ export const dashboardHtml = (branding: Branding): string => `<!doctype html>
     <thead><tr><th>Delivery</th><th>Event</th><th>Status</th><th>Attempts (started, outcome, status, ms)</th><th>Next attempt</th></tr></thead>
     <tbody id="log-rows"></tbody>
   </table>
+</section>
+<section id="quantum">
+  <h2>Post-quantum readiness</h2>
+  <p class="lead">A third-party dataset, shown as published; it never feeds a grade. A chain the source gives no figure for is marked not assessed.</p>
+  <table>
+    <thead><tr><th>Chain</th><th>Profile</th><th>QRI</th><th>Band</th><th>Migration stage</th><th>Hybrid signatures</th></tr></thead>
+    <tbody id="quantum-rows"></tbody>
+  </table>
+  <p id="quantum-note" class="muted"></p>
 </section>
 <footer>
   <p><a id="brand-site" href="${escapeHtml(branding.siteUrl)}">${escapeHtml(branding.serviceName)}</a> · <a id="brand-methodology" href="${escapeHtml(branding.methodologyUrl)}">${escapeHtml(branding.frameworkName)}</a> · <a id="brand-terms" href="${escapeHtml(branding.termsUrl)}">Terms of service</a></p>
