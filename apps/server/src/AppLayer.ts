@@ -1,6 +1,7 @@
 /**
  * The application for one process: configuration, the database (DATABASE_URL or
- * the embedded default), the server key, and every use case over Postgres.
+ * the embedded default), the server key, the operator's branding, and every
+ * use case over Postgres.
  */
 import {
   type DatabaseRole,
@@ -8,6 +9,7 @@ import {
   resolveDatabase
 } from "@ratings/adapters-sql/EmbeddedDataDir"
 import { resolveServerKey } from "@ratings/adapters-sql/ServerKey"
+import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { Context, Effect, Layer } from "effect"
 import { ServerConfig } from "./Config.ts"
 import { application, database } from "./Layers.ts"
@@ -25,7 +27,9 @@ const appLayer = (role: DatabaseRole) =>
       const key = yield* resolveServerKey(config)
       return application(key).pipe(
         Layer.provideMerge(database(target.url)),
-        Layer.provideMerge(Layer.succeed(AppInfo, AppInfo.of({ config, database: target })))
+        Layer.provideMerge(Layer.succeed(AppInfo, AppInfo.of({ config, database: target }))),
+        // The operator's branding, for the reads (the methodology) and the HTTP server built beside them.
+        Layer.provideMerge(Branding.layer(config.branding))
       )
     })
   )

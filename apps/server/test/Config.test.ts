@@ -8,7 +8,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Result } from "effect"
-import { ServerConfig, WebhookDeliveryConfig, WebhookTargetsConfig } from "../src/Config.ts"
+import { DefaultBranding } from "@ratings/domain/model/ServiceInfo"
+import { BrandingSettings, ServerConfig, WebhookDeliveryConfig, WebhookTargetsConfig } from "../src/Config.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
@@ -114,6 +115,76 @@ describe("the coverage-request allowance", () => {
       assert.include(refusal({ RATINGS_CONTACTS_WINDOW: value }), "RATINGS_CONTACTS_WINDOW")
     }
     assert.include(refusal({ RATINGS_CONTACTS_WINDOW: "500 millis" }), "at least 1 second")
+  })
+})
+
+describe("operator branding (issue 17)", () => {
+  it("unset, the branding is the default one exactly; set, each value is the operator's, surrounding spaces dropped", () => {
+    assert.deepStrictEqual(config({}).branding, DefaultBranding)
+    assert.deepStrictEqual(
+      config({ RATINGS_SERVICE_NAME: "" }).branding,
+      DefaultBranding,
+      "empty counts as unset"
+    )
+    const b = config({
+      RATINGS_SERVICE_NAME: "  Acme Risk Desk ",
+      RATINGS_FRAMEWORK_NAME: "Acme Rahmenwerk für Risiken",
+      RATINGS_SITE_URL: "https://risk.acme.example/ratings/",
+      RATINGS_TERMS_URL: "http://legal.acme.example/terms?v=3#agents",
+      RATINGS_ATTRIBUTION: "Ratings by Acme Risk Desk."
+    }).branding
+    assert.deepStrictEqual(b, {
+      serviceName: "Acme Risk Desk",
+      frameworkName: "Acme Rahmenwerk für Risiken",
+      siteUrl: "https://risk.acme.example/ratings/",
+      methodologyUrl: "https://risk.acme.example/ratings/methodology",
+      termsUrl: "http://legal.acme.example/terms?v=3#agents",
+      attribution: "Ratings by Acme Risk Desk."
+    })
+    const derived = config({
+      RATINGS_SERVICE_NAME: "Acme",
+      RATINGS_SITE_URL: "https://acme.example"
+    }).branding
+    assert.strictEqual(derived.frameworkName, "Acme Methodology")
+    assert.strictEqual(derived.termsUrl, "https://acme.example/terms#automated-access")
+    assert.include(derived.attribution, "Data source: Acme (https://acme.example).")
+  })
+
+  it("each invalid branding value stops the start with a message naming its variable", () => {
+    const cases: ReadonlyArray<readonly [keyof typeof BrandingSettings, string, string]> = [
+      ["serviceName", " ", "must not be empty"],
+      ["serviceName", "x".repeat(101), "at most 100 characters"],
+      ["serviceName", "Acme\r\nSet-Cookie: a=b", "printable ASCII"],
+      ["serviceName", "Acme\tDesk", "printable ASCII"],
+      ["serviceName", "Ærø Ratings", "printable ASCII"],
+      ["frameworkName", "\t ", "must not be empty"],
+      ["frameworkName", "Acme\nFramework", "control characters"],
+      ["frameworkName", "Acme\u0085Framework", "control characters"],
+      ["frameworkName", "y".repeat(201), "at most 200 characters"],
+      ["attribution", "Data: Acme\r\nX-Evil: 1", "printable ASCII"],
+      ["attribution", "Données: Acme", "printable ASCII"],
+      ["attribution", "z".repeat(1_001), "at most 1000 characters"],
+      ["siteUrl", "acme.example", "absolute http or https URL"],
+      ["siteUrl", "/ratings", "absolute http or https URL"],
+      ["siteUrl", "ftp://acme.example", "http or https URL"],
+      ["siteUrl", "javascript:alert(1)", "http or https URL"],
+      ["siteUrl", "https://acme.example/a b", "URL characters only"],
+      ["siteUrl", 'https://acme.example/"><script>', "URL characters only"],
+      ["siteUrl", "https://acme.example/>; rel=evil", "URL characters only"],
+      ["siteUrl", "https://user:secret@acme.example", "user name or password"],
+      ["siteUrl", "https://acme.example/?ref=x", "no query or fragment"],
+      ["siteUrl", "https://acme.example/#top", "no query or fragment"],
+      ["siteUrl", `https://acme.example/${"p".repeat(2_000)}`, "at most 2000 characters"],
+      ["termsUrl", "terms.html", "absolute http or https URL"],
+      ["termsUrl", "https://acme.example/terms\r\nX: y", "URL characters only"],
+      ["termsUrl", "mailto:legal@acme.example", "http or https URL"]
+    ]
+    for (const [setting, value, reason] of cases) {
+      const name = BrandingSettings[setting]
+      const message = refusal({ [name]: value })
+      assert.include(message, name, `${name}=${JSON.stringify(value)}`)
+      assert.include(message, reason, `${name}=${JSON.stringify(value)}`)
+    }
   })
 })
 

@@ -36,6 +36,7 @@ import * as HmacSigner from "@ratings/adapters-webhook/HmacSigner"
 import * as UndiciTransport from "@ratings/adapters-webhook/UndiciTransport"
 import { type AdminRole, type Caller, type KeyTier, KeyTiers } from "@ratings/domain/model/Caller"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
+import { Branding } from "@ratings/domain/model/ServiceInfo"
 import type { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
@@ -263,6 +264,8 @@ export interface TestServerOptions {
   readonly webhookTransport?: UndiciTransport.UndiciTransportOptions | undefined
   /** A response cache in front of the hot reads, built over the server's stores; by default none. */
   readonly responseCache?: Layer.Layer<ResponseCache> | undefined
+  /** The operator's branding, provided to everything the server builds; by default none (DefaultBranding). */
+  readonly branding?: Branding | undefined
 }
 
 export class TestServer extends Context.Service<
@@ -438,7 +441,8 @@ export class TestServer extends Context.Service<
           Layer.provide(options.responseCache ?? Layer.empty),
           Layer.provideMerge(served),
           Layer.provide(NodeHttpServer.layer(testNodeServer, { port: 0, host: "127.0.0.1" })),
-          Layer.provide(logging)
+          Layer.provide(logging),
+          Layer.provide(options.branding === undefined ? Layer.empty : Branding.layer(options.branding))
         )
       })
     )

@@ -11,6 +11,7 @@ import { Caller as Callers } from "@ratings/domain/model/Caller"
 import type { EntityRecord } from "@ratings/domain/model/Entity"
 import { type EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
 import type { Question } from "@ratings/domain/model/Question"
+import { brandingOf } from "@ratings/domain/model/ServiceInfo"
 import type { StoredEntity } from "@ratings/domain/ports/EntityRepository"
 import type { HistoryEntryRecord, StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
 import { defaultDomainWeights } from "@ratings/domain/scoring/ScoreEntity"
@@ -317,4 +318,13 @@ export const quantumRow = (
   danger: false,
   ci: 5,
   ...extra
+})
+
+/** An operator's branding (issue 17), every value set: the branding tests' server publishes under it. */
+export const AcmeBranding = brandingOf({
+  serviceName: "Acme Risk Desk",
+  frameworkName: "Acme Digital Asset Risk Framework",
+  siteUrl: "https://risk.acme.example/ratings",
+  termsUrl: "https://legal.acme.example/terms?v=3#agents",
+  attribution: "Ratings by Acme Risk Desk (https://risk.acme.example/ratings); see the terms for agents."
 })

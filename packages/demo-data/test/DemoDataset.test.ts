@@ -337,6 +337,29 @@ describe("demo dataset: entities", () => {
   })
 })
 
+describe("demo dataset: the live service's example slugs (issue 17 point 2)", () => {
+  it("protocol aave-v4, chain ethereum and oracle chainlink are published, public, active and rated, beside aave-v3 and chainlink-data-feeds", () => {
+    for (const [type, slug] of [
+      ["protocol", "aave-v4"],
+      ["chain", "ethereum"],
+      ["oracle", "chainlink"],
+      ["protocol", "aave-v3"],
+      ["oracle", "chainlink-data-feeds"]
+    ] as const) {
+      const record = entity(type, slug).record
+      assert.strictEqual(record.status, "published", slug)
+      assert.isTrue(record.is_active, slug)
+      assert.isFalse(record.is_private, slug)
+      assert.include(record.description ?? "", "Demo data", slug)
+      const latest = latestReplayed(type, slug).result
+      assert.isNumber(latest.composite_score, slug)
+      assert.strictEqual(latest.grade, gradeOf(latest.composite_score), slug)
+    }
+    const deps = scorecards().find((s) => s.slug === "aave-v4")!.dependencies ?? []
+    assert.deepInclude(deps, { entity_type: "oracle", slug: "chainlink", exposure: 0.6 })
+  })
+})
+
 describe("demo dataset: scorecards, publications and history", () => {
   it("several scorecard versions per entity", () => {
     const versions = new Map<string, number>()

@@ -14,20 +14,39 @@
  * The key stays in the tab's sessionStorage, never in a cookie or a URL, and
  * the page is served with a Content-Security-Policy that only lets it run its
  * own script and talk to its own origin.
+ *
+ * Below the watchlist, without a key, the post-quantum readiness league
+ * (GET /api/v1/quantum-readiness, public): a reading the source gives no
+ * QRI, band or stage for is shown as "not assessed", never "null" (issue 17
+ * point 5). The title and the footer carry the operator's branding (the
+ * `Branding` in context when the routes are built), HTML-escaped.
  */
-import { Layer } from "effect"
+import { Branding } from "@ratings/domain/model/ServiceInfo"
+import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { DashboardScript } from "./DashboardScript.ts"
 
 export const DashboardPath = "/dashboard"
 export const DashboardScriptPath = "/dashboard/app.js"
 
-const html = `<!doctype html>
+const HtmlEntities: { readonly [c: string]: string } = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;"
+}
+
+/** Text for HTML content and quoted attribute values. */
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => HtmlEntities[c]!)
+
+/** The page under a branding. */
+export const dashboardHtml = (branding: Branding): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Webhook watchlist · DeFi Risk Ratings</title>
+<title>Webhook watchlist · ${escapeHtml(branding.serviceName)}</title>
 <style>
   :root { font-family: system-ui, sans-serif; color: #1b1f24; background: #f6f7f9; }
   body { margin: 0 auto; max-width: 1100px; padding: 1.5rem; }
@@ -52,6 +71,9 @@ const html = `<!doctype html>
   #message.ok { color: #135c2c; }
   .muted { color: #6a7380; }
   [hidden] { display: none !important; }
+  tr.not-assessed td { color: #6a7380; }
+  footer { margin-top: 2rem; padding-top: .75rem; border-top: 1px solid #e1e4e8; font-size: .85rem; color: #4a5360; }
+  footer p { margin: .25rem 0; }
 </style>
 </head>
 <body>
@@ -93,6 +115,19 @@ const html = `<!doctype html>
     <tbody id="log-rows"></tbody>
   </table>
 </section>
+<section id="quantum">
+  <h2>Post-quantum readiness</h2>
+  <p class="lead">A third-party dataset, shown as published; it never feeds a grade. A chain the source gives no figure for is marked not assessed.</p>
+  <table>
+    <thead><tr><th>Chain</th><th>Profile</th><th>QRI</th><th>Band</th><th>Migration stage</th><th>Hybrid signatures</th></tr></thead>
+    <tbody id="quantum-rows"></tbody>
+  </table>
+  <p id="quantum-note" class="muted"></p>
+</section>
+<footer>
+  <p><a id="brand-site" href="${escapeHtml(branding.siteUrl)}">${escapeHtml(branding.serviceName)}</a> · <a id="brand-methodology" href="${escapeHtml(branding.methodologyUrl)}">${escapeHtml(branding.frameworkName)}</a> · <a id="brand-terms" href="${escapeHtml(branding.termsUrl)}">Terms of service</a></p>
+  <p id="brand-attribution">${escapeHtml(branding.attribution)}</p>
+</footer>
 <script src="${DashboardScriptPath}" defer></script>
 </body>
 </html>
@@ -108,19 +143,26 @@ const securityHeaders = {
   "cache-control": "no-store"
 }
 
-/** The page and its script, as routes to add to the server's router. */
-export const DashboardRoutes = Layer.merge(
-  HttpRouter.add(
-    "GET",
-    DashboardPath,
-    HttpServerResponse.text(html, { contentType: "text/html; charset=utf-8", headers: securityHeaders })
-  ),
-  HttpRouter.add(
-    "GET",
-    DashboardScriptPath,
-    HttpServerResponse.text(DashboardScript, {
-      contentType: "text/javascript; charset=utf-8",
-      headers: securityHeaders
-    })
+/** The page under a branding and its script, as routes to add to the server's router. */
+export const dashboardRoutes = (branding: Branding) =>
+  Layer.merge(
+    HttpRouter.add(
+      "GET",
+      DashboardPath,
+      HttpServerResponse.text(dashboardHtml(branding), {
+        contentType: "text/html; charset=utf-8",
+        headers: securityHeaders
+      })
+    ),
+    HttpRouter.add(
+      "GET",
+      DashboardScriptPath,
+      HttpServerResponse.text(DashboardScript, {
+        contentType: "text/javascript; charset=utf-8",
+        headers: securityHeaders
+      })
+    )
   )
-)
+
+/** The page and its script under the Branding in context, read when the routes are built. */
+export const DashboardRoutes = Layer.unwrap(Effect.map(Branding, dashboardRoutes))

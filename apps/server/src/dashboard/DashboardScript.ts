@@ -2,8 +2,13 @@
  * The dashboard page's script, served at /dashboard/app.js. Plain browser
  * JavaScript with no build step. Every value from the API is written with
  * textContent, never as HTML, so a rule name, URL or receiver error cannot
- * inject markup.
+ * inject markup. A quantum reading the source gives no figure for (null) is
+ * written "not assessed" (NotAssessed), never "null".
  */
+
+/** How a missing quantum reading (a null qri, band or stage) is written. */
+export const NotAssessed = "not assessed"
+
 export const DashboardScript = String.raw`"use strict";
 (() => {
   const api = "/api/v1";
@@ -205,7 +210,45 @@ export const DashboardScript = String.raw`"use strict";
   $("refresh").addEventListener("click", load);
   setInterval(() => { if (key() && document.visibilityState === "visible") load(); }, 30000);
 
+  // Post-quantum readiness: public, shown with or without a key.
+  const notAssessed = ${JSON.stringify(NotAssessed)};
+  const figure = (value, label) =>
+    value === null || value === undefined ? notAssessed : label ? value + " (" + label + ")" : String(value);
+
+  const loadQuantum = async () => {
+    const note = $("quantum-note");
+    try {
+      const response = await fetch(api + "/quantum-readiness", { headers: { accept: "application/json" } });
+      if (!response.ok) throw new Error(await explain(response));
+      const table = await response.json();
+      const body = $("quantum-rows");
+      body.textContent = "";
+      if (!table.available) {
+        note.textContent = "Not available: " + table.reason + ". " + table.attribution;
+        return;
+      }
+      for (const r of table.rows) {
+        const row = document.createElement("tr");
+        row.dataset.slug = r.slug;
+        const assessed = r.qri !== null && r.band !== null && r.stage !== null;
+        if (!assessed) row.className = "not-assessed";
+        cell(row, r.name);
+        cell(row, r.profile);
+        cell(row, figure(r.qri));
+        cell(row, figure(r.band, r.band_label));
+        cell(row, figure(r.stage));
+        cell(row, r.hybrid);
+        body.appendChild(row);
+      }
+      note.textContent =
+        table.attribution + " As of " + when(table.as_of) + (table.stale ? " (stale: the last refresh failed)." : ".");
+    } catch (error) {
+      note.textContent = error.message;
+    }
+  };
+
   showSession();
   load();
+  loadQuantum();
 })();
 `

@@ -15,6 +15,7 @@
  * ValidationErrors, so it runs first: a credential that does not work is a 401 whatever the
  * parameters; its OpenAPI transform marks the bearer scheme optional.
  */
+import { type Branding, DefaultBranding } from "@ratings/domain/model/ServiceInfo"
 import { HttpApi, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AlertRulesApi } from "./AlertRulesApi.ts"
 import { Authentication, documentOptionalBearer } from "./Authentication.ts"
@@ -56,6 +57,32 @@ export class CallerPolicies extends HttpApiMiddleware.Service<CallerPolicies>()(
   { error: RateLimitedError }
 ) {}
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is plain JSON, as OpenApi.Transform types it
+type Json = Record<string, any>
+
+/** The OpenAPI title (and the docs page's): `<service name> API`. */
+export const apiTitleOf = (branding: Branding): string => `${branding.serviceName} API`
+
+/**
+ * The document's `info` under a branding (issue 17, "Operator branding"): the
+ * title is `<service name> API`, the terms of service and the contact are the
+ * operator's, and the methodology is linked as the external documentation,
+ * under the framework's name.
+ */
+export const brandDocument = (spec: Json, branding: Branding): Json => ({
+  ...spec,
+  info: {
+    ...spec.info,
+    title: apiTitleOf(branding),
+    termsOfService: branding.termsUrl,
+    contact: { name: branding.serviceName, url: branding.siteUrl }
+  },
+  externalDocs: { description: branding.frameworkName, url: branding.methodologyUrl }
+})
+
+const transformOf = (branding: Branding) => (spec: Json) =>
+  brandDocument(documentRouterResponses(documentOptionalBearer(spec)), branding)
+
 export class RatingsApi extends HttpApi.make("ratings")
   .add(ProtocolsApi.prefix(ApiPrefix))
   .add(ChainsApi.prefix(ApiPrefix))
@@ -75,15 +102,27 @@ export class RatingsApi extends HttpApi.make("ratings")
   .add(SystemApi)
   .middleware(ValidationErrors)
   .middleware(Authentication)
-  .annotate(OpenApi.Transform, (spec) => documentRouterResponses(documentOptionalBearer(spec)))
+  .annotate(OpenApi.Transform, transformOf(DefaultBranding))
   .annotate(HttpApi.QueryParseOptions, CollectAllIssues)
   .annotate(HttpApi.ParamsParseOptions, CollectAllIssues)
   .annotate(HttpApi.PayloadParseOptions, CollectAllIssues)
   .annotateMerge(
     OpenApi.annotations({
-      title: "DeFi Risk Ratings API",
+      title: apiTitleOf(DefaultBranding),
       version: ApiVersion,
       description:
         "Letter grades and scorecards for DeFi protocols, chains, tokens, oracles, vaults, organisations and bridges."
     })
   ) {}
+
+/**
+ * The contract documented under a branding: the same groups and endpoints
+ * (the handlers of RatingsApi serve it), its OpenAPI `info` the operator's.
+ * RatingsApi itself is documented under the default branding.
+ */
+export const brandedApi = (branding: Branding): typeof RatingsApi =>
+  branding === DefaultBranding
+    ? RatingsApi
+    : (RatingsApi.annotateMerge(
+        OpenApi.annotations({ title: apiTitleOf(branding), transform: transformOf(branding) })
+      ) as typeof RatingsApi)

@@ -11,15 +11,41 @@
  * - `X-Attribution`: the attribution text, ready to display.
  *
  * Pro, Enterprise and admin callers get neither.
+ *
+ * The name, website, terms and text are the operator's (the `Branding` of
+ * the domain, configured at start): the caller policies read it once when the
+ * server is built and work the headers out then, so nothing here holds a
+ * value of its own. The configuration only admits printable ASCII in them
+ * (apps/server Config.ts), and the title is written as an RFC 9110
+ * quoted-string all the same (a `"` or `\` in a name is escaped).
  */
-import { Attribution, ServiceName, ServiceWebsite, TermsUrl } from "@ratings/domain/model/ServiceInfo"
+import { type Branding, DefaultBranding } from "@ratings/domain/model/ServiceInfo"
 import { type Caller, callerKind } from "@ratings/domain/model/Caller"
 import { Effect } from "effect"
 import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 
-export const AttributionLink = `<${ServiceWebsite}>; rel="via"; title="${ServiceName}", <${TermsUrl}>; rel="terms-of-service"`
+/** A header parameter's value as a quoted-string: `"` and `\` become quoted pairs. */
+export const quotedString = (text: string): string => `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`
+
+/** The Link header's attribution entries of a branding: its website (via) and its terms. */
+export const attributionLinkOf = (branding: Branding): string =>
+  `<${branding.siteUrl}>; rel="via"; title=${quotedString(branding.serviceName)}, ` +
+  `<${branding.termsUrl}>; rel="terms-of-service"`
 
 export const AttributionHeader = "x-attribution"
+
+/** The attribution headers of a branding, worked out once. */
+export interface AttributionHeaders {
+  readonly link: string
+  readonly text: string
+}
+
+export const attributionHeadersOf = (branding: Branding): AttributionHeaders => ({
+  link: attributionLinkOf(branding),
+  text: branding.attribution
+})
+
+const DefaultHeaders = attributionHeadersOf(DefaultBranding)
 
 /** Spec part 1 rule 2: Free and anonymous use requires attribution. */
 export const requiresAttribution = (caller: Caller): boolean => {
@@ -28,16 +54,22 @@ export const requiresAttribution = (caller: Caller): boolean => {
 }
 
 /** Adds the attribution to a response, keeping any Link it already has. */
-export const withAttribution = (response: HttpServerResponse.HttpServerResponse) => {
+export const withAttribution = (
+  response: HttpServerResponse.HttpServerResponse,
+  headers: AttributionHeaders = DefaultHeaders
+) => {
   const link = response.headers.link
   return HttpServerResponse.setHeaders(response, {
-    link: link === undefined || link === "" ? AttributionLink : `${link}, ${AttributionLink}`,
-    [AttributionHeader]: Attribution
+    link: link === undefined || link === "" ? headers.link : `${link}, ${headers.link}`,
+    [AttributionHeader]: headers.text
   })
 }
 
 /** For an anonymous or Free caller, attributes whatever response the request ends with. */
-export const attribute = (caller: Caller): Effect.Effect<void, never, HttpServerRequest.HttpServerRequest> =>
+export const attribute = (
+  caller: Caller,
+  headers: AttributionHeaders = DefaultHeaders
+): Effect.Effect<void, never, HttpServerRequest.HttpServerRequest> =>
   requiresAttribution(caller)
-    ? HttpEffect.appendPreResponseHandler((_, response) => Effect.succeed(withAttribution(response)))
+    ? HttpEffect.appendPreResponseHandler((_, response) => Effect.succeed(withAttribution(response, headers)))
     : Effect.void

@@ -14,8 +14,9 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { CallerPolicies, RatingsApi } from "../api/Api.ts"
-import { attribute } from "./Attribution.ts"
+import { Branding } from "@ratings/domain/model/ServiceInfo"
+import { brandedApi, CallerPolicies } from "../api/Api.ts"
+import { attribute, attributionHeadersOf } from "./Attribution.ts"
 import type { AuthConfig } from "./AuthConfig.ts"
 import { layerAuthentication } from "./Authentication.ts"
 import { cacheHeaders } from "./Caching.ts"
@@ -33,11 +34,20 @@ import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import type { ResponseCache } from "./ResponseCache.ts"
 import { DefaultShutdownGrace, ServerShutdown } from "./ServerShutdown.ts"
 
-export const ApiRoutes = HttpApiBuilder.layer(RatingsApi, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide(Handlers)
-)
+/**
+ * The API's routes and its OpenAPI document, whose `info` carries the
+ * Branding in context (brandedApi): read when the routes are built.
+ */
+export const ApiRoutes = Layer.unwrap(
+  Effect.map(Branding, (branding) =>
+    HttpApiBuilder.layer(brandedApi(branding), { openapiPath: "/openapi.json" })
+  )
+).pipe(Layer.provide(Handlers))
 
-export const DocsRoute = HttpApiScalar.layer(RatingsApi, { path: "/docs" })
+/** The docs page, rendered from the same branded document (its title is the OpenAPI title). */
+export const DocsRoute = Layer.unwrap(
+  Effect.map(Branding, (branding) => HttpApiScalar.layer(brandedApi(branding), { path: "/docs" }))
+)
 
 export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors, RouterFallbacks)
 
@@ -46,7 +56,7 @@ export type PoliciesConfig = RateLimitConfig
 
 /**
  * The server side of CallerPolicies: for the caller authentication
- * established, the attribution (Attribution.ts), the cache headers
+ * established, the attribution (Attribution.ts, of the Branding in context), the cache headers
  * (Caching.ts) and the rate limit (RateLimit.ts), in that order, so that a
  * 429 is attributed and marked no-store too. It also provides its
  * RequestRateLimiter, which authentication uses to count failed credentials;
@@ -57,10 +67,11 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}, countRefusals =
     CallerPolicies,
     Effect.gen(function* () {
       const limiter = yield* RequestRateLimiter
+      const attribution = attributionHeadersOf(yield* Branding)
       return CallerPolicies.of((httpEffect) =>
         Effect.gen(function* () {
           const caller = yield* Effect.flatMap(HttpServerRequest.HttpServerRequest, currentCaller)
-          yield* attribute(caller)
+          yield* attribute(caller, attribution)
           yield* cacheHeaders(caller)
           yield* limiter.check(caller)
           return yield* httpEffect

@@ -2,6 +2,8 @@
  * Demo oracles, one category each (the category filter is single-select for
  * oracles). RedStone is a published record without a scorecard: protocols
  * that depend on it carry an unrated dependency. API3 is being scored.
+ * Chainlink (slug chainlink, the oracle network as a whole) sits beside its
+ * Data Feeds: the live service's examples name the oracle `chainlink`.
  */
 import type { OracleSpec } from "../DemoSpec.ts"
 
@@ -44,6 +46,54 @@ export const Oracles: ReadonlyArray<OracleSpec> = [
             at: "2026-09-22T10:00:00Z",
             reasoning:
               "Feed configuration changes made without the usual notice period; governance re-scored.",
+            actor: "analyst:s.nakamura"
+          }
+        }
+      ]
+    }
+  },
+  {
+    type: "oracle",
+    name: "Chainlink",
+    slug: "chainlink",
+    categories: ["price-feeds"],
+    chains: [
+      "ethereum",
+      "arbitrum-one",
+      "op-mainnet",
+      "base",
+      "bnb-chain",
+      "avalanche-c-chain",
+      "polygon-pos",
+      "solana"
+    ],
+    urls: { website: "https://chain.link", docs: "https://docs.chain.link" },
+    external_ids: {
+      coingecko: "chainlink",
+      defillama_note:
+        "DefiLlama tracks the feeds, rated on their own as chainlink-data-feeds (checked 2026-02-02).",
+      coverage_tier: "core"
+    },
+    about:
+      "The Chainlink oracle network as a whole: push-based Data Feeds, pull-based Data Streams and the " +
+      "decentralized oracle networks that sign them. Its Data Feeds also have a record of their own " +
+      "(chainlink-data-feeds).",
+    created_at: "2026-02-02T09:00:00Z",
+    rating: {
+      base: 0.85,
+      versions: [
+        {
+          publish: {
+            at: "2026-02-24T10:00:00Z",
+            reasoning: "Initial rating of the oracle network as a whole, beside the Data Feeds record.",
+            actor: "analyst:s.nakamura"
+          }
+        },
+        {
+          shift: { decentralization: 0.02 },
+          publish: {
+            at: "2026-09-29T10:00:00Z",
+            reasoning: "More independent node operators joined the networks behind the most-used feeds.",
             actor: "analyst:s.nakamura"
           }
         }

@@ -1,7 +1,8 @@
 /**
  * Demo protocols, one category each (single-select for protocols). They show
  * dependency drag (Aerodrome on Base, Venus on BNB Chain), unrated
- * dependencies (Euler V2 on RedStone, Dolomite on Berachain), a rename (Sky,
+ * dependencies (Euler V2 on RedStone, Dolomite on Berachain), Aave V4 beside
+ * Aave V3 (the live service's example protocol), a rename (Sky,
  * formerly MakerDAO), history that predates the service, a domain ruled out
  * entirely (Liquity V2 has no governance), per-entity weights (Ethena), and
  * private, inactive, approved, scoring and draft records.
@@ -60,6 +61,53 @@ export const Protocols: ReadonlyArray<ProtocolSpec> = [
         { type: "chain", slug: "ethereum", exposure: 0.5 },
         { type: "chain", slug: "arbitrum-one", exposure: 0.15 },
         { type: "chain", slug: "base", exposure: 0.1 }
+      ]
+    }
+  },
+  {
+    type: "protocol",
+    name: "Aave V4",
+    slug: "aave-v4",
+    categories: ["lending"],
+    chains: ["ethereum"],
+    urls: {
+      website: "https://aave.com",
+      docs: "https://aave.com/docs",
+      github: "https://github.com/aave-dao"
+    },
+    external_ids: {
+      coingecko: "aave",
+      defillama_note: "Not yet listed separately (checked 2026-03-16).",
+      coverage_tier: "core"
+    },
+    about:
+      "Hub-and-spoke lending: one liquidity hub per network, with spokes holding the markets and their risk " +
+      "settings. The successor of Aave V3, which is rated on its own.",
+    created_at: "2026-03-16T09:00:00Z",
+    rating: {
+      base: 0.84,
+      bias: { technology: 0.02 },
+      versions: [
+        {
+          publish: {
+            at: "2026-04-21T10:00:00Z",
+            reasoning: "Initial rating of the new architecture at launch, with conservative supply caps.",
+            actor: "analyst:l.ortega"
+          }
+        },
+        {
+          shift: { security: 0.03, economic: 0.02 },
+          publish: {
+            at: "2026-09-08T10:00:00Z",
+            reasoning:
+              "Audit-contest findings fixed and re-reviewed; caps raised after months without incident.",
+            actor: "analyst:l.ortega"
+          }
+        }
+      ],
+      dependencies: [
+        { type: "oracle", slug: "chainlink", exposure: 0.6 },
+        { type: "chain", slug: "ethereum", exposure: 0.8 }
       ]
     }
   },

@@ -7,7 +7,7 @@
  * shared steps (ReadAccess.ts: gate, lookup, visibility, hidden names), the
  * cached entity reads (EntityReads.ts), the per-entity rating reads
  * (RatingReads.ts) and the methodology. Every rule of who sees what is read
- * from the `Projection` in context.
+ * from the `Projection` in context; the methodology's names from the `Branding`.
  */
 import { Context, Effect, Layer } from "effect"
 import { Projection } from "../access/Projection.ts"
@@ -23,6 +23,7 @@ import type {
   RubricBody
 } from "../model/Responses.ts"
 import type { Scorecard, ScorecardDetail } from "../model/Scorecard.ts"
+import { Branding } from "../model/ServiceInfo.ts"
 import { EntityRepository } from "../ports/EntityRepository.ts"
 import { RubricRepository } from "../ports/RubricRepository.ts"
 import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
@@ -111,6 +112,7 @@ export class RatingsReader extends Context.Service<
         rubric: yield* RubricRepository,
         projection: yield* Projection
       }
+      const branding = yield* Branding
       return RatingsReader.of({
         list: (caller, request) => listEntities(ports, caller, request),
         listSnapshot: (caller, type, maxItems) => listSnapshot(ports, caller, type, maxItems),
@@ -123,7 +125,7 @@ export class RatingsReader extends Context.Service<
         rubric: (caller, type, slug) => rubric(ports, caller, type, slug),
         evidence: (caller, type, slug) => evidence(ports, caller, type, slug),
         scorecardById: (caller, type, scorecardId) => scorecardById(ports, caller, type, scorecardId),
-        methodology: () => methodology(ports)
+        methodology: () => methodology(ports, branding)
       })
     })
   )

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Ref } from "effect"
 import { Caller } from "../../src/model/Caller.ts"
+import { Branding, brandingOf, DefaultBranding } from "../../src/model/ServiceInfo.ts"
 import { GradeLadder } from "../../src/scoring/GradeLadder.ts"
 import { RatingsReader } from "../../src/services/RatingsReader.ts"
 import { entity, scorecard, T0 } from "./fixtures.ts"
@@ -533,5 +534,26 @@ describe("RatingsReader", () => {
         assert.strictEqual(m.entity_types.find((t) => t.type === "bridge")!.questions, 62)
         assert.strictEqual(m.total_questions, 63)
       }).pipe(Effect.provide(layer))
+  )
+
+  it.effect(
+    "methodology is published under the Branding in context: framework name, attribution, methodology URL",
+    () =>
+      Effect.gen(function* () {
+        const branding = brandingOf({
+          serviceName: "Acme",
+          siteUrl: "https://acme.example",
+          attribution: "By Acme."
+        })
+        const methodology = Effect.flatMap(RatingsReader, (r) => r.methodology())
+        const m = yield* methodology.pipe(Effect.provide(layer), Effect.provide(Branding.layer(branding)))
+        assert.strictEqual(m.name, "Acme Methodology")
+        assert.strictEqual(m.attribution, "By Acme.")
+        assert.strictEqual(m.methodology_url, "https://acme.example/methodology")
+        const standard = yield* methodology.pipe(Effect.provide(layer))
+        assert.strictEqual(standard.name, DefaultBranding.frameworkName)
+        assert.strictEqual(standard.attribution, DefaultBranding.attribution)
+        assert.strictEqual(standard.methodology_url, DefaultBranding.methodologyUrl)
+      })
   )
 })
