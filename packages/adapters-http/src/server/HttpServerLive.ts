@@ -15,6 +15,7 @@ import { Duration, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { CallerPolicies, RatingsApi } from "../api/Api.ts"
+import { McpRoutes } from "../mcp/RatingsMcpServer.ts"
 import { attribute } from "./Attribution.ts"
 import type { AuthConfig } from "./AuthConfig.ts"
 import { layerAuthentication } from "./Authentication.ts"
@@ -38,7 +39,8 @@ export const ApiRoutes = HttpApiBuilder.layer(RatingsApi, { openapiPath: "/opena
 
 export const DocsRoute = HttpApiScalar.layer(RatingsApi, { path: "/docs" })
 
-export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors, RouterFallbacks)
+/** The API, its docs page, and the MCP server for agents at /mcp (mcp/RatingsMcpServer.ts). */
+export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, McpRoutes, Cors, RouterFallbacks)
 
 /** The configuration of the caller policies: where rate-limit counters live, and the limits. */
 export type PoliciesConfig = RateLimitConfig
