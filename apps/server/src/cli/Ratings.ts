@@ -24,6 +24,7 @@ import { ExportsCommand } from "./ExportsCommand.ts"
 import { ImportCommand } from "./ImportCommand.ts"
 import { IncidentsCommand } from "./IncidentsCommand.ts"
 import { KeysCommand } from "./KeysCommand.ts"
+import { McpCommand } from "./McpCommand.ts"
 import { PublishCommand, StatusCommand } from "./PublishCommand.ts"
 import { QuantumCommand } from "./QuantumCommand.ts"
 import { ServeCommand } from "./ServeCommand.ts"
@@ -42,6 +43,7 @@ export const Ratings = Command.make("ratings").pipe(
     KeysCommand,
     DeliveriesCommand,
     ExportsCommand,
+    McpCommand,
     DemoCommand,
     DevCommand
   ])
