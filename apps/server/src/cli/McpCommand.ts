@@ -17,12 +17,13 @@ import {
   StdioProtocols
 } from "@ratings/adapters-http/mcp/RatingsMcpServer"
 import { ApiVersion } from "@ratings/adapters-http/api/Api"
-import { Effect, Layer, Logger, Option } from "effect"
+import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
 import { McpServer } from "effect/ai"
 import { Command } from "effect/cli"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { clientBaseOf, McpConfig } from "../Config.ts"
 import { stoppedGracefully } from "../Shutdown.ts"
+import { CommandFailed } from "./CommandFailed.ts"
 
 /** How long one API call may take: the live service's clients give up after 10 s. */
 export const ApiCallTimeout = "10 seconds"
@@ -55,23 +56,39 @@ const apiAccess = (config: McpConfig) =>
     })
   ).pipe(Layer.provide(FetchHttpClient.layer))
 
+/**
+ * Everything the command says goes to standard error, failures included
+ * (a configuration error names its variable there): standard output is the
+ * protocol's.
+ */
+const toStderr = <A, E, R>(command: Effect.Effect<A, E, R>): Effect.Effect<A, E | CommandFailed, R> =>
+  command.pipe(
+    Effect.catchCause(
+      (cause): Effect.Effect<never, E | CommandFailed> =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.andThen(
+              Console.error(`ratings mcp: ${Cause.pretty(cause)}`),
+              Effect.fail(new CommandFailed({ message: "failed" }))
+            )
+    ),
+    Effect.provideService(Logger.LogToStderr, true)
+  )
+
 export const McpCommand = Command.make(
   "mcp",
   {},
-  Effect.fnUntraced(
-    function* () {
-      const config = yield* McpConfig
-      const server = McpServer.layerStdio({
-        name: ServerName,
-        version: ApiVersion,
-        instructions: ServerInstructions,
-        protocols: StdioProtocols,
-        registrations: RatingsTools.pipe(Layer.provide(apiAccess(config)))
-      })
-      return yield* Layer.launch(server).pipe(Effect.onInterrupt(() => stoppedGracefully))
-    },
-    Effect.provideService(Logger.LogToStderr, true)
-  )
+  Effect.fnUntraced(function* () {
+    const config = yield* McpConfig
+    const server = McpServer.layerStdio({
+      name: ServerName,
+      version: ApiVersion,
+      instructions: ServerInstructions,
+      protocols: StdioProtocols,
+      registrations: RatingsTools.pipe(Layer.provide(apiAccess(config)))
+    })
+    return yield* Layer.launch(server).pipe(Effect.onInterrupt(() => stoppedGracefully))
+  }, toStderr)
 ).pipe(
   Command.withDescription(
     "Serve the MCP tools for AI agents over stdio, calling the API at RATINGS_API_URL with RATINGS_API_KEY"

@@ -53,7 +53,9 @@ const Gated: { readonly [Name in RatingsToolName]?: readonly [string, Tier] } = 
   get_rating_breakdown: ["The domain breakdown (get_rating_breakdown)", Capabilities.domains]
 }
 
-const resultOf = (answer: ToolAnswer, attribution: string | undefined) => {
+/** The answer as a tool result; data shown to an anonymous or Free caller ends with the API's attribution. */
+const resultOf = (answer: ToolAnswer, received: string | undefined) => {
+  const attribution = answer.isError === true ? undefined : received
   const attributed = attribution !== undefined && !answer.text.includes(attribution)
   return new McpSchema.CallToolResult({
     content: [{ type: "text", text: attributed ? `${answer.text}\n\n${attribution}` : answer.text }],

@@ -440,7 +440,9 @@ export const refusal = (error: unknown, what: string, tier: Tier): ToolAnswer =>
     return {
       text:
         status === undefined
-          ? `the ratings API could not be reached (${error.reason._tag}); check the API URL and retry`
+          ? `the ratings API could not be reached (${error.reason._tag}` +
+            `${"description" in error.reason && error.reason.description !== undefined ? `: ${error.reason.description}` : ""}` +
+            "); check the API URL and retry"
           : `the ratings API answered ${status} unexpectedly; retry later`,
       isError: true
     }
