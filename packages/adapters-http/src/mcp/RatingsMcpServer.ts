@@ -25,6 +25,7 @@ import { RatingsApi } from "../api/Api.ts"
 import { ApiVersion } from "../api/Api.ts"
 import { AttributionHeader } from "../server/Attribution.ts"
 import { InProcessBaseUrl, inProcessClient, onBehalfOf } from "./InProcessClient.ts"
+import { McpPath, mountMcp } from "./McpEndpoint.ts"
 import { RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
 import { type ToolRun, ToolRuns } from "./ToolHandlers.ts"
 import { refusal, type ToolAnswer, UnexpectedAnswer } from "./ToolText.ts"
@@ -164,12 +165,10 @@ export const Protocols = [
 /** The stateful revisions only: stdio has one client per process, for which sessions cost nothing. */
 export const StdioProtocols = Protocols
 
-/** Where the server's streamable HTTP endpoint is mounted. */
-export const McpPath = "/mcp"
-
 /**
- * The streamable HTTP endpoint at /mcp, beside the API's routes. Its tools
- * call the API in this process, through the router, as the caller of /mcp.
+ * The streamable HTTP endpoint at /mcp (McpEndpoint.ts), beside the API's
+ * routes. Its tools call the API in this process, through the server's
+ * router, as the caller of /mcp.
  */
 export const McpRoutes = Layer.unwrap(
   Effect.gen(function* () {
@@ -185,14 +184,16 @@ export const McpRoutes = Layer.unwrap(
       ),
       baseUrl: InProcessBaseUrl
     })
-    return McpServer.layerHttp({
-      name: ServerName,
-      version: ApiVersion,
-      instructions: ServerInstructions,
-      path: McpPath,
-      protocols: Protocols,
-      allowSessionTermination: true,
-      registrations: RatingsTools.pipe(Layer.provide(Layer.succeed(RatingsApiAccess, access)))
-    })
+    return mountMcp(
+      McpServer.layerHttp({
+        name: ServerName,
+        version: ApiVersion,
+        instructions: ServerInstructions,
+        path: McpPath,
+        protocols: Protocols,
+        allowSessionTermination: true,
+        registrations: RatingsTools.pipe(Layer.provide(Layer.succeed(RatingsApiAccess, access)))
+      })
+    )
   })
 ).pipe(Layer.orDie)
