@@ -17,7 +17,17 @@ import { DemoDataDir } from "@ratings/demo-data"
 import { Effect } from "effect"
 import { McpProtocol } from "effect/ai"
 import type { ChildProcess } from "node:child_process"
-import { exited, runCli, scratchDatabase, spawnCli, startCli, waitForOutput } from "./CliHarness.ts"
+import { spawn } from "node:child_process"
+import {
+  cliEnv,
+  exited,
+  MainScript,
+  runCli,
+  scratchDatabase,
+  spawnCli,
+  startCli,
+  waitForOutput
+} from "./CliHarness.ts"
 import { callTool, session, type Transport } from "./McpHarness.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
@@ -302,6 +312,56 @@ describe("MCP server: every tool at every tier", () => {
       ),
     60_000
   )
+})
+
+describe("ratings mcp process", () => {
+  it("standard output carries JSON-RPC messages only (logs go to stderr), and the process exits 0 when the host closes stdin", async () => {
+    const child = spawn(process.execPath, [MainScript, "mcp"], {
+      env: cliEnv({ RATINGS_API_URL: `${origin}/api/v1`, RATINGS_API_KEY: keys.pro }),
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    const messages = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "host", version: "1" }
+        }
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "get_rating", arguments: { entity_type: "protocol", slug: "aave-v3" } }
+      },
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "get_rating_breakdown", arguments: { entity_type: "protocol", slug: "aave-v3" } }
+      }
+    ]
+    for (const m of messages) child.stdin.write(`${JSON.stringify(m)}\n`)
+    // The host waits for its answers, then closes the server's stdin.
+    const deadline = Date.now() + 30_000
+    while (stdout.split("\n").filter((l) => l.trim() !== "").length < 4 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    child.stdin.end()
+    assert.strictEqual(await exited(child), 0)
+    const lines = stdout.split("\n").filter((l) => l.trim() !== "")
+    assert.strictEqual(lines.length, 4, stdout)
+    const answers = lines.map((l) => JSON.parse(l) as Json)
+    for (const a of answers) assert.strictEqual(a.jsonrpc, "2.0")
+    assert.deepStrictEqual(answers.map((a) => a.id).sort(), [1, 2, 3, 4])
+    assert.include(answers.find((a) => a.id === 4).result.content[0].text, "Domain scores (0 to 1):")
+  }, 60_000)
 })
 
 describe("ratings mcp configuration", () => {
