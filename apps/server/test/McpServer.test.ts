@@ -15,19 +15,13 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { DemoDataDir } from "@ratings/demo-data"
 import { Effect } from "effect"
-import { McpProtocol } from "effect/ai"
+import { McpClient, McpProtocol } from "effect/ai"
+import { FetchHttpClient } from "effect/http"
 import type { ChildProcess } from "node:child_process"
 import { spawn } from "node:child_process"
-import {
-  cliEnv,
-  exited,
-  MainScript,
-  runCli,
-  scratchDatabase,
-  spawnCli,
-  startCli,
-  waitForOutput
-} from "./CliHarness.ts"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { cliEnv, exited, runCli, scratchDatabase, spawnCli, startCli, waitForOutput } from "./CliHarness.ts"
 import { callTool, session, type Transport } from "./McpHarness.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
@@ -46,6 +40,20 @@ const LiveToolNames = [
 
 const Tiers = ["anonymous", "free", "pro", "enterprise"] as const
 type Caller = (typeof Tiers)[number]
+
+/** A server of the README's agent-host configurations (section "AI agents (MCP)"), the one with `field`. */
+const readmeServer = (field: "command" | "url"): Json => {
+  const readme = readFileSync(join(import.meta.dirname, "..", "..", "..", "README.md"), "utf8")
+  const section = readme.slice(readme.indexOf("### AI agents (MCP)"))
+  const root = join(import.meta.dirname, "..", "..", "..")
+  for (const [, block] of section.matchAll(/```json\n([\s\S]*?)```/g)) {
+    const server: Json = Object.values(
+      JSON.parse(block!.replaceAll("/path/to/ratings-service", root)).mcpServers
+    )[0]
+    if (field in server) return server
+  }
+  throw new Error(`no configuration with ${field} in the README`)
+}
 
 let db: { readonly url: string; readonly drop: () => Promise<void> }
 let server: ChildProcess
@@ -315,9 +323,10 @@ describe("MCP server: every tool at every tier", () => {
 })
 
 describe("ratings mcp process", () => {
-  it("standard output carries JSON-RPC messages only (logs go to stderr), and the process exits 0 when the host closes stdin", async () => {
-    const child = spawn(process.execPath, [MainScript, "mcp"], {
-      env: cliEnv({ RATINGS_API_URL: `${origin}/api/v1`, RATINGS_API_KEY: keys.pro }),
+  it("the README's stdio configuration starts it; standard output carries JSON-RPC messages only (logs go to stderr), and the process exits 0 when the host closes stdin", async () => {
+    const server = readmeServer("command")
+    const child = spawn(server.command, server.args, {
+      env: cliEnv({ ...server.env, RATINGS_API_URL: `${origin}/api/v1`, RATINGS_API_KEY: keys.pro }),
       stdio: ["pipe", "pipe", "pipe"]
     })
     let stdout = ""
@@ -362,6 +371,35 @@ describe("ratings mcp process", () => {
     assert.deepStrictEqual(answers.map((a) => a.id).sort(), [1, 2, 3, 4])
     assert.include(answers.find((a) => a.id === 4).result.content[0].text, "Domain scores (0 to 1):")
   }, 60_000)
+
+  it(
+    "the README's HTTP configuration reaches /mcp with the key it names",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const server = readmeServer("url")
+          assert.strictEqual(server.type, "http")
+          const url = new URL(server.url)
+          assert.strictEqual(url.pathname, "/mcp")
+          const authorization = server.headers.Authorization.replace("rk_your_key", keys.enterprise!)
+          const transport = yield* McpClient.http({
+            protocol: McpProtocol.v2025_11_25,
+            url: `${origin}${url.pathname}`,
+            headers: { Authorization: authorization }
+          }).pipe(Effect.provide(FetchHttpClient.layer))
+          const client = yield* McpClient.make({ name: "readme", version: "1" }).pipe(
+            Effect.provideService(McpClient.Transport, transport)
+          )
+          const tools = yield* client.listTools()
+          const breakdown = yield* callTool(client, tools, "get_rating_breakdown", {
+            entity_type: "protocol",
+            slug: "aave-v3"
+          })
+          assert.include(breakdown.text, "Domain scores (0 to 1):")
+        })
+      ),
+    60_000
+  )
 })
 
 describe("ratings mcp configuration", () => {

@@ -2,8 +2,8 @@
  * The /mcp endpoint's bounds (mcp/McpEndpoint.ts): the sessions MCP clients
  * open are at most McpSessionLimits.maxSessions, the one idle longest ended
  * when a new one would pass it, and any idle for McpSessionLimits.idle ended;
- * a client's DELETE ends its own; a body past 64 KiB is a 413; nothing /mcp
- * answers may be cached.
+ * a client's DELETE ends its own; a body past 64 KiB is a 413; a browser
+ * page's request is refused; nothing /mcp answers may be cached.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
@@ -81,6 +81,32 @@ layer(withLimits(3, Duration.minutes(5)), { excludeTestServices: true })("mcp en
           detail: `request body too large: /mcp takes at most ${MaxMcpBodyBytes} bytes`
         })
       })
+    )
+
+    it.effect(
+      "a request from a browser page (an Origin header) is refused with 403; one without is served",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const post = (headers: Record<string, string>) =>
+            server.request("/mcp", {
+              method: "POST",
+              headers: { accept: "application/json, text/event-stream", ...headers },
+              body: {
+                jsonrpc: "2.0",
+                id: 1,
+                method: "initialize",
+                params: {
+                  protocolVersion: "2025-11-25",
+                  capabilities: {},
+                  clientInfo: { name: "t", version: "1" }
+                }
+              }
+            })
+          for (const origin of ["https://evil.example", "null", server.baseUrl])
+            assert.strictEqual((yield* post({ origin })).status, 403, origin)
+          assert.strictEqual((yield* post({})).status, 200)
+        })
     )
 
     it.effect("every answer of /mcp is Cache-Control: no-store", () =>
