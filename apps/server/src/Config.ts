@@ -104,6 +104,28 @@ const PositiveDuration = Schema.DurationFromString.check(
 const positiveDuration = (name: string, fallback: Duration.Duration) =>
   Config.schema(PositiveDuration, name).pipe(Config.withDefault(fallback))
 
+/** A count of coverage requests an address may send per window. */
+const ContactsPerWindow = Schema.Int.check(
+  Schema.makeFilter((n: number) => (n >= 1 && n <= 10_000) || "must be a whole number from 1 to 10000")
+)
+
+/** A window of at least a second (the rate limiter counts in whole seconds). */
+const ContactsWindow = PositiveDuration.check(
+  Schema.makeFilter(
+    (d: Duration.Duration) => Duration.toMillis(d) >= 1_000 || 'must be at least 1 second, such as "1 hour"'
+  )
+)
+
+/**
+ * The allowance of coverage requests (POST /api/v1/contacts) per client
+ * address: RATINGS_CONTACTS_LIMIT requests per RATINGS_CONTACTS_WINDOW, 5 an
+ * hour by default, on a counter apart from the request rate.
+ */
+export const ContactsLimitConfig = Config.all({
+  limit: Config.schema(ContactsPerWindow, "RATINGS_CONTACTS_LIMIT").pipe(Config.withDefault(5)),
+  window: Config.schema(ContactsWindow, "RATINGS_CONTACTS_WINDOW").pipe(Config.withDefault(Duration.hours(1)))
+})
+
 /** The setting that names the quantum-readiness upstream; error messages point the operator at it. */
 export const QuantumSourceUrlSetting = "RATINGS_QUANTUM_SOURCE_URL"
 
@@ -319,7 +341,8 @@ export const ServerConfig = Config.all({
   /** How long a stopping server lets requests in flight finish before it closes their connections. */
   shutdownGrace: positiveDuration("RATINGS_SHUTDOWN_GRACE", Duration.seconds(20)),
   quantum: QuantumConfig,
-  webhooks: WebhookDeliveryConfig
+  webhooks: WebhookDeliveryConfig,
+  contacts: ContactsLimitConfig
 })
 
 export type ServerConfig = Config.Success<typeof ServerConfig>

@@ -1,6 +1,7 @@
 /**
  * What the HTTP server needs from the configuration: authentication (identity
- * provider, proxy trust) and the caller policies (Redis for shared rate limits).
+ * provider, proxy trust) and the caller policies (Redis for shared rate limits,
+ * the coverage-request allowance per address).
  */
 import {
   type AuthConfig,
@@ -38,7 +39,10 @@ export const httpOptions = (
     : config.jwt
   return {
     auth: { jwt, trustProxy: config.trustProxy },
-    policies: Option.isSome(config.redisUrl) ? { redisUrl: Redacted.value(config.redisUrl.value) } : {},
+    policies: {
+      ...(Option.isSome(config.redisUrl) ? { redisUrl: Redacted.value(config.redisUrl.value) } : {}),
+      contacts: [{ limit: config.contacts.limit, window: config.contacts.window }]
+    },
     devIdentityProvider: dev
   }
 }

@@ -9,6 +9,7 @@ import { NodeIdGenerator } from "@ratings/adapters-sql/NodeIdGenerator"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
 import * as PgChainDirectory from "@ratings/adapters-sql/PgChainDirectory"
+import * as PgContactRequestRepository from "@ratings/adapters-sql/PgContactRequestRepository"
 import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
 import * as PgDatabase from "@ratings/adapters-sql/PgDatabase"
 import * as PgDeliveryOutbox from "@ratings/adapters-sql/PgDeliveryOutbox"
@@ -28,6 +29,7 @@ import { IncidentLifecycle } from "@ratings/domain/incidents/IncidentLifecycle"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
 import { CompareService } from "@ratings/domain/services/CompareService"
+import { ContactService } from "@ratings/domain/services/ContactService"
 import { ExportService } from "@ratings/domain/services/ExportService"
 import { Importer } from "@ratings/domain/services/Importer"
 import { IncidentService } from "@ratings/domain/services/IncidentService"
@@ -81,6 +83,7 @@ export const stores = (serverKey: Redacted.Redacted<string>) =>
     PgAlertRuleRepository.layer.pipe(Layer.provide(SecretBox.layer(serverKey))),
     PgDeliveryOutbox.layer,
     PgQuantumSnapshotStore.layer,
+    PgContactRequestRepository.layer,
     PgReadiness.layer,
     NodeIdGenerator
   ).pipe(Layer.provideMerge(policies))
@@ -131,6 +134,7 @@ export const services = (serverKey: Redacted.Redacted<string>) =>
     Publisher.layer,
     ExportService.layer,
     CompareService.layer,
+    ContactService.layer,
     IncidentService.layer,
     quantum,
     alertRules

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --conditions=@ratings/source --max-semi-space-size=16
+#!/usr/bin/env -S node --conditions=@ratings/source --max-semi-space-size=16 --expose-gc
 /**
  * `ratings`: the service's command line. `ratings serve` runs the HTTP API (what
  * `npm start` does); the other commands load and publish data, move entities

@@ -100,6 +100,29 @@ describe("configuration", () => {
   })
 })
 
+describe("the coverage-request allowance", () => {
+  it("RATINGS_CONTACTS_LIMIT (1 to 10000) per RATINGS_CONTACTS_WINDOW (at least a second) is 5 an hour by default and reaches the server's policies; other values stop the start naming the variable", () => {
+    const windowOf = (env: Record<string, string>) => {
+      const [w] = httpOptions(config(env)).policies.contacts ?? []
+      return [w!.limit, Duration.toSeconds(Duration.fromInputUnsafe(w!.window))]
+    }
+    assert.deepStrictEqual(windowOf({}), [5, 3600])
+    assert.deepStrictEqual(
+      windowOf({ RATINGS_CONTACTS_LIMIT: "20", RATINGS_CONTACTS_WINDOW: "1 day" }),
+      [20, 86_400]
+    )
+    for (const value of ["0", "-1", "2.5", "many", "10001"]) {
+      const message = refusal({ RATINGS_CONTACTS_LIMIT: value })
+      assert.include(message, "RATINGS_CONTACTS_LIMIT")
+    }
+    assert.include(refusal({ RATINGS_CONTACTS_LIMIT: "0" }), "must be a whole number from 1 to 10000")
+    for (const value of ["0 seconds", "500 millis", "soon", "-1 hours"]) {
+      assert.include(refusal({ RATINGS_CONTACTS_WINDOW: value }), "RATINGS_CONTACTS_WINDOW")
+    }
+    assert.include(refusal({ RATINGS_CONTACTS_WINDOW: "500 millis" }), "at least 1 second")
+  })
+})
+
 describe("test-only webhook settings", () => {
   const delivery = (env: Record<string, string>) =>
     Effect.runSync(Effect.result(WebhookDeliveryConfig.parse(ConfigProvider.fromEnv({ env }))))

@@ -232,6 +232,56 @@ describe("the lane of cache hits and the rate limit", () => {
   )
 })
 
+describe("the lane of cache hits and POSTs", () => {
+  it.live(
+    "a coverage request (POST /contacts) is always the router's: never answered by the lane or from the cache, its repeat a 200 computed again, its 429 the router's",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl, access } = yield* laneServer({
+          policies: { contacts: [{ limit: 3, window: "1 hour" }] }
+        })
+        const post = (body: unknown) =>
+          Effect.promise(async () => {
+            const response = await fetch(`${baseUrl}/api/v1/contacts`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(body)
+            })
+            return {
+              status: response.status,
+              body: await response.text(),
+              cache: response.headers.get("cache-control")
+            }
+          })
+        const sent = { protocol_name: "Lane Check", contact_email: "lane.check@example.com" }
+        const first = yield* post(sent)
+        const repeat = yield* post(sent)
+        const other = yield* post({ ...sent, protocol_name: "Lane Check Two" })
+        const refused = yield* post(sent)
+        assert.deepStrictEqual(
+          [first.status, repeat.status, other.status, refused.status],
+          [201, 200, 201, 429]
+        )
+        assert.strictEqual(JSON.parse(repeat.body).id, JSON.parse(first.body).id)
+        assert.notStrictEqual(JSON.parse(other.body).id, JSON.parse(first.body).id)
+        assert.deepStrictEqual(
+          [first.cache, repeat.cache, other.cache, refused.cache],
+          ["no-store", "no-store", "no-store", "no-store"]
+        )
+        const posts = access.lines.filter((l) => l.path.startsWith("/api/v1/contacts"))
+        assert.deepStrictEqual(
+          posts.map((l) => [l.status, l.lane]),
+          [
+            [201, false],
+            [200, false],
+            [201, false],
+            [429, false]
+          ]
+        )
+      })
+  )
+})
+
 describe("the lane of cache hits, off", () => {
   it.live("with metrics on, every request is answered (and counted) by the router", () =>
     Effect.gen(function* () {

@@ -698,6 +698,63 @@ const leakTest = (it: ServerIt) =>
     )
   })
 
+/**
+ * The leak walk of coverage requests (POST /contacts): every caller kind
+ * asks for the same entity from its own address, then repeats the request
+ * (another case, another message). Each answer holds its requester's own
+ * request and nothing of anyone else's: no other address, message or id.
+ */
+const contactLeakWalk = (it: ServerIt) =>
+  describe("leak test: coverage requests", () => {
+    it.effect(
+      "a coverage request's receipt shows only its requester's own request: never another requester's address, message or id, as any caller, new or repeated",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const run = crypto.randomUUID().slice(0, 8)
+          const entity = `Leak Walk ${run}`
+          const requesters = CallerNames.map((caller, i) => ({
+            caller,
+            email: `requester${i}.${run}@example.com`,
+            note: `private note of requester ${i} ${run}`
+          }))
+          const answers: Array<{ readonly who: number; readonly round: number; readonly r: Response }> = []
+          for (const round of [1, 2])
+            for (const [who, requester] of requesters.entries()) {
+              const r = yield* server.request(api("/contacts"), {
+                method: "POST",
+                caller: requester.caller,
+                body: {
+                  protocol_name: round === 1 ? entity : ` ${entity.toUpperCase()} `,
+                  contact_email: round === 1 ? requester.email : requester.email.toUpperCase(),
+                  message: `${requester.note} (round ${round})`
+                }
+              })
+              assert.strictEqual(
+                r.status,
+                round === 1 ? 201 : 200,
+                `${requester.caller} round ${round}: ${r.text}`
+              )
+              answers.push({ who, round, r })
+            }
+          const idOf = (who: number) =>
+            (answers.find((a) => a.who === who && a.round === 1)!.r.json as Json).id
+          for (const { who, round, r } of answers) {
+            const where = `${requesters[who]!.caller} round ${round}`
+            const text = r.text.toLowerCase()
+            assert.strictEqual((r.json as Json).id, idOf(who), `${where}: its own request`)
+            assert.strictEqual((r.json as Json).contact_email, requesters[who]!.email, where)
+            assert.notInclude(text, "private note", `${where}: no message is ever echoed`)
+            for (const [other, o] of requesters.entries()) {
+              if (other === who) continue
+              assert.notInclude(text, o.email.toLowerCase(), `${where} shows ${o.caller}'s address`)
+              assert.notInclude(r.text, idOf(other), `${where} shows ${o.caller}'s request id`)
+            }
+          }
+        })
+    )
+  })
+
 /** A value with every ISO instant in it spelt one way, for comparing what a store normalises. */
 const instantsNormalised = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value), (_key, v) =>
@@ -735,6 +792,7 @@ onEachBackend((it) => {
   perEntityRoutes(it)
   accessTiers(it)
   leakTest(it)
+  contactLeakWalk(it)
 })
 
 const failing = new StoreError({ message: "connect ECONNREFUSED 10.9.8.7:5432 (ratings_db)" })

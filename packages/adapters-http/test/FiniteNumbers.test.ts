@@ -17,6 +17,7 @@ import { onEachBackend, TestServer } from "./TestServer.ts"
 type Json = { readonly [key: string]: any }
 
 const rule = '{"name":"r","channels":{"webhook_url":"http://127.0.0.1:9/hook"}'
+const contact = '{"protocol_name":"Finite Probe","contact_email":"finite.probe@example.com"'
 const report =
   '{"nonce":"finite-probe-1","protocol_name":"Lendwell","chain":null,"exploit_class":"REENTRANCY",' +
   '"victim_addresses":[],"source":{"handle":"blockaid"},"claimed_tier":"confirmed",' +
@@ -52,13 +53,15 @@ onEachBackend((it) => {
         const routes = yield* bodyRoutes
         assert.sameMembers(
           routes.map((r) => `${r.method} ${r.path}`),
-          ["POST /api/v1/alert-rules", "POST /api/v1/admin/incidents"],
+          ["POST /api/v1/alert-rules", "POST /api/v1/admin/incidents", "POST /api/v1/contacts"],
           "the routes that take a body"
         )
         const callers: ReadonlyArray<CallerName> = CallerNames
         let sent = 0
         for (const route of routes)
-          for (const c of cases(route.path.endsWith("incidents") ? report : rule))
+          for (const c of cases(
+            route.path.endsWith("incidents") ? report : route.path.endsWith("contacts") ? contact : rule
+          ))
             for (const caller of callers) {
               const r = yield* server.request(route.path, {
                 method: route.method as "POST",
@@ -78,7 +81,7 @@ onEachBackend((it) => {
                 }
               ])
             }
-        assert.isAtLeast(sent, 2 * 7 * 5)
+        assert.isAtLeast(sent, 3 * 7 * 5)
       })
   )
 
@@ -110,6 +113,22 @@ onEachBackend((it) => {
       assert.strictEqual(clean.status, 200, clean.text)
       assert.strictEqual((clean.json as Json).outcome, "created", "the refused report stored nothing")
     })
+  )
+
+  it.effect(
+    "a coverage request holding a number beyond a double stores nothing: the same request is then new (201)",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const refused = yield* server.request("/api/v1/contacts", {
+          method: "POST",
+          raw: `${contact},"message":1e400}`
+        })
+        assert.strictEqual(refused.status, 422, refused.text)
+        assert.deepStrictEqual(((refused.json as Json).detail as Array<Json>)[0]!.loc, ["body", "message"])
+        const clean = yield* server.request("/api/v1/contacts", { method: "POST", raw: `${contact}}` })
+        assert.strictEqual(clean.status, 201, `the refused request stored nothing: ${clean.text}`)
+      })
   )
 
   it.effect(

@@ -151,6 +151,11 @@ const fuzz = (label: string, options: Omit<CampaignOptions, "seed" | "known" | "
       assert.isAtLeast(stat.nonFinite, 5, `${stat.op.id} got bodies holding 1e400 and the like`)
       assert.isAtLeast(stat.anonymousWithBody, 5, `${stat.op.id} got bodies without credentials`)
     }
+    // Issue 17: coverage requests are fuzzed, and valid ones are stored (201) and repeated (200).
+    const contacts = report.stats.find((s) => s.op.method === "POST" && s.op.path === "/api/v1/contacts")
+    assert.isDefined(contacts, "POST /api/v1/contacts is in the document and fuzzed")
+    assert.isAbove(contacts!.statuses.get("201") ?? 0, 0, "valid coverage requests were stored")
+    assert.isAbove(contacts!.statuses.get("422") ?? 0, 0, "broken coverage requests were refused")
     assert.isAtLeast(report.requests, options.total, "the planned number of requests was sent")
     if (report.violations.length > 0) assert.fail(formatViolations(report.violations))
   })

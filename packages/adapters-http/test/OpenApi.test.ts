@@ -375,6 +375,15 @@ onEachBackend((it) => {
           403
         )
         assertValid(doc, "ValidationErrorBody", yield* get("/api/v1/chains?limit=0&skip=x"), 422)
+        const server = yield* TestServer
+        const contact = {
+          protocol_name: `OpenAPI Check ${crypto.randomUUID().slice(0, 8)}`,
+          contact_email: "openapi.check@example.com",
+          entity_type: "oracle"
+        }
+        const postContact = server.request("/api/v1/contacts", { method: "POST", body: contact })
+        assertValid(doc, "ContactReceipt", yield* postContact, 201)
+        assertValid(doc, "ContactReceipt", yield* postContact, 200)
       })
     )
 

@@ -22,6 +22,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { layer as layerSuite, type Vitest } from "@effect/vitest"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
+import * as PgContactRequestRepository from "@ratings/adapters-sql/PgContactRequestRepository"
 import * as PgDeliveryOutbox from "@ratings/adapters-sql/PgDeliveryOutbox"
 import * as PgEntityRepository from "@ratings/adapters-sql/PgEntityRepository"
 import * as PgExportLog from "@ratings/adapters-sql/PgExportLog"
@@ -38,6 +39,7 @@ import { EntityTypes } from "@ratings/domain/model/EntityType"
 import type { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { ChainDirectory } from "@ratings/domain/ports/ChainDirectory"
+import type { ContactRequestRepository } from "@ratings/domain/ports/ContactRequestRepository"
 import type { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import type { ExportLog } from "@ratings/domain/ports/ExportLog"
@@ -53,6 +55,7 @@ import type { WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
 import { Scoring } from "@ratings/domain/scoring/Scoring"
 import { AlertRuleService } from "@ratings/domain/services/AlertRuleService"
 import { CompareService } from "@ratings/domain/services/CompareService"
+import { ContactService } from "@ratings/domain/services/ContactService"
 import { ExportService } from "@ratings/domain/services/ExportService"
 import { IncidentService, RatedProtocols } from "@ratings/domain/services/IncidentService"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
@@ -85,13 +88,15 @@ import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepos
 import { ScorecardRepositoryMemory } from "@ratings/domain/ports/memory/ScorecardRepositoryMemory"
 import { TransactionMemory } from "@ratings/domain/ports/memory/TransactionMemory"
 import { DeliveryOutboxMemory } from "@ratings/domain/ports/memory/DeliveryOutboxMemory"
+import { ContactRequestRepositoryMemory } from "@ratings/domain/ports/memory/ContactRequestRepositoryMemory"
 
 export type Ports = EntityRepository | ScorecardRepository | RubricRepository
 
 /**
- * The ports behind the incident feed and quantum readiness. The quantum
- * source is always the domain's scripted one (QuantumSourceMemory): the real
- * upstream adapter has its own tests against a real HTTP upstream.
+ * The ports behind the incident feed, quantum readiness and coverage
+ * requests. The quantum source is always the domain's scripted one
+ * (QuantumSourceMemory): the real upstream adapter has its own tests against
+ * a real HTTP upstream.
  */
 export type FeedPorts =
   | ExportLog
@@ -102,6 +107,7 @@ export type FeedPorts =
   | QuantumSource
   | QuantumSourceMemory
   | ChainDirectory
+  | ContactRequestRepository
 
 /**
  * The ports behind alert rules and their deliveries, and the dispatcher over
@@ -132,7 +138,8 @@ export const MemoryFeeds = Layer.mergeAll(
   RandomIds,
   QuantumSnapshotStoreMemory.layer,
   QuantumSourceMemory.layer,
-  ChainDirectory.layerEntities
+  ChainDirectory.layerEntities,
+  ContactRequestRepositoryMemory.layer
 )
 
 /** The feed ports on Postgres (the production repositories), with the scripted quantum source. */
@@ -143,7 +150,8 @@ const PostgresFeeds = Layer.mergeAll(
   RandomIds,
   PgQuantumSnapshotStore.layer,
   QuantumSourceMemory.layer,
-  ChainDirectory.layerEntities
+  ChainDirectory.layerEntities,
+  PgContactRequestRepository.layer
 )
 
 /** The transport of every backend: real undici POSTs, allowed to reach the tests' loopback receivers. */
@@ -236,7 +244,8 @@ const fixtureKeyOf = (tier: KeyTier) => {
 /** Rate limits far above what any test sends, so that only the rate-limit tests meet a 429. */
 const Unreached = [{ limit: 1_000_000, window: "1 minute" }] as const
 export const TestPolicies: PoliciesConfig = {
-  limits: { anonymous: Unreached, free: Unreached, pro: Unreached, enterprise: Unreached, admin: Unreached }
+  limits: { anonymous: Unreached, free: Unreached, pro: Unreached, enterprise: Unreached, admin: Unreached },
+  contacts: Unreached
 }
 
 export interface TestServerOptions {
@@ -418,6 +427,7 @@ export class TestServer extends Context.Service<
               QuantumService.layer,
               ExportService.layer,
               CompareService.layer,
+              ContactService.layer,
               AlertRuleService.layer.pipe(
                 Layer.provide(
                   WebhookTargetPolicy.layer(options.webhookTargets ?? WebhookTargetPolicy.permissive)

@@ -20,7 +20,7 @@ type Database = Layer.Success<typeof TestDatabase>
 /** Every table the ratings side writes; CASCADE reaches answers and evidence through their foreign keys. */
 export const truncateRatings = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`TRUNCATE entities, questions, scorecards, answers, evidence, rating_history, api_keys, export_log CASCADE`
+  yield* sql`TRUNCATE entities, questions, scorecards, answers, evidence, rating_history, api_keys, export_log, contact_requests CASCADE`
 })
 
 /** A ratings-side contract target over Postgres: one migrated database for the suite, emptied before each test. */

@@ -17,6 +17,7 @@ import { Cause, Effect, type Layer, Runtime } from "effect"
 import { Command } from "effect/cli"
 import { TracingLayer } from "../Observability.ts"
 import { teardown } from "../Shutdown.ts"
+import { ContactsCommand } from "./ContactsCommand.ts"
 import { DeliveriesCommand } from "./DeliveriesCommand.ts"
 import { DemoCommand } from "./DemoCommand.ts"
 import { DevCommand } from "./DevCommand.ts"
@@ -43,6 +44,7 @@ export const Ratings = Command.make("ratings").pipe(
     KeysCommand,
     DeliveriesCommand,
     ExportsCommand,
+    ContactsCommand,
     McpCommand,
     DemoCommand,
     DevCommand

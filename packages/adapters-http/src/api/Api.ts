@@ -18,6 +18,7 @@
 import { HttpApi, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AlertRulesApi } from "./AlertRulesApi.ts"
 import { Authentication, documentOptionalBearer } from "./Authentication.ts"
+import { ContactsApi } from "./ContactsApi.ts"
 import {
   BridgesApi,
   ChainsApi,
@@ -77,6 +78,7 @@ export class RatingsApi extends HttpApi.make("ratings")
   .add(QuantumApi.prefix(ApiPrefix))
   .add(UtilitiesApi.prefix(ApiPrefix))
   .add(AlertRulesApi.prefix(ApiPrefix))
+  .add(ContactsApi.prefix(ApiPrefix))
   .middleware(FiniteNumbers)
   .middleware(CallerPolicies)
   .add(SystemApi)

@@ -32,7 +32,7 @@
 import { isIP } from "node:net"
 import { Caller } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Authentication, InvalidKeyError, InvalidTokenError } from "../api/Authentication.ts"
 import { CurrentCaller } from "../api/CurrentCaller.ts"
@@ -43,6 +43,16 @@ import { type JwtVerifier, makeJwtVerifier, NoIdentityProvider } from "./JwtVeri
 import { RequestRateLimiter } from "./RateLimit.ts"
 import { KeyMemo } from "./KeyMemo.ts"
 import { type CacheVersions, RequestVersions, ResponseCache, versionsReadAhead } from "./ResponseCache.ts"
+
+/**
+ * The client's address as authentication established it (the socket's, or
+ * behind trusted proxies the forwarded one: `clientAddressOf`), whoever the
+ * caller is. Provided beside CurrentCaller, for what is limited per address
+ * whatever the credential (coverage requests, RateLimit.ts `checkContact`).
+ */
+export class ClientAddress extends Context.Service<ClientAddress, string>()(
+  "@ratings/adapters-http/ClientAddress"
+) {}
 
 /** What a request's credential established: the caller, and the versions read for it (if any). */
 interface Established {
@@ -138,8 +148,10 @@ export const layerAuthentication = (
           : yield* Effect.flatMap(resolveJwtConfig(config.jwt), makeJwtVerifier)
       const hops = trustedHops(config.trustProxy)
 
-      const callerOf = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
-        const address = clientAddressOf(request.remoteAddress, request.headers["x-forwarded-for"], hops)
+      const callerOf = Effect.fnUntraced(function* (
+        request: HttpServerRequest.HttpServerRequest,
+        address: string
+      ) {
         // Versions the lane of cache hits read for this request before handing it over (HitLane.ts).
         const preRead = versionsReadAhead.get(request.source)
         const anonymous = (): Established => ({ caller: Caller.anonymous(address), versions: preRead })
@@ -183,16 +195,18 @@ export const layerAuthentication = (
 
       return Authentication.of({
         bearer: (httpEffect) =>
-          Effect.flatMap(HttpServerRequest.HttpServerRequest, callerOf).pipe(
-            Effect.flatMap(({ caller, versions }) =>
-              versions === undefined
-                ? Effect.provideService(httpEffect, CurrentCaller, caller)
-                : httpEffect.pipe(
-                    Effect.provideService(CurrentCaller, caller),
-                    Effect.provideService(RequestVersions, versions)
-                  )
-            )
-          )
+          Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+            const address = clientAddressOf(request.remoteAddress, request.headers["x-forwarded-for"], hops)
+            return Effect.flatMap(callerOf(request, address), ({ caller, versions }) => {
+              const provided = httpEffect.pipe(
+                Effect.provideService(CurrentCaller, caller),
+                Effect.provideService(ClientAddress, address)
+              )
+              return versions === undefined
+                ? provided
+                : Effect.provideService(provided, RequestVersions, versions)
+            })
+          })
       })
     })
   )

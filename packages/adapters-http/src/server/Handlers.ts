@@ -16,6 +16,7 @@ import { NotReadyError, NotReadyReasons, ReadinessTimeoutSeconds } from "../api/
 import { optionalCache, successCodecOf } from "./CachedRoutes.ts"
 import { NoStore } from "./Caching.ts"
 import { AlertRuleHandlers } from "./AlertRuleHandlers.ts"
+import { ContactHandlers } from "./ContactHandlers.ts"
 import { currentCaller, EntityHandlers } from "./EntityHandlers.ts"
 import { FiniteNumbersLive, ValidationErrorsLive } from "./ErrorMapping.ts"
 import { IncidentHandlers } from "./IncidentHandlers.ts"
@@ -83,5 +84,6 @@ export const Handlers = Layer.mergeAll(
   IncidentHandlers,
   QuantumHandlers,
   UtilityHandlers,
-  AlertRuleHandlers
+  AlertRuleHandlers,
+  ContactHandlers
 ).pipe(Layer.provide([ValidationErrorsLive, FiniteNumbersLive]))

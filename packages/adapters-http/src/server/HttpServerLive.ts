@@ -25,7 +25,8 @@ import { currentCaller } from "./EntityHandlers.ts"
 import { Handlers } from "./Handlers.ts"
 import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
 import { countedLimiter, type MetricsOptions, withMetrics } from "./Metrics.ts"
-import { createServer, drain, installLane } from "./NodeServer.ts"
+import { type IdleMemoryOptions, releaseMemoryWhenQuiet } from "./IdleMemory.ts"
+import { createServer, drain, installLane, requestsStarted } from "./NodeServer.ts"
 import { HitLane } from "./HitLane.ts"
 import { KeyMemo } from "./KeyMemo.ts"
 import { type AccessLog, accessLogMiddleware, makeAccessLog } from "./AccessLog.ts"
@@ -123,6 +124,31 @@ const drainOnClose = (server: () => Server | undefined, grace: Duration.Duration
   )
 
 /**
+ * Returns memory to the operating system when the server goes quiet after
+ * serving requests (IdleMemory.ts; needs Node's `--expose-gc`), and says so
+ * in the log.
+ */
+const releaseMemoryOnQuiet = (server: () => Server | undefined, options: IdleMemoryOptions) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const node = server()
+      if (node === undefined) return
+      const context = yield* Effect.context<never>()
+      const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`
+      const stop = releaseMemoryWhenQuiet(node, () => requestsStarted(node), {
+        ...options,
+        onRelease: (before, after) => {
+          options.onRelease?.(before, after)
+          Effect.runForkWith(context)(
+            Effect.logInfo(`quiet: memory returned to the system (RSS ${mib(before)} -> ${mib(after)})`)
+          )
+        }
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(stop))
+    })
+  )
+
+/**
  * The server. With `responseCache` (ResponseCache.ts) the hot public reads are
  * served from already-encoded responses; without it every read is computed.
  * Closing it drains the requests in flight for at most `shutdownGrace`.
@@ -149,6 +175,8 @@ export const serve = <E = never, R = never>(options: {
   readonly hitLane?: boolean | undefined
   /** Where the access log goes (AccessLog.ts); default standard output, `false` none. */
   readonly accessLog?: AccessLog | false | undefined
+  /** Memory returned to the system when the server goes quiet (IdleMemory.ts); defaults as there. */
+  readonly idleMemory?: IdleMemoryOptions | undefined
 }) => {
   const grace = options.shutdownGrace ?? DefaultShutdownGrace
   let server: Server | undefined
@@ -162,13 +190,15 @@ export const serve = <E = never, R = never>(options: {
     disableLogger: true,
     middleware: accessLogMiddleware(log)
   }).pipe(Layer.provide(layerAuthentication(options.auth)))
-  const routes = (
-    laneOn
-      ? Layer.merge(
-          router,
-          installHitLane(() => server, options.auth, log)
-        )
-      : router
+  const withLane = laneOn
+    ? Layer.merge(
+        router,
+        installHitLane(() => server, options.auth, log)
+      )
+    : router
+  const routes = Layer.merge(
+    withLane,
+    releaseMemoryOnQuiet(() => server, options.idleMemory ?? {})
   ).pipe(
     Layer.provide(KeyMemo.layer),
     Layer.provide(layerCallerPolicies(options.policies, options.metrics !== undefined)),

@@ -147,6 +147,8 @@ export const countRefusals = (limiter: RequestRateLimiter["Service"]): RequestRa
     check: (caller) => limiter.check(caller).pipe(refused(callerKind(caller))),
     admitCredential: (address) => limiter.admitCredential(address).pipe(refused("anonymous")),
     countFailedCredential: (address) => limiter.countFailedCredential(address).pipe(refused("anonymous")),
+    // Coverage requests are limited per client address, whoever sends them: counted as anonymous.
+    checkContact: (address) => limiter.checkContact(address).pipe(refused("anonymous")),
     // A refusal the lane draws is handed over and answered (and counted) by `check`.
     drawForLane: limiter.drawForLane
   })

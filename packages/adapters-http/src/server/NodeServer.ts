@@ -62,6 +62,8 @@ interface Tracking {
   readonly sockets: Map<Socket, { inFlight: number; served: number }>
   draining: boolean
   lane: Lane | undefined
+  /** Requests started on the server so far. */
+  requests: number
 }
 
 const tracking = new WeakMap<Server, Tracking>()
@@ -88,7 +90,7 @@ const trackRequest = (t: Tracking, request: IncomingMessage, response: ServerRes
  * (the application) only when the lane hands it over.
  */
 const track = (server: Server): void => {
-  const t: Tracking = { sockets: new Map(), draining: false, lane: undefined }
+  const t: Tracking = { sockets: new Map(), draining: false, lane: undefined, requests: 0 }
   tracking.set(server, t)
   server.on("connection", (socket: Socket) => {
     t.sockets.set(socket, { inFlight: 0, served: 0 })
@@ -99,6 +101,7 @@ const track = (server: Server): void => {
     if (event !== "request") return emit(event, ...args)
     const request = args[0] as IncomingMessage
     const response = args[1] as ServerResponse
+    t.requests++
     trackRequest(t, request, response)
     if (t.lane === undefined) return emit(event, request, response)
     t.lane(request, response, () => emit(event, request, response))
@@ -112,6 +115,9 @@ export const installLane = (server: Server, lane: Lane | undefined): void => {
   if (t === undefined) throw new Error("installLane: a server made by createServer is needed")
   t.lane = lane
 }
+
+/** How many requests have started on a server made by `createServer`. */
+export const requestsStarted = (server: Server): number => tracking.get(server)?.requests ?? 0
 
 /** `http.createServer` with the API's answers to requests Node refuses itself. */
 export const createServer = (): Server => {

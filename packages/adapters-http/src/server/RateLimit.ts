@@ -26,6 +26,10 @@
  * caller (`120;w=60, 20000;w=86400`). A refused request is a 429 with
  * `Retry-After` (seconds) and `{"detail": {"error": "rate_limited", "retry_after": N}}`.
  *
+ * Coverage requests (POST /contacts) have an allowance of their own per
+ * client address (`checkContact`: 5 an hour by default), drawn besides the
+ * caller's request rate, in the same store under `contact:<address>`.
+ *
  * If the shared store fails or does not answer within 500 ms (a Redis client
  * queues commands while it reconnects), the request is served without limit
  * headers and a warning is logged: the limiter must not take the API down.
@@ -59,6 +63,13 @@ export const ProductionRateLimits: RateLimitTable = {
   admin: [{ limit: 10_000, window: "1 minute" }]
 }
 
+/**
+ * Coverage requests (POST /contacts): 5 an hour per client address, whoever
+ * sends them (a key is not needed, nor does it raise the allowance), on a
+ * counter of their own besides the caller's request rate.
+ */
+export const ProductionContactLimits: ReadonlyArray<RateWindow> = [{ limit: 5, window: "1 hour" }]
+
 export interface RateLimitConfig {
   /** A Redis URL (`redis://host:6379`): counters shared by every process using it. In memory otherwise. */
   readonly redisUrl?: string | undefined
@@ -66,6 +77,8 @@ export interface RateLimitConfig {
   readonly redisKeyPrefix?: string | undefined
   /** Per caller kind, replaces the production windows of that kind. */
   readonly limits?: Partial<RateLimitTable> | undefined
+  /** The windows of coverage requests per client address; ProductionContactLimits when absent. */
+  readonly contacts?: ReadonlyArray<RateWindow> | undefined
 }
 
 export const DefaultRedisKeyPrefix = "ratings:ratelimit:"
@@ -234,6 +247,9 @@ interface Limits {
   readonly limiter: RateLimiter.RateLimiter
   readonly table: RateLimitTable
   readonly policies: { readonly [K in CallerKind]: string }
+  /** The coverage requests' windows per client address, and their policy header. */
+  readonly contacts: ReadonlyArray<RateWindow>
+  readonly contactPolicy: string
   /**
    * Whether the store may be slow or silent (Redis): then each draw is
    * bounded by `StoreTimeout` and the windows of one check are read at once.
@@ -282,17 +298,19 @@ const draw = Effect.fnUntraced(function* (
   return { states, refusal: undefined }
 })
 
-const refuse = (limits: Limits, kind: CallerKind, limit: number, retryAfter: number) =>
-  onResponse(headersOf(limits.policies[kind], { limit, remaining: 0, reset: retryAfter }, retryAfter)).pipe(
+const refuseWith = (policy: string, limit: number, retryAfter: number) =>
+  onResponse(headersOf(policy, { limit, remaining: 0, reset: retryAfter }, retryAfter)).pipe(
     Effect.andThen(
       Effect.fail(new RateLimitedError({ detail: { error: "rate_limited", retry_after: retryAfter } }))
     )
   )
 
-/** Ends a draw: the headers of `kind` on the response, a 429 when a window refused. */
-const conclude = Effect.fnUntraced(function* (
-  limits: Limits,
-  kind: CallerKind,
+const refuse = (limits: Limits, kind: CallerKind, limit: number, retryAfter: number) =>
+  refuseWith(limits.policies[kind], limit, retryAfter)
+
+/** Ends a draw on windows whose policy header is `policy`: their headers on the response, a 429 when one refused. */
+const concludeWith = Effect.fnUntraced(function* (
+  policy: string,
   states: ReadonlyArray<WindowState>,
   refusal: Refusal | undefined
 ) {
@@ -301,10 +319,18 @@ const conclude = Effect.fnUntraced(function* (
       "rate limit store failed: request served without a limit",
       refusal.message
     )
-  if (refusal?._tag === "Refused") return yield* refuse(limits, kind, refusal.limit, refusal.retryAfter)
+  if (refusal?._tag === "Refused") return yield* refuseWith(policy, refusal.limit, refusal.retryAfter)
   const reported = closestToExhaustion(states)
-  if (reported !== undefined) yield* onResponse(headersOf(limits.policies[kind], reported))
+  if (reported !== undefined) yield* onResponse(headersOf(policy, reported))
 })
+
+/** Ends a draw: the headers of `kind` on the response, a 429 when a window refused. */
+const conclude = (
+  limits: Limits,
+  kind: CallerKind,
+  states: ReadonlyArray<WindowState>,
+  refusal: Refusal | undefined
+) => concludeWith(limits.policies[kind], states, refusal)
 
 /** A draw made for a request before its handler ran (HitLane.ts), which `check` then concludes. */
 export interface DrawnAhead {
@@ -369,6 +395,17 @@ export type LaneDraw =
 
 const failedSubject = (address: string) => `authfail:${addressKey(address)}`
 
+/**
+ * One coverage request drawn from the address's own counters (`contact:`,
+ * apart from its request rate): a 429 once they are used, and the
+ * response's RateLimit headers are theirs.
+ */
+const checkContact = (limits: Limits) =>
+  Effect.fnUntraced(function* (address: string) {
+    const { states, refusal } = yield* draw(limits, `contact:${addressKey(address)}`, limits.contacts)
+    yield* concludeWith(limits.contactPolicy, states, refusal)
+  })
+
 const admitCredential = (limits: Limits) =>
   Effect.fnUntraced(function* (address: string) {
     const anonymous = limits.table.anonymous
@@ -423,6 +460,14 @@ export class RequestRateLimiter extends Context.Service<
     readonly countFailedCredential: (
       address: string
     ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    /**
+     * A coverage request (POST /contacts) from `address`: drawn from the
+     * address's coverage-request windows, 429 once they are used. The
+     * response then carries those windows' RateLimit headers.
+     */
+    readonly checkContact: (
+      address: string
+    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
     /** The lane of cache hits' draw, outside any request's handlers (see `drawForLane`). */
     readonly drawForLane: (caller: Caller, credentialFrom: string | undefined) => Effect.Effect<LaneDraw>
   }
@@ -439,11 +484,20 @@ export class RequestRateLimiter extends Context.Service<
       const policies = Object.fromEntries(
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
       ) as { readonly [K in CallerKind]: string }
-      const limits: Limits = { limiter, table, policies, remote: !localStore }
+      const contacts = config.contacts ?? ProductionContactLimits
+      const limits: Limits = {
+        limiter,
+        table,
+        policies,
+        contacts,
+        contactPolicy: policyHeader(contacts),
+        remote: !localStore
+      }
       return RequestRateLimiter.of({
         check: check(limits),
         admitCredential: admitCredential(limits),
         countFailedCredential: countFailedCredential(limits),
+        checkContact: checkContact(limits),
         drawForLane: drawForLane(limits)
       })
     })

@@ -7,6 +7,7 @@ import CacheVersions from "./0003_cache_versions.ts"
 import WireTimestamps from "./0004_wire_timestamps.ts"
 import ExportKey from "./0005_export_key.ts"
 import QuantumSnapshotSize from "./0006_quantum_snapshot_size.ts"
+import ContactRequests from "./0007_contact_requests.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -14,5 +15,6 @@ export const Migrations = {
   "0003_cache_versions": CacheVersions,
   "0004_wire_timestamps": WireTimestamps,
   "0005_export_key": ExportKey,
-  "0006_quantum_snapshot_size": QuantumSnapshotSize
+  "0006_quantum_snapshot_size": QuantumSnapshotSize,
+  "0007_contact_requests": ContactRequests
 }

@@ -1,6 +1,7 @@
 export * from "./AlertRuleRepository.ts"
 export * from "./ApiKeyRepository.ts"
 export * from "./ChainDirectory.ts"
+export * from "./ContactRequestRepository.ts"
 export * from "./DeliveryOutbox.ts"
 export * from "./EntityRepository.ts"
 export * from "./ExportLog.ts"

@@ -1,5 +1,6 @@
 export * from "./AlertRuleService.ts"
 export * from "./CompareService.ts"
+export * from "./ContactService.ts"
 export * from "./ExportService.ts"
 export * from "./IncidentService.ts"
 export * from "./Publisher.ts"

@@ -6,6 +6,7 @@
 export * from "./AlertRuleRepositoryMemory.ts"
 export * from "./ApiKeyRepositoryMemory.ts"
 export * from "./ChainDirectoryMemory.ts"
+export * from "./ContactRequestRepositoryMemory.ts"
 export * from "./DeliveryOutboxMemory.ts"
 export * from "./EntityRepositoryMemory.ts"
 export * from "./ExportLogMemory.ts"

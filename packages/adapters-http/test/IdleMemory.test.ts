@@ -1,0 +1,147 @@
+/**
+ * Memory back to the system once traffic stops (IdleMemory.ts): a server
+ * that has served requests and then starts none for the quiet period is
+ * collected once, only if its RSS grew, and again only after more traffic.
+ * The collection and the RSS are injected here; ServeNodeFlags.test.ts shows
+ * the real one on a `ratings serve` process.
+ */
+import type { AddressInfo } from "node:net"
+import { assert, describe, it } from "@effect/vitest"
+import { exposedCollection, releaseMemoryWhenQuiet } from "../src/server/IdleMemory.ts"
+import { createServer, requestsStarted } from "../src/server/NodeServer.ts"
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A server answering 204, watched with a fake RSS (`rss.value`) and a counted collection. */
+const watched = async (options: { quietMs?: number; growth?: number } = {}) => {
+  const server = createServer()
+  server.on("request", (_request, response) => response.writeHead(204).end())
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  const rss = { value: 100 }
+  const releases: Array<readonly [number, number]> = []
+  let collections = 0
+  const stop = releaseMemoryWhenQuiet(server, () => requestsStarted(server), {
+    quietMs: options.quietMs ?? 150,
+    growth: options.growth ?? 0.25,
+    checkEveryMs: 20,
+    rss: () => rss.value,
+    collect: () => {
+      collections++
+      // What a collection does: the pooled pages go back.
+      rss.value = 110
+    },
+    onRelease: (before, after) => releases.push([before, after])
+  })
+  const get = async (n = 1) => {
+    for (let i = 0; i < n; i++) await (await fetch(url)).arrayBuffer()
+  }
+  const close = async () => {
+    stop()
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+  return { server, rss, releases, collections: () => collections, get, close }
+}
+
+describe("memory back to the system when the server goes quiet", () => {
+  it("a server quiet after serving requests, its RSS grown, is collected once and told what it returned", async () => {
+    const s = await watched()
+    try {
+      await s.get(5)
+      s.rss.value = 300
+      await sleep(400)
+      assert.strictEqual(s.collections(), 1)
+      assert.deepStrictEqual(s.releases, [[300, 110]])
+      await sleep(300)
+      assert.strictEqual(s.collections(), 1, "once per quiet spell")
+    } finally {
+      await s.close()
+    }
+  })
+
+  it("no collection while requests keep coming", async () => {
+    const s = await watched({ quietMs: 1_000 })
+    try {
+      s.rss.value = 300
+      const until = Date.now() + 1_500
+      while (Date.now() < until) {
+        await s.get()
+        await sleep(30)
+      }
+      assert.strictEqual(s.collections(), 0)
+      await sleep(1_500)
+      assert.strictEqual(s.collections(), 1, "collected once the requests stopped")
+    } finally {
+      await s.close()
+    }
+  })
+
+  it("no collection when RSS has not grown by the threshold since start or the last release", async () => {
+    const s = await watched({ growth: 0.25 })
+    try {
+      await s.get(3)
+      s.rss.value = 120 // +20 % over the 100 at start
+      await sleep(400)
+      assert.strictEqual(s.collections(), 0)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it("no collection before the server has served anything", async () => {
+    const s = await watched()
+    try {
+      s.rss.value = 500
+      await sleep(400)
+      assert.strictEqual(s.collections(), 0)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it("the next traffic re-arms it, measured from what the last release left", async () => {
+    const s = await watched()
+    try {
+      await s.get(2)
+      s.rss.value = 300
+      await sleep(400)
+      assert.strictEqual(s.collections(), 1)
+      await s.get(2)
+      s.rss.value = 130 // +18 % over the 110 the release left: not worth one
+      await sleep(400)
+      assert.strictEqual(s.collections(), 1)
+      await s.get(2)
+      s.rss.value = 200
+      await sleep(400)
+      assert.strictEqual(s.collections(), 2)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it("stops watching when the server closes", async () => {
+    const s = await watched()
+    await s.get(2)
+    s.rss.value = 300
+    await s.close()
+    await sleep(400)
+    assert.strictEqual(s.collections(), 0)
+  })
+
+  it("the collection is V8's memory-reducing one (last-resort flavour, asynchronous), only when Node exposes gc", () => {
+    const global = globalThis as { gc?: unknown }
+    const had = global.gc
+    try {
+      delete global.gc
+      assert.isUndefined(exposedCollection(), "without --expose-gc there is none")
+      const calls: Array<unknown> = []
+      global.gc = (options: unknown) => calls.push(options)
+      exposedCollection()?.()
+      assert.deepStrictEqual(calls, [{ type: "major", execution: "async", flavor: "last-resort" }])
+    } finally {
+      if (had === undefined) delete global.gc
+      else global.gc = had
+    }
+  })
+})

@@ -1,0 +1,184 @@
+/**
+ * Coverage requests (api-facts "Coverage requests"): "please rate X", sent to
+ * `POST /api/v1/contacts` by anyone, kept for the operators, who list and
+ * close them (`ratings contacts list|close`).
+ *
+ * The body is the live service's `{protocol_name, contact_email,
+ * request_type, message}` plus an optional `entity_type` (the MCP tool
+ * `request_coverage` names the entity's type). Every bound is a schema
+ * check, so it is in the OpenAPI document and a 422 names the field:
+ * - `protocol_name`: 1 to 200 characters once trimmed, no control characters
+ *   (nor the bidirectional overrides that reorder a terminal's text);
+ * - `contact_email`: an address `local@domain` of at most 254 characters
+ *   (local part at most 64; a domain of dot-separated labels ending in a
+ *   top-level name);
+ * - `request_type`: one of `ContactRequestTypes`, "rating-request" when omitted;
+ * - `message`: at most 2,000 characters, line breaks and tabs allowed, no
+ *   other control characters; omitted, null or blank: none.
+ *
+ * The receipt echoes only what its requester sent, with the id, status and
+ * time the service gave it; never the message. An open request is one per
+ * entity name and address: the same name (ignoring case and whitespace) from
+ * the same address (ignoring case) while one is open is the same request
+ * (`contactKeysOf`), and its receipt is answered again instead of a second
+ * entry. A closed request blocks nothing.
+ */
+import { Schema } from "effect"
+import { EntityType } from "./EntityType.ts"
+import { IsoDateTime, Uuid } from "./Primitives.ts"
+
+/** What a request asks for: rating an entity not yet rated (the live service's "get rated" queue), ... */
+export const ContactRequestTypes = ["rating-request", "re-rating", "correction", "other"] as const
+export type ContactRequestType = (typeof ContactRequestTypes)[number]
+export const ContactRequestType = Schema.Literals(ContactRequestTypes).annotate({
+  description:
+    "rating-request: rate an entity not yet covered (the default); re-rating: review a published rating; " +
+    "correction: a fact in a rating is wrong; other: anything else"
+})
+
+export const DefaultContactRequestType: ContactRequestType = "rating-request"
+
+export const ContactRequestStatuses = ["open", "closed"] as const
+export type ContactRequestStatus = (typeof ContactRequestStatuses)[number]
+export const ContactRequestStatus = Schema.Literals(ContactRequestStatuses).annotate({
+  description: "open until an operator closes it (ratings contacts close)"
+})
+
+/** The bounds of a request's fields, in characters. */
+export const ContactLimits = {
+  nameMax: 200,
+  emailMax: 254,
+  emailLocalMax: 64,
+  emailDomainMax: 253,
+  messageMax: 2000
+} as const
+
+/** C0 and C1 controls, and the bidirectional embeddings, overrides and isolates. */
+const ControlCharacters = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u
+
+/** Controls a message may not hold: all but tab, line feed and carriage return. */
+const MessageControls = /(?![\t\n\r])[\p{Cc}\u202A-\u202E\u2066-\u2069]/u
+
+const Atom = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+const LocalPart = new RegExp(`^${Atom}(?:\\.${Atom})*$`, "u")
+const Label = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/u
+const TopLevel = /^(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/u
+
+/** Why `text` is not an e-mail address this service takes, or undefined when it is one. */
+export const emailProblem = (text: string): string | undefined => {
+  const at = text.lastIndexOf("@")
+  if (at === -1 || text.indexOf("@") !== at) return "it must have exactly one @-sign"
+  const local = text.slice(0, at)
+  const domain = text.slice(at + 1)
+  if (local === "") return "there must be something before the @-sign"
+  if (local.length > ContactLimits.emailLocalMax)
+    return `the part before the @-sign is longer than ${ContactLimits.emailLocalMax} characters`
+  if (!LocalPart.test(local))
+    return "the part before the @-sign holds a character that is not allowed, or a misplaced dot"
+  if (domain.length > ContactLimits.emailDomainMax)
+    return `the domain is longer than ${ContactLimits.emailDomainMax} characters`
+  const labels = domain.split(".")
+  if (labels.length < 2) return "the domain must have a dot, as in example.com"
+  if (!labels.slice(0, -1).every((l) => Label.test(l)) || !TopLevel.test(labels.at(-1)!))
+    return "the domain is not a valid domain name"
+  return undefined
+}
+
+const EmailExample = "name@example.com"
+
+export const ContactEmail = Schema.String.annotate({
+  description: `The requester's e-mail address (${EmailExample}), at most ${ContactLimits.emailMax} characters`,
+  format: "email"
+}).check(
+  Schema.isMaxLength(ContactLimits.emailMax).abort(),
+  Schema.makeFilter((text: string) => {
+    const problem = emailProblem(text)
+    return problem === undefined || `value is not a valid email address: ${problem}`
+  })
+)
+
+export const ContactEntityName = Schema.String.annotate({
+  description: `The name of the entity to rate, 1 to ${ContactLimits.nameMax} characters, no control characters`
+}).check(
+  Schema.isMaxLength(ContactLimits.nameMax).abort(),
+  Schema.makeFilter((text: string) => text.trim() !== "" || "must not be empty or only spaces"),
+  Schema.makeFilter(
+    (text: string) =>
+      !ControlCharacters.test(text) ||
+      "must not contain control characters (line breaks, tabs, NUL, escapes or direction overrides)"
+  )
+)
+
+export const ContactMessage = Schema.String.annotate({
+  description: `A note for the operators, at most ${ContactLimits.messageMax} characters (line breaks allowed)`
+}).check(
+  Schema.isMaxLength(ContactLimits.messageMax).abort(),
+  Schema.makeFilter(
+    (text: string) =>
+      !MessageControls.test(text) ||
+      "must not contain control characters other than line breaks and tabs (NUL, escapes, direction overrides)"
+  )
+)
+
+/** POST /contacts body. */
+export const ContactRequestCreate = Schema.Struct({
+  protocol_name: ContactEntityName,
+  contact_email: ContactEmail,
+  request_type: Schema.optionalKey(ContactRequestType),
+  message: Schema.optionalKey(Schema.NullOr(ContactMessage)),
+  entity_type: Schema.optionalKey(
+    Schema.NullOr(
+      EntityType.annotate({
+        description: "The entity's type, when the requester knows it: one of the seven rated types"
+      })
+    )
+  )
+})
+export type ContactRequestCreate = typeof ContactRequestCreate.Type
+
+/** What a requester is answered: what they sent, and the id, status and time of their request. */
+export const ContactReceipt = Schema.Struct({
+  id: Uuid,
+  protocol_name: Schema.String,
+  entity_type: Schema.NullOr(EntityType),
+  contact_email: Schema.String,
+  request_type: ContactRequestType,
+  status: ContactRequestStatus,
+  created_at: IsoDateTime
+})
+export type ContactReceipt = typeof ContactReceipt.Type
+
+/** A stored request as the operators see it: the receipt, the message and when it was closed. */
+export const ContactRequestRecord = Schema.Struct({
+  ...ContactReceipt.fields,
+  message: Schema.NullOr(Schema.String),
+  closed_at: Schema.NullOr(IsoDateTime)
+})
+export type ContactRequestRecord = typeof ContactRequestRecord.Type
+
+/** A request as it is stored: the record of a new, open request. */
+export type NewContactRequest = Omit<ContactRequestRecord, "status" | "closed_at">
+
+/**
+ * What makes two requests the same while one is open: the entity name
+ * without case or any whitespace (compatibility-normalised, so full-width
+ * letters match), and the address without case.
+ */
+export const contactKeysOf = (request: {
+  readonly protocol_name: string
+  readonly contact_email: string
+}): { readonly entity_key: string; readonly email_key: string } => ({
+  entity_key: request.protocol_name.normalize("NFKC").replace(/\s+/gu, "").toLowerCase(),
+  email_key: request.contact_email.trim().toLowerCase()
+})
+
+/** The receipt of a stored request. */
+export const receiptOf = (record: ContactRequestRecord): ContactReceipt => ({
+  id: record.id,
+  protocol_name: record.protocol_name,
+  entity_type: record.entity_type,
+  contact_email: record.contact_email,
+  request_type: record.request_type,
+  status: record.status,
+  created_at: record.created_at
+})
