@@ -35,7 +35,8 @@ const LiveToolNames = [
   "get_rating_breakdown",
   "get_recent_incidents",
   "get_methodology",
-  "quantum_readiness"
+  "quantum_readiness",
+  "request_coverage"
 ]
 
 const Tiers = ["anonymous", "free", "pro", "enterprise"] as const
@@ -61,6 +62,9 @@ let origin: string
 let serverOutput = ""
 const keys: Partial<Record<Caller, string>> = {}
 
+/** Coverage requests one address may send an hour on the test server (every tier's run sends two from 127.0.0.1). */
+const ContactsPerAddress = 20
+
 /** The address an anonymous HTTP caller of a test calls from (TRUST_PROXY=true reads it). */
 const AnonymousHttpAddress = "198.51.100.7"
 
@@ -77,7 +81,12 @@ beforeAll(async () => {
   }
   const port = await Effect.runPromise(freePort)
   origin = `http://127.0.0.1:${port}`
-  server = startCli(["serve"], { PORT: String(port), DATABASE_URL: db.url, TRUST_PROXY: "true" })
+  server = startCli(["serve"], {
+    PORT: String(port),
+    DATABASE_URL: db.url,
+    TRUST_PROXY: "true",
+    RATINGS_CONTACTS_LIMIT: String(ContactsPerAddress)
+  })
   server.stdout?.on("data", (d) => (serverOutput += d))
   await waitForOutput(server, /Listening on/, 60_000)
 }, 120_000)
@@ -138,7 +147,7 @@ describe("MCP server: tools/list", () => {
             for (const tool of tools) {
               assert.isAbove((tool.description ?? "").length, 60, tool.name)
               assert.strictEqual(tool.inputSchema.type, "object", tool.name)
-              assert.strictEqual(tool.annotations?.readOnlyHint, true, tool.name)
+              assert.strictEqual(tool.annotations?.readOnlyHint, tool.name !== "request_coverage", tool.name)
             }
             const rating = tools.find((t) => t.name === "get_rating")!
             assert.deepStrictEqual(Object.keys(rating.inputSchema.properties as object), [
@@ -152,6 +161,18 @@ describe("MCP server: tools/list", () => {
               "since",
               "min_status",
               "limit"
+            ])
+            const coverage = tools.find((t) => t.name === "request_coverage")!
+            assert.deepStrictEqual(Object.keys(coverage.inputSchema.properties as object), [
+              "entity_name",
+              "entity_type",
+              "contact_email",
+              "note"
+            ])
+            assert.deepStrictEqual(coverage.inputSchema.required, [
+              "entity_name",
+              "entity_type",
+              "contact_email"
             ])
             assert.strictEqual(client.serverInfo?.name, "defi-risk-ratings")
           })
@@ -274,6 +295,45 @@ const everyTool = (transport: Transport, caller: Caller) =>
     const unknown = yield* call("quantum_readiness", { chain: "no-such-chain" })
     assert.include(unknown.text, "Quantum readiness of no-such-chain: not assessed")
     assert.notInclude(unknown.text, "null")
+
+    // request_coverage: POST /contacts as this caller; the same request again answers the open one's receipt.
+    const asked = {
+      entity_name: `Rated Nowhere ${transport} ${caller}`,
+      entity_type: "protocol",
+      contact_email: `${caller}@agents.example`,
+      note: "Seen in an agent's answer"
+    }
+    const created = yield* call("request_coverage", asked)
+    assert.isFalse(created.isError, created.text)
+    assert.isTrue(created.structured.created)
+    assert.strictEqual(created.structured.status, "open")
+    assert.strictEqual(created.structured.protocol_name, asked.entity_name)
+    assert.strictEqual(created.structured.entity_type, "protocol")
+    assert.include(
+      created.text,
+      `Coverage request received: rate ${asked.entity_name} (protocol). Request ${created.structured.id}, status open`
+    )
+    const again = yield* call("request_coverage", { ...asked, entity_name: asked.entity_name.toUpperCase() })
+    assert.isFalse(again.structured.created)
+    assert.strictEqual(again.structured.id, created.structured.id)
+    assert.include(again.text, "is already open")
+    assert.include(again.text, "nothing new was stored")
+    const queue = yield* Effect.promise(() =>
+      runCli(["contacts", "list", "--json"], { DATABASE_URL: db.url })
+    )
+    const stored = (JSON.parse(queue.stdout) as Array<Json>).filter((r) => r.id === created.structured.id)
+    assert.strictEqual(stored.length, 1, "stored once")
+    assert.strictEqual(stored[0].message, asked.note)
+    assert.strictEqual(stored[0].request_type, "rating-request")
+    const badEmail = yield* call("request_coverage", { ...asked, contact_email: "agent-at-example" })
+    assert.isTrue(badEmail.isError)
+    assert.include(badEmail.text, "invalid arguments: contact_email: value is not a valid email address")
+    const badType = yield* call("get_rating", { entity_type: "planet", slug: "aave-v3" })
+    assert.isTrue(badType.isError)
+    assert.isTrue(
+      badType.text.startsWith('invalid arguments: entity_type: Expected "protocol"'),
+      badType.text
+    )
   })
 
 describe("MCP server: every tool at every tier", () => {
@@ -450,6 +510,38 @@ describe("MCP server: rate limits and caching", () => {
     assert.isAtLeast(lines.length, 6, serverOutput.slice(-2000))
     for (const line of lines) assert.notMatch(line, / lane$/, line)
   }, 60_000)
+
+  it(
+    "request_coverage past the address's allowance of coverage requests is told when to retry; a receipt never shows another requester's data",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const address = "198.51.100.60"
+          const client = yield* session("http", { origin, forwardedFor: address })
+          const tools = yield* client.listTools()
+          const ask = (i: number) =>
+            callTool(client, tools, "request_coverage", {
+              entity_name: `Allowance Test ${i}`,
+              entity_type: "chain",
+              contact_email: "limits@agents.example"
+            })
+          for (let i = 0; i < ContactsPerAddress; i++) assert.isFalse((yield* ask(i)).isError, `request ${i}`)
+          const refused = yield* ask(ContactsPerAddress)
+          assert.isTrue(refused.isError)
+          assert.match(refused.text, /^rate limited, retry after \d+ seconds$/)
+          // Another requester asking for the same entity gets a receipt of their own, naming only them.
+          const other = yield* session("http", { origin, forwardedFor: "198.51.100.61" })
+          const receipt = yield* callTool(other, yield* other.listTools(), "request_coverage", {
+            entity_name: "Allowance Test 0",
+            entity_type: "chain",
+            contact_email: "someone-else@agents.example"
+          })
+          assert.isTrue(receipt.structured.created)
+          assert.notInclude(JSON.stringify(receipt), "limits@agents.example")
+        })
+      ),
+    60_000
+  )
 
   it("a caller whose allowance is used is told when to retry, over stdio and HTTP; another caller is not held back", async () => {
     // Use the anonymous allowance of 127.0.0.1 (120 a minute) on the API itself.

@@ -10,7 +10,10 @@ import { Duration, Effect, Layer } from "effect"
 import { McpClient, McpProtocol } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import { MaxMcpBodyBytes, McpSessionLimits } from "../src/mcp/McpEndpoint.ts"
+import { RatingsToolkit } from "../src/mcp/RatingsTools.ts"
 import { TestServer } from "./TestServer.ts"
+
+const ToolCount = Object.keys(RatingsToolkit.tools).length
 
 /** A legacy (sessionful) client of the server's /mcp, for the scope. */
 const client = Effect.gen(function* () {
@@ -39,13 +42,13 @@ layer(withLimits(3, Duration.minutes(5)), { excludeTestServices: true })("mcp en
           const a = yield* client
           const b = yield* client
           const c = yield* client
-          assert.strictEqual((yield* a.listTools()).length, 7, "a is used, so b is now idle longest")
+          assert.strictEqual((yield* a.listTools()).length, ToolCount, "a is used, so b is now idle longest")
           const d = yield* client
           assert.isTrue(yield* ended(b), "b was ended")
-          for (const open of [a, c, d]) assert.strictEqual((yield* open.listTools()).length, 7)
+          for (const open of [a, c, d]) assert.strictEqual((yield* open.listTools()).length, ToolCount)
           const again = yield* client
           assert.isTrue(yield* ended(a), "then a, idle longest since")
-          assert.strictEqual((yield* again.listTools()).length, 7)
+          assert.strictEqual((yield* again.listTools()).length, ToolCount)
         }).pipe(Effect.scoped)
     )
 
@@ -56,7 +59,7 @@ layer(withLimits(3, Duration.minutes(5)), { excludeTestServices: true })("mcp en
         for (let i = 0; i < 3; i++) yield* Effect.scoped(Effect.flatMap(client, (c) => c.listTools()))
         // ... leave room for three open ones, none of which is ended.
         const open = [yield* client, yield* client, yield* client]
-        for (const c of open) assert.strictEqual((yield* c.listTools()).length, 7)
+        for (const c of open) assert.strictEqual((yield* c.listTools()).length, ToolCount)
         assert.strictEqual((yield* server.request("/mcp", { method: "DELETE" })).status, 400)
       }).pipe(Effect.scoped)
     )
@@ -135,7 +138,7 @@ layer(withLimits(100, Duration.millis(300)), { excludeTestServices: true })(
         yield* Effect.sleep("500 millis")
         const b = yield* client
         assert.isTrue(yield* ended(a))
-        assert.strictEqual((yield* b.listTools()).length, 7)
+        assert.strictEqual((yield* b.listTools()).length, ToolCount)
       }).pipe(Effect.scoped)
     )
   }

@@ -28,7 +28,7 @@ import { InProcessBaseUrl, inProcessClient, onBehalfOf } from "./InProcessClient
 import { McpPath, mountMcp } from "./McpEndpoint.ts"
 import { RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
 import { type ToolRun, ToolRuns } from "./ToolHandlers.ts"
-import { refusal, type ToolAnswer, UnexpectedAnswer } from "./ToolText.ts"
+import { invalidArgumentsOf, refusal, type ToolAnswer, UnexpectedAnswer } from "./ToolText.ts"
 
 /** Where the typed client of a tool call sends its requests, and as whom. */
 export class RatingsApiAccess extends Context.Service<
@@ -101,9 +101,7 @@ const call = <Name extends RatingsToolName>(
         errors: "all",
         onExcessProperty: "ignore"
       }
-    ).pipe(
-      Effect.mapError((error): ToolAnswer => ({ text: `invalid arguments: ${error.message}`, isError: true }))
-    )
+    ).pipe(Effect.mapError((error) => invalidArgumentsOf(error.message)))
     const http = yield* access.client
     let attribution: string | undefined
     const api = yield* HttpApiClient.makeWith(RatingsApi, {

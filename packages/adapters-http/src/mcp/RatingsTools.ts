@@ -7,8 +7,11 @@
  *
  * Client-safe, like the contract: what each tool does is ToolHandlers.ts,
  * over the typed client of the HTTP contract, never a request of its own.
+ * request_coverage takes its fields with the contract's own schemas (the
+ * domain's ContactRequest), under the tool's argument names.
  */
 import { IncidentTiers } from "@ratings/domain/incidents/IncidentTier"
+import { ContactEmail, ContactEntityName, ContactMessage } from "@ratings/domain/model/ContactRequest"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
@@ -145,6 +148,29 @@ export const QuantumReadiness = readOnly(
   }).annotate(Tool.Title, "Quantum readiness")
 )
 
+export const RequestCoverage = Tool.make("request_coverage", {
+  description:
+    "Ask the operators to rate an entity the service does not cover yet: its name and type, a contact e-mail " +
+    "address for the answer, and an optional note. Answers the receipt (request id, status open, when it was " +
+    "received); asking again for the same entity from the same address while the request is open stores " +
+    "nothing and answers that request's receipt. Each client address may send only a few requests an hour.",
+  parameters: Schema.Struct({
+    entity_name: ContactEntityName.annotate({
+      description: "The name of the entity to rate, such as Aave V4"
+    }),
+    entity_type: EntityTypeParam,
+    contact_email: ContactEmail.annotate({
+      description: "Where the operators may answer, such as name@example.com"
+    }),
+    note: Schema.optionalKey(ContactMessage.annotate({ description: "A note for the operators (optional)" }))
+  })
+})
+  .annotate(Tool.Title, "Request coverage")
+  .annotate(Tool.Readonly, false)
+  .annotate(Tool.Destructive, false)
+  .annotate(Tool.Idempotent, true)
+  .annotate(Tool.OpenWorld, false)
+
 /** Every tool of the server, in the order tools/list gives them. */
 export const RatingsToolkit = Toolkit.make(
   ListRatings,
@@ -153,7 +179,8 @@ export const RatingsToolkit = Toolkit.make(
   GetRatingBreakdown,
   GetRecentIncidents,
   GetMethodology,
-  QuantumReadiness
+  QuantumReadiness,
+  RequestCoverage
 )
 
 export type RatingsToolName = keyof typeof RatingsToolkit.tools

@@ -6,6 +6,10 @@
  * the API's shapes. Each answer is text an agent reads as it is, with the
  * same data as structured content.
  *
+ * request_coverage posts the coverage request (POST /contacts) as its
+ * caller; the receipt says whether it is new (201) or the open one it
+ * repeats (200).
+ *
  * The API's refusals become plain answers (ToolText.ts `refusal`): a 404 is
  * "no rating found for <type> <slug>", a 401 or 403 on a tiered route says
  * which tier is needed and how to get a key, a 429 when to retry, a 422 what
@@ -29,6 +33,7 @@ import {
   formatQuantumChain,
   formatQuantumLeague,
   formatRating,
+  formatReceipt,
   invalidArguments,
   notFound,
   type ToolAnswer
@@ -230,6 +235,21 @@ const quantumReadiness: ToolRun<"quantum_readiness"> = (args, api) =>
         formatQuantumChain(args.chain!, body)
       )
 
+const requestCoverage: ToolRun<"request_coverage"> = (args, api) =>
+  Effect.map(
+    api.contacts.create({
+      payload: {
+        protocol_name: args.entity_name,
+        entity_type: args.entity_type,
+        contact_email: args.contact_email,
+        request_type: "rating-request",
+        ...(args.note === undefined ? {} : { message: args.note })
+      },
+      responseMode: "decoded-and-response"
+    }),
+    ([receipt, response]) => formatReceipt(receipt, response.status === 201)
+  )
+
 /** Every tool's work, by name. */
 export const ToolRuns: { readonly [Name in RatingsToolName]: ToolRun<Name> } = {
   list_ratings: listRatings,
@@ -238,5 +258,6 @@ export const ToolRuns: { readonly [Name in RatingsToolName]: ToolRun<Name> } = {
   get_rating_breakdown: getRatingBreakdown,
   get_recent_incidents: getRecentIncidents,
   get_methodology: getMethodology,
-  quantum_readiness: quantumReadiness
+  quantum_readiness: quantumReadiness,
+  request_coverage: requestCoverage
 }

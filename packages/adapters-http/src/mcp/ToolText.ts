@@ -11,6 +11,7 @@
  * retry, 422 what was wrong.
  */
 import type { Tier } from "@ratings/domain/model/Caller"
+import type { ContactReceipt } from "@ratings/domain/model/ContactRequest"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import type { Incident, IncidentFeedPage } from "@ratings/domain/model/Incident"
 import {
@@ -368,6 +369,16 @@ export const formatQuantumChain = (chain: string, body: QuantumChainResponse): T
   }
 }
 
+export const formatReceipt = (receipt: ContactReceipt, created: boolean): ToolAnswer => ({
+  text: created
+    ? `Coverage request received: rate ${receipt.protocol_name}${receipt.entity_type === null ? "" : ` (${receipt.entity_type})`}. ` +
+      `Request ${receipt.id}, status ${receipt.status}, received ${receipt.created_at}; the operators may answer ` +
+      `${receipt.contact_email}.`
+    : `A coverage request for ${receipt.protocol_name} from ${receipt.contact_email} is already open ` +
+      `(request ${receipt.id}, received ${receipt.created_at}): nothing new was stored.`,
+  structured: { created, ...receipt }
+})
+
 const tierExplanation = (what: string, required: Tier, current: Tier | undefined): ToolAnswer => ({
   text:
     `${what} needs ${tiersFrom(required)} API key` +
@@ -385,19 +396,27 @@ export class UnexpectedAnswer extends Data.TaggedError("UnexpectedAnswer")<{ rea
  * A request the contract refuses, before it is sent: the schema's message,
  * `Input should be ...\n  at ["since"]`, as `since: Input should be ...`.
  */
-const invalidRequest = (message: string): ToolAnswer => {
-  const issues = message.split(/\n(?=\S)/).map((issue) => {
+const issuesOf = (message: string) =>
+  message.split(/\n(?=\S)/).map((issue) => {
     const at = /\n\s*at \[(.*)\]\s*$/.exec(issue)
     return at === null
       ? { argument: "", msg: issue.trim() }
       : { argument: at[1]!.replace(/"/g, "").replace(/\]\[/g, "."), msg: issue.slice(0, at.index).trim() }
   })
+
+const refused = (what: string, message: string): ToolAnswer => {
+  const issues = issuesOf(message)
   return {
-    text: `invalid request: ${issues.map((i) => (i.argument === "" ? i.msg : `${i.argument}: ${i.msg}`)).join("; ")}`,
+    text: `${what}: ${issues.map((i) => (i.argument === "" ? i.msg : `${i.argument}: ${i.msg}`)).join("; ")}`,
     structured: { invalid: issues },
     isError: true
   }
 }
+
+const invalidRequest = (message: string): ToolAnswer => refused("invalid request", message)
+
+/** Arguments the tool's schema refuses, each named: `invalid arguments: entity_type: Expected ...`. */
+export const invalidArgumentsOf = (message: string): ToolAnswer => refused("invalid arguments", message)
 
 /** `["query", "since"]` as `since`: where a 422 found the problem, named as the tool's argument. */
 const locationOf = (loc: ReadonlyArray<string | number>) =>

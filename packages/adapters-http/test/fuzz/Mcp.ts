@@ -25,7 +25,8 @@ const ToolNames = [
   "get_rating_breakdown",
   "get_recent_incidents",
   "get_methodology",
-  "quantum_readiness"
+  "quantum_readiness",
+  "request_coverage"
 ] as const
 
 const Methods = [
@@ -100,7 +101,13 @@ const toolArguments = (hints: McpHints) =>
             ),
             wild
           ),
-          min_status: fc.oneof(fc.constantFrom("rumored", "corroborated", "confirmed", "CONFIRMED"), wild)
+          min_status: fc.oneof(fc.constantFrom("rumored", "corroborated", "confirmed", "CONFIRMED"), wild),
+          entity_name: fc.oneof(fc.constantFrom("Aave V4", " ", "a\u202Eb", "x".repeat(201)), wild),
+          contact_email: fc.oneof(
+            fc.constantFrom("agent@example.com", "a@b", "@example.com", "a@@b.com"),
+            wild
+          ),
+          note: fc.oneof(fc.constantFrom("please rate it", "line\nbreak", "nul\u0000"), wild)
         },
         { requiredKeys: [] }
       )
