@@ -319,7 +319,7 @@ export const formatQuantumLeague = (body: QuantumLeagueResponse): ToolAnswer => 
       ...rows.map(
         ({ row, reading }) =>
           `- ${row.name} (${row.slug}): ${reading.words}` +
-          (row.matched_chain_slug === null ? "" : `; rated here as chain ${row.matched_chain_slug}`)
+          (row.matched_chain_slug === null ? "" : `; this service's chain ${row.matched_chain_slug}`)
       ),
       ...(body.rows_skipped === 0 ? [] : [`${body.rows_skipped} source rows could not be read.`]),
       "Shown beside ratings; it never feeds grades.",
