@@ -9,7 +9,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Result } from "effect"
 import { DefaultBranding } from "@ratings/domain/model/ServiceInfo"
-import { BrandingSettings, ServerConfig, WebhookDeliveryConfig, WebhookTargetsConfig } from "../src/Config.ts"
+import {
+  BrandingSettings,
+  clientBaseOf,
+  McpConfig,
+  ServerConfig,
+  WebhookDeliveryConfig,
+  WebhookTargetsConfig
+} from "../src/Config.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
@@ -284,5 +291,61 @@ describe("development identity provider", () => {
     })
     assert.isFalse(devIdentityProviderStatus(withProvider).on)
     assert.include(devIdentityProviderStatus(config({})).reason, "NODE_ENV is unset")
+  })
+})
+
+describe("ratings mcp configuration (McpConfig)", () => {
+  const mcp = (env: Record<string, string>) =>
+    Effect.runSync(Effect.result(McpConfig.parse(ConfigProvider.fromEnv({ env }))))
+
+  it("RATINGS_API_URL is the API's base ending in /api/v1 (default http://localhost:8080/api/v1) or a bare origin; the typed client is given what precedes /api/v1", () => {
+    const base = (env: Record<string, string>) => {
+      const result = mcp(env)
+      if (Result.isFailure(result)) throw new Error(String(result.failure))
+      return clientBaseOf(result.success.apiUrl)
+    }
+    assert.strictEqual(base({}), "http://localhost:8080")
+    assert.strictEqual(base({ RATINGS_API_URL: "https://ratings.example/api/v1" }), "https://ratings.example")
+    assert.strictEqual(
+      base({ RATINGS_API_URL: "https://ratings.example/api/v1/" }),
+      "https://ratings.example"
+    )
+    assert.strictEqual(
+      base({ RATINGS_API_URL: "https://example.org/ratings/api/v1" }),
+      "https://example.org/ratings"
+    )
+    assert.strictEqual(base({ RATINGS_API_URL: "http://127.0.0.1:9000" }), "http://127.0.0.1:9000")
+    for (const url of [
+      "ftp://ratings.example/api/v1",
+      "https://ratings.example/api/v2",
+      "https://ratings.example/v1",
+      "https://user:secret@ratings.example/api/v1",
+      "https://ratings.example/api/v1?key=1",
+      "ratings.example"
+    ]) {
+      const result = mcp({ RATINGS_API_URL: url })
+      assert.isTrue(Result.isFailure(result), url)
+      const message = String((result as Result.Failure<unknown, unknown>).failure)
+      assert.include(message, "RATINGS_API_URL", url)
+      assert.notInclude(message, "secret", url)
+    }
+  })
+
+  it("RATINGS_API_KEY is optional, kept redacted, and refused (without being shown) when it holds spaces or control characters", () => {
+    const none = mcp({})
+    assert.isTrue(Result.isSuccess(none) && Option.isNone(none.success.apiKey))
+    const keyed = mcp({ RATINGS_API_KEY: "rk_abc-DEF_123" })
+    assert.isTrue(Result.isSuccess(keyed))
+    assert.notInclude(
+      String((keyed as Result.Success<{ apiKey: unknown }, unknown>).success.apiKey),
+      "rk_abc"
+    )
+    for (const key of ["rk_abc def", "rk_abc\nX-Injected: 1"]) {
+      const result = mcp({ RATINGS_API_KEY: key })
+      assert.isTrue(Result.isFailure(result), JSON.stringify(key))
+      const message = String((result as Result.Failure<unknown, unknown>).failure)
+      assert.include(message, "RATINGS_API_KEY")
+      assert.notInclude(message, "rk_abc")
+    }
   })
 })

@@ -30,6 +30,7 @@ import { Arbitrum, CallerNames, type CallerName, Ethereum, quantumRow, Seed, slu
 import { type CampaignOptions, formatSummary, formatViolations, runCampaign } from "./fuzz/Campaign.ts"
 import { type OpenApiDocument, operationsOf } from "./fuzz/Document.ts"
 import { KnownBugs } from "./fuzz/Known.ts"
+import { fuzzMcp } from "./fuzz/Mcp.ts"
 import type { Hints } from "./fuzz/Requests.ts"
 import { TestServer } from "./TestServer.ts"
 import { QuantumSourceMemory } from "@ratings/domain/ports/memory/QuantumSourceMemory"
@@ -42,6 +43,12 @@ if (FuzzSize !== "quick" && FuzzSize !== "full")
 const Sizes = {
   full: { memory: { total: 10_000, floor: 120 }, postgres: { total: 5_000, floor: 50 } },
   quick: { memory: { total: 4_000, floor: 50 }, postgres: { total: 2_000, floor: 25 } }
+}[FuzzSize]
+
+/** Requests to /mcp over each backend (fuzz/Mcp.ts). */
+const McpSizes = {
+  full: { memory: 3_000, postgres: 1_000 },
+  quick: { memory: 800, postgres: 300 }
 }[FuzzSize]
 
 const FuzzSeed = Number(process.env.FUZZ_SEED ?? 20_260_801)
@@ -153,6 +160,36 @@ const fuzz = (label: string, options: Omit<CampaignOptions, "seed" | "known" | "
     if (report.violations.length > 0) assert.fail(formatViolations(report.violations))
   })
 
+/** /mcp with malformed JSON-RPC, wrong headers and wild tool arguments (fuzz/Mcp.ts). */
+const fuzzMcpEndpoint = (label: string, total: number) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    serverErrors.splice(0)
+    const report = yield* fuzzMcp(
+      server.baseUrl,
+      {
+        identifiers: Seed.entities.flatMap((e) => [e.record.slug, e.record.id]),
+        authorizations: CallerNames.flatMap((c) => {
+          const bearer = server.bearerFor(c)
+          return bearer === undefined ? [] : [bearer]
+        })
+      },
+      { seed: FuzzSeed, total, concurrency: 8 }
+    )
+    console.log(
+      `mcp fuzz ${label}: ${report.requests} requests, ${report.toolAnswers} tool answers, statuses ${JSON.stringify(Object.fromEntries(report.statuses))}`
+    )
+    const logged = serverErrors.splice(0)
+    assert.deepStrictEqual(logged, [], "the server logged no error")
+    assert.strictEqual(report.requests, total)
+    assert.isAtLeast(report.toolAnswers, total / 10, "tool calls reached the tools")
+    if (report.violations.length > 0) assert.fail(report.violations.join("\n"))
+  })
+
+const McpTestName =
+  "issue 17: /mcp, fuzzed with malformed JSON-RPC bodies, wrong headers and wild tool arguments, always " +
+  "answers, never with a 5xx or a JSON-RPC internal error, and no tool fails unexpectedly"
+
 const TestName =
   "spec parts 7 and 9: every operation of /openapi.json, fuzzed, answers only documented statuses, " +
   "content types and bodies, never a 5xx, and every 4xx says why in a JSON detail"
@@ -165,6 +202,7 @@ layer(TestServer.layerMemory(Seed, { logger: serverLog }), {
     it.effect(TestName, () => fuzz("memory", { ...Sizes.memory, concurrency: 8, warmUp: 4 }), {
       timeout: 180_000
     })
+    it.effect(McpTestName, () => fuzzMcpEndpoint("memory", McpSizes.memory), { timeout: 180_000 })
   })
 })
 
@@ -176,5 +214,6 @@ layer(TestServer.layerPostgres(Seed, { logger: serverLog }), {
     it.effect(TestName, () => fuzz("postgres", { ...Sizes.postgres, concurrency: 8, warmUp: 2 }), {
       timeout: 180_000
     })
+    it.effect(McpTestName, () => fuzzMcpEndpoint("postgres", McpSizes.postgres), { timeout: 180_000 })
   })
 })

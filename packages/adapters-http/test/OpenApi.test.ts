@@ -103,6 +103,39 @@ onEachBackend((it) => {
       })
     )
 
+    it.effect(
+      "the document points AI agents at the MCP server at /mcp, which it does not list as an operation",
+      () =>
+        Effect.gen(function* () {
+          const doc = yield* Document
+          assert.include(doc.info.description, "POST /mcp")
+          assert.notProperty(doc.paths, "/mcp")
+          const server = yield* TestServer
+          const tools = yield* server.request("/mcp", {
+            method: "POST",
+            headers: {
+              accept: "application/json, text/event-stream",
+              "mcp-protocol-version": "2026-07-28",
+              "mcp-method": "tools/list"
+            },
+            body: {
+              jsonrpc: "2.0",
+              id: 1,
+              method: "tools/list",
+              params: {
+                _meta: {
+                  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+                  "io.modelcontextprotocol/clientCapabilities": {}
+                }
+              }
+            }
+          })
+          assert.strictEqual(tools.status, 200)
+          assert.include(tools.text, "get_rating_breakdown")
+        })
+    )
+
     it.effect("every per-entity route of every type is documented under /api/v1", () =>
       Effect.gen(function* () {
         const doc = yield* Document

@@ -25,6 +25,7 @@ import { ExportsCommand } from "./ExportsCommand.ts"
 import { ImportCommand } from "./ImportCommand.ts"
 import { IncidentsCommand } from "./IncidentsCommand.ts"
 import { KeysCommand } from "./KeysCommand.ts"
+import { McpCommand } from "./McpCommand.ts"
 import { PublishCommand, StatusCommand } from "./PublishCommand.ts"
 import { QuantumCommand } from "./QuantumCommand.ts"
 import { ServeCommand } from "./ServeCommand.ts"
@@ -44,6 +45,7 @@ export const Ratings = Command.make("ratings").pipe(
     DeliveriesCommand,
     ExportsCommand,
     ContactsCommand,
+    McpCommand,
     DemoCommand,
     DevCommand
   ])

@@ -38,6 +38,15 @@ import { SystemApi } from "./SystemApi.ts"
 import { UtilitiesApi } from "./UtilitiesApi.ts"
 
 export const ApiVersion = "0.1.0"
+
+/**
+ * The MCP server for AI agents (/mcp) speaks JSON-RPC on one path, not REST
+ * operations, so the document names it instead of listing it.
+ */
+export const McpNote =
+  "AI agents: the same data through MCP tools (Model Context Protocol, streamable HTTP) at POST /mcp, with " +
+  "the caller's own Authorization; its JSON-RPC messages are not operations of this document (see the " +
+  "README, AI agents (MCP))."
 export const ApiPrefix = "/api/v1"
 
 /** Defined beside the other errors (authentication answers it too); exported here as before. */
@@ -111,7 +120,8 @@ export class RatingsApi extends HttpApi.make("ratings")
       title: apiTitleOf(DefaultBranding),
       version: ApiVersion,
       description:
-        "Letter grades and scorecards for DeFi protocols, chains, tokens, oracles, vaults, organisations and bridges."
+        "Letter grades and scorecards for DeFi protocols, chains, tokens, oracles, vaults, organisations and bridges. " +
+        McpNote
     })
   ) {}
 

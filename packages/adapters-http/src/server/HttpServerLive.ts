@@ -17,6 +17,7 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { brandedApi, CallerPolicies } from "../api/Api.ts"
 import { attribute, attributionHeadersOf } from "./Attribution.ts"
+import { McpRoutes } from "../mcp/RatingsMcpServer.ts"
 import type { AuthConfig } from "./AuthConfig.ts"
 import { layerAuthentication } from "./Authentication.ts"
 import { cacheHeaders } from "./Caching.ts"
@@ -49,7 +50,8 @@ export const DocsRoute = Layer.unwrap(
   Effect.map(Branding, (branding) => HttpApiScalar.layer(brandedApi(branding), { path: "/docs" }))
 )
 
-export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors, RouterFallbacks)
+/** The API, its docs page, and the MCP server for agents at /mcp (mcp/RatingsMcpServer.ts). */
+export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, McpRoutes, Cors, RouterFallbacks)
 
 /** The configuration of the caller policies: where rate-limit counters live, and the limits. */
 export type PoliciesConfig = RateLimitConfig

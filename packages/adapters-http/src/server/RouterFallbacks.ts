@@ -37,6 +37,9 @@ const isBodyTooLarge = (error: unknown): boolean =>
   error.reason._tag === "RequestParseError" &&
   error.reason.reason === "BodyTooLarge"
 
+const isJson = (response: HttpServerResponse.HttpServerResponse): boolean =>
+  response.body._tag === "Uint8Array" && response.body.contentType.startsWith("application/json")
+
 const pathOf = (url: string): string => {
   const end = url.search(/[?#]/)
   return end === -1 ? url : url.slice(0, end)
@@ -125,7 +128,8 @@ const fallbacks = HttpMiddleware.make((app) =>
       ),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxRequestBodyBytes))
     )
-    if (response.status === 413) return tooLarge
+    // A 413 that already says why in JSON (the /mcp endpoint's own bound) is kept.
+    if (response.status === 413 && !isJson(response)) return tooLarge
     if (response.status !== 415) return response
     const sent = request.headers["content-type"] ?? "none"
     return HttpServerResponse.jsonUnsafe(

@@ -1,0 +1,148 @@
+/**
+ * The /mcp endpoint on the server's router: Effect's streamable HTTP MCP
+ * transport (McpServer.layerHttp), mounted on a router of its own and served
+ * through one handler on the server's, which bounds what a caller can make
+ * the server keep:
+ *
+ * - A session (the MCP revisions before 2026-07-28 open one per `initialize`)
+ *   is kept in memory by the transport until the client ends it, and it
+ *   keeps none of its own accord: the endpoint remembers the sessions it has
+ *   seen issued, at most MaxSessions of them, and ends (an in-process DELETE)
+ *   the one idle longest when a new one would pass the bound, and any idle
+ *   for SessionIdle. A client whose session was ended gets 404 for it, on
+ *   which MCP clients initialize again.
+ * - A request body is at most MaxMcpBodyBytes (tool arguments are a few
+ *   hundred bytes): past it, 413 before it is read whole.
+ *
+ * Nothing of /mcp is cached: it is POST (the lane of cache hits and the
+ * response cache serve GETs of the API only) and its answers carry
+ * `Cache-Control: no-store`.
+ */
+import { ByteSize, Context, Duration, Effect, Layer } from "effect"
+import {
+  HttpClientRequest,
+  HttpEffect,
+  HttpIncomingMessage,
+  HttpRouter,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "effect/http"
+
+/** Where the server's streamable HTTP endpoint is mounted. */
+export const McpPath = "/mcp"
+
+export const MaxMcpBodyBytes = 65_536
+
+/** The bounds of the endpoint's sessions; a test provides smaller ones. */
+export interface SessionLimits {
+  readonly maxSessions: number
+  readonly idle: Duration.Duration
+}
+
+export const McpSessionLimits = Context.Reference<SessionLimits>(
+  "@ratings/adapters-http/mcp/McpSessionLimits",
+  {
+    defaultValue: () => ({ maxSessions: 2_000, idle: Duration.minutes(30) })
+  }
+)
+
+const SessionHeader = "mcp-session-id"
+
+/** The sessions seen issued, least recently used first. */
+const sessionTable = (limits: SessionLimits, now: () => number) => {
+  const lastUsed = new Map<string, number>()
+  return {
+    touch: (id: string) => {
+      if (!lastUsed.has(id)) return
+      lastUsed.delete(id)
+      lastUsed.set(id, now())
+    },
+    forget: (id: string) => lastUsed.delete(id),
+    /** Adds a new session; the ones to end: idle too long, or the longest idle past the bound. */
+    add: (id: string): ReadonlyArray<string> => {
+      const ended: Array<string> = []
+      const idleSince = now() - Duration.toMillis(limits.idle)
+      for (const [known, at] of lastUsed) {
+        if (at > idleSince && lastUsed.size - ended.length < limits.maxSessions) break
+        ended.push(known)
+      }
+      for (const known of ended) lastUsed.delete(known)
+      lastUsed.set(id, now())
+      return ended
+    },
+    size: () => lastUsed.size
+  }
+}
+
+const tooLarge = HttpServerResponse.jsonUnsafe(
+  { detail: `request body too large: /mcp takes at most ${MaxMcpBodyBytes} bytes` },
+  { status: 413 }
+)
+
+const isBodyTooLarge = (error: unknown): boolean =>
+  HttpServerError.isHttpServerError(error) &&
+  error.reason._tag === "RequestParseError" &&
+  error.reason.reason === "BodyTooLarge"
+
+/**
+ * Mounts `transport` (a layer that registers the MCP routes on the HttpRouter
+ * it is given) at McpPath of the server's router, as described above.
+ */
+export const mountMcp = <A, E, R>(transport: Layer.Layer<A, E, R | HttpRouter.HttpRouter>) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const server = yield* HttpRouter.HttpRouter
+      const own = yield* HttpRouter.make
+      const limits = yield* McpSessionLimits
+      const sessions = sessionTable(limits, Date.now)
+      const context = yield* Effect.context<never>()
+      let app: ReturnType<HttpRouter.HttpRouter["asHttpEffect"]> | undefined
+      const mcpApp = () => (app ??= own.asHttpEffect())
+
+      /** Ends a session as its client's DELETE would. */
+      const end = (id: string) =>
+        HttpEffect.toHandled(mcpApp(), () => Effect.void).pipe(
+          Effect.provideContext(
+            Context.add(
+              context,
+              HttpServerRequest.HttpServerRequest,
+              HttpServerRequest.fromClientRequest(
+                HttpClientRequest.delete(`http://in-process.invalid${McpPath}`).pipe(
+                  HttpClientRequest.setHeader(SessionHeader, id)
+                )
+              )
+            )
+          )
+        )
+
+      const handle = Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const length = Number(request.headers["content-length"] ?? 0)
+        if (length > MaxMcpBodyBytes) return tooLarge
+        const session = request.headers[SessionHeader]
+        if (session !== undefined) sessions.touch(session)
+        const response = yield* mcpApp().pipe(
+          Effect.catchDefect((defect) =>
+            isBodyTooLarge(defect) ? Effect.succeed(tooLarge) : Effect.die(defect)
+          ),
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
+        )
+        if (request.method === "DELETE" && session !== undefined && response.status === 204)
+          sessions.forget(session)
+        // The transport names a new session in a pre-response handler of its own: read it after that one.
+        yield* HttpEffect.appendPreResponseHandler((_request, answer) => {
+          const issued = answer.headers[SessionHeader]
+          const ending =
+            issued !== undefined && issued !== session
+              ? Effect.forEach(sessions.add(issued), end, { discard: true })
+              : Effect.void
+          return Effect.as(ending, HttpServerResponse.setHeader(answer, "cache-control", "no-store"))
+        })
+        return response
+      })
+      for (const method of ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"] as const)
+        yield* server.add(method, McpPath, handle)
+      return transport.pipe(Layer.provide(Layer.succeed(HttpRouter.HttpRouter, own)))
+    })
+  )

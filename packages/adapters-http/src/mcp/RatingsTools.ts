@@ -1,0 +1,186 @@
+/**
+ * The tools of the service's MCP server (issue 17 point 4), as Effect AI
+ * `Tool` definitions in one `Toolkit`: the names and arguments of the live
+ * service's agent server (api-facts "The live service's agent (MCP) server"),
+ * so that an agent's prompts carry over, each with a description an agent can
+ * choose by and an input schema generated from its parameter schema.
+ *
+ * Client-safe, like the contract: what each tool does is ToolHandlers.ts,
+ * over the typed client of the HTTP contract, never a request of its own.
+ * request_coverage takes its fields with the contract's own schemas (the
+ * domain's ContactRequest), under the tool's argument names.
+ */
+import { IncidentTiers } from "@ratings/domain/incidents/IncidentTier"
+import { ContactEmail, ContactEntityName, ContactMessage } from "@ratings/domain/model/ContactRequest"
+import { EntityTypes } from "@ratings/domain/model/EntityType"
+import { Schema } from "effect"
+import { Tool, Toolkit } from "effect/ai"
+
+/** The most entities a listing or a search answers with (each one costs the caller a scorecard read). */
+export const MaxToolItems = 25
+export const DefaultToolItems = 10
+
+const EntityTypeParam = Schema.Literals(EntityTypes).annotate({
+  description: "Entity type: protocol, chain, token, oracle, vault, organisation or bridge"
+})
+
+const Text = (description: string, maxLength = 200) =>
+  Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(maxLength)).annotate({ description })
+
+const ItemLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MaxToolItems })).annotate({
+  description: `How many entities to answer with, 1 to ${MaxToolItems} (default ${DefaultToolItems})`
+})
+
+/** One entity: its type, and its slug or its UUID id. */
+const EntityRef = {
+  entity_type: EntityTypeParam,
+  slug: Schema.optionalKey(
+    Text("The entity's slug, such as aave-v3 or ethereum (a UUID id is accepted here too)")
+  ),
+  id: Schema.optionalKey(Text("The entity's UUID id, instead of its slug", 64))
+}
+
+const readOnly = <T extends Tool.Any>(tool: T): T =>
+  tool
+    .annotate(Tool.Readonly, true)
+    .annotate(Tool.Destructive, false)
+    .annotate(Tool.Idempotent, true)
+    .annotate(Tool.OpenWorld, false) as T
+
+export const ListRatings = readOnly(
+  Tool.make("list_ratings", {
+    description:
+      "List rated entities of one type (protocols unless entity_type says otherwise) with each one's letter " +
+      "grade (AAA best to D) and composite score (0-100). Filter by category (such as lending or dex) and by " +
+      "chain slug (such as ethereum). Answers the total number of matches and the first `limit` of them.",
+    parameters: Schema.Struct({
+      entity_type: Schema.optionalKey(EntityTypeParam),
+      category: Schema.optionalKey(Text("Category, such as lending, dex or messaging (lower case)", 100)),
+      chain: Schema.optionalKey(
+        Text("Chain slug: only entities deployed on that chain, such as ethereum", 100)
+      ),
+      limit: Schema.optionalKey(ItemLimit)
+    })
+  }).annotate(Tool.Title, "List ratings")
+)
+
+export const SearchRatings = readOnly(
+  Tool.make("search_ratings", {
+    description:
+      "Search every rated entity type (protocols, chains, tokens, oracles, vaults, organisations and bridges) " +
+      "by name or slug, case-insensitively, or one type with entity_type. Answers each match with its type, " +
+      "slug, letter grade and composite score; use get_rating for one match's details.",
+    parameters: Schema.Struct({
+      query: Text("Part of the name or slug to look for, such as aave or chainlink", 100),
+      entity_type: Schema.optionalKey(EntityTypeParam),
+      limit: Schema.optionalKey(ItemLimit)
+    })
+  }).annotate(Tool.Title, "Search ratings")
+)
+
+export const GetRating = readOnly(
+  Tool.make("get_rating", {
+    description:
+      "The current rating of one entity, by type and slug (or UUID id): its letter grade and composite score " +
+      "(0-100, after dependency drag), the intrinsic grade and composite before drag, the dependency that " +
+      "drags it most, whether it depends on unrated entities, and when it was rated.",
+    parameters: Schema.Struct(EntityRef)
+  }).annotate(Tool.Title, "Get a rating")
+)
+
+export const GetRatingBreakdown = readOnly(
+  Tool.make("get_rating_breakdown", {
+    description:
+      "The per-domain breakdown of one entity's current rating (security, governance, ...: each a score " +
+      "from 0 to 1), with its grade and composites. Needs a Pro or Enterprise API key; without one the answer " +
+      "says which tier is needed and how to get a key.",
+    parameters: Schema.Struct(EntityRef)
+  }).annotate(Tool.Title, "Get a rating's domain breakdown")
+)
+
+export const GetRecentIncidents = readOnly(
+  Tool.make("get_recent_incidents", {
+    description:
+      "Recent hack incidents at DeFi protocols, newest first: protocol, status (rumored, corroborated or " +
+      "confirmed), exploit class, estimated loss, chain, confidence and sources. Incidents never change a " +
+      "rating.",
+    parameters: Schema.Struct({
+      since: Schema.optionalKey(
+        Text(
+          "Only incidents detected after this ISO 8601 date-time with a zone, such as 2026-05-01T00:00:00Z",
+          64
+        )
+      ),
+      min_status: Schema.optionalKey(
+        Schema.Literals(IncidentTiers).annotate({
+          description: "Lowest status listed: rumored, corroborated or confirmed (default confirmed)"
+        })
+      ),
+      limit: Schema.optionalKey(
+        Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 })).annotate({
+          description: `How many incidents, 1 to 200 (default ${DefaultToolItems})`
+        })
+      )
+    })
+  }).annotate(Tool.Title, "Recent incidents")
+)
+
+export const GetMethodology = readOnly(
+  Tool.make("get_methodology", {
+    description:
+      "The rating methodology: its name and version, the grade scale (each letter grade's minimum composite), " +
+      "how composites are rounded, the domains and question counts of each entity type, and the attribution " +
+      "free and anonymous use must show.",
+    parameters: Tool.EmptyParams
+  }).annotate(Tool.Title, "Methodology")
+)
+
+export const QuantumReadiness = readOnly(
+  Tool.make("quantum_readiness", {
+    description:
+      "Post-quantum readiness of blockchains from a third-party source (LayerQu): the league table of every " +
+      "chain, or one chain by its slug. Per chain: the Quantum Readiness Index (QRI, 0-100), band (1-7) and " +
+      "migration stage (0-5); a chain the source has not assessed reads 'not assessed'. Shown beside ratings, " +
+      "it never feeds grades.",
+    parameters: Schema.Struct({
+      chain: Schema.optionalKey(Text("A chain slug, such as ethereum; leave out for the league table", 100))
+    })
+  }).annotate(Tool.Title, "Quantum readiness")
+)
+
+export const RequestCoverage = Tool.make("request_coverage", {
+  description:
+    "Ask the operators to rate an entity the service does not cover yet: its name and type, a contact e-mail " +
+    "address for the answer, and an optional note. Answers the receipt (request id, status open, when it was " +
+    "received); asking again for the same entity from the same address while the request is open stores " +
+    "nothing and answers that request's receipt. Each client address may send only a few requests an hour.",
+  parameters: Schema.Struct({
+    entity_name: ContactEntityName.annotate({
+      description: "The name of the entity to rate, such as Aave V4"
+    }),
+    entity_type: EntityTypeParam,
+    contact_email: ContactEmail.annotate({
+      description: "Where the operators may answer, such as name@example.com"
+    }),
+    note: Schema.optionalKey(ContactMessage.annotate({ description: "A note for the operators (optional)" }))
+  })
+})
+  .annotate(Tool.Title, "Request coverage")
+  .annotate(Tool.Readonly, false)
+  .annotate(Tool.Destructive, false)
+  .annotate(Tool.Idempotent, true)
+  .annotate(Tool.OpenWorld, false)
+
+/** Every tool of the server, in the order tools/list gives them. */
+export const RatingsToolkit = Toolkit.make(
+  ListRatings,
+  SearchRatings,
+  GetRating,
+  GetRatingBreakdown,
+  GetRecentIncidents,
+  GetMethodology,
+  QuantumReadiness,
+  RequestCoverage
+)
+
+export type RatingsToolName = keyof typeof RatingsToolkit.tools

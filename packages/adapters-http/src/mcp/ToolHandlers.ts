@@ -1,0 +1,263 @@
+/**
+ * What each MCP tool does (RatingsTools.ts names and describes them): calls
+ * of the typed client the HTTP contract generates (`HttpApiClient.makeWith`
+ * over RatingsApi), so a tool reads exactly what the API serves the caller,
+ * with the caller's tier, visibility and rate limit, and can never drift from
+ * the API's shapes. Each answer is text an agent reads as it is, with the
+ * same data as structured content.
+ *
+ * request_coverage posts the coverage request (POST /contacts) as its
+ * caller; the receipt says whether it is new (201) or the open one it
+ * repeats (200).
+ *
+ * The API's refusals become plain answers (ToolText.ts `refusal`): a 404 is
+ * "no rating found for <type> <slug>", a 401 or 403 on a tiered route says
+ * which tier is needed and how to get a key, a 429 when to retry, a 422 what
+ * was wrong.
+ */
+import { type EntityType, EntityTypes, PluralOf } from "@ratings/domain/model/EntityType"
+import { ListParameters } from "@ratings/domain/access/ListFilter"
+import type { Scorecard } from "@ratings/domain/model/Scorecard"
+import { Effect } from "effect"
+import type { HttpApiClient } from "effect/http-api"
+import type { RatingsApi } from "../api/Api.ts"
+import { NotFoundError } from "../api/Errors.ts"
+import { MaxListLimit } from "../api/Parameters.ts"
+import { DefaultToolItems, type RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
+import {
+  type EntityLine,
+  entityLines,
+  formatBreakdown,
+  formatIncidents,
+  formatMethodology,
+  formatQuantumChain,
+  formatQuantumLeague,
+  formatRating,
+  formatReceipt,
+  invalidArguments,
+  notFound,
+  type ToolAnswer
+} from "./ToolText.ts"
+
+/** The typed client of the whole API. */
+export type RatingsClient = HttpApiClient.ForApi<typeof RatingsApi>
+
+/** The client of one type's routes; every type's group has the same endpoints (EntitiesApi.ts). */
+type EntityGroup = RatingsClient["protocols"]
+
+const groupOf = (api: RatingsClient, type: EntityType): EntityGroup =>
+  api[PluralOf[type] as "protocols"] as EntityGroup
+
+type Args<Name extends RatingsToolName> = (typeof RatingsToolkit.tools)[Name]["parametersSchema"]["Type"]
+
+/** A tool's work: an answer, or the API's refusal (which the caller turns into an answer). */
+export type ToolRun<Name extends RatingsToolName> = (
+  args: Args<Name>,
+  api: RatingsClient
+) => Effect.Effect<ToolAnswer, unknown>
+
+const takes = (type: EntityType, parameter: "search" | "chain") => ListParameters[type].includes(parameter)
+
+/** The entity's current rating: the newest published scorecard the caller may read, if any. */
+const currentCard = (api: RatingsClient, type: EntityType, idOrSlug: string) =>
+  Effect.map(groupOf(api, type).scorecards({ params: { id_or_slug: idOrSlug } }), (page) =>
+    page.items.find((card) => card.status === "published")
+  )
+
+interface Listed {
+  readonly id: string
+  readonly name: string
+  readonly slug: string
+}
+
+/**
+ * Each entity with its current rating; one hidden between the two reads (a
+ * 404 on its scorecards) is left out, as the API would now leave it out.
+ */
+const withRatings = (api: RatingsClient, entries: ReadonlyArray<{ type: EntityType; record: Listed }>) =>
+  Effect.map(
+    Effect.forEach(
+      entries,
+      ({ type, record }) =>
+        currentCard(api, type, record.id).pipe(
+          Effect.map((card): EntityLine | undefined => ({ type, record, card })),
+          Effect.catchIf(
+            (e) => e instanceof NotFoundError,
+            () => Effect.succeed(undefined)
+          )
+        ),
+      { concurrency: 4 }
+    ),
+    (lines) => lines.filter((line): line is EntityLine => line !== undefined)
+  )
+
+const listRatings: ToolRun<"list_ratings"> = (args, api) =>
+  Effect.gen(function* () {
+    const type = args.entity_type ?? "protocol"
+    if (args.chain !== undefined && !takes(type, "chain"))
+      return invalidArguments(
+        `the chain filter applies to protocols, tokens, oracles, vaults and bridges, not to ${PluralOf[type]}`
+      )
+    const page = yield* groupOf(api, type).list({
+      query: {
+        limit: args.limit ?? DefaultToolItems,
+        ...(args.category === undefined ? {} : { category: [args.category.toLowerCase()] }),
+        ...(args.chain === undefined ? {} : { chain: args.chain })
+      }
+    })
+    const lines = yield* withRatings(
+      api,
+      page.items.map((record) => ({ type, record }))
+    )
+    const filters = [
+      ...(args.category === undefined ? [] : [`category ${args.category.toLowerCase()}`]),
+      ...(args.chain === undefined ? [] : [`chain ${args.chain}`])
+    ]
+    const heading =
+      `${page.total} ${PluralOf[type]}${filters.length === 0 ? "" : ` (${filters.join(", ")})`}` +
+      (lines.length < page.total ? `, showing ${lines.length}` : "")
+    return entityLines(heading, lines, `No ${PluralOf[type]} match.`, {
+      entity_type: type,
+      total: page.total
+    })
+  })
+
+/** Pages through a type that takes no search parameter, matching name and slug as the API's search does. */
+const MaxScanned = 1_000
+
+interface Found {
+  readonly items: ReadonlyArray<Listed>
+  readonly total: number
+}
+
+const searchWithoutParameter = (group: EntityGroup, needle: string) =>
+  Effect.gen(function* () {
+    const matches: Array<Listed> = []
+    for (let skip = 0; skip < MaxScanned; skip += MaxListLimit) {
+      const page = yield* group.list({ query: { skip, limit: MaxListLimit } })
+      for (const record of page.items)
+        if (record.name.toLowerCase().includes(needle) || record.slug.includes(needle)) matches.push(record)
+      if (skip + page.items.length >= page.total) break
+    }
+    const found: Found = { items: matches, total: matches.length }
+    return found
+  })
+
+const searchRatings: ToolRun<"search_ratings"> = (args, api) =>
+  Effect.gen(function* () {
+    const needle = args.query.trim().toLowerCase()
+    if (needle === "") return invalidArguments("query: give part of a name or slug to look for")
+    const limit = args.limit ?? DefaultToolItems
+    const types: ReadonlyArray<EntityType> = args.entity_type === undefined ? EntityTypes : [args.entity_type]
+    const found = yield* Effect.forEach(
+      types,
+      (type) =>
+        Effect.map(
+          takes(type, "search")
+            ? (groupOf(api, type).list({ query: { search: needle, limit } }) as Effect.Effect<Found, unknown>)
+            : searchWithoutParameter(groupOf(api, type), needle),
+          (page) => ({ type, page })
+        ),
+      { concurrency: 2 }
+    )
+    const total = found.reduce((sum, { page }) => sum + page.total, 0)
+    const entries = found
+      .flatMap(({ type, page }) => page.items.map((record) => ({ type, record })))
+      .slice(0, limit)
+    const lines = yield* withRatings(api, entries)
+    const heading =
+      `${total} match${total === 1 ? "" : "es"} for "${args.query}"` +
+      (args.entity_type === undefined ? "" : ` among ${PluralOf[args.entity_type]}`) +
+      (lines.length < total ? `, showing ${lines.length}` : "")
+    return entityLines(heading, lines, `Nothing rated matches "${args.query}".`, {
+      query: args.query,
+      total
+    })
+  })
+
+/** The identifier of get_rating and get_rating_breakdown: the id when given, else the slug. */
+const identifierOf = (args: { readonly slug?: string; readonly id?: string }) => args.id ?? args.slug
+
+const UuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const getRating: ToolRun<"get_rating"> = (args, api) =>
+  Effect.gen(function* () {
+    const identifier = identifierOf(args)
+    if (identifier === undefined) return invalidArguments("give the entity's slug (or its id)")
+    const group = groupOf(api, args.entity_type)
+    const record = yield* group.detail({ params: { identifier }, query: {} })
+    const card: Scorecard | undefined = yield* currentCard(api, args.entity_type, record.id)
+    return formatRating(args.entity_type, record, card)
+  }).pipe(catchNotFound(args))
+
+const getRatingBreakdown: ToolRun<"get_rating_breakdown"> = (args, api) =>
+  Effect.gen(function* () {
+    const identifier = identifierOf(args)
+    if (identifier === undefined) return invalidArguments("give the entity's slug (or its id)")
+    const group = groupOf(api, args.entity_type)
+    // The route takes a slug: an id is looked up first (a caller below Pro then hears about the tier there).
+    const slug = UuidPattern.test(identifier)
+      ? (yield* group.detail({ params: { identifier }, query: {} })).slug
+      : identifier
+    const body = yield* group.domains({ params: { slug } })
+    return formatBreakdown(args.entity_type, body)
+  }).pipe(catchNotFound(args))
+
+/** A 404 of an entity's routes: "no rating found for <type> <slug>", an answer rather than an error. */
+const catchNotFound =
+  (args: { readonly entity_type: EntityType; readonly slug?: string; readonly id?: string }) =>
+  <E>(effect: Effect.Effect<ToolAnswer, E>) =>
+    Effect.catchIf(
+      effect,
+      (e) => e instanceof NotFoundError,
+      () => Effect.succeed(notFound(args.entity_type, identifierOf(args) ?? ""))
+    )
+
+const getRecentIncidents: ToolRun<"get_recent_incidents"> = (args, api) =>
+  Effect.map(
+    api.incidents.feed({
+      query: {
+        limit: args.limit ?? DefaultToolItems,
+        ...(args.since === undefined ? {} : { since: args.since }),
+        ...(args.min_status === undefined ? {} : { min_status: args.min_status })
+      }
+    }),
+    (page) => formatIncidents(page, args)
+  )
+
+const getMethodology: ToolRun<"get_methodology"> = (_args, api) =>
+  Effect.map(api.methodology.methodology(), formatMethodology)
+
+const quantumReadiness: ToolRun<"quantum_readiness"> = (args, api) =>
+  args.chain === undefined
+    ? Effect.map(api.quantum.leagueTable(), formatQuantumLeague)
+    : Effect.map(api.quantum.chain({ params: { slug: args.chain } }), (body) =>
+        formatQuantumChain(args.chain!, body)
+      )
+
+const requestCoverage: ToolRun<"request_coverage"> = (args, api) =>
+  Effect.map(
+    api.contacts.create({
+      payload: {
+        protocol_name: args.entity_name,
+        entity_type: args.entity_type,
+        contact_email: args.contact_email,
+        request_type: "rating-request",
+        ...(args.note === undefined ? {} : { message: args.note })
+      },
+      responseMode: "decoded-and-response"
+    }),
+    ([receipt, response]) => formatReceipt(receipt, response.status === 201)
+  )
+
+/** Every tool's work, by name. */
+export const ToolRuns: { readonly [Name in RatingsToolName]: ToolRun<Name> } = {
+  list_ratings: listRatings,
+  search_ratings: searchRatings,
+  get_rating: getRating,
+  get_rating_breakdown: getRatingBreakdown,
+  get_recent_incidents: getRecentIncidents,
+  get_methodology: getMethodology,
+  quantum_readiness: quantumReadiness,
+  request_coverage: requestCoverage
+}
