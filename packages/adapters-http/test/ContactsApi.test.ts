@@ -9,7 +9,6 @@
  * small one (2 an hour, behind a trusted proxy so a test can speak from
  * several addresses), and shared by two servers on one Redis.
  */
-import { createConnection } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { ContactLimits, ContactRequestTypes } from "@ratings/domain/model/ContactRequest"
 import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
@@ -20,6 +19,7 @@ import { ProductionContactLimits, type RateLimitConfig } from "../src/server/Rat
 import { MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
 import { Seed } from "./fixtures.ts"
 import { onEachBackend, type RequestOptions, type Response, TestServer, TestPolicies } from "./TestServer.ts"
+import { RedisUrl, redisReachable } from "./Redis.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
@@ -576,20 +576,6 @@ describe("the production coverage-request allowance", () => {
     }).pipe(Effect.provide(TestServer.layerMemory(Seed, { policies: {} })))
   )
 })
-
-const RedisUrl = "redis://127.0.0.1:6379"
-
-const redisReachable = () =>
-  new Promise<boolean>((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port: 6379 })
-    const done = (up: boolean) => {
-      socket.destroy()
-      resolve(up)
-    }
-    socket.setTimeout(1000, () => done(false))
-    socket.once("connect", () => done(true))
-    socket.once("error", () => done(false))
-  })
 
 describe("the coverage-request allowance shared between server processes (Redis)", () => {
   it("two servers on one Redis share a client address's allowance: 2 an hour in all, not per process", async (ctx) => {

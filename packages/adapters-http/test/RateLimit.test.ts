@@ -9,7 +9,6 @@
  * limiter reads the TestClock) with small limits, so no test needs hundreds
  * of requests; one test holds the production values themselves.
  */
-import { createConnection } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import type { Caller } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
@@ -30,6 +29,7 @@ import {
 import { generateApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { type CallerName, Seed } from "./fixtures.ts"
 import { type Response, TestServer, type TestServerOptions } from "./TestServer.ts"
+import { RedisUrl, redisReachable } from "./Redis.ts"
 
 const list = "/api/v1/protocols"
 
@@ -506,20 +506,6 @@ describe("failed credentials count against the client address (issue 13 point 6)
     }).pipe(Effect.provide(serverWith({ anonymous: perMinute(2) }, { auth: () => ({ trustProxy: true }) })))
   )
 })
-
-const RedisUrl = "redis://127.0.0.1:6379"
-
-const redisReachable = () =>
-  new Promise<boolean>((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port: 6379 })
-    const done = (up: boolean) => {
-      socket.destroy()
-      resolve(up)
-    }
-    socket.setTimeout(1000, () => done(false))
-    socket.once("connect", () => done(true))
-    socket.once("error", () => done(false))
-  })
 
 describe("rate limits shared between server processes (Redis)", () => {
   it("two servers on one Redis share each caller's counter: a limit is per caller, not per process", async (ctx) => {

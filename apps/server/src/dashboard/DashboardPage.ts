@@ -40,14 +40,8 @@ const HtmlEntities: { readonly [c: string]: string } = {
 /** Text for HTML content and quoted attribute values. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => HtmlEntities[c]!)
 
-/** The page under a branding. */
-export const dashboardHtml = (branding: Branding): string => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Webhook watchlist · ${escapeHtml(branding.serviceName)}</title>
-<style>
+/** The page's style sheet (inline: the page loads nothing but its script). */
+const DashboardStyle = `<style>
   :root { font-family: system-ui, sans-serif; color: #1b1f24; background: #f6f7f9; }
   body { margin: 0 auto; max-width: 1100px; padding: 1.5rem; }
   h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
@@ -74,7 +68,16 @@ export const dashboardHtml = (branding: Branding): string => `<!doctype html>
   tr.not-assessed td { color: #6a7380; }
   footer { margin-top: 2rem; padding-top: .75rem; border-top: 1px solid #e1e4e8; font-size: .85rem; color: #4a5360; }
   footer p { margin: .25rem 0; }
-</style>
+</style>`
+
+/** The page under a branding. */
+export const dashboardHtml = (branding: Branding): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Webhook watchlist · ${escapeHtml(branding.serviceName)}</title>
+${DashboardStyle}
 </head>
 <body>
 <header>
