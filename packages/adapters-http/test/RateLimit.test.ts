@@ -395,6 +395,99 @@ const withAuthorization = (authorization: string, path = list, forwardedFor?: st
 
 const unknownKey = () => `Bearer ${generateApiKey()}`
 
+describe("the lane's draw at once on the memory store (issue 15)", () => {
+  const limits = {
+    anonymous: [
+      { limit: 2, window: "1 minute" },
+      { limit: 3, window: "1 day" }
+    ],
+    free: perMinute(3)
+  } as const
+  const limiterOf = (config: { readonly limits: typeof limits }) =>
+    Effect.provide(Effect.service(RequestRateLimiter), RequestRateLimiter.layer(config))
+  const free: Caller = {
+    _tag: "ApiKey",
+    key_id: "0b0e6a4e-6f1c-4c7e-9d5b-3d1f1c2a9e01",
+    name: "lane",
+    tier: "free",
+    account_id: "acc"
+  } as Caller
+  const anonymous: Caller = { _tag: "Anonymous", ip: "203.0.113.7" }
+  const request = HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/protocols"))
+
+  it.effect("answers at once, draw for draw, what the effect's draw answers on its own memory store", () =>
+    Effect.gen(function* () {
+      const atOnce = yield* limiterOf({ limits })
+      const effect = yield* limiterOf({ limits })
+      for (const [caller, from] of [
+        [free, "203.0.113.7"],
+        [anonymous, undefined],
+        [free, "203.0.113.7"],
+        [anonymous, undefined],
+        [anonymous, undefined],
+        [free, "203.0.113.7"],
+        [free, "203.0.113.7"]
+      ] as const) {
+        const now = atOnce.drawForLaneNow(caller, from)
+        assert.isDefined(now, "the memory store draws at once")
+        assert.deepStrictEqual(now.draw, yield* effect.drawForLane(caller, from))
+      }
+      // Past the windows: both admit again (the clock the limiter was made with).
+      yield* TestClock.adjust(Duration.days(1))
+      assert.deepStrictEqual(
+        atOnce.drawForLaneNow(free, "203.0.113.7")?.draw,
+        yield* effect.drawForLane(free, "203.0.113.7")
+      )
+      // An address whose failed credentials used the anonymous allowance: nothing drawn, the handlers refuse.
+      for (const l of [atOnce, effect])
+        for (let i = 0; i < 2; i++)
+          yield* Effect.exit(
+            Effect.provideService(
+              l.countFailedCredential("198.51.100.9"),
+              HttpServerRequest.HttpServerRequest,
+              request
+            )
+          )
+      assert.deepStrictEqual(atOnce.drawForLaneNow(free, "198.51.100.9"), { draw: undefined })
+      assert.isUndefined(yield* effect.drawForLane(free, "198.51.100.9"))
+    })
+  )
+
+  it.effect("the draws at once count on the counters the router's check draws from", () =>
+    Effect.gen(function* () {
+      const limiter = yield* limiterOf({ limits })
+      for (let i = 0; i < 3; i++)
+        assert.strictEqual(limiter.drawForLaneNow(free, "203.0.113.7")?.draw?._tag, "Admitted")
+      const checked = yield* Effect.exit(
+        Effect.provideService(limiter.check(free), HttpServerRequest.HttpServerRequest, request)
+      )
+      assert.strictEqual(
+        checked._tag,
+        "Failure",
+        "the fourth request of the minute is refused by the router's check"
+      )
+      const lane = limiter.drawForLaneNow(free, "203.0.113.7")?.draw
+      assert.strictEqual(lane?._tag, "HandOver", "and the lane hands the next one over with its refusal")
+    })
+  )
+
+  it.effect("any other store: no draw at once (the effect runs, bounded by the store's time-out)", () =>
+    Effect.gen(function* () {
+      const other = Layer.succeed(RateLimiter.RateLimiterStore, {
+        fixedWindow: () => Effect.succeed([1, 1000] as const),
+        tokenBucket: () => Effect.die("unused"),
+        adaptiveConsume: () => Effect.die("unused"),
+        adaptiveFeedback: () => Effect.die("unused")
+      })
+      const limiter = yield* RequestRateLimiter.make({ limits }).pipe(
+        Effect.provide(RateLimiter.layer.pipe(Layer.provide(other)))
+      )
+      assert.isUndefined(limiter.drawForLaneNow(free, "203.0.113.7"))
+      assert.strictEqual((yield* limiter.drawForLane(free, "203.0.113.7"))?._tag, "Admitted")
+    })
+  )
+})
+
 describe("failed credentials count against the client address (issue 13 point 6)", () => {
   const flood = countingKeys()
   it.effect(

@@ -93,6 +93,9 @@ export class HitLane extends Context.Service<
         const limiter = yield* RequestRateLimiter
         const context = yield* Effect.context<never>()
         const draw = (caller: Caller, credentialFrom: string | undefined, then: (draw: LaneDraw) => void) => {
+          // The memory store draws at once; any other store through the effect.
+          const now = limiter.drawForLaneNow(caller, credentialFrom)
+          if (now !== undefined) return then(now.draw)
           const fiber = Effect.runForkWith(context)(limiter.drawForLane(caller, credentialFrom))
           fiber.addObserver((exit) => then(exit._tag === "Success" ? exit.value : undefined))
         }

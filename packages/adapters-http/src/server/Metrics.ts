@@ -150,7 +150,8 @@ export const countRefusals = (limiter: RequestRateLimiter["Service"]): RequestRa
     // Coverage requests are limited per client address, whoever sends them: counted as anonymous.
     checkContact: (address) => limiter.checkContact(address).pipe(refused("anonymous")),
     // A refusal the lane draws is handed over and answered (and counted) by `check`.
-    drawForLane: limiter.drawForLane
+    drawForLane: limiter.drawForLane,
+    drawForLaneNow: limiter.drawForLaneNow
   })
 }
 

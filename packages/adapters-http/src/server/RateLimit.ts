@@ -37,7 +37,7 @@
 import { createHash } from "node:crypto"
 import { NodeRedis } from "@effect/platform-node"
 import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
-import { Context, Duration, Effect, Layer, Result } from "effect"
+import { Context, Duration, Effect, Layer, Option, Result } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IpNetwork, NetAddress } from "effect/net"
 import { RateLimiter } from "effect/persistence"
@@ -122,31 +122,53 @@ export const makeStoreMemory = Effect.gen(function* () {
     sweptAt = now
     for (const [key, counter] of counters) if (counter.expiresAt <= now) counters.delete(key)
   }
+  /** The fixed-window step at `now`: the count after it and the counter's time to live (Effect's arithmetic). */
+  const fixedWindowAt: FixedWindowAt = (key, tokens, refillRateMillis, limit, now) => {
+    sweep(now)
+    let counter = counters.get(key)
+    if (counter === undefined || counter.expiresAt <= now) {
+      counter = { count: 0, expiresAt: now }
+      counters.set(key, counter)
+    }
+    if (limit !== undefined && counter.count + tokens > limit) {
+      return [counter.count + tokens, counter.expiresAt - now] as const
+    }
+    counter.count += tokens
+    counter.expiresAt += refillRateMillis * tokens
+    return [counter.count, counter.expiresAt - now] as const
+  }
   const store = RateLimiter.RateLimiterStore.of({
     ...effects,
     fixedWindow: (options) =>
       Effect.clockWith((clock) =>
-        Effect.sync(() => {
-          const now = clock.currentTimeMillisUnsafe()
-          sweep(now)
-          let counter = counters.get(options.key)
-          if (counter === undefined || counter.expiresAt <= now) {
-            counter = { count: 0, expiresAt: now }
-            counters.set(options.key, counter)
-          }
-          if (options.limit !== undefined && counter.count + options.tokens > options.limit) {
-            return [counter.count + options.tokens, counter.expiresAt - now] as const
-          }
-          counter.count += options.tokens
-          counter.expiresAt += Duration.toMillis(options.refillRate) * options.tokens
-          return [counter.count, counter.expiresAt - now] as const
-        })
+        Effect.sync(() =>
+          fixedWindowAt(
+            options.key,
+            options.tokens,
+            Duration.toMillis(options.refillRate),
+            options.limit,
+            clock.currentTimeMillisUnsafe()
+          )
+        )
       )
   })
+  memoryStores.set(store, fixedWindowAt)
   /** How many counters are held, expired ones not yet swept included. */
   const size = () => counters.size
   return { store, size }
 })
+
+/** The memory store's fixed-window step, for draws made outside an effect (the lane's, `drawForLaneNow`). */
+type FixedWindowAt = (
+  key: string,
+  tokens: number,
+  refillRateMillis: number,
+  limit: number | undefined,
+  now: number
+) => readonly [count: number, ttlMillis: number]
+
+/** The memory stores made here, each with its step: the same counters, read and drawn at once. */
+const memoryStores = new WeakMap<RateLimiter.RateLimiterStore["Service"], FixedWindowAt>()
 
 export const layerStoreMemory = Layer.effect(
   RateLimiter.RateLimiterStore,
@@ -194,13 +216,41 @@ export const subjectOf = (caller: Caller): string => {
 const windowSeconds = (window: Duration.Input): number =>
   Math.max(1, Math.round(Duration.toMillis(Duration.fromInputUnsafe(window)) / 1000))
 
+/**
+ * A window's figures as Effect's limiter works them out on each draw (its
+ * length, at least 1 ms, and the refill rate: length / limit), and its
+ * counter's key suffix; worked out once per window.
+ */
+interface WindowFigures {
+  readonly millis: number
+  readonly refillRateMillis: number
+  readonly suffix: string
+}
+
+const windowFigures = new WeakMap<RateWindow, WindowFigures>()
+
+const figuresOf = (w: RateWindow): WindowFigures => {
+  const known = windowFigures.get(w)
+  if (known !== undefined) return known
+  const window = Duration.max(Duration.fromInputUnsafe(w.window), Duration.millis(1))
+  const figures = {
+    millis: Duration.toMillis(window),
+    refillRateMillis: Duration.toMillis(Duration.divideUnsafe(window, w.limit)),
+    suffix: `:${windowSeconds(w.window)}s`
+  }
+  windowFigures.set(w, figures)
+  return figures
+}
+
 /** `RateLimit-Policy`: every window of the caller's kind, as `limit;w=seconds`. */
 export const policyHeader = (windows: ReadonlyArray<RateWindow>): string =>
   windows.map((w) => `${w.limit};w=${windowSeconds(w.window)}`).join(", ")
 
 /** Whole seconds, rounded up, never 0 (a client told 0 would retry at once). */
 export const secondsUntil = (duration: Duration.Duration): number =>
-  Math.max(1, Math.ceil(Duration.toMillis(duration) / 1000))
+  secondsUntilMillis(Duration.toMillis(duration))
+
+const secondsUntilMillis = (millis: number): number => Math.max(1, Math.ceil(millis / 1000))
 
 interface WindowState {
   readonly limit: number
@@ -257,6 +307,8 @@ interface Limits {
    * cached read's whole cost is of that order, issue 15).
    */
   readonly remote: boolean
+  /** The memory store's step and clock, when the store is the memory store: draws then need no effect. */
+  readonly now: { readonly step: FixedWindowAt; readonly millis: () => number } | undefined
 }
 
 /** One window's counter: `tokens` 0 reads it without drawing. */
@@ -265,7 +317,7 @@ const consume = (limits: Limits, subject: string, w: RateWindow, tokens: number)
     .consume({
       algorithm: "fixed-window",
       onExceeded: "fail",
-      key: `${subject}:${windowSeconds(w.window)}s`,
+      key: `${subject}${figuresOf(w).suffix}`,
       limit: w.limit,
       window: w.window,
       tokens
@@ -387,6 +439,71 @@ const drawForLane = (limits: Limits) =>
     return { _tag: "Admitted", headers } as const
   })
 
+/**
+ * One window's counter drawn at once from the memory store: what Effect's
+ * limiter's `consume` (fixed window, failing when exceeded) answers for the
+ * same counter, without an effect (the lane's draw, issue 15: a cached
+ * read's whole cost is of the order of a fiber's).
+ */
+const consumeNow = (
+  now: NonNullable<Limits["now"]>,
+  subject: string,
+  w: RateWindow,
+  tokens: number
+): WindowState | { readonly limit: number; readonly retryAfter: number } => {
+  const f = figuresOf(w)
+  if (tokens > w.limit) return { limit: w.limit, retryAfter: secondsUntilMillis(f.millis) }
+  const [count, ttl] = now.step(`${subject}${f.suffix}`, tokens, f.refillRateMillis, w.limit, now.millis())
+  const remaining = w.limit - count
+  if (remaining < 0) return { limit: w.limit, retryAfter: secondsUntilMillis(ttl) }
+  return { limit: w.limit, remaining, reset: secondsUntilMillis(ttl) }
+}
+
+/** `draw` at once, on the memory store. */
+const drawNow = (
+  now: NonNullable<Limits["now"]>,
+  subject: string,
+  windows: ReadonlyArray<RateWindow>
+): DrawnAhead => {
+  const states: Array<WindowState> = []
+  for (const w of windows) {
+    const drawn = consumeNow(now, subject, w, 1)
+    if ("retryAfter" in drawn)
+      return { states, refusal: { _tag: "Refused", retryAfter: drawn.retryAfter, limit: drawn.limit } }
+    states.push(drawn)
+  }
+  return { states, refusal: undefined }
+}
+
+/**
+ * `drawForLane` at once when the store is the memory store (the same
+ * counters, arithmetic and answers); `undefined` when it is not, and the
+ * effect must run.
+ */
+const drawForLaneNow =
+  (limits: Limits) =>
+  (caller: Caller, credentialFrom: string | undefined): { readonly draw: LaneDraw } | undefined => {
+    const now = limits.now
+    if (now === undefined) return undefined
+    if (credentialFrom !== undefined) {
+      const subject = failedSubject(credentialFrom)
+      for (const w of limits.table.anonymous) {
+        const read = consumeNow(now, subject, w, 0)
+        if ("remaining" in read && read.remaining < 1) return { draw: undefined }
+      }
+    }
+    const kind = callerKind(caller)
+    const drawn = drawNow(now, subjectOf(caller), limits.table[kind])
+    if (drawn.refusal !== undefined) return { draw: { _tag: "HandOver", drawn } }
+    const reported = closestToExhaustion(drawn.states)
+    return {
+      draw: {
+        _tag: "Admitted",
+        headers: reported === undefined ? {} : headersOf(limits.policies[kind], reported)
+      }
+    }
+  }
+
 /** What the lane's draw concluded (see `drawForLane`). */
 export type LaneDraw =
   | undefined
@@ -470,6 +587,11 @@ export class RequestRateLimiter extends Context.Service<
     ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
     /** The lane of cache hits' draw, outside any request's handlers (see `drawForLane`). */
     readonly drawForLane: (caller: Caller, credentialFrom: string | undefined) => Effect.Effect<LaneDraw>
+    /** The same draw made at once when the store is the memory store; undefined otherwise (see `drawForLaneNow`). */
+    readonly drawForLaneNow: (
+      caller: Caller,
+      credentialFrom: string | undefined
+    ) => { readonly draw: LaneDraw } | undefined
   }
 >()("@ratings/adapters-http/RequestRateLimiter") {
   /**
@@ -480,6 +602,9 @@ export class RequestRateLimiter extends Context.Service<
   static readonly make = (config: RateLimitConfig, localStore = false) =>
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.RateLimiter
+      const store = yield* Effect.serviceOption(RateLimiter.RateLimiterStore)
+      const step = localStore && Option.isSome(store) ? memoryStores.get(store.value) : undefined
+      const clock = yield* Effect.clockWith(Effect.succeed)
       const table: RateLimitTable = { ...ProductionRateLimits, ...config.limits }
       const policies = Object.fromEntries(
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
@@ -491,14 +616,16 @@ export class RequestRateLimiter extends Context.Service<
         policies,
         contacts,
         contactPolicy: policyHeader(contacts),
-        remote: !localStore
+        remote: !localStore,
+        now: step === undefined ? undefined : { step, millis: () => clock.currentTimeMillisUnsafe() }
       }
       return RequestRateLimiter.of({
         check: check(limits),
         admitCredential: admitCredential(limits),
         countFailedCredential: countFailedCredential(limits),
         checkContact: checkContact(limits),
-        drawForLane: drawForLane(limits)
+        drawForLane: drawForLane(limits),
+        drawForLaneNow: drawForLaneNow(limits)
       })
     })
 
