@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type OpenApiDocument, type Operation, operationsOf } from "./Document.ts"
 import { type Received, ResponseOracle } from "./ResponseOracle.ts"
+import { NonFiniteNumbers } from "./SchemaArbitrary.ts"
 
 const doc: OpenApiDocument = {
   openapi: "3.1.0",
@@ -159,5 +160,17 @@ describe("ResponseOracle (spec part 9: every response is the one /openapi.json d
     const notModified: Received = { status: 304, contentType: undefined, text: "" }
     assert.deepStrictEqual(oracle.check(op("export"), notModified, { conditional: true }), [])
     assert.isNotEmpty(oracle.check(op("export"), notModified, plain))
+  })
+})
+
+describe("the campaign's numbers beyond a double", () => {
+  it("every one of them parses to ±Infinity (a finite one would make the oracle refuse a correct 2xx)", () => {
+    for (const n of NonFiniteNumbers) {
+      const parsed = JSON.parse(`[${n}]`)[0] as number
+      assert.isFalse(Number.isFinite(parsed), `${n.slice(0, 20)} parses to ${parsed}`)
+    }
+    // The largest double is finite, one order of magnitude past it is not: the edge the list keeps clear of.
+    assert.isTrue(Number.isFinite(JSON.parse("1.7976931348623157e308")))
+    assert.isFalse(Number.isFinite(JSON.parse("123456789e301")))
   })
 })

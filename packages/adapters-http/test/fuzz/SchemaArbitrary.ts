@@ -315,7 +315,7 @@ export const NonFiniteNumbers = [
   "1E+999",
   "-1e309",
   "1.5e99999",
-  "123456789e300",
+  "123456789e301",
   "9".repeat(400),
   "-0.5e500"
 ] as const
