@@ -4,7 +4,7 @@
  * unlike passwords). Only the hash and a short prefix are stored; the key is
  * shown once when created.
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
+import { hash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
 import type { KeyTier } from "@ratings/domain/model/Caller"
 import { isoTimestamp } from "@ratings/domain/model/Primitives"
 import type { NewApiKey } from "@ratings/domain/ports/ApiKeyRepository"
@@ -14,7 +14,7 @@ const KeyPattern = /^rk_[A-Za-z0-9_-]{43}$/
 
 export const generateApiKey = (): string => `${KeyPrefix}${randomBytes(32).toString("base64url")}`
 
-export const hashApiKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex")
+export const hashApiKey = (key: string): string => hash("sha256", key, "hex")
 
 /** The first characters of a key, stored so an owner can tell keys apart. */
 export const displayPrefix = (key: string): string => key.slice(0, KeyPrefix.length + 6)
