@@ -60,8 +60,16 @@ describe("read benchmark", () => {
         assert.isAbove(row!.bytes, 0)
         if (caller !== "anonymous")
           assert.isAtLeast(row!.requests, 100, "the row rotates over the tier's keys")
+        // A keyed row on a route anonymous callers read has its anonymous figure measured right after it.
+        if (caller !== "anonymous" && route.tier === "anonymous")
+          assert.isAbove(row!.anonymousBeside?.rps ?? 0, 0, `${route.name} as ${caller}: anonymous beside`)
+        else assert.isUndefined(row!.anonymousBeside, `${route.name} as ${caller}: none beside`)
       }
     }
+    assert.match(
+      report,
+      /keyed \/ anonymous: \d+ % \(at least 85 %\); [\d,]+ req\/s keyed, [\d,]+ anonymous measured right after/
+    )
     assert.match(report, /^load generator: (wrk|autocannon)/m)
     assert.match(report, /^machine: /m)
     assert.match(report, /(PASS|FAIL) {2}list of 50 as anonymous: ours \/ ceiling/)
@@ -142,5 +150,33 @@ describe("read benchmark", () => {
       "list as pro: cache off / baseline": false,
       "detail-slug as anonymous: cache off / baseline": true
     })
+  })
+
+  it("read bench: a keyed row's ratio is taken against the anonymous figure measured right after it, when there is one", () => {
+    const cell = (rps: number) => ({ rps, p99: 1, errors: 0, non2xx: 0 })
+    const row = (caller: Row["caller"], ours: number, beside?: number): Row => ({
+      route: "list",
+      caller,
+      check: "equal",
+      requests: 1,
+      bytes: 1,
+      ours: cell(ours),
+      uncached: cell(100),
+      baseline: cell(100),
+      ceiling: cell(1000),
+      anonymousBeside: beside === undefined ? undefined : cell(beside)
+    })
+    const keyed = (rows: ReadonlyArray<Row>) =>
+      targetsOf(rows).find((t) => t.name === "list as pro: keyed / anonymous")
+    // The anonymous row (measured a minute earlier) says 70 %; the figure beside it says 95 %: the latter counts.
+    const beside = keyed([row("anonymous", 1000), row("pro", 700, 737)])
+    assert.strictEqual(Math.round(beside!.value), 95)
+    assert.isTrue(beside!.pass)
+    assert.strictEqual(beside!.detail, "700 req/s keyed, 737 anonymous measured right after")
+    // Without one, the anonymous row's figure, as before.
+    const row2 = keyed([row("anonymous", 1000), row("pro", 700)])
+    assert.strictEqual(Math.round(row2!.value), 70)
+    assert.isFalse(row2!.pass)
+    assert.isUndefined(row2!.detail)
   })
 })
