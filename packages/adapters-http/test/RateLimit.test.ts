@@ -22,6 +22,7 @@ import {
   ProductionRateLimits,
   type RateLimitConfig,
   type RateLimitTable,
+  layerStoreMemory,
   makeStoreMemory,
   RequestRateLimiter,
   StoreTimeout
@@ -405,6 +406,11 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
   } as const
   const limiterOf = (config: { readonly limits: typeof limits }) =>
     Effect.provide(Effect.service(RequestRateLimiter), RequestRateLimiter.layer(config))
+  /** The same limits drawn through Effect's limiter over a memory store of its own (the path any other store takes). */
+  const throughStore = (config: { readonly limits: typeof limits }) =>
+    RequestRateLimiter.make(config, false).pipe(
+      Effect.provide(RateLimiter.layer.pipe(Layer.provide(layerStoreMemory)))
+    )
   const free: Caller = {
     _tag: "ApiKey",
     key_id: "0b0e6a4e-6f1c-4c7e-9d5b-3d1f1c2a9e01",
@@ -415,10 +421,14 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
   const anonymous: Caller = { _tag: "Anonymous", ip: "203.0.113.7" }
   const request = HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/protocols"))
 
-  it.effect("answers at once, draw for draw, what the effect's draw answers on its own memory store", () =>
+  it.effect("answers at once, draw for draw, what Effect's limiter answers through a store of its own", () =>
     Effect.gen(function* () {
       const atOnce = yield* limiterOf({ limits })
-      const effect = yield* limiterOf({ limits })
+      const effect = yield* throughStore({ limits })
+      assert.isUndefined(
+        effect.drawForLaneNow(free, undefined),
+        "the other side goes through the store's effect"
+      )
       for (const [caller, from] of [
         [free, "203.0.113.7"],
         [anonymous, undefined],
@@ -451,6 +461,41 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
       assert.deepStrictEqual(atOnce.drawForLaneNow(free, "198.51.100.9"), { draw: undefined })
       assert.isUndefined(yield* effect.drawForLane(free, "198.51.100.9"))
     })
+  )
+
+  it.effect(
+    "the router's checks on the memory store answer, request for request, what they answer through the store's effect",
+    () =>
+      Effect.gen(function* () {
+        const atOnce = yield* limiterOf({ limits })
+        const effect = yield* throughStore({ limits })
+        const outcome = (step: Effect.Effect<void, unknown, HttpServerRequest.HttpServerRequest>) =>
+          Effect.match(Effect.provideService(step, HttpServerRequest.HttpServerRequest, request), {
+            onFailure: (e) => `refused ${JSON.stringify(e)}`,
+            onSuccess: () => "admitted"
+          })
+        const steps = (l: RequestRateLimiter["Service"]) => [
+          l.check(free),
+          l.check(anonymous),
+          l.admitCredential("198.51.100.4"),
+          l.countFailedCredential("198.51.100.4"),
+          l.check(free),
+          l.countFailedCredential("198.51.100.4"),
+          l.admitCredential("198.51.100.4"),
+          l.check(anonymous),
+          l.check(free),
+          l.check(free),
+          l.checkContact("198.51.100.4")
+        ]
+        const a = yield* Effect.forEach(steps(atOnce), outcome)
+        const b = yield* Effect.forEach(steps(effect), outcome)
+        assert.deepStrictEqual(a, b)
+        assert.include(a, "admitted")
+        assert.isTrue(
+          a.some((o) => o.includes('"retry_after"')),
+          `some were refused with their Retry-After: ${a.join(" | ")}`
+        )
+      })
   )
 
   it.effect("the draws at once count on the counters the router's check draws from", () =>

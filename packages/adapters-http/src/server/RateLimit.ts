@@ -326,8 +326,24 @@ const consume = (limits: Limits, subject: string, w: RateWindow, tokens: number)
       limits.remote ? Effect.timeoutOrElse(draw, { duration: StoreTimeout, orElse: storeTimedOut }) : draw
     )
 
-/** Draws one request from each window in turn; the states drawn, or why it stopped. */
-const draw = Effect.fnUntraced(function* (
+/**
+ * Draws one request from each window in turn; the states drawn, or why it
+ * stopped. At once on the memory store (`drawNow`), through the store's
+ * effect on any other.
+ */
+const draw = (
+  limits: Limits,
+  subject: string,
+  windows: ReadonlyArray<RateWindow>
+): Effect.Effect<DrawnAhead> => {
+  const now = limits.now
+  return now === undefined
+    ? drawThroughStore(limits, subject, windows)
+    : Effect.sync(() => drawNow(now, subject, windows))
+}
+
+/** `draw` through the store's effect, bounded by `StoreTimeout` on a remote store. */
+const drawThroughStore = Effect.fnUntraced(function* (
   limits: Limits,
   subject: string,
   windows: ReadonlyArray<RateWindow>
@@ -403,20 +419,51 @@ const check = (limits: Limits) =>
     yield* conclude(limits, kind, states, refusal)
   })
 
-/** The address's failed-credential windows, read (a draw of 0: counts nothing). */
-const readFailedCredentials = (limits: Limits, address: string) =>
-  Effect.suspend(() => {
-    const subject = failedSubject(address)
-    return Effect.forEach(limits.table.anonymous, (w) => Effect.result(consume(limits, subject, w, 0)), {
-      concurrency: limits.remote ? "unbounded" : 1
-    })
+/** One window of the address's failed credentials, read: what is left and when it resets; undefined when the store failed. */
+type FailedRead = { readonly remaining: number; readonly resetSeconds: number } | undefined
+
+/** The address's failed-credential windows read at once from the memory store (a draw of 0: counts nothing). */
+const readFailedNow = (
+  now: NonNullable<Limits["now"]>,
+  limits: Limits,
+  address: string
+): Array<FailedRead> => {
+  const subject = failedSubject(address)
+  return limits.table.anonymous.map((w) => {
+    const read = consumeNow(now, subject, w, 0)
+    return "remaining" in read
+      ? { remaining: read.remaining, resetSeconds: read.reset }
+      : { remaining: 0, resetSeconds: read.retryAfter }
   })
+}
+
+/** The address's failed-credential windows, read (a draw of 0: counts nothing). */
+const readFailedCredentials = (limits: Limits, address: string): Effect.Effect<ReadonlyArray<FailedRead>> =>
+  Effect.suspend(() => {
+    const now = limits.now
+    if (now !== undefined) return Effect.succeed(readFailedNow(now, limits, address))
+    const subject = failedSubject(address)
+    return Effect.forEach(
+      limits.table.anonymous,
+      (w) =>
+        Effect.map(
+          Effect.result(consume(limits, subject, w, 0)),
+          (r): FailedRead =>
+            Result.isSuccess(r)
+              ? { remaining: r.success.remaining, resetSeconds: secondsUntil(r.success.resetAfter) }
+              : undefined
+        ),
+      { concurrency: limits.remote ? "unbounded" : 1 }
+    )
+  })
+
+/** Whether failed-credential windows read are used up (a failing store admits). */
+const exhausted = (read: ReadonlyArray<FailedRead>): boolean =>
+  read.some((r) => r !== undefined && r.remaining < 1)
 
 /** Whether the address's failed credentials have used the anonymous allowance (a failing store admits). */
 const credentialsExhausted = (limits: Limits, address: string) =>
-  Effect.map(readFailedCredentials(limits, address), (read) =>
-    read.some((r) => Result.isSuccess(r) && r.success.remaining < 1)
-  )
+  Effect.map(readFailedCredentials(limits, address), exhausted)
 
 /**
  * The lane of cache hits' draw (HitLane.ts): for a caller whose credential
@@ -485,13 +532,8 @@ const drawForLaneNow =
   (caller: Caller, credentialFrom: string | undefined): { readonly draw: LaneDraw } | undefined => {
     const now = limits.now
     if (now === undefined) return undefined
-    if (credentialFrom !== undefined) {
-      const subject = failedSubject(credentialFrom)
-      for (const w of limits.table.anonymous) {
-        const read = consumeNow(now, subject, w, 0)
-        if ("remaining" in read && read.remaining < 1) return { draw: undefined }
-      }
-    }
+    if (credentialFrom !== undefined && exhausted(readFailedNow(now, limits, credentialFrom)))
+      return { draw: undefined }
     const kind = callerKind(caller)
     const drawn = drawNow(now, subjectOf(caller), limits.table[kind])
     if (drawn.refusal !== undefined) return { draw: { _tag: "HandOver", drawn } }
@@ -529,8 +571,8 @@ const admitCredential = (limits: Limits) =>
     const read = yield* readFailedCredentials(limits, address)
     for (const [i, r] of read.entries()) {
       // A store that fails or is silent admits: the draw after the check reports it.
-      if (Result.isFailure(r) || r.success.remaining >= 1) continue
-      return yield* refuse(limits, "anonymous", anonymous[i]!.limit, secondsUntil(r.success.resetAfter))
+      if (r === undefined || r.remaining >= 1) continue
+      return yield* refuse(limits, "anonymous", anonymous[i]!.limit, r.resetSeconds)
     }
   })
 
