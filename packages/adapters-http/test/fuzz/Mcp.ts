@@ -14,20 +14,13 @@
  * unexpectedly" answer: bad input is the caller's fault, and says so.
  */
 import { EntityTypes } from "@ratings/domain/model/EntityType"
+import { RatingsToolkit, type RatingsToolName } from "../../src/mcp/RatingsTools.ts"
 import { Effect } from "effect"
 import * as fc from "fast-check"
 import { type RawRequest, type RawResponse, Transport } from "./Transport.ts"
 
-const ToolNames = [
-  "list_ratings",
-  "search_ratings",
-  "get_rating",
-  "get_rating_breakdown",
-  "get_recent_incidents",
-  "get_methodology",
-  "quantum_readiness",
-  "request_coverage"
-] as const
+/** The server's own tool names (the toolkit the server registers), so the fuzz follows the tool list. */
+const ToolNames = Object.keys(RatingsToolkit.tools) as ReadonlyArray<RatingsToolName>
 
 const Methods = [
   "initialize",
