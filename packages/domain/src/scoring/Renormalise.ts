@@ -1,8 +1,10 @@
 /**
  * Renormalising a set of non-negative weights to exactly 100 percentage points.
  * Weights are rounded to 1e-6 points and the rounding residue is given to the
- * largest weight, so published maps sum to exactly 100 in decimal and the
- * composite of a reader who recomputes it from the same response matches.
+ * largest weight (of equal largest ones, the first by name, so the result does
+ * not depend on the order the map lists them in), so published maps sum to
+ * exactly 100 in decimal and the composite of a reader who recomputes it from
+ * the same response matches.
  */
 import type { DomainWeightMap } from "./Composite.ts"
 
@@ -20,7 +22,7 @@ export const renormalise = (weights: DomainWeightMap): DomainWeightMap => {
     const w = Math.round((weights[k]! / total) * 100 * PRECISION)
     out[k] = w
     units += w
-    if (largest === undefined || w > out[largest]!) largest = k
+    if (largest === undefined || w > out[largest]! || (w === out[largest]! && k < largest)) largest = k
   }
   if (largest !== undefined) out[largest] = out[largest]! + (100 * PRECISION - units)
   for (const k of keys) out[k] = out[k]! / PRECISION

@@ -301,4 +301,25 @@ describe("published figures recompute from one response (issue 13 point 3)", () 
     assert.strictEqual(tenthsHalfUp(decOf("76.45")), 765n)
     assert.strictEqual(tenthsHalfUp(decOf("76.4499999999")), 764n)
   })
+
+  it("renormalised weights do not depend on the order the map lists its domains in (the residue of equal largest weights goes to the first by name)", () => {
+    // 47, 4, 47 of 98: the rounding residue of a millionth falls to one of the two equal 47s.
+    const one = renormalise({ security: 47, economic: 4, operational: 47 })
+    const other = renormalise({ operational: 47, security: 47, economic: 4 })
+    assert.deepStrictEqual(one, other)
+    assert.deepStrictEqual(one, { security: 47.959184, economic: 4.081633, operational: 47.959183 })
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.constantFrom("security", "technology", "economic", "operational", "governance"), {
+          minLength: 1
+        }),
+        fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 5, maxLength: 5 }),
+        (domains, raw) => {
+          const forward = Object.fromEntries(domains.map((d, i) => [d, raw[i]!]))
+          const backward = Object.fromEntries([...domains].reverse().map((d) => [d, forward[d]!]))
+          assert.deepStrictEqual(renormalise(backward), renormalise(forward))
+        }
+      )
+    )
+  })
 })
