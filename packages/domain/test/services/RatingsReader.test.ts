@@ -103,6 +103,27 @@ const list = (caller: Caller, extra: { include_inactive?: boolean } = {}) =>
     return yield* r.list(caller, { entity_type: "protocol", categories: [], skip: 0, limit: 50, ...extra })
   })
 
+/**
+ * The stores with the scorecard store answering one combined read as a
+ * store that reads things together would (Postgres does): the reader must
+ * give the same answers through it as through the reads in turn.
+ */
+const readsTogether = <A, E>(
+  stores: Layer.Layer<A, E>,
+  combined: (
+    entities: EntityRepository["Service"],
+    scorecards: ScorecardRepository["Service"]
+  ) => Partial<ScorecardRepository["Service"]>
+) =>
+  Layer.effect(
+    ScorecardRepository,
+    Effect.gen(function* () {
+      const entities = yield* EntityRepository
+      const scorecards = yield* ScorecardRepository
+      return ScorecardRepository.of({ ...scorecards, ...combined(entities, scorecards) })
+    })
+  ).pipe(Layer.provideMerge(stores))
+
 describe("RatingsReader", () => {
   it.effect("lists hide records where is_private is true or is_active is false", () =>
     Effect.gen(function* () {
@@ -375,36 +396,26 @@ describe("RatingsReader", () => {
         )
         const calls = yield* Ref.make(0)
         // The reads together, as a store would answer them: the entity, its scorecards, the readable hints.
-        const together = Layer.effect(
-          ScorecardRepository,
-          Effect.gen(function* () {
-            const entities = yield* EntityRepository
-            const scorecards = yield* ScorecardRepository
-            return ScorecardRepository.of({
-              ...scorecards,
-              entityWithScorecards: (type, by, identifier) =>
-                Effect.gen(function* () {
-                  yield* Ref.update(calls, (n) => n + 1)
-                  const found = yield* by === "id"
-                    ? entities.findById(type, identifier)
-                    : entities.findBySlug(type, identifier)
-                  const cards = Option.isSome(found)
-                    ? yield* scorecards.listForEntity(type, found.value.id)
-                    : []
-                  const readableHints = new Set<string>()
-                  for (const card of cards) {
-                    const target =
-                      card.largest_drag_hint === null ? undefined : dragHintTarget(card.largest_drag_hint)
-                    if (target === undefined) continue
-                    const named = yield* entities.findBySlug(target.entity_type, target.slug)
-                    if (Option.isSome(named) && isPubliclyReadable(named.value))
-                      readableHints.add(card.largest_drag_hint!)
-                  }
-                  return { entity: found, scorecards: cards, readableHints }
-                })
+        const together = readsTogether(stores, (entities, scorecards) => ({
+          entityWithScorecards: (type, by, identifier) =>
+            Effect.gen(function* () {
+              yield* Ref.update(calls, (n) => n + 1)
+              const found = yield* by === "id"
+                ? entities.findById(type, identifier)
+                : entities.findBySlug(type, identifier)
+              const cards = Option.isSome(found) ? yield* scorecards.listForEntity(type, found.value.id) : []
+              const readableHints = new Set<string>()
+              for (const card of cards) {
+                const target =
+                  card.largest_drag_hint === null ? undefined : dragHintTarget(card.largest_drag_hint)
+                if (target === undefined) continue
+                const named = yield* entities.findBySlug(target.entity_type, target.slug)
+                if (Option.isSome(named) && isPubliclyReadable(named.value))
+                  readableHints.add(card.largest_drag_hint!)
+              }
+              return { entity: found, scorecards: cards, readableHints }
             })
-          })
-        ).pipe(Layer.provideMerge(stores))
+        }))
         const inTurn = RatingsReader.layer.pipe(Layer.provide(stores))
         const oneRead = RatingsReader.layer.pipe(Layer.provide(together))
         const answer = (caller: Caller, identifier: string) =>
@@ -429,25 +440,15 @@ describe("RatingsReader", () => {
     () =>
       Effect.gen(function* () {
         const calls = yield* Ref.make(0)
-        const together = Layer.effect(
-          ScorecardRepository,
-          Effect.gen(function* () {
-            const entities = yield* EntityRepository
-            const scorecards = yield* ScorecardRepository
-            return ScorecardRepository.of({
-              ...scorecards,
-              entityWithHistory: (type, slug) =>
-                Effect.gen(function* () {
-                  yield* Ref.update(calls, (n) => n + 1)
-                  const entity = yield* entities.findBySlug(type, slug)
-                  const history = Option.isSome(entity)
-                    ? yield* scorecards.history(type, entity.value.id)
-                    : []
-                  return { entity, history }
-                })
+        const together = readsTogether(stores, (entities, scorecards) => ({
+          entityWithHistory: (type, slug) =>
+            Effect.gen(function* () {
+              yield* Ref.update(calls, (n) => n + 1)
+              const entity = yield* entities.findBySlug(type, slug)
+              const history = Option.isSome(entity) ? yield* scorecards.history(type, entity.value.id) : []
+              return { entity, history }
             })
-          })
-        ).pipe(Layer.provideMerge(stores))
+        }))
         const inTurn = RatingsReader.layer.pipe(Layer.provide(stores))
         const oneRead = RatingsReader.layer.pipe(Layer.provide(together))
         const answer = (caller: Caller, slug: string) =>
@@ -473,25 +474,17 @@ describe("RatingsReader", () => {
     () =>
       Effect.gen(function* () {
         const calls = yield* Ref.make(0)
-        const together = Layer.effect(
-          ScorecardRepository,
-          Effect.gen(function* () {
-            const entities = yield* EntityRepository
-            const scorecards = yield* ScorecardRepository
-            return ScorecardRepository.of({
-              ...scorecards,
-              entityWithLatestPublished: (type, slug) =>
-                Effect.gen(function* () {
-                  yield* Ref.update(calls, (n) => n + 1)
-                  const entity = yield* entities.findBySlug(type, slug)
-                  const latest = Option.isSome(entity)
-                    ? yield* scorecards.latest(type, entity.value.id, "published")
-                    : Option.none()
-                  return { entity, latest }
-                })
+        const together = readsTogether(stores, (entities, scorecards) => ({
+          entityWithLatestPublished: (type, slug) =>
+            Effect.gen(function* () {
+              yield* Ref.update(calls, (n) => n + 1)
+              const entity = yield* entities.findBySlug(type, slug)
+              const latest = Option.isSome(entity)
+                ? yield* scorecards.latest(type, entity.value.id, "published")
+                : Option.none()
+              return { entity, latest }
             })
-          })
-        ).pipe(Layer.provideMerge(stores))
+        }))
         const inTurn = RatingsReader.layer.pipe(Layer.provide(stores))
         const oneRead = RatingsReader.layer.pipe(Layer.provide(together))
         const reads = ["domains", "questions", "rubric", "evidence"] as const
