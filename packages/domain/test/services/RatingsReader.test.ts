@@ -37,64 +37,47 @@ const aaveCards = [
 const ethCards = [scorecard(eth, 1, "published")]
 const draftCards = [scorecard(draft, 1, "published")]
 
+/** The module's seeded stores (with these questions in the rubric), for readers composed over them. */
+const seededStores = (questions: Parameters<typeof RubricRepositoryMemory.layer>[0] = []) =>
+  Layer.mergeAll(
+    EntityRepositoryMemory.layer([aave, hidden, retired, draft, scoring, approved, eth, bridge]),
+    ScorecardRepositoryMemory.layer({
+      scorecards: [...aaveCards, ...ethCards, ...draftCards],
+      history: [
+        {
+          entity_id: aave.record.id,
+          scorecard_id: aaveCards[1]!.id,
+          scorecard_version: 2,
+          grade: "A",
+          letter_grade: "A",
+          composite_score: 80,
+          intrinsic_composite_score: 80,
+          intrinsic_letter_grade: "A",
+          published_at: T0,
+          reasoning: "re-rated after the v3.1 audit"
+        }
+      ]
+    }),
+    RubricRepositoryMemory.layer(questions)
+  )
+
+const stores = seededStores()
+
 const layer = RatingsReader.layer.pipe(
   Layer.provide(
-    Layer.mergeAll(
-      EntityRepositoryMemory.layer([aave, hidden, retired, draft, scoring, approved, eth, bridge]),
-      ScorecardRepositoryMemory.layer({
-        scorecards: [...aaveCards, ...ethCards, ...draftCards],
-        history: [
-          {
-            entity_id: aave.record.id,
-            scorecard_id: aaveCards[1]!.id,
-            scorecard_version: 2,
-            grade: "A",
-            letter_grade: "A",
-            composite_score: 80,
-            intrinsic_composite_score: 80,
-            intrinsic_letter_grade: "A",
-            published_at: T0,
-            reasoning: "re-rated after the v3.1 audit"
-          }
-        ]
-      }),
-      RubricRepositoryMemory.layer([
-        {
-          id: "Q-1",
-          entity_type: "protocol",
-          domain: "security",
-          text: "Audited?",
-          weight: 1,
-          max_score: 5,
-          criteria: [{ score: 5, description: "two audits" }],
-          position: 1
-        }
-      ])
-    )
-  )
-)
-
-/** The module's seeded stores, for readers composed over them. */
-const stores = Layer.mergeAll(
-  EntityRepositoryMemory.layer([aave, hidden, retired, draft, scoring, approved, eth, bridge]),
-  ScorecardRepositoryMemory.layer({
-    scorecards: [...aaveCards, ...ethCards, ...draftCards],
-    history: [
+    seededStores([
       {
-        entity_id: aave.record.id,
-        scorecard_id: aaveCards[1]!.id,
-        scorecard_version: 2,
-        grade: "A",
-        letter_grade: "A",
-        composite_score: 80,
-        intrinsic_composite_score: 80,
-        intrinsic_letter_grade: "A",
-        published_at: T0,
-        reasoning: "re-rated after the v3.1 audit"
+        id: "Q-1",
+        entity_type: "protocol",
+        domain: "security",
+        text: "Audited?",
+        weight: 1,
+        max_score: 5,
+        criteria: [{ score: 5, description: "two audits" }],
+        position: 1
       }
-    ]
-  }),
-  RubricRepositoryMemory.layer()
+    ])
+  )
 )
 
 const list = (caller: Caller, extra: { include_inactive?: boolean } = {}) =>
