@@ -29,8 +29,14 @@
  * body within 10 % of ours in size (rows checked "same size", printed as
  * such). Then each server in turn: WARMUP seconds, then DURATION seconds
  * measured; the cached server is first primed (each distinct request of the
- * row sent once, see `prime`), so that its cell is the cache's steady state. A route the spec refuses to a caller (401 without a key, 403 below
- * its tier) is not loaded: the row is listed as skipped, with the reason.
+ * row sent once, see `prime`), so that its cell is the cache's steady state.
+ * A keyed row on a route anonymous callers read is measured on ours (cache)
+ * in PAIRS rounds, its keyed requests and the route's anonymous ones in turn,
+ * the order flipped each round (keyed first, then anonymous first, ...): the
+ * keyed / anonymous target is the ratio of the two means, both taken over the
+ * same minutes of this shared machine. A route the spec refuses to a caller
+ * (401 without a key, 403 below its tier) is not loaded: the row is listed as
+ * skipped, with the reason.
  *
  * Prints a Markdown table (req/s, p99, errors per server, and the ratios), the
  * targets of issue 15 as ratios from this run with PASS or FAIL, and the total
@@ -40,7 +46,7 @@
  *
  *   DATABASE_URL=postgres://root@127.0.0.1:5432/test npm run bench:read
  *   (without DATABASE_URL an embedded Postgres is started)
- *   PROTOCOLS=10000 SEED=1 DURATION=5 WARMUP=2 CONNECTIONS=64 KEEP=1 (keeps the database)
+ *   PROTOCOLS=10000 SEED=1 DURATION=5 WARMUP=2 CONNECTIONS=64 PAIRS=3 KEEP=1 (keeps the database)
  *   ROUTES=list,detail-slug (a subset; names below) CALLERS=anonymous,pro LOADGEN=wrk|autocannon
  *   LOAD=list,questions (load only these routes; the other routes' bodies are still checked:
  *   what the smoke test in npm test runs)
@@ -252,6 +258,12 @@ export interface ReadOptions {
   readonly callers: ReadonlyArray<CallerName>
   readonly loadgen: "wrk" | "autocannon"
   readonly keep: boolean
+  /**
+   * Rounds of the keyed / anonymous comparison: a keyed row on a route anonymous
+   * callers read is measured in this many pairs of runs on ours (cache), keyed
+   * and the route's anonymous requests in turn, the order flipped each round.
+   */
+  readonly pairs: number
 }
 
 const whole = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number => {
@@ -299,7 +311,8 @@ export const parseOptions = (env: NodeJS.ProcessEnv): ReadOptions => {
     load: listOf(env, "LOAD", RouteNames),
     callers: listOf(env, "CALLERS", CallerNames),
     loadgen,
-    keep: env.KEEP === "1"
+    keep: env.KEEP === "1",
+    pairs: whole(env, "PAIRS", 3, 1)
   }
 }
 
@@ -469,6 +482,14 @@ interface Line {
   readonly path: string
   readonly authorization: string | undefined
 }
+
+/** Runs of one server and request list together: the mean rate, the worst p99, every error. */
+export const meanCell = (cells: ReadonlyArray<Cell>): Cell => ({
+  rps: cells.reduce((n, c) => n + c.rps, 0) / cells.length,
+  p99: Math.max(...cells.map((c) => c.p99)),
+  errors: cells.reduce((n, c) => n + c.errors, 0),
+  non2xx: cells.reduce((n, c) => n + c.non2xx, 0)
+})
 
 const wrkLoad = (baseUrl: string, file: string, connections: number, seconds: number): Promise<Cell> =>
   new Promise((resolve, reject) => {
@@ -656,11 +677,14 @@ export interface Row {
   readonly ceiling: Cell
   /**
    * A keyed row on a route anonymous callers may read: ours (cache) loaded with
-   * the route's anonymous requests right after the keyed ones, so the keyed /
-   * anonymous target compares two figures seconds apart (rows a minute apart
-   * drift with the machine by as much as the target's margin).
+   * the route's anonymous requests in turn with the keyed ones (`pairs`), so the
+   * keyed / anonymous target compares figures taken over the same minutes
+   * (rows a minute apart drift with the machine by as much as the target's
+   * margin). Its cell is the mean over the rounds, as `ours` is then.
    */
   readonly anonymousBeside?: Cell | undefined
+  /** The rounds behind `anonymousBeside` and `ours` of such a row: each round's two figures, in req/s. */
+  readonly pairs?: ReadonlyArray<{ readonly keyed: number; readonly anonymous: number }> | undefined
 }
 
 export interface Skipped {
@@ -721,7 +745,14 @@ export const targetsOf = (rows: ReadonlyArray<Row>): ReadonlyArray<Target> => {
       pass: value >= 85,
       ...(r.anonymousBeside === undefined
         ? {}
-        : { detail: `${fmt(r.ours.rps)} req/s keyed, ${fmt(anonymous.rps)} anonymous measured right after` })
+        : r.pairs === undefined || r.pairs.length === 0
+          ? { detail: `${fmt(r.ours.rps)} req/s keyed, ${fmt(anonymous.rps)} anonymous measured right after` }
+          : {
+              detail:
+                `${fmt(r.ours.rps)} req/s keyed, ${fmt(anonymous.rps)} anonymous, means of ${r.pairs.length} ` +
+                `alternated pair${r.pairs.length === 1 ? "" : "s"} (each: ` +
+                `${r.pairs.map((p) => `${Math.round((100 * p.keyed) / p.anonymous)} %`).join(", ")})`
+            })
     })
   }
   const list = rows.find((r) => r.route === "list" && r.caller === "anonymous")
@@ -829,22 +860,55 @@ export const readBench = async (
               )
             return cell
           }
-          /** The route's anonymous requests (no key), for the keyed / anonymous target's figure beside the keyed one. */
-          const anonymousBeside = async (): Promise<Cell | undefined> => {
+          /**
+           * A keyed row on a route anonymous callers read: ours (cache) with the keyed
+           * requests and the route's anonymous ones (no key) in turn, `options.pairs`
+           * rounds, keyed first in the even ones and anonymous first in the odd ones (a
+           * drift of the machine over the rounds weighs on both alike); each figure the
+           * mean of its rounds.
+           */
+          const alternated = async (): Promise<
+            Pick<Row, "ours" | "anonymousBeside" | "pairs"> | undefined
+          > => {
             if (caller === "anonymous" || TierRank.anonymous < TierRank[route.tier]) return undefined
             const besideFile = join(work, `${route.name}-anonymous-beside.txt`)
             writeFileSync(besideFile, paths.map((p) => `${p}\t`).join("\n") + "\n", { mode: 0o600 })
             const anonymousLines = paths.map((path) => ({ path, authorization: undefined }))
-            await prime(ours, anonymousLines)
-            const load = (seconds: number) =>
+            const loadAnonymous = (seconds: number) =>
               options.loadgen === "wrk"
                 ? wrkLoad(ours.baseUrl, besideFile, options.connections, seconds)
                 : autocannonLoad(ours.baseUrl, anonymousLines, options.connections, seconds)
-            if (options.warmup > 0) await load(options.warmup)
-            const cell = await load(options.duration)
-            if (cell.errors + cell.non2xx > 0)
+            const loadKeyed = (seconds: number) => loadOnce(ours, seconds)
+            await prime(ours, lines)
+            await prime(ours, anonymousLines)
+            if (options.warmup > 0) {
+              await loadKeyed(options.warmup)
+              await loadAnonymous(options.warmup)
+            }
+            const keyed: Array<Cell> = []
+            const anonymous: Array<Cell> = []
+            for (let round = 0; round < options.pairs; round++) {
+              if (round % 2 === 0) {
+                keyed.push(await loadKeyed(options.duration))
+                anonymous.push(await loadAnonymous(options.duration))
+              } else {
+                anonymous.push(await loadAnonymous(options.duration))
+                keyed.push(await loadKeyed(options.duration))
+              }
+            }
+            const k = meanCell(keyed)
+            const a = meanCell(anonymous)
+            if (k.errors + k.non2xx > 0)
+              broken.push(
+                `${route.name} as ${caller} on ${ours.name}: ${k.errors} socket errors, ${k.non2xx} non-2xx`
+              )
+            if (a.errors + a.non2xx > 0)
               broken.push(`${route.name} as anonymous (beside ${caller}) on ${ours.name}: errors or non-2xx`)
-            return cell
+            return {
+              ours: k,
+              anonymousBeside: a,
+              pairs: keyed.map((c, i) => ({ keyed: c.rps, anonymous: anonymous[i]!.rps }))
+            }
           }
           const sized = await fetch(`${ceiling.baseUrl}/__body?bytes=${bytes}`)
           if (sized.status !== 204) throw new Error(`the ceiling refused a body of ${bytes} bytes`)
@@ -855,8 +919,7 @@ export const readBench = async (
             requests: unique(lines.map((l) => `${l.path} ${l.authorization}`)).length,
             bytes,
             ceiling: await measure(ceiling),
-            ours: await measure(ours),
-            anonymousBeside: await anonymousBeside(),
+            ...((await alternated()) ?? { ours: await measure(ours) }),
             uncached: await measure(uncached),
             baseline: await measure(baseline)
           }

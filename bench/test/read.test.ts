@@ -12,6 +12,7 @@ import {
   parseOptions,
   type Row,
   RouteNames,
+  meanCell,
   Routes,
   readBench,
   targetsOf
@@ -23,7 +24,7 @@ const serverUrl = (): string => {
   return url
 }
 
-const tiny = { PROTOCOLS: "60", DURATION: "1", WARMUP: "0", CONNECTIONS: "4" }
+const tiny = { PROTOCOLS: "60", DURATION: "1", WARMUP: "0", CONNECTIONS: "4", PAIRS: "2" }
 
 const TierRank = { anonymous: 0, free: 1, pro: 2, enterprise: 3 } as const
 
@@ -60,15 +61,20 @@ describe("read benchmark", () => {
         assert.isAbove(row!.bytes, 0)
         if (caller !== "anonymous")
           assert.isAtLeast(row!.requests, 100, "the row rotates over the tier's keys")
-        // A keyed row on a route anonymous callers read has its anonymous figure measured right after it.
-        if (caller !== "anonymous" && route.tier === "anonymous")
+        // A keyed row on a route anonymous callers read has its anonymous figure measured in turn with it.
+        if (caller !== "anonymous" && route.tier === "anonymous") {
           assert.isAbove(row!.anonymousBeside?.rps ?? 0, 0, `${route.name} as ${caller}: anonymous beside`)
-        else assert.isUndefined(row!.anonymousBeside, `${route.name} as ${caller}: none beside`)
+          assert.strictEqual(row!.pairs?.length, 2, `${route.name} as ${caller}: PAIRS rounds`)
+          for (const p of row!.pairs ?? []) assert.isTrue(p.keyed > 0 && p.anonymous > 0)
+        } else {
+          assert.isUndefined(row!.anonymousBeside, `${route.name} as ${caller}: none beside`)
+          assert.isUndefined(row!.pairs, `${route.name} as ${caller}: no pairs`)
+        }
       }
     }
     assert.match(
       report,
-      /keyed \/ anonymous: \d+ % \(at least 85 %\); [\d,]+ req\/s keyed, [\d,]+ anonymous measured right after/
+      /keyed \/ anonymous: \d+ % \(at least 85 %\); [\d,]+ req\/s keyed, [\d,]+ anonymous, means of 2 alternated pairs \(each: \d+ %, \d+ %\)/
     )
     assert.match(report, /^load generator: (wrk|autocannon)/m)
     assert.match(report, /^machine: /m)
@@ -99,7 +105,7 @@ describe("read benchmark", () => {
 
   it("read bench options: defaults, subsets in the bench's order, and an invalid value names its option", () => {
     const d = parseOptions({ LOADGEN: "autocannon" })
-    assert.deepStrictEqual([d.protocols, d.duration, d.warmup, d.connections], [10_000, 5, 2, 64])
+    assert.deepStrictEqual([d.protocols, d.duration, d.warmup, d.connections, d.pairs], [10_000, 5, 2, 64, 3])
     assert.deepStrictEqual(d.routes, RouteNames)
     assert.deepStrictEqual(d.load, RouteNames, "every route is loaded by default")
     assert.deepStrictEqual(d.callers, CallerNames)
@@ -113,6 +119,7 @@ describe("read benchmark", () => {
       [{ WARMUP: "-1" }, /WARMUP must be a whole number >= 0/],
       [{ PROTOCOLS: "1.5" }, /PROTOCOLS must be a whole number/],
       [{ CONNECTIONS: "1" }, /CONNECTIONS must be a whole number >= 2/],
+      [{ PAIRS: "0" }, /PAIRS must be a whole number >= 1, got 0/],
       [{ ROUTES: "list,nope" }, /ROUTES: unknown nope/],
       [{ CALLERS: "admin" }, /CALLERS: unknown admin/],
       [{ LOAD: "list,nope" }, /LOAD: unknown nope/],
@@ -178,5 +185,44 @@ describe("read benchmark", () => {
     assert.strictEqual(Math.round(row2!.value), 70)
     assert.isFalse(row2!.pass)
     assert.isUndefined(row2!.detail)
+  })
+
+  it("read bench: with alternated pairs, a keyed row's ratio is the mean keyed figure over the mean anonymous one, and the report lists each pair's ratio", () => {
+    const cell = (rps: number) => ({ rps, p99: 1, errors: 0, non2xx: 0 })
+    const keyedRuns = [cell(900), cell(700), cell(800)]
+    const anonymousRuns = [cell(1000), cell(1000), cell(700)]
+    const pro: Row = {
+      route: "list",
+      caller: "pro",
+      check: "equal",
+      requests: 100,
+      bytes: 1,
+      ours: meanCell(keyedRuns),
+      anonymousBeside: meanCell(anonymousRuns),
+      pairs: keyedRuns.map((k, i) => ({ keyed: k.rps, anonymous: anonymousRuns[i]!.rps })),
+      uncached: cell(100),
+      baseline: cell(100),
+      ceiling: cell(1000)
+    }
+    const target = targetsOf([pro]).find((t) => t.name === "list as pro: keyed / anonymous")
+    // 800 / 900: the means, not the mean of the ratios (90 %, 70 %, 114 %).
+    assert.strictEqual(Math.round(target!.value), 89)
+    assert.isTrue(target!.pass)
+    assert.strictEqual(
+      target!.detail,
+      "800 req/s keyed, 900 anonymous, means of 3 alternated pairs (each: 90 %, 70 %, 114 %)"
+    )
+    assert.deepStrictEqual(
+      meanCell([
+        { rps: 10, p99: 3, errors: 1, non2xx: 0 },
+        { rps: 20, p99: 9, errors: 0, non2xx: 2 }
+      ]),
+      {
+        rps: 15,
+        p99: 9,
+        errors: 1,
+        non2xx: 2
+      }
+    )
   })
 })
