@@ -338,6 +338,36 @@ describe("request rate limits (spec part 8)", () => {
   )
 
   it.effect(
+    "a read of a counter (0 tokens) answers what Effect's memory store answers, and a read of none keeps nothing",
+    () =>
+      Effect.gen(function* () {
+        const { store, size } = yield* makeStoreMemory
+        const effects = yield* Effect.provide(
+          Effect.service(RateLimiter.RateLimiterStore),
+          RateLimiter.layerStoreMemory
+        )
+        const step = (s: typeof store, key: string, tokens: number) =>
+          s.fixedWindow({ key, tokens, refillRate: Duration.seconds(6), limit: 10 })
+        const both = (key: string, tokens: number) =>
+          Effect.all([step(store, key, tokens), step(effects, key, tokens)])
+        // Read before anything is counted, count, read while live, read once expired.
+        const [a0, b0] = yield* both("authfail:203.0.113.5:60s", 0)
+        assert.deepStrictEqual(a0, b0)
+        assert.deepStrictEqual(a0, [0, 0])
+        assert.strictEqual(size(), 0, "a read of a counter not held keeps nothing")
+        for (let i = 0; i < 3; i++) assert.deepStrictEqual(...(yield* both("authfail:203.0.113.5:60s", 1)))
+        const [a1, b1] = yield* both("authfail:203.0.113.5:60s", 0)
+        assert.deepStrictEqual(a1, b1)
+        assert.deepStrictEqual(a1, [3, 18_000])
+        assert.strictEqual(size(), 1)
+        yield* TestClock.adjust(Duration.seconds(19))
+        const [a2, b2] = yield* both("authfail:203.0.113.5:60s", 0)
+        assert.deepStrictEqual(a2, b2)
+        assert.deepStrictEqual(a2, [0, 0])
+      })
+  )
+
+  it.effect(
     "if the counter store does not answer within the timeout, the request is served rather than held",
     () =>
       Effect.gen(function* () {

@@ -61,7 +61,7 @@ import {
   versionsReadAhead
 } from "./ResponseCache.ts"
 
-/** The most request targets remembered (per caller kind); past it the longest remembered is forgotten. */
+/** The most entries remembered (a request target's, per caller kind); past it the target learned longest ago is forgotten. */
 export const MaxLaneTargets = 20_000
 
 /** What a request target leads to for a kind of caller: the cache entry and the headers sent with it. */
@@ -75,6 +75,7 @@ interface Learned {
 const RateLimitHeader = /^ratelimit-|^retry-after$/
 
 const KeyedKinds: ReadonlyArray<CallerKind> = ["free", "pro", "enterprise"]
+const AnonymousKind: ReadonlyArray<CallerKind> = ["anonymous"]
 
 export class HitLane extends Context.Service<
   HitLane,
@@ -112,18 +113,37 @@ interface LaneDeps {
   readonly log: AccessLog | undefined
 }
 
-/** The request target's learned entries, bounded (insertion order: the oldest is forgotten first). */
-const makeTargets = () => {
-  const learned = new Map<string, Learned>()
+/**
+ * The request targets' learned entries, per kind of caller, at most
+ * `MaxLaneTargets` entries (insertion order: the target learned longest ago
+ * is forgotten first, with its entries). One lookup of the target answers for
+ * every kind (a keyed request may be of any keyed kind).
+ */
+export const makeTargets = () => {
+  const learned = new Map<string, Partial<Record<CallerKind, Learned>>>()
+  let entries = 0
+  const countOf = (byKind: Partial<Record<CallerKind, Learned>>) => Object.keys(byKind).length
   return {
-    get: (kind: CallerKind, target: string) => learned.get(`${kind} ${target}`),
-    has: (kind: CallerKind, target: string) => learned.has(`${kind} ${target}`),
+    get: (kind: CallerKind, target: string) => learned.get(target)?.[kind],
+    /** Whether the target is learned for one of `kinds`. */
+    hasAny: (kinds: ReadonlyArray<CallerKind>, target: string) => {
+      const byKind = learned.get(target)
+      return byKind !== undefined && kinds.some((kind) => byKind[kind] !== undefined)
+    },
     set: (kind: CallerKind, target: string, entry: Learned) => {
-      const id = `${kind} ${target}`
-      learned.delete(id)
-      if (learned.size >= MaxLaneTargets) learned.delete(learned.keys().next().value!)
-      learned.set(id, entry)
-    }
+      const byKind = learned.get(target) ?? {}
+      if (learned.delete(target)) entries -= countOf(byKind)
+      while (entries >= MaxLaneTargets && learned.size > 0) {
+        const [oldest, itsEntries] = learned.entries().next().value!
+        learned.delete(oldest)
+        entries -= countOf(itsEntries)
+      }
+      const next = { ...byKind, [kind]: entry }
+      learned.set(target, next)
+      entries += countOf(next)
+    },
+    /** How many entries are held (for tests). */
+    size: () => entries
   }
 }
 
@@ -233,8 +253,8 @@ const mayKnow = (
   key: string | undefined
 ): boolean =>
   credential._tag === "None"
-    ? targets.has("anonymous", target)
-    : key !== undefined && KeyedKinds.some((kind) => targets.has(kind, target))
+    ? targets.hasAny(AnonymousKind, target)
+    : key !== undefined && targets.hasAny(KeyedKinds, target)
 
 /** One request in the lane, from the versions read for it (steps 2 to 5 of the module's comment). */
 interface Attempt {

@@ -127,6 +127,8 @@ export const makeStoreMemory = Effect.gen(function* () {
     sweep(now)
     let counter = counters.get(key)
     if (counter === undefined || counter.expiresAt <= now) {
+      // A read (0 tokens) of a counter not held or expired: what a fresh one would say, without keeping it.
+      if (tokens === 0) return NothingCounted
       counter = { count: 0, expiresAt: now }
       counters.set(key, counter)
     }
@@ -157,6 +159,9 @@ export const makeStoreMemory = Effect.gen(function* () {
   const size = () => counters.size
   return { store, size }
 })
+
+/** A counter with nothing counted: the count 0, and a lifetime already over. */
+const NothingCounted = [0, 0] as const
 
 /** The memory store's fixed-window step, for draws made outside an effect (the lane's, `drawForLaneNow`). */
 type FixedWindowAt = (
@@ -437,6 +442,22 @@ const readFailedNow = (
   })
 }
 
+/**
+ * Whether the address's failed credentials have used the anonymous allowance,
+ * read at once from the memory store (`exhausted` of `readFailedNow`, without
+ * building the reads: every keyed request of the lane asks).
+ */
+const failedExhaustedNow = (now: NonNullable<Limits["now"]>, limits: Limits, address: string): boolean => {
+  const subject = failedSubject(address)
+  for (const w of limits.table.anonymous) {
+    if (w.limit < 1) return true
+    const f = figuresOf(w)
+    const [count] = now.step(`${subject}${f.suffix}`, 0, f.refillRateMillis, w.limit, now.millis())
+    if (w.limit - count < 1) return true
+  }
+  return false
+}
+
 /** The address's failed-credential windows, read (a draw of 0: counts nothing). */
 const readFailedCredentials = (limits: Limits, address: string): Effect.Effect<ReadonlyArray<FailedRead>> =>
   Effect.suspend(() => {
@@ -532,7 +553,7 @@ const drawForLaneNow =
   (caller: Caller, credentialFrom: string | undefined): { readonly draw: LaneDraw } | undefined => {
     const now = limits.now
     if (now === undefined) return undefined
-    if (credentialFrom !== undefined && exhausted(readFailedNow(now, limits, credentialFrom)))
+    if (credentialFrom !== undefined && failedExhaustedNow(now, limits, credentialFrom))
       return { draw: undefined }
     const kind = callerKind(caller)
     const drawn = drawNow(now, subjectOf(caller), limits.table[kind])
