@@ -528,6 +528,70 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
       })
   )
 
+  it.effect(
+    "the lane's read of failed credentials sees every failure counted on its store, until the windows close",
+    () =>
+      Effect.gen(function* () {
+        // Two limiters over one memory store: failures counted by one are seen by the other's lane.
+        const { store } = yield* makeStoreMemory
+        const over = (config: { readonly limits: typeof limits }) =>
+          RequestRateLimiter.make(config, true).pipe(
+            Effect.provide(
+              RateLimiter.layer.pipe(Layer.provideMerge(Layer.succeed(RateLimiter.RateLimiterStore, store)))
+            )
+          )
+        const counting = yield* over({ limits })
+        const lane = yield* over({ limits })
+        assert.strictEqual(
+          lane.drawForLaneNow(free, "198.51.100.20")?.draw?._tag,
+          "Admitted",
+          "no failure yet"
+        )
+        for (let i = 0; i < 2; i++)
+          yield* Effect.exit(
+            Effect.provideService(
+              counting.countFailedCredential("198.51.100.20"),
+              HttpServerRequest.HttpServerRequest,
+              request
+            )
+          )
+        assert.deepStrictEqual(
+          lane.drawForLaneNow(free, "198.51.100.20"),
+          { draw: undefined },
+          "the minute's allowance is used"
+        )
+        assert.strictEqual(
+          lane.drawForLaneNow(free, "198.51.100.21")?.draw?._tag,
+          "Admitted",
+          "another address is not"
+        )
+        yield* TestClock.adjust(Duration.minutes(1))
+        assert.strictEqual(
+          lane.drawForLaneNow(free, "198.51.100.20")?.draw?._tag,
+          "Admitted",
+          "a minute later the minute window is open again (the day's holds 2 of 3)"
+        )
+        yield* Effect.exit(
+          Effect.provideService(
+            counting.countFailedCredential("198.51.100.20"),
+            HttpServerRequest.HttpServerRequest,
+            request
+          )
+        )
+        assert.deepStrictEqual(
+          lane.drawForLaneNow(free, "198.51.100.20"),
+          { draw: undefined },
+          "the day's allowance is used"
+        )
+        yield* TestClock.adjust(Duration.days(1))
+        assert.strictEqual(
+          lane.drawForLaneNow(free, "198.51.100.20")?.draw?._tag,
+          "Admitted",
+          "and a day later, none"
+        )
+      })
+  )
+
   it.effect("the draws at once count on the counters the router's check draws from", () =>
     Effect.gen(function* () {
       const limiter = yield* limiterOf({ limits })

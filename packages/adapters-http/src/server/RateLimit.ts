@@ -116,6 +116,8 @@ export const makeStoreMemory = Effect.gen(function* () {
     RateLimiter.layerStoreMemory
   )
   const counters = new Map<string, { count: number; expiresAt: number }>()
+  /** No counter of failed credentials lives past this time (the latest lifetime one was given). */
+  let failedLiveUntil = Number.NEGATIVE_INFINITY
   let sweptAt = Number.NEGATIVE_INFINITY
   const sweep = (now: number) => {
     if (now - sweptAt < SweepEvery) return
@@ -137,6 +139,8 @@ export const makeStoreMemory = Effect.gen(function* () {
     }
     counter.count += tokens
     counter.expiresAt += refillRateMillis * tokens
+    if (counter.expiresAt > failedLiveUntil && key.startsWith(FailedPrefix))
+      failedLiveUntil = counter.expiresAt
     return [counter.count, counter.expiresAt - now] as const
   }
   const store = RateLimiter.RateLimiterStore.of({
@@ -154,7 +158,7 @@ export const makeStoreMemory = Effect.gen(function* () {
         )
       )
   })
-  memoryStores.set(store, fixedWindowAt)
+  memoryStores.set(store, { step: fixedWindowAt, failedLiveUntil: () => failedLiveUntil })
   /** How many counters are held, expired ones not yet swept included. */
   const size = () => counters.size
   return { store, size }
@@ -172,8 +176,18 @@ type FixedWindowAt = (
   now: number
 ) => readonly [count: number, ttlMillis: number]
 
+/** A memory store's counters, read and drawn at once. */
+interface MemorySteps {
+  readonly step: FixedWindowAt
+  /** No counter of failed credentials (`authfail:`) lives past this time: before it none need be read. */
+  readonly failedLiveUntil: () => number
+}
+
 /** The memory stores made here, each with its step: the same counters, read and drawn at once. */
-const memoryStores = new WeakMap<RateLimiter.RateLimiterStore["Service"], FixedWindowAt>()
+const memoryStores = new WeakMap<RateLimiter.RateLimiterStore["Service"], MemorySteps>()
+
+/** The subject prefix of an address's failed-credential counters. */
+const FailedPrefix = "authfail:"
 
 export const layerStoreMemory = Layer.effect(
   RateLimiter.RateLimiterStore,
@@ -206,17 +220,52 @@ const parseAddressKey = (address: string): string => {
   })
 }
 
+/**
+ * Strings worked out once per input and then handed out as the same string,
+ * at most `MaxAddressKeys` (the oldest forgotten first): a counter's key built
+ * anew on every request is a new string whose hash the store's map must work
+ * out again; the same string keeps its hash.
+ */
+const memoString = (build: (input: string) => string) => {
+  const known = new Map<string, string>()
+  return (input: string): string => {
+    const hit = known.get(input)
+    if (hit !== undefined) return hit
+    const made = build(input)
+    if (known.size >= MaxAddressKeys) known.delete(known.keys().next().value!)
+    known.set(input, made)
+    return made
+  }
+}
+
+const keySubject = memoString((keyId) => `key:${keyId}`)
+const addressSubject = memoString((address) => `ip:${address}`)
+
 /** Whose counter a request draws on. An admin's subject (often an e-mail) is hashed, not stored in Redis. */
 export const subjectOf = (caller: Caller): string => {
   switch (caller._tag) {
     case "ApiKey":
-      return `key:${caller.key_id}`
+      return keySubject(caller.key_id)
     case "Admin":
       return `admin:${createHash("sha256").update(caller.subject).digest("base64url").slice(0, 22)}`
     case "Anonymous":
-      return `ip:${addressKey(caller.ip)}`
+      return addressSubject(addressKey(caller.ip))
   }
 }
+
+/** The counter of `subject` in window `w`: `<subject>:<seconds>s`, the same string for the same pair. */
+const counterKey = (subject: string, w: RateWindow): string => {
+  const suffix = figuresOf(w).suffix
+  let bySubject = counterKeys.get(suffix)
+  if (bySubject === undefined) {
+    bySubject = memoString((s) => `${s}${suffix}`)
+    counterKeys.set(suffix, bySubject)
+  }
+  return bySubject(subject)
+}
+
+/** Per window suffix, the counter keys worked out lately. */
+const counterKeys = new Map<string, (subject: string) => string>()
 
 const windowSeconds = (window: Duration.Input): number =>
   Math.max(1, Math.round(Duration.toMillis(Duration.fromInputUnsafe(window)) / 1000))
@@ -313,7 +362,7 @@ interface Limits {
    */
   readonly remote: boolean
   /** The memory store's step and clock, when the store is the memory store: draws then need no effect. */
-  readonly now: { readonly step: FixedWindowAt; readonly millis: () => number } | undefined
+  readonly now: (MemorySteps & { readonly millis: () => number }) | undefined
 }
 
 /** One window's counter: `tokens` 0 reads it without drawing. */
@@ -322,7 +371,7 @@ const consume = (limits: Limits, subject: string, w: RateWindow, tokens: number)
     .consume({
       algorithm: "fixed-window",
       onExceeded: "fail",
-      key: `${subject}${figuresOf(w).suffix}`,
+      key: counterKey(subject, w),
       limit: w.limit,
       window: w.window,
       tokens
@@ -448,11 +497,15 @@ const readFailedNow = (
  * building the reads: every keyed request of the lane asks).
  */
 const failedExhaustedNow = (now: NonNullable<Limits["now"]>, limits: Limits, address: string): boolean => {
-  const subject = failedSubject(address)
+  const at = now.millis()
+  // No failed credential counted in any window still open: every counter reads 0 (most requests).
+  const anyLive = at < now.failedLiveUntil()
+  const subject = anyLive ? failedSubject(address) : ""
   for (const w of limits.table.anonymous) {
     if (w.limit < 1) return true
+    if (!anyLive) continue
     const f = figuresOf(w)
-    const [count] = now.step(`${subject}${f.suffix}`, 0, f.refillRateMillis, w.limit, now.millis())
+    const [count] = now.step(counterKey(subject, w), 0, f.refillRateMillis, w.limit, at)
     if (w.limit - count < 1) return true
   }
   return false
@@ -521,7 +574,7 @@ const consumeNow = (
 ): WindowState | { readonly limit: number; readonly retryAfter: number } => {
   const f = figuresOf(w)
   if (tokens > w.limit) return { limit: w.limit, retryAfter: secondsUntilMillis(f.millis) }
-  const [count, ttl] = now.step(`${subject}${f.suffix}`, tokens, f.refillRateMillis, w.limit, now.millis())
+  const [count, ttl] = now.step(counterKey(subject, w), tokens, f.refillRateMillis, w.limit, now.millis())
   const remaining = w.limit - count
   if (remaining < 0) return { limit: w.limit, retryAfter: secondsUntilMillis(ttl) }
   return { limit: w.limit, remaining, reset: secondsUntilMillis(ttl) }
@@ -573,7 +626,8 @@ export type LaneDraw =
   | { readonly _tag: "Admitted"; readonly headers: Readonly<Record<string, string>> }
   | { readonly _tag: "HandOver"; readonly drawn: DrawnAhead }
 
-const failedSubject = (address: string) => `authfail:${addressKey(address)}`
+const failedSubjectOf = memoString((key) => `${FailedPrefix}${key}`)
+const failedSubject = (address: string) => failedSubjectOf(addressKey(address))
 
 /**
  * One coverage request drawn from the address's own counters (`contact:`,
@@ -666,7 +720,7 @@ export class RequestRateLimiter extends Context.Service<
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.RateLimiter
       const store = yield* Effect.serviceOption(RateLimiter.RateLimiterStore)
-      const step = localStore && Option.isSome(store) ? memoryStores.get(store.value) : undefined
+      const steps = localStore && Option.isSome(store) ? memoryStores.get(store.value) : undefined
       const clock = yield* Effect.clockWith(Effect.succeed)
       const table: RateLimitTable = { ...ProductionRateLimits, ...config.limits }
       const policies = Object.fromEntries(
@@ -680,7 +734,7 @@ export class RequestRateLimiter extends Context.Service<
         contacts,
         contactPolicy: policyHeader(contacts),
         remote: !localStore,
-        now: step === undefined ? undefined : { step, millis: () => clock.currentTimeMillisUnsafe() }
+        now: steps === undefined ? undefined : { ...steps, millis: () => clock.currentTimeMillisUnsafe() }
       }
       return RequestRateLimiter.of({
         check: check(limits),
