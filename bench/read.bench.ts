@@ -290,7 +290,7 @@ const listOf = <A extends string>(
 }
 
 /** Whether `wrk` runs here. */
-const hasWrk = (): boolean => spawnSync("wrk", ["--version"], { stdio: "ignore" }).error === undefined
+export const hasWrk = (): boolean => spawnSync("wrk", ["--version"], { stdio: "ignore" }).error === undefined
 
 /** The options from the environment; an invalid one throws, naming it, before anything starts. */
 export const parseOptions = (env: NodeJS.ProcessEnv): ReadOptions => {
@@ -423,13 +423,13 @@ const prepare = async (url: string, options: ReadOptions, work: string) => {
 
 // ---------------------------------------------------------------- the servers
 
-interface Server {
+export interface Server {
   readonly name: string
   readonly baseUrl: string
   readonly child: ChildProcess
 }
 
-const startServer = async (name: string, script: string, args: ReadonlyArray<string>): Promise<Server> => {
+export const startServer = async (name: string, script: string, args: ReadonlyArray<string>): Promise<Server> => {
   const port = await run(freePort)
   // Ours runs with the options of a `ratings serve` process; the baseline and the ceiling with Node's defaults.
   const flags = script === "readServer.ts" ? ServeNodeFlags : []
@@ -455,7 +455,7 @@ const startServer = async (name: string, script: string, args: ReadonlyArray<str
   throw new Error(`${name} did not answer within 60 s`)
 }
 
-const stop = (server: Server): Promise<void> =>
+export const stop = (server: Server): Promise<void> =>
   new Promise((resolve) => {
     if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve()
     const kill = setTimeout(() => server.child.kill("SIGKILL"), 10_000)
@@ -478,7 +478,7 @@ export interface Cell {
   readonly non2xx: number
 }
 
-interface Line {
+export interface Line {
   readonly path: string
   readonly authorization: string | undefined
 }
@@ -491,7 +491,7 @@ export const meanCell = (cells: ReadonlyArray<Cell>): Cell => ({
   non2xx: cells.reduce((n, c) => n + c.non2xx, 0)
 })
 
-const wrkLoad = (baseUrl: string, file: string, connections: number, seconds: number): Promise<Cell> =>
+export const wrkLoad = (baseUrl: string, file: string, connections: number, seconds: number): Promise<Cell> =>
   new Promise((resolve, reject) => {
     const child = spawn(
       "wrk",
@@ -520,7 +520,7 @@ const wrkLoad = (baseUrl: string, file: string, connections: number, seconds: nu
   })
 
 /** The fallback: two autocannon workers (bench/soakLoad.ts), each with half the connections and its own order. */
-const autocannonLoad = async (
+export const autocannonLoad = async (
   baseUrl: string,
   lines: ReadonlyArray<Line>,
   connections: number,
