@@ -46,7 +46,7 @@
  *
  *   DATABASE_URL=postgres://root@127.0.0.1:5432/test npm run bench:read
  *   (without DATABASE_URL an embedded Postgres is started)
- *   PROTOCOLS=10000 SEED=1 DURATION=5 WARMUP=2 CONNECTIONS=64 PAIRS=3 KEEP=1 (keeps the database)
+ *   PROTOCOLS=10000 SEED=1 DURATION=5 WARMUP=2 CONNECTIONS=64 PAIRS=4 KEEP=1 (keeps the database)
  *   ROUTES=list,detail-slug (a subset; names below) CALLERS=anonymous,pro LOADGEN=wrk|autocannon
  *   LOAD=list,questions (load only these routes; the other routes' bodies are still checked:
  *   what the smoke test in npm test runs)
@@ -312,7 +312,7 @@ export const parseOptions = (env: NodeJS.ProcessEnv): ReadOptions => {
     callers: listOf(env, "CALLERS", CallerNames),
     loadgen,
     keep: env.KEEP === "1",
-    pairs: whole(env, "PAIRS", 3, 1)
+    pairs: whole(env, "PAIRS", 4, 1)
   }
 }
 

@@ -105,7 +105,7 @@ describe("read benchmark", () => {
 
   it("read bench options: defaults, subsets in the bench's order, and an invalid value names its option", () => {
     const d = parseOptions({ LOADGEN: "autocannon" })
-    assert.deepStrictEqual([d.protocols, d.duration, d.warmup, d.connections, d.pairs], [10_000, 5, 2, 64, 3])
+    assert.deepStrictEqual([d.protocols, d.duration, d.warmup, d.connections, d.pairs], [10_000, 5, 2, 64, 4])
     assert.deepStrictEqual(d.routes, RouteNames)
     assert.deepStrictEqual(d.load, RouteNames, "every route is loaded by default")
     assert.deepStrictEqual(d.callers, CallerNames)
