@@ -4,6 +4,7 @@
  * and dropped on it, the machine line printed before the figures, and the
  * main wrapper that makes the process's exit code tell success from failure.
  */
+import { spawnSync } from "node:child_process"
 import { cpus, loadavg, platform, release, totalmem } from "node:os"
 import { join } from "node:path"
 import { start } from "@ratings/adapters-sql/EmbeddedPostgres"
@@ -116,3 +117,45 @@ export const runMain = (main: () => Promise<void>): void => {
     }
   )
 }
+
+/** A whole-number option from the environment: `fallback` when unset, an error naming it when not a whole number >= `min`. */
+export const wholeOption = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number => {
+  const text = env[name]
+  if (text === undefined || text === "") return fallback
+  const n = Number(text)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min)
+    throw new Error(`${name} must be a whole number >= ${min}, got ${text}`)
+  return n
+}
+
+/** Whether `wrk` runs here. */
+export const hasWrk = (): boolean => spawnSync("wrk", ["--version"], { stdio: "ignore" }).error === undefined
+
+/** LOADGEN: `wrk` when installed (Debian's package), the autocannon fallback otherwise or when asked. */
+export const loadgenOption = (env: NodeJS.ProcessEnv): "wrk" | "autocannon" => {
+  const loadgen = env.LOADGEN ?? (hasWrk() ? "wrk" : "autocannon")
+  if (loadgen !== "wrk" && loadgen !== "autocannon")
+    throw new Error(`LOADGEN must be wrk or autocannon, got ${loadgen}`)
+  if (loadgen === "wrk" && !hasWrk())
+    throw new Error("LOADGEN=wrk but wrk is not installed (Debian: apt-get install wrk)")
+  return loadgen
+}
+
+/**
+ * The main of a bench that prints a report: its options from the
+ * environment, its run against a Postgres server (`withPostgresServer`), the
+ * report on standard output; a broken run exits 1 (`runMain`).
+ */
+export const reportMain = <O>(
+  parse: (env: NodeJS.ProcessEnv) => O,
+  bench: (
+    serverUrl: string,
+    options: O
+  ) => Promise<{ readonly report: ReadonlyArray<string>; readonly broken: ReadonlyArray<string> }>
+): void =>
+  runMain(async () => {
+    const options = parse(process.env)
+    const result = await withPostgresServer((serverUrl) => bench(serverUrl, options))
+    for (const line of result.report) console.log(line)
+    if (result.broken.length > 0) process.exitCode = 1
+  })

@@ -51,7 +51,7 @@
  *   LOAD=list,questions (load only these routes; the other routes' bodies are still checked:
  *   what the smoke test in npm test runs)
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
@@ -66,7 +66,14 @@ import { ServeNodeFlags } from "@ratings/server/ServeNodeFlags"
 import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
-import { machineLine, postgresVersion, runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
+import {
+  loadgenOption,
+  machineLine,
+  postgresVersion,
+  reportMain,
+  wholeOption,
+  withScratchDatabase
+} from "./harness.ts"
 import type { LoadReport } from "./soakLoad.ts"
 
 const root = join(import.meta.dirname, "..")
@@ -266,15 +273,6 @@ export interface ReadOptions {
   readonly pairs: number
 }
 
-const whole = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number => {
-  const text = env[name]
-  if (text === undefined || text === "") return fallback
-  const n = Number(text)
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min)
-    throw new Error(`${name} must be a whole number >= ${min}, got ${text}`)
-  return n
-}
-
 const listOf = <A extends string>(
   env: NodeJS.ProcessEnv,
   name: string,
@@ -289,30 +287,23 @@ const listOf = <A extends string>(
   return known.filter((k) => wanted.includes(k))
 }
 
-/** Whether `wrk` runs here. */
-export const hasWrk = (): boolean => spawnSync("wrk", ["--version"], { stdio: "ignore" }).error === undefined
-
 /** The options from the environment; an invalid one throws, naming it, before anything starts. */
 export const parseOptions = (env: NodeJS.ProcessEnv): ReadOptions => {
-  const loadgen = env.LOADGEN ?? (hasWrk() ? "wrk" : "autocannon")
-  if (loadgen !== "wrk" && loadgen !== "autocannon")
-    throw new Error(`LOADGEN must be wrk or autocannon, got ${loadgen}`)
-  if (loadgen === "wrk" && !hasWrk())
-    throw new Error("LOADGEN=wrk but wrk is not installed (Debian: apt-get install wrk)")
+  const loadgen = loadgenOption(env)
   const seed = env.SEED ?? "1"
   if (seed === "") throw new Error("SEED must not be empty")
   return {
-    protocols: whole(env, "PROTOCOLS", 10_000, 10),
+    protocols: wholeOption(env, "PROTOCOLS", 10_000, 10),
     seed,
-    duration: whole(env, "DURATION", 5, 1),
-    warmup: whole(env, "WARMUP", 2, 0),
-    connections: whole(env, "CONNECTIONS", 64, 2),
+    duration: wholeOption(env, "DURATION", 5, 1),
+    warmup: wholeOption(env, "WARMUP", 2, 0),
+    connections: wholeOption(env, "CONNECTIONS", 64, 2),
     routes: listOf(env, "ROUTES", RouteNames),
     load: listOf(env, "LOAD", RouteNames),
     callers: listOf(env, "CALLERS", CallerNames),
     loadgen,
     keep: env.KEEP === "1",
-    pairs: whole(env, "PAIRS", 4, 1)
+    pairs: wholeOption(env, "PAIRS", 4, 1)
   }
 }
 
@@ -429,7 +420,11 @@ export interface Server {
   readonly child: ChildProcess
 }
 
-export const startServer = async (name: string, script: string, args: ReadonlyArray<string>): Promise<Server> => {
+export const startServer = async (
+  name: string,
+  script: string,
+  args: ReadonlyArray<string>
+): Promise<Server> => {
   const port = await run(freePort)
   // Ours runs with the options of a `ratings serve` process; the baseline and the ceiling with Node's defaults.
   const flags = script === "readServer.ts" ? ServeNodeFlags : []
@@ -990,11 +985,4 @@ export const readBench = async (
   }
 }
 
-const main = async () => {
-  const options = parseOptions(process.env)
-  const result = await withPostgresServer((serverUrl) => readBench(serverUrl, options))
-  for (const line of result.report) console.log(line)
-  if (result.broken.length > 0) process.exitCode = 1
-}
-
-if (import.meta.main) runMain(main)
+if (import.meta.main) reportMain(parseOptions, readBench)

@@ -26,8 +26,8 @@
  */
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { machineLine, runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
-import { autocannonLoad, type Cell, hasWrk, type Server, startServer, stop, wrkLoad } from "./read.bench.ts"
+import { loadgenOption, machineLine, reportMain, wholeOption, withScratchDatabase } from "./harness.ts"
+import { autocannonLoad, type Cell, type Server, startServer, stop, wrkLoad } from "./read.bench.ts"
 
 const root = join(import.meta.dirname, "..")
 
@@ -39,27 +39,14 @@ export interface StackOptions {
   readonly loadgen: "wrk" | "autocannon"
 }
 
-const whole = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number => {
-  const text = env[name]
-  if (text === undefined || text === "") return fallback
-  const n = Number(text)
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min)
-    throw new Error(`${name} must be a whole number >= ${min}, got ${text}`)
-  return n
-}
-
 /** The options from the environment; an invalid one throws, naming it. */
 export const parseStackOptions = (env: NodeJS.ProcessEnv): StackOptions => {
-  const loadgen = env.LOADGEN ?? (hasWrk() ? "wrk" : "autocannon")
-  if (loadgen !== "wrk" && loadgen !== "autocannon")
-    throw new Error(`LOADGEN must be wrk or autocannon, got ${loadgen}`)
-  if (loadgen === "wrk" && !hasWrk())
-    throw new Error("LOADGEN=wrk but wrk is not installed (Debian: apt-get install wrk)")
+  const loadgen = loadgenOption(env)
   return {
-    duration: whole(env, "DURATION", 5, 1),
-    warmup: whole(env, "WARMUP", 2, 0),
-    rounds: whole(env, "ROUNDS", 3, 1),
-    connections: whole(env, "CONNECTIONS", 32, 2),
+    duration: wholeOption(env, "DURATION", 5, 1),
+    warmup: wholeOption(env, "WARMUP", 2, 0),
+    rounds: wholeOption(env, "ROUNDS", 3, 1),
+    connections: wholeOption(env, "CONNECTIONS", 32, 2),
     loadgen
   }
 }
@@ -239,11 +226,4 @@ export const stackBench = async (
   }
 }
 
-const main = async () => {
-  const options = parseStackOptions(process.env)
-  const result = await withPostgresServer((serverUrl) => stackBench(serverUrl, options))
-  for (const line of result.report) console.log(line)
-  if (result.broken.length > 0) process.exitCode = 1
-}
-
-if (import.meta.main) runMain(main)
+if (import.meta.main) reportMain(parseStackOptions, stackBench)

@@ -194,20 +194,6 @@ export const layerStoreMemory = Layer.effect(
   Effect.map(makeStoreMemory, ({ store }) => store)
 )
 
-/** The address an anonymous counter is keyed by: an IPv4 address, or the /64 of an IPv6 one. */
-export const addressKey = (address: string): string => {
-  const known = addressKeys.get(address)
-  if (known !== undefined) return known
-  const key = parseAddressKey(address)
-  if (addressKeys.size >= MaxAddressKeys) addressKeys.delete(addressKeys.keys().next().value!)
-  addressKeys.set(address, key)
-  return key
-}
-
-/** Addresses whose counter key was worked out lately (an address repeats on every request of a client). */
-const addressKeys = new Map<string, string>()
-const MaxAddressKeys = 10_000
-
 const parseAddressKey = (address: string): string => {
   const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address
   const ip = NetAddress.ipFromString(bare)
@@ -220,9 +206,12 @@ const parseAddressKey = (address: string): string => {
   })
 }
 
+/** The most strings each memo below holds (an address repeats on every request of a client). */
+const MaxMemoStrings = 10_000
+
 /**
  * Strings worked out once per input and then handed out as the same string,
- * at most `MaxAddressKeys` (the oldest forgotten first): a counter's key built
+ * at most `MaxMemoStrings` (the oldest forgotten first): a counter's key built
  * anew on every request is a new string whose hash the store's map must work
  * out again; the same string keeps its hash.
  */
@@ -232,11 +221,14 @@ const memoString = (build: (input: string) => string) => {
     const hit = known.get(input)
     if (hit !== undefined) return hit
     const made = build(input)
-    if (known.size >= MaxAddressKeys) known.delete(known.keys().next().value!)
+    if (known.size >= MaxMemoStrings) known.delete(known.keys().next().value!)
     known.set(input, made)
     return made
   }
 }
+
+/** The address an anonymous counter is keyed by: an IPv4 address, or the /64 of an IPv6 one. */
+export const addressKey = memoString(parseAddressKey)
 
 const keySubject = memoString((keyId) => `key:${keyId}`)
 const addressSubject = memoString((address) => `ip:${address}`)
