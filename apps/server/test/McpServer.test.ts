@@ -12,6 +12,7 @@
  * anonymous allowance can call as distinct client addresses (X-Forwarded-For).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { DemoDataDir } from "@ratings/demo-data"
 import { Effect } from "effect"
@@ -474,6 +475,37 @@ describe("ratings mcp configuration", () => {
 })
 
 describe("MCP server: rate limits and caching", () => {
+  it("an address opens at most 60 MCP sessions an hour at /mcp (behind the trusted proxy, the forwarded address): past it, initialize is a 429 with Retry-After; another address opens its own", async () => {
+    const initialize = async (forwardedFor: string) => {
+      const response = await fetch(`${origin}/mcp`, {
+        method: "POST",
+        headers: {
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          "x-forwarded-for": forwardedFor
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+        })
+      })
+      return { status: response.status, headers: response.headers, text: await response.text() }
+    }
+    for (let i = 0; i < ProductionMcpSessionLimits[0]!.limit; i++)
+      assert.strictEqual((await initialize("198.51.100.160")).status, 200, `session ${i + 1}`)
+    const refused = await initialize("198.51.100.160")
+    assert.strictEqual(refused.status, 429)
+    const retryAfter = Number(refused.headers.get("retry-after"))
+    assert.isTrue(retryAfter >= 1 && retryAfter <= 3600, `Retry-After ${retryAfter}`)
+    assert.deepStrictEqual(JSON.parse(refused.text), {
+      detail: { error: "rate_limited", retry_after: retryAfter }
+    })
+    assert.strictEqual(refused.headers.get("ratelimit-policy"), "60;w=3600")
+    assert.strictEqual((await initialize("198.51.100.161")).status, 200)
+  }, 60_000)
+
   it("/mcp is never answered by the lane of cache hits, and its answers are not cached", async () => {
     const post = () =>
       fetch(`${origin}/mcp`, {

@@ -3,15 +3,17 @@
  * open are at most McpSessionLimits.maxSessions, the one idle longest ended
  * when a new one would pass it, and any idle for McpSessionLimits.idle ended;
  * a client's DELETE ends its own; a body past 64 KiB is a 413; a browser
- * page's request is refused; nothing /mcp answers may be cached.
+ * page's request is refused; nothing /mcp answers may be cached; a client
+ * address opens at most its allowance of sessions (RateLimit.ts
+ * checkMcpSession), counted per forwarded address behind a trusted proxy.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { McpClient, McpProtocol } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
-import { MaxMcpBodyBytes, McpSessionLimits } from "../src/mcp/McpEndpoint.ts"
+import { MaxMcpBodyBytes, McpSessionLimits, opensSession } from "../src/mcp/McpEndpoint.ts"
 import { RatingsToolkit } from "../src/mcp/RatingsTools.ts"
-import { TestServer } from "./TestServer.ts"
+import { TestPolicies, TestServer } from "./TestServer.ts"
 
 const ToolCount = Object.keys(RatingsToolkit.tools).length
 
@@ -143,3 +145,100 @@ layer(withLimits(100, Duration.millis(300)), { excludeTestServices: true })(
     )
   }
 )
+
+/** An `initialize` (a POST without a session) from `headers`' client. */
+const initialize = (headers: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    return yield* server.request("/mcp", {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", ...headers },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+      }
+    })
+  })
+
+const TwoSessions = [{ limit: 2, window: "1 minute" }] as const
+
+layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
+  excludeTestServices: true
+})("mcp endpoint, sessions per address", (it) => {
+  it.effect(
+    "an address opens at most its allowance of sessions: past it, initialize is the API's 429 with Retry-After and the allowance's RateLimit headers; its open sessions go on; X-Forwarded-For from an untrusted client does not escape it",
+    () =>
+      Effect.gen(function* () {
+        const a = yield* client
+        assert.strictEqual((yield* initialize()).status, 200)
+        const refused = yield* initialize()
+        assert.strictEqual(refused.status, 429)
+        const retryAfter = Number(refused.headers.get("retry-after"))
+        assert.isTrue(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`)
+        assert.deepStrictEqual(refused.json, { detail: { error: "rate_limited", retry_after: retryAfter } })
+        assert.strictEqual(refused.headers.get("ratelimit-policy"), "2;w=60")
+        assert.strictEqual(refused.headers.get("ratelimit-remaining"), "0")
+        assert.strictEqual(refused.headers.get("cache-control"), "no-store")
+        assert.strictEqual((yield* initialize({ "x-forwarded-for": "198.51.100.7" })).status, 429)
+        assert.strictEqual((yield* a.listTools()).length, ToolCount, "a session's own requests are not drawn")
+        // Requests that open no session are not drawn (the sessionless revision's, a ping, a malformed body).
+        const server0 = yield* TestServer
+        for (const raw of [
+          JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+          JSON.stringify([{ jsonrpc: "2.0", id: 3, method: "tools/list" }]),
+          "{"
+        ]) {
+          const other = yield* server0.request("/mcp", {
+            method: "POST",
+            headers: { accept: "application/json, text/event-stream" },
+            raw
+          })
+          assert.notStrictEqual(other.status, 429, raw)
+          assert.isBelow(other.status, 500, raw)
+        }
+        // The API is not held back by it: the address's request rate is its own.
+        const server = yield* TestServer
+        assert.strictEqual((yield* server.get("/api/v1/methodology")).status, 200)
+      }).pipe(Effect.scoped)
+  )
+})
+
+layer(
+  TestServer.layerMemory(undefined, {
+    policies: { ...TestPolicies, mcpSessions: TwoSessions },
+    auth: () => ({ trustProxy: true })
+  }),
+  { excludeTestServices: true }
+)("mcp endpoint, sessions per address behind a trusted proxy", (it) => {
+  it.effect("behind a trusted proxy each forwarded client address has its own allowance of sessions", () =>
+    Effect.gen(function* () {
+      for (let i = 0; i < 2; i++)
+        assert.strictEqual((yield* initialize({ "x-forwarded-for": "198.51.100.1" })).status, 200)
+      assert.strictEqual((yield* initialize({ "x-forwarded-for": "198.51.100.1" })).status, 429)
+      assert.strictEqual((yield* initialize({ "x-forwarded-for": "198.51.100.2" })).status, 200)
+      assert.strictEqual((yield* initialize()).status, 200, "the proxy's own address is another client")
+    })
+  )
+})
+
+describe("mcp endpoint: what opens a session", () => {
+  it("an initialize request, alone or in a batch; nothing else, and no malformed body", () => {
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: {} }
+    assert.isTrue(opensSession(JSON.stringify(init)))
+    assert.isTrue(
+      opensSession(JSON.stringify([{ jsonrpc: "2.0", method: "notifications/initialized" }, init]))
+    )
+    for (const text of [
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "initialize" } }),
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      JSON.stringify([]),
+      "null",
+      '"initialize"',
+      "{",
+      ""
+    ])
+      assert.isFalse(opensSession(text), text)
+  })
+})

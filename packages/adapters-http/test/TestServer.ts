@@ -1,6 +1,6 @@
 /**
  * The real HTTP server of the ratings API on an ephemeral port, for tests. It
- * serves the production routes (AllRoutes) over whatever stores it is given:
+ * serves the production routes (allRoutes) over whatever stores it is given:
  * the domain's in-memory ones (`layerMemory`), or the Postgres repositories
  * over a fresh database (`layerPostgres`), both seeded with the same fixtures.
  * `onEachBackend` declares a suite once per backend, so that every rule is
@@ -68,11 +68,11 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { Authentication } from "../src/api/Authentication.ts"
 import { CurrentCaller } from "../src/api/CurrentCaller.ts"
-import type { AuthConfig } from "../src/server/AuthConfig.ts"
+import { type AuthConfig, trustedHops } from "../src/server/AuthConfig.ts"
 import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { layerAuthentication } from "../src/server/Authentication.ts"
 import { type DevKeyPair, generateDevKeyPair, mintDevAdminToken } from "../src/server/DevToken.ts"
-import { AllRoutes, layerCallerPolicies, type PoliciesConfig } from "../src/server/HttpServerLive.ts"
+import { allRoutes, layerCallerPolicies, type PoliciesConfig } from "../src/server/HttpServerLive.ts"
 import { createServer } from "../src/server/NodeServer.ts"
 import type { ResponseCache } from "../src/server/ResponseCache.ts"
 import { MaxPathParamLength } from "../src/server/RouterFallbacks.ts"
@@ -246,7 +246,8 @@ const fixtureKeyOf = (tier: KeyTier) => {
 const Unreached = [{ limit: 1_000_000, window: "1 minute" }] as const
 export const TestPolicies: PoliciesConfig = {
   limits: { anonymous: Unreached, free: Unreached, pro: Unreached, enterprise: Unreached, admin: Unreached },
-  contacts: Unreached
+  contacts: Unreached,
+  mcpSessions: Unreached
 }
 
 export interface TestServerOptions {
@@ -414,7 +415,7 @@ export class TestServer extends Context.Service<
 
         return Layer.effect(TestServer, service).pipe(
           Layer.provide(
-            HttpRouter.serve(AllRoutes, {
+            HttpRouter.serve(allRoutes(trustedHops(auth.trustProxy)), {
               routerConfig: { maxParamLength: MaxPathParamLength },
               disableLogger: options.logger === undefined,
               disableListenLog: true

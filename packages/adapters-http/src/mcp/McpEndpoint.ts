@@ -13,12 +13,20 @@
  *   which MCP clients initialize again.
  * - A request body is at most MaxMcpBodyBytes (tool arguments are a few
  *   hundred bytes): past it, 413 before it is read whole.
+ * - A request that opens a session (an `initialize` POSTed without
+ *   `mcp-session-id`) is drawn from its client address's MCP-session allowance
+ *   (RequestRateLimiter.checkMcpSession: 60 an hour by default, whoever the
+ *   caller is): past it, the API's 429 with Retry-After and the RateLimit
+ *   headers of that allowance. The address is the socket's, or behind
+ *   `trustedHops` trusted proxies the one they forwarded (as authentication
+ *   establishes it for the API). A session's own requests are not drawn here:
+ *   the tool calls they make are counted as API requests of their caller.
  *
  * Nothing of /mcp is cached: it is POST (the lane of cache hits and the
  * response cache serve GETs of the API only) and its answers carry
  * `Cache-Control: no-store`.
  */
-import { ByteSize, Context, Duration, Effect, Layer } from "effect"
+import { ByteSize, Context, Duration, Effect, Exit, Layer, Option } from "effect"
 import {
   HttpClientRequest,
   HttpEffect,
@@ -28,6 +36,8 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
+import { clientAddressOf } from "../server/Authentication.ts"
+import { RequestRateLimiter } from "../server/RateLimit.ts"
 
 /** Where the server's streamable HTTP endpoint is mounted. */
 export const McpPath = "/mcp"
@@ -80,6 +90,25 @@ const tooLarge = HttpServerResponse.jsonUnsafe(
   { status: 413 }
 )
 
+/**
+ * Whether a JSON-RPC body opens a session: an `initialize` request, alone or
+ * in a batch (the revisions before 2026-07-28; the sessionless revision's
+ * requests carry no session and open none, and are not drawn).
+ */
+export const opensSession = (text: string): boolean => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return false
+  }
+  const initialize = (message: unknown) =>
+    typeof message === "object" &&
+    message !== null &&
+    (message as { method?: unknown }).method === "initialize"
+  return Array.isArray(parsed) ? parsed.some(initialize) : initialize(parsed)
+}
+
 const isBodyTooLarge = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) &&
   error.reason._tag === "RequestParseError" &&
@@ -89,12 +118,16 @@ const isBodyTooLarge = (error: unknown): boolean =>
  * Mounts `transport` (a layer that registers the MCP routes on the HttpRouter
  * it is given) at McpPath of the server's router, as described above.
  */
-export const mountMcp = <A, E, R>(transport: Layer.Layer<A, E, R | HttpRouter.HttpRouter>) =>
+export const mountMcp = <A, E, R>(
+  transport: Layer.Layer<A, E, R | HttpRouter.HttpRouter>,
+  trustedHops: number
+) =>
   Layer.unwrap(
     Effect.gen(function* () {
       const server = yield* HttpRouter.HttpRouter
       const own = yield* HttpRouter.make
       const limits = yield* McpSessionLimits
+      const limiter = yield* RequestRateLimiter
       const sessions = sessionTable(limits, Date.now)
       const context = yield* Effect.context<never>()
       let app: ReturnType<HttpRouter.HttpRouter["asHttpEffect"]> | undefined
@@ -122,6 +155,25 @@ export const mountMcp = <A, E, R>(transport: Layer.Layer<A, E, R | HttpRouter.Ht
         if (length > MaxMcpBodyBytes) return tooLarge
         const session = request.headers[SessionHeader]
         if (session !== undefined) sessions.touch(session)
+        else if (request.method === "POST") {
+          // The body is read once (the transport reads the same, cached); one that opens a session is drawn.
+          const body = yield* Effect.exit(request.text).pipe(
+            Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
+          )
+          if (Exit.isSuccess(body) && opensSession(body.value)) {
+            const address = clientAddressOf(
+              request.remoteAddress,
+              request.headers["x-forwarded-for"],
+              trustedHops
+            )
+            const refused = yield* Effect.flip(limiter.checkMcpSession(address)).pipe(Effect.option)
+            if (Option.isSome(refused))
+              return HttpServerResponse.jsonUnsafe(
+                { detail: refused.value.detail },
+                { status: 429, headers: { "cache-control": "no-store" } }
+              )
+          }
+        }
         const response = yield* mcpApp().pipe(
           Effect.catchDefect((defect) =>
             isBodyTooLarge(defect) ? Effect.succeed(tooLarge) : Effect.die(defect)

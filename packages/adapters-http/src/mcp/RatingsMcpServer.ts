@@ -166,32 +166,34 @@ export const StdioProtocols = Protocols
 /**
  * The streamable HTTP endpoint at /mcp (McpEndpoint.ts), beside the API's
  * routes. Its tools call the API in this process, through the server's
- * router, as the caller of /mcp.
+ * router, as the caller of /mcp. `trustedHops`: see McpEndpoint's `mountMcp`.
  */
-export const McpRoutes = Layer.unwrap(
-  Effect.gen(function* () {
-    const router = yield* HttpRouter.HttpRouter
-    const context = yield* Effect.context<never>()
-    let app: ReturnType<HttpRouter.HttpRouter["asHttpEffect"]> | undefined
-    const routerApp = () => (app ??= router.asHttpEffect())
-    const access = RatingsApiAccess.of({
-      client: Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (request) =>
-        request._tag === "Some"
-          ? Effect.succeed(inProcessClient(routerApp, context, onBehalfOf(request.value)))
-          : Effect.fail<ToolAnswer>({ text: "the tool was called outside an HTTP request", isError: true })
-      ),
-      baseUrl: InProcessBaseUrl
-    })
-    return mountMcp(
-      McpServer.layerHttp({
-        name: ServerName,
-        version: ApiVersion,
-        instructions: ServerInstructions,
-        path: McpPath,
-        protocols: Protocols,
-        allowSessionTermination: true,
-        registrations: RatingsTools.pipe(Layer.provide(Layer.succeed(RatingsApiAccess, access)))
+export const mcpRoutes = (trustedHops: number) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const router = yield* HttpRouter.HttpRouter
+      const context = yield* Effect.context<never>()
+      let app: ReturnType<HttpRouter.HttpRouter["asHttpEffect"]> | undefined
+      const routerApp = () => (app ??= router.asHttpEffect())
+      const access = RatingsApiAccess.of({
+        client: Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (request) =>
+          request._tag === "Some"
+            ? Effect.succeed(inProcessClient(routerApp, context, onBehalfOf(request.value)))
+            : Effect.fail<ToolAnswer>({ text: "the tool was called outside an HTTP request", isError: true })
+        ),
+        baseUrl: InProcessBaseUrl
       })
-    )
-  })
-).pipe(Layer.orDie)
+      return mountMcp(
+        McpServer.layerHttp({
+          name: ServerName,
+          version: ApiVersion,
+          instructions: ServerInstructions,
+          path: McpPath,
+          protocols: Protocols,
+          allowSessionTermination: true,
+          registrations: RatingsTools.pipe(Layer.provide(Layer.succeed(RatingsApiAccess, access)))
+        }),
+        trustedHops
+      )
+    })
+  ).pipe(Layer.orDie)

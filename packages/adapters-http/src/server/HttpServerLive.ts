@@ -17,8 +17,8 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { brandedApi, CallerPolicies } from "../api/Api.ts"
 import { attribute, attributionHeadersOf } from "./Attribution.ts"
-import { McpRoutes } from "../mcp/RatingsMcpServer.ts"
-import type { AuthConfig } from "./AuthConfig.ts"
+import { mcpRoutes } from "../mcp/RatingsMcpServer.ts"
+import { type AuthConfig, trustedHops } from "./AuthConfig.ts"
 import { layerAuthentication } from "./Authentication.ts"
 import { cacheHeaders } from "./Caching.ts"
 import { Cors } from "./Cors.ts"
@@ -50,8 +50,14 @@ export const DocsRoute = Layer.unwrap(
   Effect.map(Branding, (branding) => HttpApiScalar.layer(brandedApi(branding), { path: "/docs" }))
 )
 
-/** The API, its docs page, and the MCP server for agents at /mcp (mcp/RatingsMcpServer.ts). */
-export const AllRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, McpRoutes, Cors, RouterFallbacks)
+/**
+ * The API, its docs page, and the MCP server for agents at /mcp
+ * (mcp/RatingsMcpServer.ts); `trustedHops`: the proxies whose
+ * X-Forwarded-For entries name the client (AuthConfig.trustedHops), for what
+ * /mcp limits per client address.
+ */
+export const allRoutes = (trustedHops: number) =>
+  Layer.mergeAll(ApiRoutes, DocsRoute, mcpRoutes(trustedHops), Cors, RouterFallbacks)
 
 /** The configuration of the caller policies: where rate-limit counters live, and the limits. */
 export type PoliciesConfig = RateLimitConfig
@@ -195,7 +201,8 @@ export const serve = <E = never, R = never>(options: {
   const log = options.accessLog === false ? undefined : (options.accessLog ?? makeAccessLog())
   const laneOn =
     (options.hitLane ?? true) && options.responseCache !== undefined && options.metrics === undefined
-  const app = options.routes === undefined ? AllRoutes : Layer.merge(AllRoutes, options.routes)
+  const routesOfApi = allRoutes(trustedHops(options.auth?.trustProxy))
+  const app = options.routes === undefined ? routesOfApi : Layer.merge(routesOfApi, options.routes)
   const router = HttpRouter.serve(options.metrics === undefined ? app : withMetrics(app, options.metrics), {
     routerConfig: { maxParamLength: MaxPathParamLength },
     disableLogger: true,

@@ -149,6 +149,8 @@ export const countRefusals = (limiter: RequestRateLimiter["Service"]): RequestRa
     countFailedCredential: (address) => limiter.countFailedCredential(address).pipe(refused("anonymous")),
     // Coverage requests are limited per client address, whoever sends them: counted as anonymous.
     checkContact: (address) => limiter.checkContact(address).pipe(refused("anonymous")),
+    // So are the MCP sessions opened at /mcp.
+    checkMcpSession: (address) => limiter.checkMcpSession(address).pipe(refused("anonymous")),
     // A refusal the lane draws is handed over and answered (and counted) by `check`.
     drawForLane: limiter.drawForLane,
     drawForLaneNow: limiter.drawForLaneNow

@@ -28,7 +28,9 @@
  *
  * Coverage requests (POST /contacts) have an allowance of their own per
  * client address (`checkContact`: 5 an hour by default), drawn besides the
- * caller's request rate, in the same store under `contact:<address>`.
+ * caller's request rate, in the same store under `contact:<address>`; so do
+ * the MCP sessions opened at /mcp (`checkMcpSession`: 60 an hour, under
+ * `mcp:<address>`).
  *
  * If the shared store fails or does not answer within 500 ms (a Redis client
  * queues commands while it reconnects), the request is served without limit
@@ -70,6 +72,15 @@ export const ProductionRateLimits: RateLimitTable = {
  */
 export const ProductionContactLimits: ReadonlyArray<RateWindow> = [{ limit: 5, window: "1 hour" }]
 
+/**
+ * MCP sessions opened at /mcp (an `initialize` without a session): 60 an hour
+ * per client address, whoever opens them, on a counter of their own (the tool
+ * calls a session makes are counted as API requests of its caller). The
+ * endpoint keeps a bounded number of sessions (McpEndpoint.ts): without this
+ * an address could push every other client's session out.
+ */
+export const ProductionMcpSessionLimits: ReadonlyArray<RateWindow> = [{ limit: 60, window: "1 hour" }]
+
 export interface RateLimitConfig {
   /** A Redis URL (`redis://host:6379`): counters shared by every process using it. In memory otherwise. */
   readonly redisUrl?: string | undefined
@@ -79,6 +90,8 @@ export interface RateLimitConfig {
   readonly limits?: Partial<RateLimitTable> | undefined
   /** The windows of coverage requests per client address; ProductionContactLimits when absent. */
   readonly contacts?: ReadonlyArray<RateWindow> | undefined
+  /** The windows of MCP sessions opened per client address; ProductionMcpSessionLimits when absent. */
+  readonly mcpSessions?: ReadonlyArray<RateWindow> | undefined
 }
 
 export const DefaultRedisKeyPrefix = "ratings:ratelimit:"
@@ -346,6 +359,9 @@ interface Limits {
   /** The coverage requests' windows per client address, and their policy header. */
   readonly contacts: ReadonlyArray<RateWindow>
   readonly contactPolicy: string
+  /** The MCP sessions' windows per client address, and their policy header. */
+  readonly mcpSessions: ReadonlyArray<RateWindow>
+  readonly mcpSessionPolicy: string
   /**
    * Whether the store may be slow or silent (Redis): then each draw is
    * bounded by `StoreTimeout` and the windows of one check are read at once.
@@ -632,6 +648,16 @@ const checkContact = (limits: Limits) =>
     yield* concludeWith(limits.contactPolicy, states, refusal)
   })
 
+/**
+ * One MCP session opened from the address (`mcp:`, apart from its request
+ * rate): a 429 once the allowance is used, with those windows' headers.
+ */
+const checkMcpSession = (limits: Limits) =>
+  Effect.fnUntraced(function* (address: string) {
+    const { states, refusal } = yield* draw(limits, `mcp:${addressKey(address)}`, limits.mcpSessions)
+    yield* concludeWith(limits.mcpSessionPolicy, states, refusal)
+  })
+
 const admitCredential = (limits: Limits) =>
   Effect.fnUntraced(function* (address: string) {
     const anonymous = limits.table.anonymous
@@ -694,6 +720,13 @@ export class RequestRateLimiter extends Context.Service<
     readonly checkContact: (
       address: string
     ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    /**
+     * An MCP session opened at /mcp from `address`: drawn from the address's
+     * MCP-session windows, 429 once they are used, with their headers.
+     */
+    readonly checkMcpSession: (
+      address: string
+    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
     /** The lane of cache hits' draw, outside any request's handlers (see `drawForLane`). */
     readonly drawForLane: (caller: Caller, credentialFrom: string | undefined) => Effect.Effect<LaneDraw>
     /** The same draw made at once when the store is the memory store; undefined otherwise (see `drawForLaneNow`). */
@@ -719,12 +752,15 @@ export class RequestRateLimiter extends Context.Service<
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
       ) as { readonly [K in CallerKind]: string }
       const contacts = config.contacts ?? ProductionContactLimits
+      const mcpSessions = config.mcpSessions ?? ProductionMcpSessionLimits
       const limits: Limits = {
         limiter,
         table,
         policies,
         contacts,
         contactPolicy: policyHeader(contacts),
+        mcpSessions,
+        mcpSessionPolicy: policyHeader(mcpSessions),
         remote: !localStore,
         now: steps === undefined ? undefined : { ...steps, millis: () => clock.currentTimeMillisUnsafe() }
       }
@@ -733,6 +769,7 @@ export class RequestRateLimiter extends Context.Service<
         admitCredential: admitCredential(limits),
         countFailedCredential: countFailedCredential(limits),
         checkContact: checkContact(limits),
+        checkMcpSession: checkMcpSession(limits),
         drawForLane: drawForLane(limits),
         drawForLaneNow: drawForLaneNow(limits)
       })
