@@ -32,6 +32,22 @@ const client = Effect.gen(function* () {
 const ended = (c: McpClient.McpClient) =>
   Effect.map(Effect.flip(c.listTools()), (error) => error.reason._tag === "ClosedError")
 
+/** An `initialize` (a POST without a session) from `headers`' client. */
+const initialize = (headers: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    return yield* server.request("/mcp", {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", ...headers },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+      }
+    })
+  })
+
 const withLimits = (maxSessions: number, idle: Duration.Duration) =>
   TestServer.layerMemory().pipe(Layer.provide(Layer.succeed(McpSessionLimits, { maxSessions, idle })))
 
@@ -93,21 +109,7 @@ layer(withLimits(3, Duration.minutes(5)), { excludeTestServices: true })("mcp en
       () =>
         Effect.gen(function* () {
           const server = yield* TestServer
-          const post = (headers: Record<string, string>) =>
-            server.request("/mcp", {
-              method: "POST",
-              headers: { accept: "application/json, text/event-stream", ...headers },
-              body: {
-                jsonrpc: "2.0",
-                id: 1,
-                method: "initialize",
-                params: {
-                  protocolVersion: "2025-11-25",
-                  capabilities: {},
-                  clientInfo: { name: "t", version: "1" }
-                }
-              }
-            })
+          const post = initialize
           for (const origin of ["https://evil.example", "null", server.baseUrl])
             assert.strictEqual((yield* post({ origin })).status, 403, origin)
           assert.strictEqual((yield* post({})).status, 200)
@@ -145,22 +147,6 @@ layer(withLimits(100, Duration.millis(300)), { excludeTestServices: true })(
     )
   }
 )
-
-/** An `initialize` (a POST without a session) from `headers`' client. */
-const initialize = (headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const server = yield* TestServer
-    return yield* server.request("/mcp", {
-      method: "POST",
-      headers: { accept: "application/json, text/event-stream", ...headers },
-      body: {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
-      }
-    })
-  })
 
 const TwoSessions = [{ limit: 2, window: "1 minute" }] as const
 
