@@ -109,10 +109,9 @@ layer(withLimits(3, Duration.minutes(5)), { excludeTestServices: true })("mcp en
       () =>
         Effect.gen(function* () {
           const server = yield* TestServer
-          const post = initialize
           for (const origin of ["https://evil.example", "null", server.baseUrl])
-            assert.strictEqual((yield* post({ origin })).status, 403, origin)
-          assert.strictEqual((yield* post({})).status, 200)
+            assert.strictEqual((yield* initialize({ origin })).status, 403, origin)
+          assert.strictEqual((yield* initialize()).status, 200)
         })
     )
 
