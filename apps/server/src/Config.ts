@@ -105,27 +105,38 @@ const PositiveDuration = Schema.DurationFromString.check(
 const positiveDuration = (name: string, fallback: Duration.Duration) =>
   Config.schema(PositiveDuration, name).pipe(Config.withDefault(fallback))
 
-/** A count of coverage requests an address may send per window. */
-const ContactsPerWindow = Schema.Int.check(
+/** A count of requests an address may send per window of its own allowance. */
+const AllowancePerWindow = Schema.Int.check(
   Schema.makeFilter((n: number) => (n >= 1 && n <= 10_000) || "must be a whole number from 1 to 10000")
 )
 
 /** A window of at least a second (the rate limiter counts in whole seconds). */
-const ContactsWindow = PositiveDuration.check(
+const AllowanceWindow = PositiveDuration.check(
   Schema.makeFilter(
     (d: Duration.Duration) => Duration.toMillis(d) >= 1_000 || 'must be at least 1 second, such as "1 hour"'
   )
 )
+
+/** An allowance per client address, apart from the request rate: `<PREFIX>_LIMIT` per `<PREFIX>_WINDOW`. */
+const allowanceConfig = (prefix: string, limit: number, window: Duration.Duration) =>
+  Config.all({
+    limit: Config.schema(AllowancePerWindow, `${prefix}_LIMIT`).pipe(Config.withDefault(limit)),
+    window: Config.schema(AllowanceWindow, `${prefix}_WINDOW`).pipe(Config.withDefault(window))
+  })
 
 /**
  * The allowance of coverage requests (POST /api/v1/contacts) per client
  * address: RATINGS_CONTACTS_LIMIT requests per RATINGS_CONTACTS_WINDOW, 5 an
  * hour by default, on a counter apart from the request rate.
  */
-export const ContactsLimitConfig = Config.all({
-  limit: Config.schema(ContactsPerWindow, "RATINGS_CONTACTS_LIMIT").pipe(Config.withDefault(5)),
-  window: Config.schema(ContactsWindow, "RATINGS_CONTACTS_WINDOW").pipe(Config.withDefault(Duration.hours(1)))
-})
+export const ContactsLimitConfig = allowanceConfig("RATINGS_CONTACTS", 5, Duration.hours(1))
+
+/**
+ * The MCP sessions a client address may open at /mcp:
+ * RATINGS_MCP_SESSIONS_LIMIT per RATINGS_MCP_SESSIONS_WINDOW, 60 an hour by
+ * default (RateLimit.ts ProductionMcpSessionLimits).
+ */
+export const McpSessionsLimitConfig = allowanceConfig("RATINGS_MCP_SESSIONS", 60, Duration.hours(1))
 
 /**
  * Operator branding (issue 17): the names, site, terms and attribution text
@@ -425,6 +436,7 @@ export const ServerConfig = Config.all({
   quantum: QuantumConfig,
   webhooks: WebhookDeliveryConfig,
   contacts: ContactsLimitConfig,
+  mcpSessions: McpSessionsLimitConfig,
   /** What the service publishes itself as (RATINGS_SERVICE_NAME, ...). */
   branding: BrandingConfig
 })

@@ -41,7 +41,8 @@ export const httpOptions = (
     auth: { jwt, trustProxy: config.trustProxy },
     policies: {
       ...(Option.isSome(config.redisUrl) ? { redisUrl: Redacted.value(config.redisUrl.value) } : {}),
-      contacts: [{ limit: config.contacts.limit, window: config.contacts.window }]
+      contacts: [{ limit: config.contacts.limit, window: config.contacts.window }],
+      mcpSessions: [{ limit: config.mcpSessions.limit, window: config.mcpSessions.window }]
     },
     devIdentityProvider: dev
   }

@@ -18,6 +18,7 @@ import {
   WebhookTargetsConfig
 } from "../src/Config.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
+import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
 const load = (env: Record<string, string>) =>
@@ -122,6 +123,29 @@ describe("the coverage-request allowance", () => {
       assert.include(refusal({ RATINGS_CONTACTS_WINDOW: value }), "RATINGS_CONTACTS_WINDOW")
     }
     assert.include(refusal({ RATINGS_CONTACTS_WINDOW: "500 millis" }), "at least 1 second")
+  })
+})
+
+describe("the MCP-session allowance", () => {
+  it("RATINGS_MCP_SESSIONS_LIMIT (1 to 10000) per RATINGS_MCP_SESSIONS_WINDOW (at least a second) is 60 an hour by default and reaches the server's policies; other values stop the start naming the variable", () => {
+    const windowOf = (env: Record<string, string>) => {
+      const [w] = httpOptions(config(env)).policies.mcpSessions ?? []
+      return [w!.limit, Duration.toSeconds(Duration.fromInputUnsafe(w!.window))]
+    }
+    assert.deepStrictEqual(windowOf({}), [60, 3600])
+    assert.deepStrictEqual(windowOf({}), [
+      ProductionMcpSessionLimits[0]!.limit,
+      Duration.toSeconds(Duration.fromInputUnsafe(ProductionMcpSessionLimits[0]!.window))
+    ])
+    assert.deepStrictEqual(
+      windowOf({ RATINGS_MCP_SESSIONS_LIMIT: "500", RATINGS_MCP_SESSIONS_WINDOW: "10 minutes" }),
+      [500, 600]
+    )
+    for (const value of ["0", "-1", "2.5", "many", "10001"])
+      assert.include(refusal({ RATINGS_MCP_SESSIONS_LIMIT: value }), "RATINGS_MCP_SESSIONS_LIMIT")
+    assert.include(refusal({ RATINGS_MCP_SESSIONS_LIMIT: "0" }), "must be a whole number from 1 to 10000")
+    for (const value of ["0 seconds", "500 millis", "soon", "-1 hours"])
+      assert.include(refusal({ RATINGS_MCP_SESSIONS_WINDOW: value }), "RATINGS_MCP_SESSIONS_WINDOW")
   })
 })
 
