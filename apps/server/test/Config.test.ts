@@ -103,12 +103,15 @@ describe("configuration", () => {
   })
 })
 
+/** An allowance the server's policies get from the environment: its one window's limit and seconds. */
+const allowanceOf = (field: "contacts" | "mcpSessions") => (env: Record<string, string>) => {
+  const [w] = httpOptions(config(env)).policies[field] ?? []
+  return [w!.limit, Duration.toSeconds(Duration.fromInputUnsafe(w!.window))]
+}
+
 describe("the coverage-request allowance", () => {
   it("RATINGS_CONTACTS_LIMIT (1 to 10000) per RATINGS_CONTACTS_WINDOW (at least a second) is 5 an hour by default and reaches the server's policies; other values stop the start naming the variable", () => {
-    const windowOf = (env: Record<string, string>) => {
-      const [w] = httpOptions(config(env)).policies.contacts ?? []
-      return [w!.limit, Duration.toSeconds(Duration.fromInputUnsafe(w!.window))]
-    }
+    const windowOf = allowanceOf("contacts")
     assert.deepStrictEqual(windowOf({}), [5, 3600])
     assert.deepStrictEqual(
       windowOf({ RATINGS_CONTACTS_LIMIT: "20", RATINGS_CONTACTS_WINDOW: "1 day" }),
@@ -128,10 +131,7 @@ describe("the coverage-request allowance", () => {
 
 describe("the MCP-session allowance", () => {
   it("RATINGS_MCP_SESSIONS_LIMIT (1 to 10000) per RATINGS_MCP_SESSIONS_WINDOW (at least a second) is 60 an hour by default and reaches the server's policies; other values stop the start naming the variable", () => {
-    const windowOf = (env: Record<string, string>) => {
-      const [w] = httpOptions(config(env)).policies.mcpSessions ?? []
-      return [w!.limit, Duration.toSeconds(Duration.fromInputUnsafe(w!.window))]
-    }
+    const windowOf = allowanceOf("mcpSessions")
     assert.deepStrictEqual(windowOf({}), [60, 3600])
     assert.deepStrictEqual(windowOf({}), [
       ProductionMcpSessionLimits[0]!.limit,
