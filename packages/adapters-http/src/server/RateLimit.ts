@@ -356,12 +356,6 @@ interface Limits {
   readonly limiter: RateLimiter.RateLimiter
   readonly table: RateLimitTable
   readonly policies: { readonly [K in CallerKind]: string }
-  /** The coverage requests' windows per client address, and their policy header. */
-  readonly contacts: ReadonlyArray<RateWindow>
-  readonly contactPolicy: string
-  /** The MCP sessions' windows per client address, and their policy header. */
-  readonly mcpSessions: ReadonlyArray<RateWindow>
-  readonly mcpSessionPolicy: string
   /**
    * Whether the store may be slow or silent (Redis): then each draw is
    * bounded by `StoreTimeout` and the windows of one check are read at once.
@@ -484,39 +478,23 @@ const check = (limits: Limits) =>
 /** One window of the address's failed credentials, read: what is left and when it resets; undefined when the store failed. */
 type FailedRead = { readonly remaining: number; readonly resetSeconds: number } | undefined
 
-/** The address's failed-credential windows read at once from the memory store (a draw of 0: counts nothing). */
+/**
+ * The address's failed-credential windows read at once from the memory store
+ * (a draw of 0: counts nothing). While no failed-credential counter can be
+ * alive (most requests), none is looked up: each reads as a counter not held.
+ */
 const readFailedNow = (
   now: NonNullable<Limits["now"]>,
   limits: Limits,
   address: string
 ): Array<FailedRead> => {
-  const subject = failedSubject(address)
+  const subject = now.millis() < now.failedLiveUntil() ? failedSubject(address) : undefined
   return limits.table.anonymous.map((w) => {
     const read = consumeNow(now, subject, w, 0)
     return "remaining" in read
       ? { remaining: read.remaining, resetSeconds: read.reset }
       : { remaining: 0, resetSeconds: read.retryAfter }
   })
-}
-
-/**
- * Whether the address's failed credentials have used the anonymous allowance,
- * read at once from the memory store (`exhausted` of `readFailedNow`, without
- * building the reads: every keyed request of the lane asks).
- */
-const failedExhaustedNow = (now: NonNullable<Limits["now"]>, limits: Limits, address: string): boolean => {
-  const at = now.millis()
-  // No failed credential counted in any window still open: every counter reads 0 (most requests).
-  const anyLive = at < now.failedLiveUntil()
-  const subject = anyLive ? failedSubject(address) : ""
-  for (const w of limits.table.anonymous) {
-    if (w.limit < 1) return true
-    if (!anyLive) continue
-    const f = figuresOf(w)
-    const [count] = now.step(counterKey(subject, w), 0, f.refillRateMillis, w.limit, at)
-    if (w.limit - count < 1) return true
-  }
-  return false
 }
 
 /** The address's failed-credential windows, read (a draw of 0: counts nothing). */
@@ -576,13 +554,17 @@ const drawForLane = (limits: Limits) =>
  */
 const consumeNow = (
   now: NonNullable<Limits["now"]>,
-  subject: string,
+  subject: string | undefined,
   w: RateWindow,
   tokens: number
 ): WindowState | { readonly limit: number; readonly retryAfter: number } => {
   const f = figuresOf(w)
   if (tokens > w.limit) return { limit: w.limit, retryAfter: secondsUntilMillis(f.millis) }
-  const [count, ttl] = now.step(counterKey(subject, w), tokens, f.refillRateMillis, w.limit, now.millis())
+  // `subject` undefined: a read of a counter known not to be held, answered as the store answers it.
+  const [count, ttl] =
+    subject === undefined
+      ? NothingCounted
+      : now.step(counterKey(subject, w), tokens, f.refillRateMillis, w.limit, now.millis())
   const remaining = w.limit - count
   if (remaining < 0) return { limit: w.limit, retryAfter: secondsUntilMillis(ttl) }
   return { limit: w.limit, remaining, reset: secondsUntilMillis(ttl) }
@@ -614,7 +596,7 @@ const drawForLaneNow =
   (caller: Caller, credentialFrom: string | undefined): { readonly draw: LaneDraw } | undefined => {
     const now = limits.now
     if (now === undefined) return undefined
-    if (credentialFrom !== undefined && failedExhaustedNow(now, limits, credentialFrom))
+    if (credentialFrom !== undefined && exhausted(readFailedNow(now, limits, credentialFrom)))
       return { draw: undefined }
     const kind = callerKind(caller)
     const drawn = drawNow(now, subjectOf(caller), limits.table[kind])
@@ -638,25 +620,18 @@ const failedSubjectOf = memoString((key) => `${FailedPrefix}${key}`)
 const failedSubject = (address: string) => failedSubjectOf(addressKey(address))
 
 /**
- * One coverage request drawn from the address's own counters (`contact:`,
- * apart from its request rate): a 429 once they are used, and the
- * response's RateLimit headers are theirs.
+ * One request drawn from an allowance the address has apart from its request
+ * rate (`<prefix>:<address>`): a 429 once it is used, and the response's
+ * RateLimit headers are its windows'. Coverage requests (`contact:`) and MCP
+ * sessions opened at /mcp (`mcp:`).
  */
-const checkContact = (limits: Limits) =>
-  Effect.fnUntraced(function* (address: string) {
-    const { states, refusal } = yield* draw(limits, `contact:${addressKey(address)}`, limits.contacts)
-    yield* concludeWith(limits.contactPolicy, states, refusal)
-  })
-
-/**
- * One MCP session opened from the address (`mcp:`, apart from its request
- * rate): a 429 once the allowance is used, with those windows' headers.
- */
-const checkMcpSession = (limits: Limits) =>
-  Effect.fnUntraced(function* (address: string) {
-    const { states, refusal } = yield* draw(limits, `mcp:${addressKey(address)}`, limits.mcpSessions)
-    yield* concludeWith(limits.mcpSessionPolicy, states, refusal)
-  })
+const checkAllowance = (limits: Limits, prefix: string, windows: ReadonlyArray<RateWindow>) => {
+  const policy = policyHeader(windows)
+  return (address: string) =>
+    Effect.flatMap(draw(limits, `${prefix}${addressKey(address)}`, windows), ({ states, refusal }) =>
+      concludeWith(policy, states, refusal)
+    )
+}
 
 const admitCredential = (limits: Limits) =>
   Effect.fnUntraced(function* (address: string) {
@@ -751,16 +726,10 @@ export class RequestRateLimiter extends Context.Service<
       const policies = Object.fromEntries(
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
       ) as { readonly [K in CallerKind]: string }
-      const contacts = config.contacts ?? ProductionContactLimits
-      const mcpSessions = config.mcpSessions ?? ProductionMcpSessionLimits
       const limits: Limits = {
         limiter,
         table,
         policies,
-        contacts,
-        contactPolicy: policyHeader(contacts),
-        mcpSessions,
-        mcpSessionPolicy: policyHeader(mcpSessions),
         remote: !localStore,
         now: steps === undefined ? undefined : { ...steps, millis: () => clock.currentTimeMillisUnsafe() }
       }
@@ -768,8 +737,8 @@ export class RequestRateLimiter extends Context.Service<
         check: check(limits),
         admitCredential: admitCredential(limits),
         countFailedCredential: countFailedCredential(limits),
-        checkContact: checkContact(limits),
-        checkMcpSession: checkMcpSession(limits),
+        checkContact: checkAllowance(limits, "contact:", config.contacts ?? ProductionContactLimits),
+        checkMcpSession: checkAllowance(limits, "mcp:", config.mcpSessions ?? ProductionMcpSessionLimits),
         drawForLane: drawForLane(limits),
         drawForLaneNow: drawForLaneNow(limits)
       })
