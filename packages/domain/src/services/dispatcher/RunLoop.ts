@@ -1,9 +1,10 @@
 /**
  * The dispatcher's two ways of sending what is due: `runOnce` (claim up to
  * `concurrency`, attempt them all, report) and `run`, the loop that claims
- * ahead of its send slots and sleeps while nothing is due.
+ * ahead of its send slots and sleeps while nothing is due, and which stops
+ * gracefully when its scope closes (`runUntilClosed`).
  */
-import { Clock, Duration, Effect, FiberSet, Latch } from "effect"
+import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Latch, Option, type Scope } from "effect"
 import { millisOf } from "../../model/Delivery.ts"
 import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
 import type { Claim } from "./Claim.ts"
@@ -62,7 +63,18 @@ interface LoopState {
   wakeAt: number
   /** The loop waits for the window to empty enough for a claim; the next attempt that ends opens `kick`. */
   waitingForRoom: boolean
+  /** Asked to stop: nothing more is claimed or started, and the loop waits for its attempts in flight. */
+  stopping: boolean
 }
+
+const newLoopState = (): LoopState => ({
+  ready: [],
+  dueTimes: new Set<number>(),
+  inFlight: 0,
+  wakeAt: Number.NEGATIVE_INFINITY,
+  waitingForRoom: false,
+  stopping: false
+})
 
 /**
  * The send slots of the loop: an effect that starts ready deliveries in the
@@ -78,7 +90,7 @@ const sendSlots = (
   kick: Latch.Latch
 ): Effect.Effect<void> => {
   const startReady: Effect.Effect<void> = Effect.gen(function* () {
-    while (state.inFlight < d.concurrency && state.ready.length > 0) {
+    while (!state.stopping && state.inFlight < d.concurrency && state.ready.length > 0) {
       const next = state.ready.shift()!
       const now = yield* Clock.currentTimeMillis
       if (now - next.at > d.startDeadlineMs) {
@@ -123,25 +135,31 @@ const soonestDue = (dueTimes: Set<number>, now: number): number => {
 }
 
 /**
- * `run`, the loop: claims for a batch whenever its window has room for one,
- * starts what it claimed in the free slots, and sleeps until the poll
- * interval or the earliest retry it recorded, whichever comes first.
+ * The loop: claims for a batch whenever its window has room for one, starts
+ * what it claimed in the free slots, and sleeps until the poll interval or
+ * the earliest retry it recorded, whichever comes first. Once `stop` has
+ * completed it claims and starts nothing more (claimed deliveries not yet
+ * started are left to their leases), waits for its attempts in flight to be
+ * sent and recorded, and returns. Interrupted, it interrupts them.
  */
-export const runLoop = (d: Dispatching): Effect.Effect<never> =>
+const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effect.Effect<void> =>
   Effect.scoped(
     Effect.gen(function* () {
       const fibers = yield* FiberSet.make<void>()
       const kick = yield* Latch.make(false)
-      const state: LoopState = {
-        ready: [],
-        dueTimes: new Set<number>(),
-        inFlight: 0,
-        wakeAt: Number.NEGATIVE_INFINITY,
-        waitingForRoom: false
-      }
       const startReady = sendSlots(d, state, fibers, kick)
+      // Every wait of the loop below also ends when `kick` opens.
+      yield* Effect.forkScoped(
+        Effect.andThen(
+          stop,
+          Effect.suspend(() => {
+            state.stopping = true
+            return kick.open
+          })
+        )
+      )
 
-      for (;;) {
+      while (!state.stopping) {
         yield* kick.close
         state.wakeAt = Number.NEGATIVE_INFINITY
         const room = d.window - state.inFlight - state.ready.length
@@ -166,5 +184,51 @@ export const runLoop = (d: Dispatching): Effect.Effect<never> =>
         state.wakeAt = at + wait
         if (wait > 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), kick.await)
       }
+
+      const unstarted = state.ready.splice(0).length
+      if (state.inFlight > 0 || unstarted > 0)
+        yield* Effect.logInfo(
+          "webhook dispatcher stopping: claiming no more; attempts in flight may finish and be recorded; " +
+            "claimed deliveries not started return when their claims expire"
+        ).pipe(Effect.annotateLogs({ in_flight: state.inFlight, not_started: unstarted }))
+      yield* FiberSet.awaitEmpty(fibers)
     })
   )
+
+/** `run`, the loop, forever. */
+export const runLoop = (d: Dispatching): Effect.Effect<never> =>
+  Effect.andThen(
+    Effect.suspend(() => loop(d, newLoopState(), Effect.never)),
+    Effect.never
+  )
+
+/**
+ * The loop forked for the lifetime of the scope, stopped gracefully when the
+ * scope closes: it claims nothing more, and its attempts in flight have
+ * `graceMs` (from the moment the scope starts closing) to be sent and
+ * recorded. Attempts still running then are interrupted: nothing is recorded
+ * for them, and their deliveries return when their claims expire.
+ */
+export const runUntilClosed = (d: Dispatching, graceMs: number): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const state = newLoopState()
+    const stop = yield* Deferred.make<void>()
+    const fiber = yield* Effect.forkScoped(loop(d, state, Deferred.await(stop)))
+    // Added after the fork, so it runs before the fork's own finalizer interrupts the loop.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        if (graceMs <= 0) return yield* Fiber.interrupt(fiber)
+        yield* Deferred.succeed(stop, undefined)
+        const ended = yield* Effect.timeoutOption(Fiber.await(fiber), Duration.millis(graceMs))
+        if (Option.isSome(ended)) {
+          yield* Effect.logInfo("webhook dispatcher stopped: every attempt in flight finished")
+          return
+        }
+        yield* Effect.logWarning(
+          "webhook dispatcher stopped: attempts still running at the end of the shutdown grace were " +
+            "interrupted; their deliveries return when their claims expire"
+        ).pipe(Effect.annotateLogs({ interrupted: state.inFlight }))
+        yield* Fiber.interrupt(fiber)
+      })
+    )
+  })
