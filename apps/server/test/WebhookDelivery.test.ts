@@ -147,19 +147,22 @@ describe("webhook delivery by `ratings serve`", () => {
     assert.notInclude(server.output(), world.serverKey)
   }, 180_000)
 
-  it("SIGTERM drains webhook sends: a send in flight when the signal comes is waited for (the receiver answers after 3 s, the grace is 10 s), its attempt is recorded as delivered, the process exits 0, and no second delivery comes once its claim would have expired", async () => {
+  it("SIGTERM drains webhook sends: a send in flight when the signal comes is waited for (the receiver answers after 3 s, the grace is 10 s), its attempt is recorded as delivered, the process exits 0, and no second delivery comes once its claim would have expired; a delivery claimed but not yet started is handed back unattempted, and the next server sends it at once, not after its lease", async () => {
     const { databaseUrl, env } = await world.setup({
       RATINGS_SHUTDOWN_GRACE: "10 seconds",
-      RATINGS_WEBHOOK_LEASE: `${LeaseMs / 1_000} seconds`
+      RATINGS_WEBHOOK_LEASE: `${LeaseMs / 1_000} seconds`,
+      // One send slot: the loop claims both deliveries, sends one and holds the other ready.
+      RATINGS_WEBHOOK_CONCURRENCY: "1"
     })
     const receiver = await world.receiver(async () => {
       await sleep(3_000)
       return 204
     })
     await createRules(databaseUrl, world.serverKey, [
-      { webhookUrl: receiver.url("/slow"), slugs: ["lendwell"], events: ["rating.changed"] }
+      { webhookUrl: receiver.url("/slow"), slugs: ["lendwell"], events: ["rating.changed"] },
+      { webhookUrl: receiver.url("/next"), slugs: ["lendwell"], events: ["rating.changed"] }
     ])
-    assert.strictEqual(await world.publishLendwell(env), 1)
+    assert.strictEqual(await world.publishLendwell(env), 2)
     const server = await world.startServer(env)
     await waitForReceiver(receiver, (r) => r.open() === 1, 30_000)
 
@@ -172,19 +175,40 @@ describe("webhook delivery by `ratings serve`", () => {
     assert.isAtLeast(took, request.end! - stopping - 100, "the process waited for the answer")
     assert.isBelow(took, 9_000, "and exited once it was recorded, before the grace ended")
     assert.include(server.output(), "webhook dispatcher stopped: every attempt in flight finished")
+    assert.lengthOf(receiver.requests, 1, "the stopping server started nothing more")
 
     const state = await readOutbox(databaseUrl)
-    const [delivery] = state.deliveries
-    assert.strictEqual(delivery!.status, "delivered")
+    const sent = state.deliveries.find((d) => d.delivery_id === request.deliveryId)!
+    assert.strictEqual(sent.status, "delivered")
     assert.deepStrictEqual(
-      state.attempts.get(delivery!.delivery_id)!.map((a) => [a.attempt, a.outcome, a.status_code]),
+      state.attempts.get(sent.delivery_id)!.map((a) => [a.attempt, a.outcome, a.status_code]),
       [[0, "delivered", 204]]
     )
+    const handedBack = state.deliveries.find((d) => d.delivery_id !== request.deliveryId)!
+    assert.deepStrictEqual(
+      [handedBack.status, handedBack.attempts, state.attempts.get(handedBack.delivery_id)],
+      ["pending", 0, undefined],
+      "the delivery claimed but not started was not attempted"
+    )
 
-    // Another server, running past the moment the claim of the drained send would have expired.
+    // Another server: it sends the handed-back delivery at once, and runs past the moment the
+    // claims of the first server would have expired.
     const other = await world.startServer(env)
+    await waitForReceiver(receiver, (r) => r.requests.length === 2, 30_000)
+    const next = receiver.requests[1]!
+    assert.strictEqual(next.deliveryId, handedBack.delivery_id)
+    assert.isBelow(
+      next.start - request.start,
+      LeaseMs - 2_000,
+      "sent long before the claim of the stopped server would have expired"
+    )
     await sleep(Math.max(0, request.start + LeaseMs + 3_000 - performance.now()))
-    assert.lengthOf(receiver.requests, 1, "delivered once")
+    assert.lengthOf(receiver.requests, 2, "each delivered once")
+    const done = await readOutbox(databaseUrl)
+    for (const d of done.deliveries) {
+      assert.strictEqual(d.status, "delivered")
+      assert.lengthOf(done.attempts.get(d.delivery_id)!, 1)
+    }
     other.child.kill("SIGTERM")
     assert.strictEqual(await exited(other.child), 0, other.output())
   }, 180_000)

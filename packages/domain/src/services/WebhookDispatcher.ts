@@ -60,8 +60,13 @@
  *   more, and the attempts in flight are sent and recorded if they end within
  *   the grace. Cutting a send instead would leave a request the receiver may
  *   have acted on unrecorded, and it would be sent again once its lease ran
- *   out. Claimed deliveries not yet started, and attempts still running when
- *   the grace ends, are left to their leases.
+ *   out. Claimed deliveries not yet started are handed back at once
+ *   (`releaseClaims`, matched by the token of their claim), so another
+ *   process sends them without waiting out a lease; nothing reached a
+ *   receiver for them and no attempt is counted. Attempts still running when
+ *   the grace ends are left to their leases: the receiver may have acted on
+ *   the cut request (or may still be handling it), and the lease keeps a
+ *   second copy from following it at once.
  * - `deliverNow` records its own attempt directly, not in a batch: it answers
  *   a person waiting on the test-webhook route, and never waits on (or is
  *   interrupted with) the loop's recording.
@@ -87,7 +92,7 @@ import { WebhookTransport } from "../ports/WebhookTransport.ts"
 import type { AttemptRecorded } from "../webhooks/DeliveryStateMachine.ts"
 import { RetryPolicy } from "../webhooks/RetrySchedule.ts"
 import { attempt, attemptSafely } from "./dispatcher/Attempt.ts"
-import { claim } from "./dispatcher/Claim.ts"
+import { claim, makeClaimTokens, release } from "./dispatcher/Claim.ts"
 import { makeRecordBatch } from "./dispatcher/RecordBatch.ts"
 import { type Dispatching, runLoop, runOnce, runUntilClosed } from "./dispatcher/RunLoop.ts"
 import {
@@ -131,9 +136,10 @@ export class WebhookDispatcher extends Context.Service<
 >()("@ratings/domain/services/WebhookDispatcher") {
   /**
    * The dispatcher with its `run` loop forked for the lifetime of the layer.
-   * Closing the layer stops the loop gracefully: it claims nothing more, and
-   * its attempts in flight have `stopGrace` to be sent and recorded; what
-   * still runs then is interrupted and left to its lease.
+   * Closing the layer stops the loop gracefully: it claims nothing more,
+   * hands back what it claimed but did not start, and its attempts in flight
+   * have `stopGrace` to be sent and recorded; what still runs then is
+   * interrupted and left to its lease.
    */
   static readonly layer = (
     options: WebhookDispatcherOptions = {}
@@ -189,6 +195,7 @@ const make = (options: WebhookDispatcherOptions) =>
       policy
     }
     const recordInBatch = yield* makeRecordBatch(ports.outbox)
+    const nextClaimToken = yield* makeClaimTokens
     const recordAlone = (toRecord: Parameters<typeof recordInBatch>[0]) =>
       ports.outbox.recordAttempt(toRecord.claimed, toRecord.input)
     const dispatching: Dispatching = {
@@ -202,7 +209,9 @@ const make = (options: WebhookDispatcherOptions) =>
       // A ready delivery must start early enough that its send, cut off at the timeout plus the
       // grace, still ends that long before its lease does: the margin a claim sent at once has.
       startDeadlineMs: leaseMs - 2 * (policy.receiverTimeoutMs + TransportGraceMs),
-      claim: (at, limit) => claim(ports, leaseMs, at, limit),
+      claim: (at, limit) =>
+        Effect.flatMap(nextClaimToken, (token) => claim(ports, leaseMs, token, at, limit)),
+      release: (claims) => release(ports, claims),
       attemptSafely: (claimed) => attemptSafely(ports, claimed, recordInBatch)
     }
 

@@ -822,6 +822,58 @@ describe("WebhookDispatcher", () => {
   )
 
   it.effect(
+    "on stop, deliveries claimed but not yet started are handed back at once, not attempted: another dispatcher sends them at once, not after their leases (SIGTERM drains webhook sends)",
+    () => {
+      const { stats, layer } = timedTransport(() => 3 * SECOND)
+      const sentIds = () => stats.sent.map((r) => r.headers["webhook-id"])
+      return withDispatcher(
+        { deliveries: [delivery(1), delivery(2), delivery(3)], loop: false, transport: layer },
+        Effect.gen(function* () {
+          const outbox = yield* DeliveryOutbox
+          // One send slot: the loop claims all three ahead, sends 1, and holds 2 and 3 ready.
+          const stopping = yield* loopInScope({ concurrency: 1, stopGrace: "10 seconds" })
+          yield* TestClock.adjust(SECOND)
+          assert.deepStrictEqual(sentIds(), [deliveryId(1)])
+          assert.lengthOf(yield* outbox.claimDue({ at: T0 + SECOND, limit: 10 }), 0, "2 and 3 are claimed")
+          const closing = yield* stopping.close
+          yield* TestClock.adjust(0)
+          for (const n of [2, 3]) {
+            const stored = yield* attemptLog(deliveryId(n))
+            assert.deepStrictEqual(
+              [stored.status, stored.attempts, stored.attempt_log.length, millisOf(stored.next_attempt_at!)],
+              ["pending", 0, 0, T0],
+              `delivery ${n} was not attempted, and is due as it was`
+            )
+          }
+          // Another server process's dispatcher, started while the first still drains its send.
+          const other = yield* loopInScope({})
+          yield* TestClock.adjust(0)
+          assert.deepStrictEqual(
+            sentIds(),
+            [deliveryId(1), deliveryId(2), deliveryId(3)],
+            "2 and 3 are sent at once, not when their 60 s leases end"
+          )
+          yield* TestClock.adjust(2 * SECOND)
+          yield* Fiber.join(closing)
+          assert.isTrue(stopping.closed(), "the stop ended when its one send was recorded")
+          yield* TestClock.adjust(SECOND)
+          for (const n of [1, 2, 3]) {
+            const stored = yield* attemptLog(deliveryId(n))
+            assert.strictEqual(stored.status, "delivered", `delivery ${n}`)
+            assert.deepStrictEqual(
+              stored.attempt_log.map((a) => millisOf(a.started_at)),
+              [n === 1 ? T0 : T0 + SECOND],
+              `delivery ${n}: one attempt`
+            )
+          }
+          assert.lengthOf(stats.sent, 3, "each sent once")
+          yield* Fiber.join(yield* other.close)
+        })
+      )
+    }
+  )
+
+  it.effect(
     "options that could let a send outlive its claim, or stall the loop, are refused when the layer is built",
     () =>
       Effect.gen(function* () {

@@ -6,6 +6,7 @@
  */
 import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Latch, Option, type Scope } from "effect"
 import { millisOf } from "../../model/Delivery.ts"
+import type { HeldClaim } from "../../ports/DeliveryOutbox.ts"
 import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
 import type { Claim } from "./Claim.ts"
 import type { Claimed, DispatchSummary } from "./Settings.ts"
@@ -22,6 +23,8 @@ export interface Dispatching {
   /** A ready delivery claimed longer ago than this is not started: it is left to its lease. */
   readonly startDeadlineMs: number
   readonly claim: (at: number, limit: number) => Effect.Effect<Claim>
+  /** Hands claims back to the outbox at once; it never fails (what it could not release keeps its lease). */
+  readonly release: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<void>
   /** An attempt recorded with the next batch, that never fails (undefined when not recorded). */
   readonly attemptSafely: (claimed: Claimed) => Effect.Effect<AttemptRecorded | undefined>
 }
@@ -53,8 +56,8 @@ export const runOnce = (d: Dispatching): Effect.Effect<DispatchSummary> =>
  * fields are enough.
  */
 interface LoopState {
-  /** Claimed deliveries waiting for a slot, with when they were claimed. */
-  readonly ready: Array<{ readonly claimed: Claimed; readonly at: number }>
+  /** Claimed deliveries waiting for a slot, with when and under which token they were claimed. */
+  readonly ready: Array<{ readonly claimed: Claimed; readonly at: number; readonly token: string }>
   /** The retry times this process has recorded, so that it wakes exactly when one falls due. */
   readonly dueTimes: Set<number>
   /** The attempts running now (at most `concurrency`), each a send and the record of its outcome. */
@@ -63,7 +66,7 @@ interface LoopState {
   wakeAt: number
   /** The loop waits for the window to empty enough for a claim; the next attempt that ends opens `kick`. */
   waitingForRoom: boolean
-  /** Asked to stop: nothing more is claimed or started, and the loop waits for its attempts in flight. */
+  /** Asked to stop: nothing more is claimed or started, what is ready is handed back, and the loop waits for its attempts in flight. */
   stopping: boolean
 }
 
@@ -138,9 +141,10 @@ const soonestDue = (dueTimes: Set<number>, now: number): number => {
  * The loop: claims for a batch whenever its window has room for one, starts
  * what it claimed in the free slots, and sleeps until the poll interval or
  * the earliest retry it recorded, whichever comes first. Once `stop` has
- * completed it claims and starts nothing more (claimed deliveries not yet
- * started are left to their leases), waits for its attempts in flight to be
- * sent and recorded, and returns. Interrupted, it interrupts them.
+ * completed it claims and starts nothing more, hands back the deliveries it
+ * claimed but did not start (due at once for any process, no attempt
+ * counted), waits for its attempts in flight to be sent and recorded, and
+ * returns. Interrupted, it interrupts them.
  */
 const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effect.Effect<void> =>
   Effect.scoped(
@@ -172,8 +176,8 @@ const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effe
           continue
         }
         const now = yield* Clock.currentTimeMillis
-        const { claimed } = yield* d.claim(now, room)
-        for (const c of claimed) state.ready.push({ claimed: c, at: now })
+        const { claimed, token } = yield* d.claim(now, room)
+        for (const c of claimed) state.ready.push({ claimed: c, at: now, token })
         yield* startReady
         // The window was filled: more may be due at once.
         if (claimed.length === room) continue
@@ -185,12 +189,14 @@ const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effe
         if (wait > 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), kick.await)
       }
 
-      const unstarted = state.ready.splice(0).length
-      if (state.inFlight > 0 || unstarted > 0)
+      const unstarted = state.ready.splice(0)
+      if (state.inFlight > 0 || unstarted.length > 0)
         yield* Effect.logInfo(
           "webhook dispatcher stopping: claiming no more; attempts in flight may finish and be recorded; " +
-            "claimed deliveries not started return when their claims expire"
-        ).pipe(Effect.annotateLogs({ in_flight: state.inFlight, not_started: unstarted }))
+            "claimed deliveries not started are handed back"
+        ).pipe(Effect.annotateLogs({ in_flight: state.inFlight, not_started: unstarted.length }))
+      // The sends in flight go on meanwhile, in their own fibers.
+      yield* d.release(unstarted.map((r) => ({ deliveryId: r.claimed.delivery.delivery_id, token: r.token })))
       yield* FiberSet.awaitEmpty(fibers)
     })
   )
@@ -204,10 +210,13 @@ export const runLoop = (d: Dispatching): Effect.Effect<never> =>
 
 /**
  * The loop forked for the lifetime of the scope, stopped gracefully when the
- * scope closes: it claims nothing more, and its attempts in flight have
- * `graceMs` (from the moment the scope starts closing) to be sent and
- * recorded. Attempts still running then are interrupted: nothing is recorded
- * for them, and their deliveries return when their claims expire.
+ * scope closes: it claims nothing more, hands back what it claimed but did
+ * not start, and its attempts in flight have `graceMs` (from the moment the
+ * scope starts closing) to be sent and recorded. Attempts still running then
+ * are interrupted: nothing is recorded for them, and their deliveries return
+ * when their claims expire (the receiver may have acted on a cut request, so
+ * it is not sent again at once). With no grace the loop is interrupted at
+ * once and everything it claimed is left to its lease.
  */
 export const runUntilClosed = (d: Dispatching, graceMs: number): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {

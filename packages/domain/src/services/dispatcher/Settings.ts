@@ -43,7 +43,9 @@ export interface WebhookDispatcherOptions {
   /**
    * When the layer closes (the server stops): how long the attempts in
    * flight may take to finish and be recorded before they are interrupted
-   * and left to their leases (default 0: interrupted at once).
+   * and left to their leases; deliveries claimed but not started are handed
+   * back meanwhile (default 0: interrupted at once, everything claimed left
+   * to its lease).
    */
   readonly stopGrace?: Duration.Input | undefined
 }
