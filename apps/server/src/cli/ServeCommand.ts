@@ -9,7 +9,8 @@
  * processes can serve one database. Shutdown (SIGTERM or SIGINT) drains,
  * side by side and within one RATINGS_SHUTDOWN_GRACE: the HTTP server (no
  * new connections; requests in flight finish) and the dispatcher (no new
- * claims; sends in flight finish and their attempts are recorded). What is
+ * claims; deliveries claimed but not started are handed back at once; sends
+ * in flight finish and their attempts are recorded). What is
  * still running when the grace ends is cut (a cut send's claim expires and
  * the attempt is made again, here after a restart or by another process).
  * Then the pool and the embedded Postgres close; the process exits 0.
