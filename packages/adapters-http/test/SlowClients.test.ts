@@ -196,7 +196,7 @@ layer(
   )
 
   it.effect(
-    "issue 23 point 3: headers trickled slower than the headers timeout get a JSON 408 and the connection closed in time",
+    "issue 23 point 3: headers trickled slower than the headers timeout (or none sent) get a JSON 408 and the connection closed in time",
     () =>
       Effect.gen(function* () {
         const { baseUrl } = yield* TestServer
@@ -210,6 +210,15 @@ layer(
         assert.strictEqual(e.headers.connection, "close")
         assert.isAtLeast(e.closedMs ?? 0, HeadersTimeoutMs - 50, describeExchange(e))
         assert.isBelow(e.closedMs ?? Number.POSITIVE_INFINITY, HeadersTimeoutMs + Slack, describeExchange(e))
+
+        // A connection that sends nothing at all is closed the same way.
+        const idle = yield* run(baseUrl, [], HeadersTimeoutMs * 6)
+        assertJsonError(idle, 408, "request not received in time")
+        assert.isBelow(
+          idle.closedMs ?? Number.POSITIVE_INFINITY,
+          HeadersTimeoutMs + Slack,
+          describeExchange(idle)
+        )
       }),
     { timeout: 30_000 }
   )
