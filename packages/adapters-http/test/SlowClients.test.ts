@@ -208,6 +208,7 @@ layer(
         )
         assertJsonError(e, 408, "request not received in time")
         assert.strictEqual(e.headers.connection, "close")
+        assert.strictEqual(e.headers["cache-control"], "no-store")
         assert.isAtLeast(e.closedMs ?? 0, HeadersTimeoutMs - 50, describeExchange(e))
         assert.isBelow(e.closedMs ?? Number.POSITIVE_INFINITY, HeadersTimeoutMs + Slack, describeExchange(e))
 

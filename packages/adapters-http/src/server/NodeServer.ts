@@ -58,7 +58,8 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
     const body = JSON.stringify({ detail })
     net.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+        `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n` +
+        `Connection: close\r\n\r\n${body}`
     )
   }
   net.destroy()
