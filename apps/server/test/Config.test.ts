@@ -18,6 +18,7 @@ import {
   WebhookTargetsConfig
 } from "../src/Config.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
+import { DefaultConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
 import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
@@ -146,6 +147,43 @@ describe("the MCP-session allowance", () => {
     assert.include(refusal({ RATINGS_MCP_SESSIONS_LIMIT: "0" }), "must be a whole number from 1 to 10000")
     for (const value of ["0 seconds", "500 millis", "soon", "-1 hours"])
       assert.include(refusal({ RATINGS_MCP_SESSIONS_WINDOW: value }), "RATINGS_MCP_SESSIONS_WINDOW")
+  })
+})
+
+describe("request timeouts and connection caps (issue 23 point 3)", () => {
+  const connectionsOf = (env: Record<string, string>) => httpOptions(config(env)).connections
+
+  it("RATINGS_HEADERS_TIMEOUT and RATINGS_REQUEST_TIMEOUT (at least a second, headers not longer than the request) are 20 and 30 seconds by default and reach the server; other values stop the start naming the variable", () => {
+    assert.deepInclude(connectionsOf({}), {
+      headersTimeoutMs: DefaultConnectionLimits.headersTimeoutMs,
+      requestTimeoutMs: DefaultConnectionLimits.requestTimeoutMs
+    })
+    assert.deepInclude(connectionsOf({}), { headersTimeoutMs: 20_000, requestTimeoutMs: 30_000 })
+    assert.deepInclude(
+      connectionsOf({ RATINGS_HEADERS_TIMEOUT: "5 seconds", RATINGS_REQUEST_TIMEOUT: "2 minutes" }),
+      { headersTimeoutMs: 5_000, requestTimeoutMs: 120_000 }
+    )
+    for (const name of ["RATINGS_HEADERS_TIMEOUT", "RATINGS_REQUEST_TIMEOUT"])
+      for (const value of ["0 seconds", "500 millis", "soon", "-1 seconds", "Infinity"])
+        assert.include(refusal({ [name]: value }), name, `${name}=${value}`)
+    const longer = refusal({ RATINGS_HEADERS_TIMEOUT: "40 seconds" })
+    assert.include(longer, "RATINGS_HEADERS_TIMEOUT")
+    assert.include(longer, "RATINGS_REQUEST_TIMEOUT")
+  })
+
+  it("RATINGS_MAX_CONNECTIONS_PER_ADDRESS is 256 by default and RATINGS_MAX_CONNECTIONS none (0); 0 turns a cap off; other values stop the start naming the variable", () => {
+    assert.deepInclude(connectionsOf({}), { maxConnectionsPerAddress: 256, maxConnections: 0 })
+    assert.deepInclude(
+      connectionsOf({ RATINGS_MAX_CONNECTIONS_PER_ADDRESS: "0", RATINGS_MAX_CONNECTIONS: "5000" }),
+      { maxConnectionsPerAddress: 0, maxConnections: 5_000 }
+    )
+    for (const name of ["RATINGS_MAX_CONNECTIONS_PER_ADDRESS", "RATINGS_MAX_CONNECTIONS"])
+      for (const value of ["-1", "2.5", "many", "1000001"]) {
+        const message = refusal({ [name]: value })
+        assert.include(message, name, `${name}=${value}`)
+        if (value === "-1" || value === "1000001")
+          assert.include(message, "must be a whole number from 0 (no cap) to 1000000")
+      }
   })
 })
 

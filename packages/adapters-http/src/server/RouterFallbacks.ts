@@ -52,10 +52,10 @@ const pathOf = (url: string): string => {
  */
 export const MaxRequestBodyBytes = 1_048_576
 
-const tooLarge = HttpServerResponse.jsonUnsafe(
-  { detail: `request body too large: at most ${MaxRequestBodyBytes} bytes (1 MiB)` },
-  { status: 413 }
-)
+/** What a 413 of the API says (NodeServer answers the same to a body declared too large). */
+export const BodyTooLargeDetail = `request body too large: at most ${MaxRequestBodyBytes} bytes (1 MiB)`
+
+const tooLarge = HttpServerResponse.jsonUnsafe({ detail: BodyTooLargeDetail }, { status: 413 })
 
 /** Every route of the API as its method and a matcher of its path (`:param` is one segment). */
 const ApiRoutes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = (() => {
