@@ -2,7 +2,8 @@
  * The Node HTTP server the API runs on. Requests Node refuses before any
  * route sees them (headers over its 16 KiB limit, a malformed request line, a
  * request not received in time) get the API's JSON error body instead of
- * Node's empty answer: `{"detail": "..."}` with 431, 400 or 408.
+ * Node's empty answer: `{"detail": "..."}` with 431, 400 or 408, never
+ * stored and never sniffed, like every error of the router (SecurityHeaders.ts).
  *
  * As Node does by default, an answer is written only on a socket nothing has
  * been written to yet (never after a response began, such as an export cut
@@ -44,6 +45,7 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
     const body = JSON.stringify({ detail })
     net.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
+        "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n" +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
     )
   }
