@@ -100,6 +100,33 @@ describe("the lane of cache hits", () => {
     120_000
   )
 
+  it.live(
+    "the lane's answers carry X-Content-Type-Options: nosniff as the router's do, and its 304 keeps the 200's Cache-Control",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl, access } = yield* laneServer()
+        const path = "/protocols/lendwell"
+        const byRouter = yield* get(baseUrl, path)
+        assert.isFalse(access.last().lane)
+        assert.strictEqual(byRouter.headers["x-content-type-options"], "nosniff")
+        const byLane = yield* get(baseUrl, path)
+        assert.isTrue(access.last().lane)
+        assert.strictEqual(byLane.status, 200)
+        assert.match(byLane.headers["content-type"]!, /^application\/json/)
+        assert.strictEqual(byLane.headers["x-content-type-options"], "nosniff")
+        assert.strictEqual(byLane.headers["cache-control"], "public, max-age=60")
+        const notModified = yield* get(baseUrl, path, { "if-none-match": byLane.headers.etag! })
+        assert.isTrue(access.last().lane)
+        assert.strictEqual(notModified.status, 304)
+        assert.strictEqual(notModified.headers["x-content-type-options"], "nosniff")
+        assert.strictEqual(
+          notModified.headers["cache-control"],
+          "public, max-age=60",
+          "a 304 is not an error"
+        )
+      })
+  )
+
   it.live("a 304 from the lane is the router's 304, and HEAD is always the router's", () =>
     Effect.gen(function* () {
       const { baseUrl, access } = yield* laneServer()

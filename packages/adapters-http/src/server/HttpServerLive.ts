@@ -34,6 +34,8 @@ import { type AccessLog, accessLogMiddleware, makeAccessLog } from "./AccessLog.
 import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import type { ResponseCache } from "./ResponseCache.ts"
 import { DefaultShutdownGrace, ServerShutdown } from "./ServerShutdown.ts"
+import { DocsPagePolicy } from "./DocsPage.ts"
+import { SecurityHeaders } from "./SecurityHeaders.ts"
 
 /**
  * The API's routes and its OpenAPI document, whose `info` carries the
@@ -45,19 +47,26 @@ export const ApiRoutes = Layer.unwrap(
   )
 ).pipe(Layer.provide(Handlers))
 
-/** The docs page, rendered from the same branded document (its title is the OpenAPI title). */
+/**
+ * The docs page, rendered from the same branded document (its title is the
+ * OpenAPI title), with the Content-Security-Policy of what it loads (DocsPage.ts).
+ */
 export const DocsRoute = Layer.unwrap(
   Effect.map(Branding, (branding) => HttpApiScalar.layer(brandedApi(branding), { path: "/docs" }))
-)
+).pipe(Layer.provide(DocsPagePolicy.layer))
 
 /**
  * The API, its docs page, and the MCP server for agents at /mcp
  * (mcp/RatingsMcpServer.ts); `trustedHops`: the proxies whose
  * X-Forwarded-For entries name the client (AuthConfig.trustedHops), for what
- * /mcp limits per client address.
+ * /mcp limits per client address. SecurityHeaders is provided, so built
+ * first: it wraps the other global middleware and every route, the app's
+ * own (the dashboard) included.
  */
 export const allRoutes = (trustedHops: number) =>
-  Layer.mergeAll(ApiRoutes, DocsRoute, mcpRoutes(trustedHops), Cors, RouterFallbacks)
+  Layer.mergeAll(ApiRoutes, DocsRoute, mcpRoutes(trustedHops), Cors, RouterFallbacks).pipe(
+    Layer.provide(SecurityHeaders)
+  )
 
 /** The configuration of the caller policies: where rate-limit counters live, and the limits. */
 export type PoliciesConfig = RateLimitConfig

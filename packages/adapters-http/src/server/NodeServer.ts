@@ -2,7 +2,8 @@
  * The Node HTTP server the API runs on. Requests Node refuses before any
  * route sees them (headers over its 16 KiB limit, a malformed request line, a
  * request not received in time) get the API's JSON error body instead of
- * Node's empty answer: `{"detail": "..."}` with 431, 400 or 408.
+ * Node's empty answer: `{"detail": "..."}` with 431, 400 or 408, never
+ * stored and never sniffed, like every error of the router (SecurityHeaders.ts).
  *
  * As Node does by default, an answer is written only when no response of the
  * connection is being written (never after a response began, such as an
@@ -58,8 +59,8 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
     const body = JSON.stringify({ detail })
     net.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n` +
-        `Connection: close\r\n\r\n${body}`
+        "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n" +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
     )
   }
   net.destroy()
@@ -201,6 +202,7 @@ const refuseBody = (request: IncomingMessage, response: ServerResponse, detail: 
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
     "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
     "access-control-allow-origin": "*",
     connection: "close"
   })
@@ -214,7 +216,8 @@ const refuseConnection = (socket: Socket, status: 429 | 503, detail: string): vo
   socket.write(
     `HTTP/1.1 ${status} ${status === 429 ? "Too Many Requests" : "Service Unavailable"}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Retry-After: 1\r\nCache-Control: no-store\r\nAccess-Control-Allow-Origin: *\r\n` +
+      `Retry-After: 1\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n` +
+      "Access-Control-Allow-Origin: *\r\n" +
       `Connection: close\r\n\r\n${body}`
   )
   // What the client sends meanwhile is discarded, so that it ends cleanly.

@@ -11,12 +11,14 @@
  *
  * The oracle: an answer always comes, never a 5xx, never a JSON-RPC internal
  * error (-32603), and a tool call never ends in the tools' own "failed
- * unexpectedly" answer: bad input is the caller's fault, and says so.
+ * unexpectedly" answer: bad input is the caller's fault, and says so; the
+ * headers as for every answer (ResponseOracle.ts `headerProblems`).
  */
 import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { RatingsToolkit, type RatingsToolName } from "../../src/mcp/RatingsTools.ts"
 import { Effect } from "effect"
 import * as fc from "fast-check"
+import { headerProblems } from "./ResponseOracle.ts"
 import { type RawRequest, type RawResponse, Transport } from "./Transport.ts"
 
 /** The server's own tool names (the toolkit the server registers), so the fuzz follows the tool list. */
@@ -273,7 +275,7 @@ const messagesOf = (r: Extract<RawResponse, { _tag: "Response" }>): ReadonlyArra
 /** What is wrong with an answer, if anything. */
 export const problemsOf = (r: RawResponse): ReadonlyArray<string> => {
   if (r._tag === "TransportError") return [`no answer: ${r.message}`]
-  const problems: Array<string> = []
+  const problems: Array<string> = [...headerProblems(r)]
   if (r.status >= 500) problems.push(`status ${r.status}`)
   for (const m of messagesOf(r)) {
     const text = JSON.stringify(m)
