@@ -228,6 +228,63 @@ onEachBackend((it) => {
     )
 
     it.effect(
+      "invisible coverage names: a body declared in a charset other than UTF-8 (utf-16, latin1; any case, quoted or not) is a JSON 415 saying to send UTF-8, on /contacts and every route that takes a body; utf-8 is served; nothing is stored",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const email = uniqueEmail("charset")
+          const text = JSON.stringify({ protocol_name: "Charset Probe", contact_email: email })
+          const send = (path: string, contentType: string, bytes: Uint8Array, authorization?: string) =>
+            Effect.promise(async () => {
+              const res = await fetch(server.baseUrl + path, {
+                method: "POST",
+                headers: {
+                  "content-type": contentType,
+                  ...(authorization === undefined ? {} : { authorization })
+                },
+                body: bytes
+              })
+              return { status: res.status, type: res.headers.get("content-type"), text: await res.text() }
+            })
+          const utf16 = new Uint8Array(Buffer.from(`\uFEFF${text}`, "utf16le"))
+          const latin1 = new Uint8Array(Buffer.from(text, "latin1"))
+          for (const [contentType, bytes, charset] of [
+            ["application/json; charset=utf-16", utf16, "utf-16"],
+            ["application/json;charset=UTF-16LE", utf16, "UTF-16LE"],
+            ['application/json; charset="utf-16"', utf16, "utf-16"],
+            ["application/json; charset=latin1", latin1, "latin1"],
+            ["Application/JSON ; Charset = ISO-8859-1", latin1, "ISO-8859-1"]
+          ] as const) {
+            const r = yield* send(Contacts, contentType, bytes)
+            assert.strictEqual(r.status, 415, `${contentType}: ${r.text}`)
+            assert.match(String(r.type), /^application\/json/)
+            const detail = JSON.parse(r.text).detail as string
+            assert.include(detail, `"${charset}"`, contentType)
+            assert.include(detail, "UTF-8", contentType)
+          }
+          assert.strictEqual(yield* storedCount(email), 0)
+          // Every route that reads a body, and /mcp, refuses it before authentication or decoding.
+          for (const [path, authorization] of [
+            ["/api/v1/alert-rules", server.bearerFor("pro")],
+            ["/api/v1/admin/incidents", server.bearerFor("admin")],
+            ["/mcp", undefined]
+          ] as const) {
+            const r = yield* send(path, "application/json; charset=utf-16", utf16, authorization)
+            assert.strictEqual(r.status, 415, `${path}: ${r.text}`)
+            assert.include(JSON.parse(r.text).detail, "UTF-8", path)
+          }
+          for (const contentType of [
+            "application/json; charset=utf-8",
+            'application/json; charset="UTF-8"',
+            "application/json;charset=utf8"
+          ]) {
+            const r = yield* send(Contacts, contentType, new TextEncoder().encode(JSON.stringify(body())))
+            assert.strictEqual(r.status, 201, `${contentType}: ${r.text}`)
+          }
+        })
+    )
+
+    it.effect(
       "request_type outside rating-request, re-rating, correction and other is a 422 literal_error at [body, request_type] listing them",
       () =>
         Effect.forEach(
