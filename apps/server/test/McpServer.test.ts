@@ -297,7 +297,7 @@ const everyTool = (transport: Transport, caller: Caller) =>
     assert.include(unknown.text, "Quantum readiness of no-such-chain: not assessed")
     assert.notInclude(unknown.text, "null")
 
-    // request_coverage: POST /contacts as this caller; the same request again answers the open one's receipt.
+    // request_coverage: POST /contacts as this caller; the same request again is answered a receipt of its own.
     const asked = {
       entity_name: `Rated Nowhere ${transport} ${caller}`,
       entity_type: "protocol",
@@ -306,24 +306,27 @@ const everyTool = (transport: Transport, caller: Caller) =>
     }
     const created = yield* call("request_coverage", asked)
     assert.isFalse(created.isError, created.text)
-    assert.isTrue(created.structured.created)
     assert.strictEqual(created.structured.status, "open")
     assert.strictEqual(created.structured.protocol_name, asked.entity_name)
     assert.strictEqual(created.structured.entity_type, "protocol")
     assert.include(
       created.text,
-      `Coverage request received: rate ${asked.entity_name} (protocol). Request ${created.structured.id}, status open`
+      `Coverage request received: rate ${asked.entity_name} (protocol). Reference ${created.structured.id}, status open`
     )
-    const again = yield* call("request_coverage", { ...asked, entity_name: asked.entity_name.toUpperCase() })
-    assert.isFalse(again.structured.created)
-    assert.strictEqual(again.structured.id, created.structured.id)
-    assert.include(again.text, "is already open")
-    assert.include(again.text, "nothing new was stored")
+    const upper = asked.entity_name.toUpperCase()
+    const again = yield* call("request_coverage", { ...asked, entity_name: upper })
+    assert.isFalse(again.isError, again.text)
+    assert.notStrictEqual(again.structured.id, created.structured.id)
+    assert.include(
+      again.text,
+      `Coverage request received: rate ${upper} (protocol). Reference ${again.structured.id}, status open`
+    )
     const queue = yield* Effect.promise(() =>
       runCli(["contacts", "list", "--json"], { DATABASE_URL: db.url })
     )
     const stored = (JSON.parse(queue.stdout) as Array<Json>).filter((r) => r.id === created.structured.id)
     assert.strictEqual(stored.length, 1, "stored once")
+    assert.deepStrictEqual(stored[0].receipt_ids, [created.structured.id, again.structured.id])
     assert.strictEqual(stored[0].message, asked.note)
     assert.strictEqual(stored[0].request_type, "rating-request")
     const badEmail = yield* call("request_coverage", { ...asked, contact_email: "agent-at-example" })
@@ -568,7 +571,8 @@ describe("MCP server: rate limits and caching", () => {
             entity_type: "chain",
             contact_email: "someone-else@agents.example"
           })
-          assert.isTrue(receipt.structured.created)
+          assert.isFalse(receipt.isError, receipt.text)
+          assert.strictEqual(receipt.structured.contact_email, "someone-else@agents.example")
           assert.notInclude(JSON.stringify(receipt), "limits@agents.example")
         })
       ),

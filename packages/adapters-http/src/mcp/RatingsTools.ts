@@ -151,9 +151,9 @@ export const QuantumReadiness = readOnly(
 export const RequestCoverage = Tool.make("request_coverage", {
   description:
     "Ask the operators to rate an entity the service does not cover yet: its name and type, a contact e-mail " +
-    "address for the answer, and an optional note. Answers the receipt (request id, status open, when it was " +
-    "received); asking again for the same entity from the same address while the request is open stores " +
-    "nothing and answers that request's receipt. Each client address may send only a few requests an hour.",
+    "address for the answer, and an optional note. Answers the receipt (a reference id, status open, when it " +
+    "was received); asking again for the same entity from the same address while the request is open adds " +
+    "to that request rather than opening another. Each client address may send only a few requests an hour.",
   parameters: Schema.Struct({
     entity_name: ContactEntityName.annotate({
       description: "The name of the entity to rate, such as Aave V4"

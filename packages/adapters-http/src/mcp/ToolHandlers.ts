@@ -7,8 +7,8 @@
  * same data as structured content.
  *
  * request_coverage posts the coverage request (POST /contacts) as its
- * caller; the receipt says whether it is new (201) or the open one it
- * repeats (200).
+ * caller and answers the caller's own receipt, the same whether or not the
+ * request repeats an open one.
  *
  * The API's refusals become plain answers (ToolText.ts `refusal`): a 404 is
  * "no rating found for <type> <slug>", a 401 or 403 on a tiered route says
@@ -244,10 +244,9 @@ const requestCoverage: ToolRun<"request_coverage"> = (args, api) =>
         contact_email: args.contact_email,
         request_type: "rating-request",
         ...(args.note === undefined ? {} : { message: args.note })
-      },
-      responseMode: "decoded-and-response"
+      }
     }),
-    ([receipt, response]) => formatReceipt(receipt, response.status === 201)
+    formatReceipt
   )
 
 /** Every tool's work, by name. */

@@ -8,6 +8,7 @@ import WireTimestamps from "./0004_wire_timestamps.ts"
 import ExportKey from "./0005_export_key.ts"
 import QuantumSnapshotSize from "./0006_quantum_snapshot_size.ts"
 import ContactRequests from "./0007_contact_requests.ts"
+import ContactReceipts from "./0008_contact_receipts.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -16,5 +17,6 @@ export const Migrations = {
   "0004_wire_timestamps": WireTimestamps,
   "0005_export_key": ExportKey,
   "0006_quantum_snapshot_size": QuantumSnapshotSize,
-  "0007_contact_requests": ContactRequests
+  "0007_contact_requests": ContactRequests,
+  "0008_contact_receipts": ContactReceipts
 }
