@@ -13,7 +13,7 @@ import { McpClient, McpProtocol } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import { MaxMcpBodyBytes, McpSessionLimits, opensSession } from "../src/mcp/McpEndpoint.ts"
 import { RatingsToolkit } from "../src/mcp/RatingsTools.ts"
-import { TestPolicies, TestServer } from "./TestServer.ts"
+import { readResponse, TestPolicies, TestServer } from "./TestServer.ts"
 
 const ToolCount = Object.keys(RatingsToolkit.tools).length
 
@@ -205,6 +205,103 @@ layer(
       assert.strictEqual((yield* initialize({ "x-forwarded-for": "198.51.100.2" })).status, 200)
       assert.strictEqual((yield* initialize()).status, 200, "the proxy's own address is another client")
     })
+  )
+})
+
+/** A POST to /mcp of `raw`, with `headers` over an MCP client's (fetch: any media type can be sent). */
+const post = (raw: string, headers: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    return yield* Effect.promise(async () =>
+      readResponse(
+        await fetch(`${server.baseUrl}/mcp`, {
+          method: "POST",
+          headers: {
+            accept: "application/json, text/event-stream",
+            "content-type": "application/json",
+            ...headers
+          },
+          body: raw
+        })
+      )
+    )
+  })
+
+const initializeBody = (params: unknown = InitializeParams, id: unknown = 1) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params })
+
+const InitializeParams = {
+  protocolVersion: "2025-11-25",
+  capabilities: {},
+  clientInfo: { name: "t", version: "1" }
+}
+
+layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
+  excludeTestServices: true
+})("mcp endpoint, refused requests and the allowance", (it) => {
+  it.effect(
+    "refused /mcp requests do not use up the MCP-session allowance: initializes refused for an Origin (403), a media type (415), an Accept (406), or parameters the transport refuses open no session and cost nothing; the address then opens its whole allowance",
+    () =>
+      Effect.gen(function* () {
+        const refusals: ReadonlyArray<readonly [string, Record<string, string>, number]> = [
+          [initializeBody(), { origin: "https://evil.example" }, 403],
+          [initializeBody(), { origin: "null" }, 403],
+          [initializeBody(), { "content-type": "text/plain" }, 415],
+          [initializeBody(), { accept: "application/json" }, 406],
+          [JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize" }), {}, 200],
+          [initializeBody({}), {}, 200],
+          [initializeBody({ ...InitializeParams, protocolVersion: 5 }), {}, 200],
+          [initializeBody(InitializeParams, null), {}, 200]
+        ]
+        // Each refusal many times over the allowance of 2.
+        for (const [raw, headers, status] of refusals)
+          for (let i = 0; i < 3; i++) {
+            const refused = yield* post(raw, headers)
+            const what = `${JSON.stringify(headers)} ${raw}`
+            assert.strictEqual(refused.status, status, what)
+            assert.isNull(refused.headers.get("mcp-session-id"), `${what} opened no session`)
+          }
+        for (let i = 0; i < 2; i++) {
+          const opened = yield* post(initializeBody())
+          assert.strictEqual(opened.status, 200, `initialize ${i + 1} of the allowance`)
+          assert.isNotNull(opened.headers.get("mcp-session-id"))
+          assert.strictEqual(opened.headers.get("ratelimit-remaining"), String(1 - i))
+        }
+        const spent = yield* post(initializeBody())
+        assert.strictEqual(spent.status, 429, "then the allowance is used")
+        assert.isNull(spent.headers.get("mcp-session-id"))
+      })
+  )
+})
+
+layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
+  excludeTestServices: true
+})("mcp endpoint, initializes at once", (it) => {
+  it.effect(
+    "initializes sent at once from one address open at most its allowance of sessions: the others are the 429, and the sessions they opened meanwhile are ended",
+    () =>
+      Effect.gen(function* () {
+        const answers = yield* Effect.forEach(Array.from({ length: 8 }), () => post(initializeBody()), {
+          concurrency: "unbounded"
+        })
+        const opened = answers.filter((a) => a.status === 200)
+        const refused = answers.filter((a) => a.status === 429)
+        assert.strictEqual(opened.length, 2, answers.map((a) => a.status).join(" "))
+        assert.strictEqual(refused.length, 6)
+        for (const r of refused) {
+          assert.isNull(r.headers.get("mcp-session-id"))
+          assert.strictEqual(r.headers.get("ratelimit-remaining"), "0")
+          assert.isNotNull(r.headers.get("retry-after"))
+        }
+        // The two sessions opened are served.
+        for (const o of opened) {
+          const pinged = yield* post(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }), {
+            "mcp-session-id": o.headers.get("mcp-session-id")!,
+            "mcp-protocol-version": "2025-11-25"
+          })
+          assert.strictEqual(pinged.status, 200, pinged.text)
+        }
+      })
   )
 })
 
