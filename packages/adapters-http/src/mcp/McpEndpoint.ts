@@ -25,6 +25,8 @@
  *   `trustedHops` trusted proxies the one they forwarded (as authentication
  *   establishes it for the API). A session's own requests are not drawn here:
  *   the tool calls they make are counted as API requests of their caller.
+ * - A body is held to the API's rule on JSON numbers, and each request's id
+ *   is answered exactly as written (JsonRpcBodies.ts `checkBody`).
  *
  * Nothing of /mcp is cached: it is POST (the lane of cache hits and the
  * response cache serve GETs of the API only) and its answers carry
@@ -32,6 +34,7 @@
  */
 import { ByteSize, Context, Duration, Effect, Layer, Option, Stream } from "effect"
 import {
+  Headers,
   HttpBody,
   HttpClientRequest,
   HttpEffect,
@@ -44,6 +47,7 @@ import {
 import { clientAddressOf } from "../server/Authentication.ts"
 import type { RateLimitedError } from "../api/Errors.ts"
 import { RequestRateLimiter } from "../server/RateLimit.ts"
+import { checkBody, restoreIds } from "./JsonRpcBodies.ts"
 
 /** Where the server's streamable HTTP endpoint is mounted. */
 export const McpPath = "/mcp"
@@ -114,6 +118,17 @@ export const opensSession = (text: string): boolean => {
     (message as { method?: unknown }).method === "initialize"
   return Array.isArray(parsed) ? parsed.some(initialize) : initialize(parsed)
 }
+
+/** `request` with another body (same method, URL, headers and client address), for the transport to read. */
+const withBody = (request: HttpServerRequest.HttpServerRequest, body: string) =>
+  HttpServerRequest.fromClientRequest(
+    HttpClientRequest.post(`http://in-process.invalid${McpPath}`).pipe(HttpClientRequest.bodyText(body))
+  ).modify({
+    url: request.url,
+    headers: Headers.set(request.headers, "content-length", String(Buffer.byteLength(body))),
+    remoteAddress: request.remoteAddress,
+    peerAddress: request.peerAddress
+  })
 
 const isBodyTooLarge = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) &&
@@ -223,7 +238,7 @@ export const mountMcp = <A, E, R>(
         if (length > MaxMcpBodyBytes) return tooLarge
         const session = received.headers[SessionHeader]
         if (session !== undefined) sessions.touch(session)
-        // A POST's body is read once here (the transport reads the same, cached).
+        // A POST's body is read once here (the transport reads the same, cached, or the one rewritten below).
         const body =
           received.method === "POST"
             ? yield* Effect.option(
@@ -233,7 +248,10 @@ export const mountMcp = <A, E, R>(
               )
             : Option.none()
         const text = Option.getOrUndefined(body)
-        const request = received
+        const checked = text === undefined ? undefined : checkBody(text)
+        if (checked?._tag === "Refused") return checked.answer
+        const ids = checked?.ids
+        const request = ids === undefined ? received : withBody(received, ids.body)
         const opening = session === undefined && text !== undefined && opensSession(text)
         const answer = yield* (opening ? initialize(request) : transportAnswer).pipe(
           Effect.provideService(HttpServerRequest.HttpServerRequest, request)
@@ -251,7 +269,7 @@ export const mountMcp = <A, E, R>(
               : Effect.void
           return Effect.as(ending, HttpServerResponse.setHeader(response, "cache-control", "no-store"))
         })
-        return answer
+        return ids === undefined ? answer : restoreIds(answer, ids)
       })
       for (const method of ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"] as const)
         yield* server.add(method, McpPath, handle)
