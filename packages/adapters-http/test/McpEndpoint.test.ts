@@ -5,14 +5,18 @@
  * a client's DELETE ends its own; a body past 64 KiB is a 413; a browser
  * page's request is refused; nothing /mcp answers may be cached; a client
  * address opens at most its allowance of sessions (RateLimit.ts
- * checkMcpSession), counted per forwarded address behind a trusted proxy.
+ * checkMcpSession), counted per forwarded address behind a trusted proxy and
+ * across servers on one Redis, and only the initializes that open one count;
+ * a number beyond a double in a body is a JSON-RPC invalid request, and every
+ * request's id is answered exactly as written (mcp/JsonRpcBodies.ts).
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import { McpClient, McpProtocol } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import { MaxMcpBodyBytes, McpSessionLimits, opensSession } from "../src/mcp/McpEndpoint.ts"
 import { RatingsToolkit } from "../src/mcp/RatingsTools.ts"
+import { RedisUrl, redisReachable } from "./Redis.ts"
 import { readResponse, TestPolicies, TestServer } from "./TestServer.ts"
 
 const ToolCount = Object.keys(RatingsToolkit.tools).length
@@ -208,23 +212,27 @@ layer(
   )
 })
 
-/** A POST to /mcp of `raw`, with `headers` over an MCP client's (fetch: any media type can be sent). */
+/** A POST to `baseUrl`'s /mcp of `raw`, with `headers` over an MCP client's (fetch: any media type can be sent). */
+const postTo = (baseUrl: string, raw: string, headers: Record<string, string> = {}) =>
+  Effect.promise(async () =>
+    readResponse(
+      await fetch(`${baseUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          ...headers
+        },
+        body: raw
+      })
+    )
+  )
+
+/** The same to the test server's /mcp. */
 const post = (raw: string, headers: Record<string, string> = {}) =>
   Effect.gen(function* () {
     const server = yield* TestServer
-    return yield* Effect.promise(async () =>
-      readResponse(
-        await fetch(`${server.baseUrl}/mcp`, {
-          method: "POST",
-          headers: {
-            accept: "application/json, text/event-stream",
-            "content-type": "application/json",
-            ...headers
-          },
-          body: raw
-        })
-      )
-    )
+    return yield* postTo(server.baseUrl, raw, headers)
   })
 
 const initializeBody = (params: unknown = InitializeParams, id: unknown = 1) =>
@@ -304,6 +312,39 @@ layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessio
         }
       })
   )
+})
+
+describe("mcp endpoint, sessions per address on Redis", () => {
+  it("two servers on one Redis read and draw one MCP-session allowance per address: a session opened on either counts on both, a refused initialize on neither", async (ctx) => {
+    if (!(await redisReachable()))
+      ctx.skip(`no Redis at ${RedisUrl}: the shared-limiter test needs one (CI has it)`)
+    const policies = {
+      ...TestPolicies,
+      mcpSessions: TwoSessions,
+      redisUrl: RedisUrl,
+      redisKeyPrefix: `ratings-test:${crypto.randomUUID()}:`
+    }
+    const program = Effect.gen(function* () {
+      const serverOf = Effect.map(Layer.build(TestServer.layerMemory(undefined, { policies })), (c) =>
+        Context.get(c, TestServer)
+      )
+      const a = yield* serverOf
+      const b = yield* serverOf
+      for (const server of [a, b, a])
+        assert.strictEqual(
+          (yield* postTo(server.baseUrl, initializeBody(), { origin: "https://evil.example" })).status,
+          403
+        )
+      assert.strictEqual((yield* postTo(a.baseUrl, initializeBody())).status, 200)
+      assert.strictEqual((yield* postTo(b.baseUrl, initializeBody())).status, 200)
+      const refused = yield* postTo(a.baseUrl, initializeBody())
+      assert.strictEqual(refused.status, 429, "the allowance was used on both servers")
+      assert.strictEqual(refused.headers.get("ratelimit-policy"), "2;w=60")
+      assert.isNull(refused.headers.get("mcp-session-id"))
+      assert.strictEqual((yield* postTo(b.baseUrl, initializeBody())).status, 429)
+    })
+    await Effect.runPromise(Effect.scoped(program))
+  })
 })
 
 /** The id of each JSON-RPC message of an answer (a JSON body or an event stream), as its text was written. */
