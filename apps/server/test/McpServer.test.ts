@@ -477,6 +477,12 @@ describe("ratings mcp configuration", () => {
   }, 60_000)
 })
 
+const InitializeParams = {
+  protocolVersion: "2025-11-25",
+  capabilities: {},
+  clientInfo: { name: "t", version: "1" }
+}
+
 describe("MCP server: rate limits and caching", () => {
   it("an address opens at most 60 MCP sessions an hour at /mcp (behind the trusted proxy, the forwarded address): past it, initialize is a 429 with Retry-After; another address opens its own", async () => {
     const initialize = async (forwardedFor: string) => {
@@ -507,6 +513,34 @@ describe("MCP server: rate limits and caching", () => {
     })
     assert.strictEqual(refused.headers.get("ratelimit-policy"), "60;w=3600")
     assert.strictEqual((await initialize("198.51.100.161")).status, 200)
+  }, 60_000)
+
+  it("refused /mcp requests do not use up the MCP-session allowance: 60 initializes a web page can send cross-site (Origin 403, text/plain 415) and 60 the transport refuses leave the address its whole allowance", async () => {
+    const address = "198.51.100.170"
+    const initialize = async (headers: Record<string, string>, params: unknown = InitializeParams) => {
+      const response = await fetch(`${origin}/mcp`, {
+        method: "POST",
+        headers: {
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          "x-forwarded-for": address,
+          ...headers
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params })
+      })
+      await response.text()
+      return { status: response.status, session: response.headers.get("mcp-session-id") }
+    }
+    const limit = ProductionMcpSessionLimits[0]!.limit
+    for (let i = 0; i < limit; i++) {
+      assert.strictEqual((await initialize({ origin: "https://evil.example" })).status, 403)
+      assert.strictEqual((await initialize({ "content-type": "text/plain" })).status, 415)
+      const malformed = await initialize({}, { capabilities: {} })
+      assert.isNull(malformed.session, "an initialize refused for its parameters opens no session")
+    }
+    const opened = await initialize({})
+    assert.strictEqual(opened.status, 200)
+    assert.isNotNull(opened.session)
   }, 60_000)
 
   it("/mcp is never answered by the lane of cache hits, and its answers are not cached", async () => {

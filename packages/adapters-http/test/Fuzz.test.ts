@@ -36,7 +36,7 @@ import { Arbitrum, CallerNames, type CallerName, Ethereum, quantumRow, Seed, slu
 import { type CampaignOptions, formatSummary, formatViolations, runCampaign } from "./fuzz/Campaign.ts"
 import { type OpenApiDocument, operationsOf } from "./fuzz/Document.ts"
 import { KnownBugs } from "./fuzz/Known.ts"
-import { fuzzMcp } from "./fuzz/Mcp.ts"
+import { fuzzMcp, IdKinds } from "./fuzz/Mcp.ts"
 import { fuzzSlowClients, type SlowKind, type SlowTimeouts } from "./fuzz/SlowClients.ts"
 import type { Hints } from "./fuzz/Requests.ts"
 import { TestServer } from "./TestServer.ts"
@@ -190,12 +190,15 @@ const fuzzMcpEndpoint = (label: string, total: number) =>
       { seed: FuzzSeed, total, concurrency: 8 }
     )
     console.log(
-      `mcp fuzz ${label}: ${report.requests} requests, ${report.toolAnswers} tool answers, statuses ${JSON.stringify(Object.fromEntries(report.statuses))}`
+      `mcp fuzz ${label}: ${report.requests} requests, ${report.toolAnswers} tool answers, statuses ${JSON.stringify(Object.fromEntries(report.statuses))}, ids answered ${JSON.stringify(Object.fromEntries(report.idsEchoed))}`
     )
     const logged = serverErrors.splice(0)
     assert.deepStrictEqual(logged, [], "the server logged no error")
     assert.strictEqual(report.requests, total)
     assert.isAtLeast(report.toolAnswers, total / 10, "tool calls reached the tools")
+    // JSON-RPC ids of every kind were sent and answered exactly as written (non-finite ones refused).
+    for (const kind of IdKinds)
+      assert.isAbove(report.idsEchoed.get(kind) ?? 0, 0, `ids of kind ${kind} were answered`)
     if (report.violations.length > 0) assert.fail(report.violations.join("\n"))
   })
 
@@ -236,7 +239,8 @@ const SlowTestName =
 
 const McpTestName =
   "issue 17: /mcp, fuzzed with malformed JSON-RPC bodies, wrong headers and wild tool arguments, always " +
-  "answers, never with a 5xx or a JSON-RPC internal error, and no tool fails unexpectedly"
+  "answers, never with a 5xx or a JSON-RPC internal error, and no tool fails unexpectedly; ids of every kind " +
+  "(non-finite, unsafe integers, fractions, strings, null) are refused when beyond a double and else echoed exactly"
 
 const TestName =
   "spec parts 7 and 9: every operation of /openapi.json, fuzzed, answers only documented statuses, " +

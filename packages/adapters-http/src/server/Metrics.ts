@@ -151,6 +151,7 @@ export const countRefusals = (limiter: RequestRateLimiter["Service"]): RequestRa
     checkContact: (address) => limiter.checkContact(address).pipe(refused("anonymous")),
     // So are the MCP sessions opened at /mcp.
     checkMcpSession: (address) => limiter.checkMcpSession(address).pipe(refused("anonymous")),
+    admitMcpSession: (address) => limiter.admitMcpSession(address).pipe(refused("anonymous")),
     // A refusal the lane draws is handed over and answered (and counted) by `check`.
     drawForLane: limiter.drawForLane,
     drawForLaneNow: limiter.drawForLaneNow

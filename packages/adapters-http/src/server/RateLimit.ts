@@ -475,40 +475,52 @@ const check = (limits: Limits) =>
     yield* conclude(limits, kind, states, refusal)
   })
 
-/** One window of the address's failed credentials, read: what is left and when it resets; undefined when the store failed. */
-type FailedRead = { readonly remaining: number; readonly resetSeconds: number } | undefined
+/** One window read: what is left and when it resets; undefined when the store failed. */
+type WindowRead = { readonly remaining: number; readonly resetSeconds: number } | undefined
 
 /**
- * The address's failed-credential windows read at once from the memory store
- * (a draw of 0: counts nothing). While no failed-credential counter can be
- * alive (most requests), none is looked up: each reads as a counter not held.
+ * Windows read at once from the memory store (a draw of 0: counts nothing);
+ * `subject` undefined: a counter known not to be held.
  */
-const readFailedNow = (
+const readNow = (
   now: NonNullable<Limits["now"]>,
-  limits: Limits,
-  address: string
-): Array<FailedRead> => {
-  const subject = now.millis() < now.failedLiveUntil() ? failedSubject(address) : undefined
-  return limits.table.anonymous.map((w) => {
+  subject: string | undefined,
+  windows: ReadonlyArray<RateWindow>
+): Array<WindowRead> =>
+  windows.map((w) => {
     const read = consumeNow(now, subject, w, 0)
     return "remaining" in read
       ? { remaining: read.remaining, resetSeconds: read.reset }
       : { remaining: 0, resetSeconds: read.retryAfter }
   })
-}
 
-/** The address's failed-credential windows, read (a draw of 0: counts nothing). */
-const readFailedCredentials = (limits: Limits, address: string): Effect.Effect<ReadonlyArray<FailedRead>> =>
+/**
+ * The address's failed-credential windows read at once from the memory store.
+ * While no failed-credential counter can be alive (most requests), none is
+ * looked up: each reads as a counter not held.
+ */
+const readFailedNow = (now: NonNullable<Limits["now"]>, limits: Limits, address: string): Array<WindowRead> =>
+  readNow(
+    now,
+    now.millis() < now.failedLiveUntil() ? failedSubject(address) : undefined,
+    limits.table.anonymous
+  )
+
+/** The windows of `subject`, read (a draw of 0: counts nothing). */
+const readWindows = (
+  limits: Limits,
+  subject: string,
+  windows: ReadonlyArray<RateWindow>
+): Effect.Effect<ReadonlyArray<WindowRead>> =>
   Effect.suspend(() => {
     const now = limits.now
-    if (now !== undefined) return Effect.succeed(readFailedNow(now, limits, address))
-    const subject = failedSubject(address)
+    if (now !== undefined) return Effect.succeed(readNow(now, subject, windows))
     return Effect.forEach(
-      limits.table.anonymous,
+      windows,
       (w) =>
         Effect.map(
           Effect.result(consume(limits, subject, w, 0)),
-          (r): FailedRead =>
+          (r): WindowRead =>
             Result.isSuccess(r)
               ? { remaining: r.success.remaining, resetSeconds: secondsUntil(r.success.resetAfter) }
               : undefined
@@ -517,8 +529,14 @@ const readFailedCredentials = (limits: Limits, address: string): Effect.Effect<R
     )
   })
 
+/** The address's failed-credential windows, read (a draw of 0: counts nothing). */
+const readFailedCredentials = (limits: Limits, address: string): Effect.Effect<ReadonlyArray<WindowRead>> =>
+  limits.now !== undefined
+    ? Effect.sync(() => readFailedNow(limits.now!, limits, address))
+    : readWindows(limits, failedSubject(address), limits.table.anonymous)
+
 /** Whether failed-credential windows read are used up (a failing store admits). */
-const exhausted = (read: ReadonlyArray<FailedRead>): boolean =>
+const exhausted = (read: ReadonlyArray<WindowRead>): boolean =>
   read.some((r) => r !== undefined && r.remaining < 1)
 
 /** Whether the address's failed credentials have used the anonymous allowance (a failing store admits). */
@@ -633,6 +651,22 @@ const checkAllowance = (limits: Limits, prefix: string, windows: ReadonlyArray<R
     )
 }
 
+/**
+ * The allowance of `checkAllowance` read for `address`, nothing drawn: a 429
+ * (with the allowance's headers) when it is used up, so that a request can be
+ * refused before its work is done and drawn only once that work is known to
+ * count. A store that fails or is silent admits: the draw reports it.
+ */
+const admitAllowance = (limits: Limits, prefix: string, windows: ReadonlyArray<RateWindow>) => {
+  const policy = policyHeader(windows)
+  return Effect.fnUntraced(function* (address: string) {
+    const read = yield* readWindows(limits, `${prefix}${addressKey(address)}`, windows)
+    for (const [i, r] of read.entries())
+      if (r !== undefined && r.remaining < 1)
+        return yield* refuseWith(policy, windows[i]!.limit, r.resetSeconds)
+  })
+}
+
 const admitCredential = (limits: Limits) =>
   Effect.fnUntraced(function* (address: string) {
     const anonymous = limits.table.anonymous
@@ -702,6 +736,14 @@ export class RequestRateLimiter extends Context.Service<
     readonly checkMcpSession: (
       address: string
     ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    /**
+     * Before an MCP session is opened for `address`: 429 when its MCP-session
+     * windows are used up, with their headers. Counts nothing: the session is
+     * drawn (`checkMcpSession`) once it is opened.
+     */
+    readonly admitMcpSession: (
+      address: string
+    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
     /** The lane of cache hits' draw, outside any request's handlers (see `drawForLane`). */
     readonly drawForLane: (caller: Caller, credentialFrom: string | undefined) => Effect.Effect<LaneDraw>
     /** The same draw made at once when the store is the memory store; undefined otherwise (see `drawForLaneNow`). */
@@ -739,6 +781,7 @@ export class RequestRateLimiter extends Context.Service<
         countFailedCredential: countFailedCredential(limits),
         checkContact: checkAllowance(limits, "contact:", config.contacts ?? ProductionContactLimits),
         checkMcpSession: checkAllowance(limits, "mcp:", config.mcpSessions ?? ProductionMcpSessionLimits),
+        admitMcpSession: admitAllowance(limits, "mcp:", config.mcpSessions ?? ProductionMcpSessionLimits),
         drawForLane: drawForLane(limits),
         drawForLaneNow: drawForLaneNow(limits)
       })
