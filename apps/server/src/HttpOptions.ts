@@ -1,7 +1,8 @@
 /**
  * What the HTTP server needs from the configuration: authentication (identity
- * provider, proxy trust) and the caller policies (Redis for shared rate limits,
- * the coverage-request allowance per address).
+ * provider, proxy trust) and the caller policies (Redis for shared rate limits
+ * and what each limit does when it stops answering, the coverage-request and
+ * MCP-session allowances per address).
  */
 import {
   type AuthConfig,
@@ -42,7 +43,9 @@ export const httpOptions = (
     policies: {
       ...(Option.isSome(config.redisUrl) ? { redisUrl: Redacted.value(config.redisUrl.value) } : {}),
       contacts: [{ limit: config.contacts.limit, window: config.contacts.window }],
-      mcpSessions: [{ limit: config.mcpSessions.limit, window: config.mcpSessions.window }]
+      mcpSessions: [{ limit: config.mcpSessions.limit, window: config.mcpSessions.window }],
+      storeTimeout: config.rateLimitStore.timeout,
+      onStoreFailure: config.rateLimitStore.onFailure
     },
     devIdentityProvider: dev
   }
