@@ -7,6 +7,12 @@
 import type { JwtConfig } from "@ratings/adapters-http/server/AuthConfig"
 import { DefaultConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
 import {
+  DefaultStoreFailurePolicies,
+  DefaultStoreTimeout,
+  type LimitKind,
+  type StoreFailurePolicy
+} from "@ratings/adapters-http/server/RateLimit"
+import {
   DefaultConcurrency,
   DefaultPollInterval,
   TransportGraceMs
@@ -195,6 +201,56 @@ export const ConnectionLimitsConfig = Config.all({
       : Effect.succeed(limits)
   )
 )
+
+/** The settings of the shared rate-limit store's outages; error messages name them. */
+export const RateLimitStoreSettings = {
+  timeout: "RATINGS_REDIS_TIMEOUT",
+  requests: "RATINGS_REQUESTS_LIMIT_ON_STORE_FAILURE",
+  failedCredentials: "RATINGS_FAILED_CREDENTIALS_LIMIT_ON_STORE_FAILURE",
+  contacts: "RATINGS_CONTACTS_LIMIT_ON_STORE_FAILURE",
+  mcpSessions: "RATINGS_MCP_SESSIONS_LIMIT_ON_STORE_FAILURE"
+} as const
+
+/** `open` or `closed`, in any case. */
+const StoreFailurePolicyText = Schema.String.check(
+  Schema.makeFilter((value: string) => /^(open|closed)$/i.test(value) || "must be open or closed")
+)
+
+const storeFailurePolicy = (kind: LimitKind) =>
+  Config.schema(StoreFailurePolicyText, RateLimitStoreSettings[kind]).pipe(
+    Config.map((value) => value.toLowerCase() as StoreFailurePolicy),
+    Config.withDefault(DefaultStoreFailurePolicies[kind])
+  )
+
+/** At most 5 seconds: the first requests of an outage wait this long before the limits fail open or closed. */
+const StoreTimeout = PositiveDuration.check(
+  Schema.makeFilter(
+    (d: Duration.Duration) =>
+      Duration.toMillis(d) <= 5_000 ||
+      'must be at most 5 seconds, such as "100 millis" (the first requests of an outage wait this long)'
+  )
+)
+
+/**
+ * The shared rate-limit store (REDIS_URL) when it stops answering
+ * (RateLimit.ts): how long a call may take before an outage begins
+ * (RATINGS_REDIS_TIMEOUT, 100 ms by default), and per kind of limit whether
+ * it fails open (served without limit) or closed (503) during one:
+ * RATINGS_REQUESTS_, RATINGS_FAILED_CREDENTIALS_, RATINGS_CONTACTS_ and
+ * RATINGS_MCP_SESSIONS_LIMIT_ON_STORE_FAILURE. Without REDIS_URL the counters
+ * are in memory, which cannot fail, and none of these apply.
+ */
+export const RateLimitStoreConfig = Config.all({
+  timeout: Config.schema(StoreTimeout, RateLimitStoreSettings.timeout).pipe(
+    Config.withDefault(DefaultStoreTimeout)
+  ),
+  onFailure: Config.all({
+    requests: storeFailurePolicy("requests"),
+    failedCredentials: storeFailurePolicy("failedCredentials"),
+    contacts: storeFailurePolicy("contacts"),
+    mcpSessions: storeFailurePolicy("mcpSessions")
+  })
+})
 
 /**
  * Operator branding (issue 17): the names, site, terms and attribution text
@@ -497,6 +553,7 @@ export const ServerConfig = Config.all({
   mcpSessions: McpSessionsLimitConfig,
   /** Request timeouts and connection caps (RATINGS_HEADERS_TIMEOUT, ...). */
   connections: ConnectionLimitsConfig,
+  rateLimitStore: RateLimitStoreConfig,
   /** What the service publishes itself as (RATINGS_SERVICE_NAME, ...). */
   branding: BrandingConfig
 })

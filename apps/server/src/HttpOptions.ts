@@ -1,7 +1,8 @@
 /**
  * What the HTTP server needs from the configuration: authentication (identity
- * provider, proxy trust), the caller policies (Redis for shared rate limits,
- * the coverage-request allowance per address), and the request timeouts and
+ * provider, proxy trust), the caller policies (Redis for shared rate limits
+ * and what each limit does when it stops answering, the coverage-request and
+ * MCP-session allowances per address), and the request timeouts and
  * connection caps.
  */
 import {
@@ -45,7 +46,9 @@ export const httpOptions = (
     policies: {
       ...(Option.isSome(config.redisUrl) ? { redisUrl: Redacted.value(config.redisUrl.value) } : {}),
       contacts: [{ limit: config.contacts.limit, window: config.contacts.window }],
-      mcpSessions: [{ limit: config.mcpSessions.limit, window: config.mcpSessions.window }]
+      mcpSessions: [{ limit: config.mcpSessions.limit, window: config.mcpSessions.window }],
+      storeTimeout: config.rateLimitStore.timeout,
+      onStoreFailure: config.rateLimitStore.onFailure
     },
     connections: {
       headersTimeoutMs: Math.ceil(Duration.toMillis(config.connections.headersTimeout)),

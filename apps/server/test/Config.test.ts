@@ -411,3 +411,47 @@ describe("ratings mcp configuration (McpConfig)", () => {
     }
   })
 })
+
+describe("the shared rate-limit store's outages (issue 23 point 10)", () => {
+  it("RATINGS_REDIS_TIMEOUT (100 ms by default, at most 5 seconds) and RATINGS_*_LIMIT_ON_STORE_FAILURE (open or closed per kind of limit; by default only coverage requests fail closed) reach the server's policies; other values stop the start naming the variable", () => {
+    const policies = (env: Record<string, string>) => httpOptions(config(env)).policies
+    const byDefault = policies({})
+    assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(byDefault.storeTimeout!)), 100)
+    assert.deepStrictEqual(byDefault.onStoreFailure, {
+      requests: "open",
+      failedCredentials: "open",
+      contacts: "closed",
+      mcpSessions: "open"
+    })
+    const set = policies({
+      RATINGS_REDIS_TIMEOUT: "50 millis",
+      RATINGS_REQUESTS_LIMIT_ON_STORE_FAILURE: "closed",
+      RATINGS_FAILED_CREDENTIALS_LIMIT_ON_STORE_FAILURE: "Closed",
+      RATINGS_CONTACTS_LIMIT_ON_STORE_FAILURE: "open",
+      RATINGS_MCP_SESSIONS_LIMIT_ON_STORE_FAILURE: "CLOSED"
+    })
+    assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(set.storeTimeout!)), 50)
+    assert.deepStrictEqual(set.onStoreFailure, {
+      requests: "closed",
+      failedCredentials: "closed",
+      contacts: "open",
+      mcpSessions: "closed"
+    })
+    for (const value of ["0 millis", "soon", "6 seconds", "1 minute"]) {
+      assert.include(refusal({ RATINGS_REDIS_TIMEOUT: value }), "RATINGS_REDIS_TIMEOUT", value)
+    }
+    assert.include(refusal({ RATINGS_REDIS_TIMEOUT: "10 seconds" }), "must be at most 5 seconds")
+    for (const name of [
+      "RATINGS_REQUESTS_LIMIT_ON_STORE_FAILURE",
+      "RATINGS_FAILED_CREDENTIALS_LIMIT_ON_STORE_FAILURE",
+      "RATINGS_CONTACTS_LIMIT_ON_STORE_FAILURE",
+      "RATINGS_MCP_SESSIONS_LIMIT_ON_STORE_FAILURE"
+    ]) {
+      for (const value of ["true", "fail-open", "deny", " "]) {
+        const message = refusal({ [name]: value })
+        assert.include(message, name, value)
+        assert.include(message, "must be open or closed", value)
+      }
+    }
+  })
+})

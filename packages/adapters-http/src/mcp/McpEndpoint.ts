@@ -45,7 +45,7 @@ import {
   HttpServerResponse
 } from "effect/http"
 import { clientAddressOf } from "../server/Authentication.ts"
-import type { RateLimitedError } from "../api/Errors.ts"
+import { type RateLimitedError, ServiceUnavailableError } from "../api/Errors.ts"
 import { RequestRateLimiter } from "../server/RateLimit.ts"
 import { checkBody, restoreIds } from "./JsonRpcBodies.ts"
 
@@ -200,10 +200,14 @@ export const mountMcp = <A, E, R>(
         return answer
       })
 
-      const rateLimited = (refused: RateLimitedError) =>
+      /** A refused draw's answer: the allowance's 429, or the 503 of a store that fails closed. */
+      const rateLimited = (refused: RateLimitedError | ServiceUnavailableError) =>
         HttpServerResponse.jsonUnsafe(
           { detail: refused.detail },
-          { status: 429, headers: { "cache-control": "no-store" } }
+          {
+            status: refused instanceof ServiceUnavailableError ? 503 : 429,
+            headers: { "cache-control": "no-store" }
+          }
         )
 
       /**
