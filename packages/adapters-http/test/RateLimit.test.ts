@@ -14,7 +14,7 @@ import { Caller } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
 import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Option, Schema, Scope } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
 import { RateLimitedError, ServiceUnavailableError } from "../src/api/Errors.ts"
@@ -830,7 +830,7 @@ const asRequest = <A, E>(effect: Effect.Effect<A, E, HttpServerRequest.HttpServe
   Effect.provideService(effect, HttpServerRequest.HttpServerRequest, someRequest)
 const stranger: Caller = { _tag: "Anonymous", ip: "203.0.113.1" }
 
-/** What an exit says: served, a 429, a 503 (failed, or the 503 response itself for an MCP session), or anything else. */
+/** What an exit says: served, a 429, a 503, or anything else. */
 const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
   if (Exit.isSuccess(exit)) return "served"
   const error = Cause.findErrorOption(exit.cause)
@@ -838,9 +838,6 @@ const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
     if (error.value instanceof RateLimitedError) return "429"
     if (error.value instanceof ServiceUnavailableError) return "503"
   }
-  const defect = exit.cause.reasons.find((r) => r._tag === "Die")
-  if (defect !== undefined && HttpServerResponse.isHttpServerResponse(defect.defect))
-    return `${defect.defect.status} response`
   return Cause.pretty(exit.cause)
 }
 
@@ -944,7 +941,8 @@ describe("rate limits when the shared store stops answering (issue 23 point 10)"
                 asRequest(limiter.countFailedCredential("203.0.113.2"))
               ),
               contacts: yield* Effect.exit(asRequest(limiter.checkContact("203.0.113.2"))),
-              mcpSessions: yield* Effect.exit(asRequest(limiter.checkMcpSession("203.0.113.2")))
+              mcpSessions: yield* Effect.exit(asRequest(limiter.checkMcpSession("203.0.113.2"))),
+              mcpAdmit: yield* Effect.exit(asRequest(limiter.admitMcpSession("203.0.113.2")))
             }
             return Object.fromEntries(Object.entries(all).map(([k, exit]) => [k, outcomeOf(exit)]))
           })
@@ -965,7 +963,8 @@ describe("rate limits when the shared store stops answering (issue 23 point 10)"
           admitCredential: "served",
           countFailedCredential: "served",
           contacts: "503",
-          mcpSessions: "served"
+          mcpSessions: "served",
+          mcpAdmit: "served"
         })
         const closed = yield* failingLimiter({
           onStoreFailure: {
@@ -980,7 +979,8 @@ describe("rate limits when the shared store stops answering (issue 23 point 10)"
           admitCredential: "503",
           countFailedCredential: "503",
           contacts: "503",
-          mcpSessions: "503 response"
+          mcpSessions: "503",
+          mcpAdmit: "503"
         })
         const open = yield* failingLimiter({
           onStoreFailure: {
@@ -990,12 +990,12 @@ describe("rate limits when the shared store stops answering (issue 23 point 10)"
             mcpSessions: "open"
           }
         })
-        assert.deepStrictEqual(Object.values(yield* outcomes(open)), Array(5).fill("served"))
+        assert.deepStrictEqual(Object.values(yield* outcomes(open)), Array(6).fill("served"))
         assert.deepStrictEqual(closed.storeStatus()?.decidedWithoutStore, {
           requests: { admitted: 0, refused: 1 },
           failedCredentials: { admitted: 0, refused: 2 },
           contacts: { admitted: 0, refused: 1 },
-          mcpSessions: { admitted: 0, refused: 1 }
+          mcpSessions: { admitted: 0, refused: 2 }
         })
         // The lane: a read served without the store when the rate fails open; a credential handed over when it fails closed.
         const free: Caller = Caller.apiKey("free", "acct", "key-1")
