@@ -5,6 +5,13 @@
  * (`Config.Success`).
  */
 import type { JwtConfig } from "@ratings/adapters-http/server/AuthConfig"
+import { DefaultConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
+import {
+  DefaultStoreFailurePolicies,
+  DefaultStoreTimeout,
+  type LimitKind,
+  type StoreFailurePolicy
+} from "@ratings/adapters-http/server/RateLimit"
 import {
   DefaultConcurrency,
   DefaultPollInterval,
@@ -137,6 +144,113 @@ export const ContactsLimitConfig = allowanceConfig("RATINGS_CONTACTS", 5, Durati
  * default (RateLimit.ts ProductionMcpSessionLimits).
  */
 export const McpSessionsLimitConfig = allowanceConfig("RATINGS_MCP_SESSIONS", 60, Duration.hours(1))
+
+/** A cap of connections: a whole number, 0 for none. */
+const ConnectionCap = Schema.Int.check(
+  Schema.makeFilter(
+    (n: number) => (n >= 0 && n <= 1_000_000) || "must be a whole number from 0 (no cap) to 1000000"
+  )
+)
+
+/** A time a client has to send something: at least a second, or every ordinary client would be cut. */
+const ClientTimeout = PositiveDuration.check(
+  Schema.makeFilter(
+    (d: Duration.Duration) =>
+      Duration.toMillis(d) >= 1_000 || 'must be at least 1 second, such as "30 seconds"'
+  )
+)
+
+const clientTimeout = (name: string, fallbackMs: number) =>
+  Config.schema(ClientTimeout, name).pipe(Config.withDefault(Duration.millis(fallbackMs)))
+
+/** The setting of the time to send a request's headers; error messages name it. */
+export const HeadersTimeoutSetting = "RATINGS_HEADERS_TIMEOUT"
+/** The setting of the time to send a whole request; error messages name it. */
+export const RequestTimeoutSetting = "RATINGS_REQUEST_TIMEOUT"
+
+/**
+ * What a client may hold of the server (NodeServer.ConnectionLimits): the
+ * time to send a request's headers (RATINGS_HEADERS_TIMEOUT, 20 s) and the
+ * whole request (RATINGS_REQUEST_TIMEOUT, 30 s; a response streams for as
+ * long as it takes), the connections open at once per socket address
+ * (RATINGS_MAX_CONNECTIONS_PER_ADDRESS, 256) and in all
+ * (RATINGS_MAX_CONNECTIONS, none); a cap of 0 is none. A headers timeout
+ * longer than the request timeout is refused: the request's would cut first.
+ */
+export const ConnectionLimitsConfig = Config.all({
+  headersTimeout: clientTimeout(HeadersTimeoutSetting, DefaultConnectionLimits.headersTimeoutMs),
+  requestTimeout: clientTimeout(RequestTimeoutSetting, DefaultConnectionLimits.requestTimeoutMs),
+  maxPerAddress: Config.schema(ConnectionCap, "RATINGS_MAX_CONNECTIONS_PER_ADDRESS").pipe(
+    Config.withDefault<number>(DefaultConnectionLimits.maxConnectionsPerAddress)
+  ),
+  maxTotal: Config.schema(ConnectionCap, "RATINGS_MAX_CONNECTIONS").pipe(
+    Config.withDefault<number>(DefaultConnectionLimits.maxConnections)
+  )
+}).pipe(
+  Config.mapEffect((limits) =>
+    Duration.toMillis(limits.headersTimeout) > Duration.toMillis(limits.requestTimeout)
+      ? Effect.fail(
+          new Config.ConfigError(
+            new ConfigProvider.SourceError({
+              message:
+                `${HeadersTimeoutSetting} (${Duration.format(limits.headersTimeout)}) must not be longer than ` +
+                `${RequestTimeoutSetting} (${Duration.format(limits.requestTimeout)}): the headers are part of the request`
+            })
+          )
+        )
+      : Effect.succeed(limits)
+  )
+)
+
+/** The settings of the shared rate-limit store's outages; error messages name them. */
+export const RateLimitStoreSettings = {
+  timeout: "RATINGS_REDIS_TIMEOUT",
+  requests: "RATINGS_REQUESTS_LIMIT_ON_STORE_FAILURE",
+  failedCredentials: "RATINGS_FAILED_CREDENTIALS_LIMIT_ON_STORE_FAILURE",
+  contacts: "RATINGS_CONTACTS_LIMIT_ON_STORE_FAILURE",
+  mcpSessions: "RATINGS_MCP_SESSIONS_LIMIT_ON_STORE_FAILURE"
+} as const
+
+/** `open` or `closed`, in any case. */
+const StoreFailurePolicyText = Schema.String.check(
+  Schema.makeFilter((value: string) => /^(open|closed)$/i.test(value) || "must be open or closed")
+)
+
+const storeFailurePolicy = (kind: LimitKind) =>
+  Config.schema(StoreFailurePolicyText, RateLimitStoreSettings[kind]).pipe(
+    Config.map((value) => value.toLowerCase() as StoreFailurePolicy),
+    Config.withDefault(DefaultStoreFailurePolicies[kind])
+  )
+
+/** At most 5 seconds: the first requests of an outage wait this long before the limits fail open or closed. */
+const StoreTimeout = PositiveDuration.check(
+  Schema.makeFilter(
+    (d: Duration.Duration) =>
+      Duration.toMillis(d) <= 5_000 ||
+      'must be at most 5 seconds, such as "100 millis" (the first requests of an outage wait this long)'
+  )
+)
+
+/**
+ * The shared rate-limit store (REDIS_URL) when it stops answering
+ * (RateLimit.ts): how long a call may take before an outage begins
+ * (RATINGS_REDIS_TIMEOUT, 100 ms by default), and per kind of limit whether
+ * it fails open (served without limit) or closed (503) during one:
+ * RATINGS_REQUESTS_, RATINGS_FAILED_CREDENTIALS_, RATINGS_CONTACTS_ and
+ * RATINGS_MCP_SESSIONS_LIMIT_ON_STORE_FAILURE. Without REDIS_URL the counters
+ * are in memory, which cannot fail, and none of these apply.
+ */
+export const RateLimitStoreConfig = Config.all({
+  timeout: Config.schema(StoreTimeout, RateLimitStoreSettings.timeout).pipe(
+    Config.withDefault(DefaultStoreTimeout)
+  ),
+  onFailure: Config.all({
+    requests: storeFailurePolicy("requests"),
+    failedCredentials: storeFailurePolicy("failedCredentials"),
+    contacts: storeFailurePolicy("contacts"),
+    mcpSessions: storeFailurePolicy("mcpSessions")
+  })
+})
 
 /**
  * Operator branding (issue 17): the names, site, terms and attribution text
@@ -437,6 +551,9 @@ export const ServerConfig = Config.all({
   webhooks: WebhookDeliveryConfig,
   contacts: ContactsLimitConfig,
   mcpSessions: McpSessionsLimitConfig,
+  /** Request timeouts and connection caps (RATINGS_HEADERS_TIMEOUT, ...). */
+  connections: ConnectionLimitsConfig,
+  rateLimitStore: RateLimitStoreConfig,
   /** What the service publishes itself as (RATINGS_SERVICE_NAME, ...). */
   branding: BrandingConfig
 })

@@ -1,7 +1,9 @@
 /**
  * What the HTTP server needs from the configuration: authentication (identity
- * provider, proxy trust) and the caller policies (Redis for shared rate limits,
- * the coverage-request allowance per address).
+ * provider, proxy trust), the caller policies (Redis for shared rate limits
+ * and what each limit does when it stops answering, the coverage-request and
+ * MCP-session allowances per address), and the request timeouts and
+ * connection caps.
  */
 import {
   type AuthConfig,
@@ -16,8 +18,9 @@ import {
   devKeyPair
 } from "@ratings/adapters-http/server/DevIdentityProvider"
 import type { PoliciesConfig } from "@ratings/adapters-http/server/HttpServerLive"
+import type { ConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
 import { makeJwtVerifier } from "@ratings/adapters-http/server/JwtVerifier"
-import { Effect, Option, Redacted } from "effect"
+import { Duration, Effect, Option, Redacted } from "effect"
 import type { ServerConfig } from "./Config.ts"
 
 /**
@@ -30,6 +33,7 @@ export const httpOptions = (
 ): {
   readonly auth: AuthConfig
   readonly policies: PoliciesConfig
+  readonly connections: ConnectionLimits
   /** Whether the development identity provider is trusted, and why: the server prints it at start. */
   readonly devIdentityProvider: ReturnType<typeof devIdentityProviderStatus>
 } => {
@@ -42,7 +46,15 @@ export const httpOptions = (
     policies: {
       ...(Option.isSome(config.redisUrl) ? { redisUrl: Redacted.value(config.redisUrl.value) } : {}),
       contacts: [{ limit: config.contacts.limit, window: config.contacts.window }],
-      mcpSessions: [{ limit: config.mcpSessions.limit, window: config.mcpSessions.window }]
+      mcpSessions: [{ limit: config.mcpSessions.limit, window: config.mcpSessions.window }],
+      storeTimeout: config.rateLimitStore.timeout,
+      onStoreFailure: config.rateLimitStore.onFailure
+    },
+    connections: {
+      headersTimeoutMs: Math.ceil(Duration.toMillis(config.connections.headersTimeout)),
+      requestTimeoutMs: Math.ceil(Duration.toMillis(config.connections.requestTimeout)),
+      maxConnectionsPerAddress: config.connections.maxPerAddress,
+      maxConnections: config.connections.maxTotal
     },
     devIdentityProvider: dev
   }

@@ -18,6 +18,7 @@ import {
   WebhookTargetsConfig
 } from "../src/Config.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
+import { DefaultConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
 import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
@@ -146,6 +147,43 @@ describe("the MCP-session allowance", () => {
     assert.include(refusal({ RATINGS_MCP_SESSIONS_LIMIT: "0" }), "must be a whole number from 1 to 10000")
     for (const value of ["0 seconds", "500 millis", "soon", "-1 hours"])
       assert.include(refusal({ RATINGS_MCP_SESSIONS_WINDOW: value }), "RATINGS_MCP_SESSIONS_WINDOW")
+  })
+})
+
+describe("request timeouts and connection caps (issue 23 point 3)", () => {
+  const connectionsOf = (env: Record<string, string>) => httpOptions(config(env)).connections
+
+  it("RATINGS_HEADERS_TIMEOUT and RATINGS_REQUEST_TIMEOUT (at least a second, headers not longer than the request) are 20 and 30 seconds by default and reach the server; other values stop the start naming the variable", () => {
+    assert.deepInclude(connectionsOf({}), {
+      headersTimeoutMs: DefaultConnectionLimits.headersTimeoutMs,
+      requestTimeoutMs: DefaultConnectionLimits.requestTimeoutMs
+    })
+    assert.deepInclude(connectionsOf({}), { headersTimeoutMs: 20_000, requestTimeoutMs: 30_000 })
+    assert.deepInclude(
+      connectionsOf({ RATINGS_HEADERS_TIMEOUT: "5 seconds", RATINGS_REQUEST_TIMEOUT: "2 minutes" }),
+      { headersTimeoutMs: 5_000, requestTimeoutMs: 120_000 }
+    )
+    for (const name of ["RATINGS_HEADERS_TIMEOUT", "RATINGS_REQUEST_TIMEOUT"])
+      for (const value of ["0 seconds", "500 millis", "soon", "-1 seconds", "Infinity"])
+        assert.include(refusal({ [name]: value }), name, `${name}=${value}`)
+    const longer = refusal({ RATINGS_HEADERS_TIMEOUT: "40 seconds" })
+    assert.include(longer, "RATINGS_HEADERS_TIMEOUT")
+    assert.include(longer, "RATINGS_REQUEST_TIMEOUT")
+  })
+
+  it("RATINGS_MAX_CONNECTIONS_PER_ADDRESS is 256 by default and RATINGS_MAX_CONNECTIONS none (0); 0 turns a cap off; other values stop the start naming the variable", () => {
+    assert.deepInclude(connectionsOf({}), { maxConnectionsPerAddress: 256, maxConnections: 0 })
+    assert.deepInclude(
+      connectionsOf({ RATINGS_MAX_CONNECTIONS_PER_ADDRESS: "0", RATINGS_MAX_CONNECTIONS: "5000" }),
+      { maxConnectionsPerAddress: 0, maxConnections: 5_000 }
+    )
+    for (const name of ["RATINGS_MAX_CONNECTIONS_PER_ADDRESS", "RATINGS_MAX_CONNECTIONS"])
+      for (const value of ["-1", "2.5", "many", "1000001"]) {
+        const message = refusal({ [name]: value })
+        assert.include(message, name, `${name}=${value}`)
+        if (value === "-1" || value === "1000001")
+          assert.include(message, "must be a whole number from 0 (no cap) to 1000000")
+      }
   })
 })
 
@@ -370,6 +408,50 @@ describe("ratings mcp configuration (McpConfig)", () => {
       const message = String((result as Result.Failure<unknown, unknown>).failure)
       assert.include(message, "RATINGS_API_KEY")
       assert.notInclude(message, "rk_abc")
+    }
+  })
+})
+
+describe("the shared rate-limit store's outages (issue 23 point 10)", () => {
+  it("RATINGS_REDIS_TIMEOUT (100 ms by default, at most 5 seconds) and RATINGS_*_LIMIT_ON_STORE_FAILURE (open or closed per kind of limit; by default only coverage requests fail closed) reach the server's policies; other values stop the start naming the variable", () => {
+    const policies = (env: Record<string, string>) => httpOptions(config(env)).policies
+    const byDefault = policies({})
+    assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(byDefault.storeTimeout!)), 100)
+    assert.deepStrictEqual(byDefault.onStoreFailure, {
+      requests: "open",
+      failedCredentials: "open",
+      contacts: "closed",
+      mcpSessions: "open"
+    })
+    const set = policies({
+      RATINGS_REDIS_TIMEOUT: "50 millis",
+      RATINGS_REQUESTS_LIMIT_ON_STORE_FAILURE: "closed",
+      RATINGS_FAILED_CREDENTIALS_LIMIT_ON_STORE_FAILURE: "Closed",
+      RATINGS_CONTACTS_LIMIT_ON_STORE_FAILURE: "open",
+      RATINGS_MCP_SESSIONS_LIMIT_ON_STORE_FAILURE: "CLOSED"
+    })
+    assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(set.storeTimeout!)), 50)
+    assert.deepStrictEqual(set.onStoreFailure, {
+      requests: "closed",
+      failedCredentials: "closed",
+      contacts: "open",
+      mcpSessions: "closed"
+    })
+    for (const value of ["0 millis", "soon", "6 seconds", "1 minute"]) {
+      assert.include(refusal({ RATINGS_REDIS_TIMEOUT: value }), "RATINGS_REDIS_TIMEOUT", value)
+    }
+    assert.include(refusal({ RATINGS_REDIS_TIMEOUT: "10 seconds" }), "must be at most 5 seconds")
+    for (const name of [
+      "RATINGS_REQUESTS_LIMIT_ON_STORE_FAILURE",
+      "RATINGS_FAILED_CREDENTIALS_LIMIT_ON_STORE_FAILURE",
+      "RATINGS_CONTACTS_LIMIT_ON_STORE_FAILURE",
+      "RATINGS_MCP_SESSIONS_LIMIT_ON_STORE_FAILURE"
+    ]) {
+      for (const value of ["true", "fail-open", "deny", " "]) {
+        const message = refusal({ [name]: value })
+        assert.include(message, name, value)
+        assert.include(message, "must be open or closed", value)
+      }
     }
   })
 })

@@ -3,8 +3,10 @@
  * takes them on POST /api/v1/contacts with the allowance its environment sets
  * (RATINGS_CONTACTS_LIMIT, behind TRUST_PROXY), and `ratings contacts
  * list|close` read and close them in the same database, as an operator runs
- * them (the real binary, and in this process alike). The server's output
- * never holds a requester's address.
+ * them (the real binary, and in this process alike): one stored request per
+ * open duplicate group however many senders repeat it, each sender with a
+ * reference id of its own, and stored text printed so that it cannot hide or
+ * reorder itself. The server's output never holds a requester's address.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,6 +14,7 @@ import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { Effect } from "effect"
+import pg from "pg"
 import { exited, runCli, runCliBothWays, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
 
 let db: Awaited<ReturnType<typeof scratchDatabase>>
@@ -129,7 +132,7 @@ describe("coverage requests: the served route and ratings contacts", () => {
     const records = JSON.parse(json.stdout) as Array<Record<string, unknown>>
     assert.deepStrictEqual(
       records.find((r) => r.id === first.body.id),
-      { ...first.body, message: "line one\nline two", closed_at: null }
+      { ...first.body, message: "line one\nline two", closed_at: null, receipt_ids: [first.body.id] }
     )
 
     const closedNone = await runCli(["contacts", "list", "--status", "closed"], env)
@@ -144,7 +147,7 @@ describe("coverage requests: the served route and ratings contacts", () => {
     const sent = { protocol_name: "Close Me", contact_email: "closer@example.com" }
     const open = await request(sent)
     assert.strictEqual(open.status, 201)
-    assert.strictEqual((await request(sent)).status, 200, "a repeat while it is open")
+    assert.strictEqual((await request(sent)).status, 201, "a repeat while it is open")
     const id = String(open.body.id)
 
     const closed = await runCli(["contacts", "close", id], env)
@@ -174,11 +177,101 @@ describe("coverage requests: the served route and ratings contacts", () => {
     }
   }, 60_000)
 
+  it("a repeated coverage request does not return another person's receipt: each sender gets a reference id of its own, contacts list shows one request per open duplicate group (every reference id in --json receipt_ids), and contacts close takes any of them", async () => {
+    const first = await request({
+      protocol_name: "Obscure Protocol",
+      contact_email: "victim@example.com",
+      request_type: "correction"
+    })
+    // From other addresses (each request() speaks from its own), in other spellings.
+    const guess = await request({ protocol_name: "obscure  PROTOCOL", contact_email: "victim@EXAMPLE.com" })
+    const again = await request({ protocol_name: " OBSCURE protocol", contact_email: "Victim@example.com" })
+    assert.deepStrictEqual([first.status, guess.status, again.status], [201, 201, 201])
+    assert.strictEqual(new Set([first.body.id, guess.body.id, again.body.id]).size, 3)
+    assert.deepStrictEqual(
+      [guess.body.protocol_name, guess.body.contact_email, guess.body.request_type],
+      ["obscure  PROTOCOL", "victim@EXAMPLE.com", "rating-request"]
+    )
+
+    const listed = await runCliBothWays(["contacts", "list"], env)
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    const rows = tableRows(listed.stdout).filter((r) => /obscure/iu.test(r[5] ?? ""))
+    assert.deepStrictEqual(
+      rows.map((r) => [r[0], r[3], r[5]]),
+      [[String(first.body.id), "correction", "Obscure Protocol"]],
+      "one stored request: the first"
+    )
+    const records = JSON.parse((await runCli(["contacts", "list", "--json"], env)).stdout) as Array<
+      Record<string, unknown>
+    >
+    const stored = records.filter((r) => String(r.contact_email).toLowerCase() === "victim@example.com")
+    assert.deepStrictEqual(
+      stored.map((r) => [r.id, r.receipt_ids]),
+      [[first.body.id, [first.body.id, guess.body.id, again.body.id]]]
+    )
+
+    const closed = await runCli(["contacts", "close", String(guess.body.id)], env)
+    assert.strictEqual(closed.code, 0, closed.stderr)
+    assert.strictEqual(
+      closed.stdout.trim(),
+      `coverage request ${first.body.id} (reference ${guess.body.id}) closed`
+    )
+    const closedRows = tableRows((await runCli(["contacts", "list", "--status", "closed"], env)).stdout)
+    assert.deepStrictEqual(closedRows.find((r) => r[0] === first.body.id)?.slice(2, 3), ["closed"])
+  }, 60_000)
+
+  it("invisible coverage names: contacts list prints stored text safely (rows stored before the rule): every control, zero-width, direction and separator character escaped, in the table and in --json, which parses back to the stored text", async () => {
+    const id = "00000000-0000-4000-8000-00000000c011"
+    const name = "Evil\u2029Name\u202Egnp.exe\u200B"
+    const email = "sneaky\u2028@example.com"
+    const message = "line one\nline\u2028two\u200Bzero \u001b[31mred\u009b \u2066iso\u2069 \u{E0041}tag"
+    const client = new pg.Client({ connectionString: db.url })
+    await client.connect()
+    try {
+      await client.query(
+        `INSERT INTO contact_requests (id, protocol_name, contact_email, request_type, message, entity_key,
+           email_key, status, created_at)
+         VALUES ($1, $2, $3, 'rating-request', $4, 'evil-before-the-rule', 'sneaky-before-the-rule', 'open', now())`,
+        [id, name, email, message]
+      )
+    } finally {
+      await client.end()
+    }
+    const Raw = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
+    const listed = await runCliBothWays(["contacts", "list"], env)
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    assert.notMatch(listed.stdout, Raw, "no raw control, format or separator character")
+    const line = listed.stdout.split("\n").find((l) => l.startsWith(id))
+    assert.isDefined(line, "the row is one line")
+    const row = line!.split(/ {2,}/)
+    assert.deepStrictEqual(row.slice(5), [
+      "Evil\\u{2029}Name\\u{202E}gnp.exe\\u{200B}",
+      "sneaky\\u{2028}@example.com",
+      "line one line\\u{2028}two\\u{200B}zero \\u{001B}[31mred\\u{009B} \\u{2066}iso\\u{2069} \\u{E0041}tag"
+    ])
+    const json = await runCli(["contacts", "list", "--json"], env)
+    assert.strictEqual(json.code, 0, json.stderr)
+    assert.notMatch(json.stdout, Raw)
+    assert.include(json.stdout, "Evil\\u2029Name\\u202Egnp.exe\\u200B")
+    const record = (JSON.parse(json.stdout) as Array<Record<string, unknown>>).find((r) => r.id === id)
+    assert.deepStrictEqual(
+      [record?.protocol_name, record?.contact_email, record?.message],
+      [name, email, message],
+      "the JSON parses back to the stored text"
+    )
+  }, 60_000)
+
   it("the server's output never holds a requester's address", async () => {
     // Let the server write the lines of the requests above.
     await new Promise((resolve) => setTimeout(resolve, 200))
     assert.include(serverOutput, "POST /api/v1/contacts", "the access log was captured")
-    for (const email of ["limit@example.com", "alpha@example.com", "beta@example.com", "closer@example.com"])
+    for (const email of [
+      "limit@example.com",
+      "alpha@example.com",
+      "beta@example.com",
+      "closer@example.com",
+      "victim@example.com"
+    ])
       assert.notInclude(serverOutput, email)
   })
 })

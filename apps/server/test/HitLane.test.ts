@@ -100,6 +100,33 @@ describe("the lane of cache hits", () => {
     120_000
   )
 
+  it.live(
+    "the lane's answers carry X-Content-Type-Options: nosniff as the router's do, and its 304 keeps the 200's Cache-Control",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl, access } = yield* laneServer()
+        const path = "/protocols/lendwell"
+        const byRouter = yield* get(baseUrl, path)
+        assert.isFalse(access.last().lane)
+        assert.strictEqual(byRouter.headers["x-content-type-options"], "nosniff")
+        const byLane = yield* get(baseUrl, path)
+        assert.isTrue(access.last().lane)
+        assert.strictEqual(byLane.status, 200)
+        assert.match(byLane.headers["content-type"]!, /^application\/json/)
+        assert.strictEqual(byLane.headers["x-content-type-options"], "nosniff")
+        assert.strictEqual(byLane.headers["cache-control"], "public, max-age=60")
+        const notModified = yield* get(baseUrl, path, { "if-none-match": byLane.headers.etag! })
+        assert.isTrue(access.last().lane)
+        assert.strictEqual(notModified.status, 304)
+        assert.strictEqual(notModified.headers["x-content-type-options"], "nosniff")
+        assert.strictEqual(
+          notModified.headers["cache-control"],
+          "public, max-age=60",
+          "a 304 is not an error"
+        )
+      })
+  )
+
   it.live("a 304 from the lane is the router's 304, and HEAD is always the router's", () =>
     Effect.gen(function* () {
       const { baseUrl, access } = yield* laneServer()
@@ -234,7 +261,7 @@ describe("the lane of cache hits and the rate limit", () => {
 
 describe("the lane of cache hits and POSTs", () => {
   it.live(
-    "a coverage request (POST /contacts) is always the router's: never answered by the lane or from the cache, its repeat a 200 computed again, its 429 the router's",
+    "a coverage request (POST /contacts) is always the router's: never answered by the lane or from the cache, its repeat a 201 with a receipt of its own, its 429 the router's",
     () =>
       Effect.gen(function* () {
         const { baseUrl, access } = yield* laneServer({
@@ -260,9 +287,9 @@ describe("the lane of cache hits and POSTs", () => {
         const refused = yield* post(sent)
         assert.deepStrictEqual(
           [first.status, repeat.status, other.status, refused.status],
-          [201, 200, 201, 429]
+          [201, 201, 201, 429]
         )
-        assert.strictEqual(JSON.parse(repeat.body).id, JSON.parse(first.body).id)
+        assert.notStrictEqual(JSON.parse(repeat.body).id, JSON.parse(first.body).id)
         assert.notStrictEqual(JSON.parse(other.body).id, JSON.parse(first.body).id)
         assert.deepStrictEqual(
           [first.cache, repeat.cache, other.cache, refused.cache],
@@ -273,7 +300,7 @@ describe("the lane of cache hits and POSTs", () => {
           posts.map((l) => [l.status, l.lane]),
           [
             [201, false],
-            [200, false],
+            [201, false],
             [201, false],
             [429, false]
           ]

@@ -297,7 +297,7 @@ const everyTool = (transport: Transport, caller: Caller) =>
     assert.include(unknown.text, "Quantum readiness of no-such-chain: not assessed")
     assert.notInclude(unknown.text, "null")
 
-    // request_coverage: POST /contacts as this caller; the same request again answers the open one's receipt.
+    // request_coverage: POST /contacts as this caller; the same request again is answered a receipt of its own.
     const asked = {
       entity_name: `Rated Nowhere ${transport} ${caller}`,
       entity_type: "protocol",
@@ -306,24 +306,27 @@ const everyTool = (transport: Transport, caller: Caller) =>
     }
     const created = yield* call("request_coverage", asked)
     assert.isFalse(created.isError, created.text)
-    assert.isTrue(created.structured.created)
     assert.strictEqual(created.structured.status, "open")
     assert.strictEqual(created.structured.protocol_name, asked.entity_name)
     assert.strictEqual(created.structured.entity_type, "protocol")
     assert.include(
       created.text,
-      `Coverage request received: rate ${asked.entity_name} (protocol). Request ${created.structured.id}, status open`
+      `Coverage request received: rate ${asked.entity_name} (protocol). Reference ${created.structured.id}, status open`
     )
-    const again = yield* call("request_coverage", { ...asked, entity_name: asked.entity_name.toUpperCase() })
-    assert.isFalse(again.structured.created)
-    assert.strictEqual(again.structured.id, created.structured.id)
-    assert.include(again.text, "is already open")
-    assert.include(again.text, "nothing new was stored")
+    const upper = asked.entity_name.toUpperCase()
+    const again = yield* call("request_coverage", { ...asked, entity_name: upper })
+    assert.isFalse(again.isError, again.text)
+    assert.notStrictEqual(again.structured.id, created.structured.id)
+    assert.include(
+      again.text,
+      `Coverage request received: rate ${upper} (protocol). Reference ${again.structured.id}, status open`
+    )
     const queue = yield* Effect.promise(() =>
       runCli(["contacts", "list", "--json"], { DATABASE_URL: db.url })
     )
     const stored = (JSON.parse(queue.stdout) as Array<Json>).filter((r) => r.id === created.structured.id)
     assert.strictEqual(stored.length, 1, "stored once")
+    assert.deepStrictEqual(stored[0].receipt_ids, [created.structured.id, again.structured.id])
     assert.strictEqual(stored[0].message, asked.note)
     assert.strictEqual(stored[0].request_type, "rating-request")
     const badEmail = yield* call("request_coverage", { ...asked, contact_email: "agent-at-example" })
@@ -474,6 +477,12 @@ describe("ratings mcp configuration", () => {
   }, 60_000)
 })
 
+const InitializeParams = {
+  protocolVersion: "2025-11-25",
+  capabilities: {},
+  clientInfo: { name: "t", version: "1" }
+}
+
 describe("MCP server: rate limits and caching", () => {
   it("an address opens at most 60 MCP sessions an hour at /mcp (behind the trusted proxy, the forwarded address): past it, initialize is a 429 with Retry-After; another address opens its own", async () => {
     const initialize = async (forwardedFor: string) => {
@@ -504,6 +513,34 @@ describe("MCP server: rate limits and caching", () => {
     })
     assert.strictEqual(refused.headers.get("ratelimit-policy"), "60;w=3600")
     assert.strictEqual((await initialize("198.51.100.161")).status, 200)
+  }, 60_000)
+
+  it("refused /mcp requests do not use up the MCP-session allowance: 60 initializes a web page can send cross-site (Origin 403, text/plain 415) and 60 the transport refuses leave the address its whole allowance", async () => {
+    const address = "198.51.100.170"
+    const initialize = async (headers: Record<string, string>, params: unknown = InitializeParams) => {
+      const response = await fetch(`${origin}/mcp`, {
+        method: "POST",
+        headers: {
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          "x-forwarded-for": address,
+          ...headers
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params })
+      })
+      await response.text()
+      return { status: response.status, session: response.headers.get("mcp-session-id") }
+    }
+    const limit = ProductionMcpSessionLimits[0]!.limit
+    for (let i = 0; i < limit; i++) {
+      assert.strictEqual((await initialize({ origin: "https://evil.example" })).status, 403)
+      assert.strictEqual((await initialize({ "content-type": "text/plain" })).status, 415)
+      const malformed = await initialize({}, { capabilities: {} })
+      assert.isNull(malformed.session, "an initialize refused for its parameters opens no session")
+    }
+    const opened = await initialize({})
+    assert.strictEqual(opened.status, 200)
+    assert.isNotNull(opened.session)
   }, 60_000)
 
   it("/mcp is never answered by the lane of cache hits, and its answers are not cached", async () => {
@@ -568,7 +605,8 @@ describe("MCP server: rate limits and caching", () => {
             entity_type: "chain",
             contact_email: "someone-else@agents.example"
           })
-          assert.isTrue(receipt.structured.created)
+          assert.isFalse(receipt.isError, receipt.text)
+          assert.strictEqual(receipt.structured.contact_email, "someone-else@agents.example")
           assert.notInclude(JSON.stringify(receipt), "limits@agents.example")
         })
       ),

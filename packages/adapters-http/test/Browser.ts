@@ -1,8 +1,11 @@
 /**
  * Headless Chromium for browser tests: the Debian package's binary, driven by
- * playwright-core (which never downloads a browser of its own).
+ * playwright-core (which never downloads a browser of its own), and what the
+ * tests of a page's headers look for in it: the Content-Security-Policy
+ * violations the page met, and whether another origin can frame it.
  */
-import { chromium } from "playwright-core"
+import { createServer } from "node:http"
+import { type Browser, chromium, type Page } from "playwright-core"
 
 export const ChromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
@@ -11,3 +14,55 @@ export const launchChromium = () =>
     executablePath: ChromiumPath,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
   })
+
+/** Reports each `securitypolicyviolation` event of a document to the test (installed before any page script). */
+const ViolationListener = `document.addEventListener("securitypolicyviolation", (e) =>
+  window.__reportPolicyViolation(e.violatedDirective + " " + (e.blockedURI || "inline") + " at " + e.sourceFile + ":" + e.lineNumber + ":" + e.columnNumber))`
+
+/**
+ * Every Content-Security-Policy violation the page's documents meet from now
+ * on: the `securitypolicyviolation` events, and the browser's console errors
+ * about the policy (a refused frame is reported on the console only).
+ */
+export const watchPolicyViolations = async (page: Page): Promise<ReadonlyArray<string>> => {
+  const seen: Array<string> = []
+  await page.exposeFunction("__reportPolicyViolation", (violation: string) => seen.push(violation))
+  await page.addInitScript({ content: ViolationListener })
+  page.on("console", (message) => {
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text()))
+      seen.push(message.text())
+  })
+  return seen
+}
+
+/**
+ * Opens a page of another origin (a server of its own, on `localhost` where
+ * the tests' servers are on 127.0.0.1) that frames each of `urls`, and
+ * answers, for each, the address the frame ended up showing: the URL itself
+ * when the browser let it be framed, an error page when it refused.
+ */
+export const framedElsewhere = async (
+  browser: Browser,
+  urls: ReadonlyArray<string>
+): Promise<ReadonlyArray<string>> => {
+  const frames = urls.map((url, i) => `<iframe name="f${i}" src="${url}"></iframe>`).join("")
+  const embedder = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+    response.end(`<!doctype html><title>embedder</title>${frames}`)
+  })
+  await new Promise<void>((resolve) => embedder.listen(0, "127.0.0.1", resolve))
+  const page = await browser.newPage()
+  try {
+    const { port } = embedder.address() as { readonly port: number }
+    // `load` waits for every frame to load (or fail).
+    await page.goto(`http://localhost:${port}/`, { waitUntil: "load" })
+    return urls.map((url, i) => {
+      const frame = page.frame({ name: `f${i}` })
+      if (frame === null) throw new Error(`no frame for ${url}`)
+      return frame.url()
+    })
+  } finally {
+    await page.close()
+    await new Promise((resolve) => embedder.close(resolve))
+  }
+}

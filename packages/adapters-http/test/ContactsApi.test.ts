@@ -2,9 +2,12 @@
  * Coverage requests over the real server (issue 17 point 3; api-facts
  * "Coverage requests"): POST /api/v1/contacts on both backends (the
  * in-memory stores and Postgres), each rule a test: the 201 receipt, the 422
- * of each field, the repeat of an open request answered 200 with its receipt
+ * of each field (invisible and direction characters included), a body in
+ * another charset than UTF-8 refused, the repeat of an open request answered
+ * 201 with a receipt of its own that shows nothing of the earlier request,
  * and never stored twice (one after another and all at once), a closed
- * request blocking nothing, anonymous callers, and the document. Then the
+ * request blocking nothing, anonymous callers, the MCP tool request_coverage,
+ * and the document. Then the
  * per-address allowance, apart from the read limits, over servers with a
  * small one (2 an hour, behind a trusted proxy so a test can speak from
  * several addresses), and shared by two servers on one Redis.
@@ -18,6 +21,7 @@ import { Context, Duration, Effect, Layer, Schema } from "effect"
 import { ProductionContactLimits, type RateLimitConfig } from "../src/server/RateLimit.ts"
 import { MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
 import { Seed } from "./fixtures.ts"
+import { mcpSession } from "./McpSession.ts"
 import { onEachBackend, type RequestOptions, type Response, TestServer, TestPolicies } from "./TestServer.ts"
 import { RedisUrl, redisReachable } from "./Redis.ts"
 
@@ -115,7 +119,12 @@ onEachBackend((it) => {
           const stored = (yield* (yield* ContactRequestRepository).list("open", 10_000)).items.find(
             (x) => x.id === receipt.id
           )
-          assert.deepStrictEqual(stored as unknown, { ...receipt, message: sent.message, closed_at: null })
+          assert.deepStrictEqual(stored as unknown, {
+            ...receipt,
+            message: sent.message,
+            closed_at: null,
+            receipt_ids: [receipt.id]
+          })
         })
     )
 
@@ -225,6 +234,107 @@ onEachBackend((it) => {
             }),
           { discard: true }
         )
+    )
+
+    it.effect(
+      "invisible coverage names: a protocol_name without a visible character, or holding a zero-width, direction or line-separator character, is a 422 at [body, protocol_name]; a message holding one at [body, message]; an address at [body, contact_email]; nothing is stored",
+      () =>
+        Effect.gen(function* () {
+          const email = uniqueEmail("invisible")
+          for (const name of ["\u200B", "\u200B\u200D\u2060\uFEFF", " \u3164 ", "\u2029"]) {
+            const r = yield* post(body({ protocol_name: name, contact_email: email }))
+            assertRefusedAt(r, "protocol_name", name, JSON.stringify(name))
+            assert.include(r.text, "visible character", JSON.stringify(name))
+          }
+          const hiding = [
+            ...["\u200B", "\u200C", "\u200D", "\u2060", "\uFEFF", "\u00AD"],
+            ...["\u061C", "\u200E", "\u200F", "\u202A", "\u202B", "\u202C", "\u202D", "\u202E"],
+            ...["\u2066", "\u2067", "\u2068", "\u2069", "\u2028", "\u2029"]
+          ]
+          for (const c of hiding) {
+            const name = `Aave${c} V4`
+            const r = yield* post(body({ protocol_name: name, contact_email: email }))
+            assertRefusedAt(r, "protocol_name", name, JSON.stringify(c))
+            assert.include(r.text, "zero-width characters, direction marks or overrides", JSON.stringify(c))
+            const address = `ana${c}@example.com`
+            assertRefusedAt(
+              yield* post(body({ contact_email: address })),
+              "contact_email",
+              address,
+              JSON.stringify(c)
+            )
+            if (c === "\u200C" || c === "\u200D") continue
+            const message = `a note${c} for the operators`
+            assertRefusedAt(
+              yield* post(body({ message, contact_email: email })),
+              "message",
+              message,
+              JSON.stringify(c)
+            )
+          }
+          assert.strictEqual(yield* storedCount(email), 0)
+          const joined = yield* post(
+            body({ message: "👩\u200D💻 asks; می\u200Cخواهم", contact_email: email })
+          )
+          assert.strictEqual(joined.status, 201, "the joiners of emoji and scripts are a message's to hold")
+        })
+    )
+
+    it.effect(
+      "invisible coverage names: a body declared in a charset other than UTF-8 (utf-16, latin1; any case, quoted or not) is a JSON 415 saying to send UTF-8, on /contacts and every route that takes a body; utf-8 is served; nothing is stored",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const email = uniqueEmail("charset")
+          const text = JSON.stringify({ protocol_name: "Charset Probe", contact_email: email })
+          const send = (path: string, contentType: string, bytes: Uint8Array, authorization?: string) =>
+            Effect.promise(async () => {
+              const res = await fetch(server.baseUrl + path, {
+                method: "POST",
+                headers: {
+                  "content-type": contentType,
+                  ...(authorization === undefined ? {} : { authorization })
+                },
+                body: bytes
+              })
+              return { status: res.status, type: res.headers.get("content-type"), text: await res.text() }
+            })
+          const utf16 = new Uint8Array(Buffer.from(`\uFEFF${text}`, "utf16le"))
+          const latin1 = new Uint8Array(Buffer.from(text, "latin1"))
+          for (const [contentType, bytes, charset] of [
+            ["application/json; charset=utf-16", utf16, "utf-16"],
+            ["application/json;charset=UTF-16LE", utf16, "UTF-16LE"],
+            ['application/json; charset="utf-16"', utf16, "utf-16"],
+            ["application/json; charset=latin1", latin1, "latin1"],
+            ["Application/JSON ; Charset = ISO-8859-1", latin1, "ISO-8859-1"]
+          ] as const) {
+            const r = yield* send(Contacts, contentType, bytes)
+            assert.strictEqual(r.status, 415, `${contentType}: ${r.text}`)
+            assert.match(String(r.type), /^application\/json/)
+            const detail = JSON.parse(r.text).detail as string
+            assert.include(detail, `"${charset}"`, contentType)
+            assert.include(detail, "UTF-8", contentType)
+          }
+          assert.strictEqual(yield* storedCount(email), 0)
+          // Every route that reads a body, and /mcp, refuses it before authentication or decoding.
+          for (const [path, authorization] of [
+            ["/api/v1/alert-rules", server.bearerFor("pro")],
+            ["/api/v1/admin/incidents", server.bearerFor("admin")],
+            ["/mcp", undefined]
+          ] as const) {
+            const r = yield* send(path, "application/json; charset=utf-16", utf16, authorization)
+            assert.strictEqual(r.status, 415, `${path}: ${r.text}`)
+            assert.include(JSON.parse(r.text).detail, "UTF-8", path)
+          }
+          for (const contentType of [
+            "application/json; charset=utf-8",
+            'application/json; charset="UTF-8"',
+            "application/json;charset=utf8"
+          ]) {
+            const r = yield* send(Contacts, contentType, new TextEncoder().encode(JSON.stringify(body())))
+            assert.strictEqual(r.status, 201, `${contentType}: ${r.text}`)
+          }
+        })
     )
 
     it.effect(
@@ -343,7 +453,7 @@ onEachBackend((it) => {
     )
 
     it.effect(
-      "a repeat of an open request (same name ignoring case and whitespace, same address ignoring case) is answered 200 with the open request's receipt, and no second row is stored",
+      "a repeat of an open request (same name ignoring case and whitespace, same address ignoring case) is answered 201 with its own receipt (its sender's spellings and types, a reference id of its own), and no second row is stored",
       () =>
         Effect.gen(function* () {
           const email = uniqueEmail("Repeat")
@@ -351,20 +461,35 @@ onEachBackend((it) => {
             body({ protocol_name: "Aave V4", contact_email: email, entity_type: "protocol" })
           )
           assert.strictEqual(first.status, 201, first.text)
-          const again = yield* post(
-            body({
-              protocol_name: "  aave   v4",
+          const againSent = body({
+            protocol_name: "  aave   v4",
+            contact_email: email.toUpperCase(),
+            request_type: "other",
+            message: "a second, different note",
+            entity_type: "chain"
+          })
+          const again = yield* post(againSent)
+          assert.strictEqual(again.status, 201, again.text)
+          assert.deepStrictEqual(
+            { ...json(again), id: "", created_at: "" },
+            {
+              id: "",
+              protocol_name: "aave   v4",
+              entity_type: "chain",
               contact_email: email.toUpperCase(),
               request_type: "other",
-              message: "a second, different note",
-              entity_type: "chain"
-            })
+              status: "open",
+              created_at: ""
+            }
           )
-          assert.strictEqual(again.status, 200, again.text)
-          assert.deepStrictEqual(json(again), json(first), "the open request's receipt, as first answered")
+          assert.notStrictEqual(json(again).id, json(first).id)
           assert.notInclude(again.text, "a second, different note")
           assert.strictEqual(again.headers.get("cache-control"), "no-store")
           assert.strictEqual(yield* storedCount(email), 1)
+          const stored = (yield* (yield* ContactRequestRepository).list("open", 10_000)).items.find(
+            (r) => r.id === json(first).id
+          )
+          assert.deepStrictEqual(stored?.receipt_ids, [json(first).id, json(again).id], "recorded against it")
           const otherEntity = yield* post(body({ protocol_name: "Aave V3", contact_email: email }))
           assert.strictEqual(otherEntity.status, 201, "another entity is another request")
           assert.strictEqual(yield* storedCount(email), 2)
@@ -372,7 +497,74 @@ onEachBackend((it) => {
     )
 
     it.effect(
-      "identical requests sent at once store one row: one is answered 201, every other 200, all with the same receipt",
+      "a repeated coverage request does not return another person's receipt: whoever repeats an open request (any spelling, another address) is answered exactly as if none existed, with nothing of the first request",
+      () =>
+        Effect.gen(function* () {
+          const run = crypto.randomUUID().slice(0, 8)
+          const victim = `victim.${run}@example.com`
+          const first = yield* post({
+            protocol_name: `Obscure Protocol ${run}`,
+            contact_email: victim,
+            request_type: "correction",
+            entity_type: "oracle",
+            message: "the victim's private note"
+          })
+          assert.strictEqual(first.status, 201, first.text)
+          const guess = {
+            protocol_name: `obscure  PROTOCOL ${run}`,
+            contact_email: `victim.${run}@EXAMPLE.com`
+          }
+          const before = Date.now()
+          const repeat = yield* post(guess)
+          // The same body for a name and address nobody sent before: the answer to compare with.
+          const fresh = yield* post({
+            protocol_name: `obscure  PROTOCOL ${run}-new`,
+            contact_email: `victim.${run}@EXAMPLE.com`
+          })
+          for (const r of [repeat, fresh]) assert.strictEqual(r.status, 201, r.text)
+          const shape = (r: Response) => ({
+            keys: Object.keys(json(r)),
+            headers: [...r.headers.keys()].sort(),
+            statics: ["cache-control", "content-type", "ratelimit-policy"].map((h) => r.headers.get(h))
+          })
+          assert.deepStrictEqual(shape(repeat), shape(fresh), "the same status, fields and headers")
+          const receipt = json(repeat)
+          assert.deepStrictEqual(
+            { ...receipt, id: "", created_at: "" },
+            {
+              id: "",
+              protocol_name: guess.protocol_name.trim(),
+              entity_type: null,
+              contact_email: guess.contact_email,
+              request_type: "rating-request",
+              status: "open",
+              created_at: ""
+            },
+            "only what this caller sent"
+          )
+          assert.notStrictEqual(receipt.id, json(first).id)
+          assert.notStrictEqual(receipt.created_at, json(first).created_at)
+          assert.isAtLeast(Date.parse(receipt.created_at), before - 1000, "the time of this submission")
+          for (const secret of [
+            json(first).id,
+            json(first).created_at,
+            victim,
+            "Obscure Protocol",
+            "correction",
+            "oracle",
+            "private note"
+          ])
+            assert.notInclude(repeat.text, secret)
+          assert.strictEqual(
+            yield* storedCount(victim),
+            2,
+            "the repeat stored once with the first; the fresh one apart"
+          )
+        })
+    )
+
+    it.effect(
+      "identical requests sent at once store one row: every one is answered 201 with a reference id of its own, each recorded against that row",
       () =>
         Effect.gen(function* () {
           const sent = body({ contact_email: uniqueEmail("concurrent") })
@@ -380,17 +572,23 @@ onEachBackend((it) => {
             concurrency: "unbounded"
           })
           assert.deepStrictEqual(
-            answers.map((r) => r.status).sort((a, b) => a - b),
-            [...Array.from({ length: 15 }, () => 200), 201],
+            answers.map((r) => r.status),
+            Array.from({ length: 16 }, () => 201),
             answers.map((r) => r.text).join("\n")
           )
-          assert.strictEqual(new Set(answers.map((r) => json(r).id)).size, 1)
+          const ids = answers.map((r) => json(r).id as string)
+          assert.strictEqual(new Set(ids).size, 16)
           assert.strictEqual(yield* storedCount(sent.contact_email), 1)
+          const stored = (yield* (yield* ContactRequestRepository).list("open", 10_000)).items.find(
+            (r) => r.contact_email === sent.contact_email
+          )
+          assert.sameMembers([...stored!.receipt_ids], ids)
+          assert.include(ids, stored!.id, "the stored request has the id of the submission that started it")
         })
     )
 
     it.effect(
-      "a closed request does not block a new one: the same request again is answered 201 with a new id",
+      "a closed request does not block a new one: the same request again is stored anew (201 with a new id)",
       () =>
         Effect.gen(function* () {
           const sent = body({ contact_email: uniqueEmail("closed") })
@@ -402,10 +600,79 @@ onEachBackend((it) => {
           assert.notStrictEqual(json(again).id, first.id)
           assert.strictEqual(json(again).status, "open")
           const repeat = yield* post(sent)
-          assert.strictEqual(repeat.status, 200, "the new open request blocks its own repeats")
-          assert.strictEqual(json(repeat).id, json(again).id)
+          assert.strictEqual(repeat.status, 201, "the new open request takes its own repeats")
+          assert.notStrictEqual(json(repeat).id, json(again).id)
           assert.strictEqual(yield* storedCount(sent.contact_email), 2)
+          const open = (yield* (yield* ContactRequestRepository).list("open", 10_000)).items.find(
+            (r) => r.id === json(again).id
+          )
+          assert.deepStrictEqual(open?.receipt_ids, [json(again).id, json(repeat).id])
         })
+    )
+
+    it.effect(
+      "a repeated coverage request does not return another person's receipt over MCP: request_coverage answers a repeat as it answers a new request, with only what its caller sent",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const run = crypto.randomUUID().slice(0, 8)
+          const victim = `victim.${run}@example.com`
+          const first = yield* post({
+            protocol_name: `Obscure Protocol ${run}`,
+            contact_email: victim,
+            request_type: "correction",
+            entity_type: "oracle"
+          })
+          assert.strictEqual(first.status, 201, first.text)
+          const mcp = yield* mcpSession(server.baseUrl, undefined)
+          const ask = (entity_name: string) =>
+            mcp.call("request_coverage", {
+              entity_name,
+              entity_type: "protocol",
+              contact_email: `victim.${run}@EXAMPLE.com`,
+              note: "a guess"
+            })
+          const repeat = yield* ask(`obscure  PROTOCOL ${run}`)
+          const fresh = yield* ask(`obscure  PROTOCOL ${run}-new`)
+          assert.isFalse(repeat.isError, repeat.text)
+          // The receipt and the attribution every answer carries, nothing more.
+          const { attribution: _, ...structured } = repeat.structured as Json
+          assert.deepStrictEqual(Object.keys(structured).sort(), ReceiptKeys)
+          assert.deepStrictEqual(
+            Object.keys(fresh.structured as Json).sort(),
+            [...ReceiptKeys, "attribution"].sort()
+          )
+          assert.deepStrictEqual(
+            { ...structured, id: "", created_at: "" },
+            {
+              id: "",
+              protocol_name: `obscure  PROTOCOL ${run}`,
+              entity_type: "protocol",
+              contact_email: `victim.${run}@EXAMPLE.com`,
+              request_type: "rating-request",
+              status: "open",
+              created_at: ""
+            }
+          )
+          const masked = (r: { readonly text: string; readonly structured: unknown }) => {
+            const receipt = r.structured as Json
+            return r.text
+              .replace(receipt.id, "<id>")
+              .replace(receipt.created_at, "<time>")
+              .replace(receipt.protocol_name, "<name>")
+          }
+          assert.strictEqual(masked(repeat), masked(fresh), "one wording, new or repeat")
+          for (const secret of [
+            json(first).id,
+            json(first).created_at,
+            victim,
+            "Obscure Protocol",
+            "correction",
+            "oracle"
+          ])
+            assert.notInclude(JSON.stringify(repeat), secret)
+          assert.notInclude(repeat.text, "already open")
+        }).pipe(Effect.scoped)
     )
 
     it.effect(
@@ -442,7 +709,7 @@ onEachBackend((it) => {
     )
 
     it.effect(
-      "OpenAPI: POST /api/v1/contacts takes the ContactRequest body (bounds, the request types, required name and address) and answers a ContactReceipt with 201 (new) or 200 (a repeat), 422 and 429",
+      "OpenAPI: POST /api/v1/contacts takes the ContactRequest body (bounds, the request types, required name and address) and answers a ContactReceipt with 201 (new or a repeat alike; no 200), 422 and 429",
       () =>
         Effect.gen(function* () {
           const doc = json(yield* (yield* TestServer).get("/openapi.json"))
@@ -465,10 +732,9 @@ onEachBackend((it) => {
           assert.include(text, '"maxLength":254')
           assert.include(text, '"maxLength":2000')
           assert.include(text, '"format":"email"')
-          for (const status of ["201", "200"]) {
-            const answer = op.responses[status]?.content["application/json"].schema.$ref as string
-            assert.strictEqual(answer, "#/components/schemas/ContactReceipt", status)
-          }
+          const answer = op.responses["201"]?.content["application/json"].schema.$ref as string
+          assert.strictEqual(answer, "#/components/schemas/ContactReceipt")
+          assert.notProperty(op.responses, "200", "a repeat is answered as a new request is")
           assert.sameMembers(Object.keys(doc.components.schemas.ContactReceipt.properties), ReceiptKeys)
           for (const status of ["422", "429", "415", "413"]) assert.property(op.responses, status)
           assert.include(op.description, "429")
@@ -551,7 +817,7 @@ onEachBackend(
             assert.strictEqual((yield* from("198.51.100.5", body({ contact_email: "bad" }))).status, 422)
           const sent = body()
           assert.strictEqual((yield* from("198.51.100.5", sent)).status, 201)
-          assert.strictEqual((yield* from("198.51.100.5", sent)).status, 200)
+          assert.strictEqual((yield* from("198.51.100.5", sent)).status, 201, "the repeat")
           assert.strictEqual((yield* from("198.51.100.5", sent)).status, 429)
         })
       )

@@ -2,10 +2,12 @@
  * The docs page (issue 4: "a docs page rendered from" the OpenAPI document),
  * opened in headless Chromium as a person would: it renders the API's title,
  * version and routes from /openapi.json, with no network beyond the server.
+ * Its Content-Security-Policy (server/DocsPage.ts) lets it render and send
+ * a test request without a single violation, and no other origin may frame it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { launchChromium } from "./Browser.ts"
+import { framedElsewhere, launchChromium, watchPolicyViolations } from "./Browser.ts"
 import { AcmeBranding, Seed } from "./fixtures.ts"
 import { TestServer } from "./TestServer.ts"
 
@@ -37,6 +39,57 @@ describe("docs page", () => {
           )
         }).pipe(Effect.scoped),
       60_000
+    )
+
+    it.effect(
+      "/docs under its Content-Security-Policy, with nosniff and X-Frame-Options: renders and sends a test request with no violation; another origin cannot frame it",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const browser = yield* Effect.acquireRelease(Effect.promise(launchChromium), (b) =>
+            Effect.promise(() => b.close())
+          )
+          const page = yield* Effect.promise(() => browser.newPage())
+          const violations = yield* Effect.promise(() => watchPolicyViolations(page))
+          const response = yield* Effect.promise(() => page.goto(`${server.baseUrl}/docs`))
+          const headers = yield* Effect.promise(() => response!.allHeaders())
+          assert.include(headers["content-security-policy"], "frame-ancestors 'none'")
+          assert.include(headers["content-security-policy"], "default-src 'none'")
+          assert.strictEqual(headers["x-frame-options"], "DENY")
+          assert.strictEqual(headers["x-content-type-options"], "nosniff")
+          yield* Effect.promise(() =>
+            page.getByText("DeFi Risk Ratings API").first().waitFor({ timeout: 20_000 })
+          )
+          assert.match(yield* Effect.promise(() => page.locator("body").innerText()), /protocols/i)
+          // The viewer's own client sends a request to the API and shows its answer (connect-src 'self').
+          yield* Effect.promise(() =>
+            page
+              .getByRole("button", { name: /Test Request/ })
+              .first()
+              .click()
+          )
+          const sent = yield* Effect.promise(() =>
+            Promise.all([
+              page.waitForResponse((r) => r.url().startsWith(`${server.baseUrl}/api/v1/`), {
+                timeout: 20_000
+              }),
+              page.getByRole("button", { name: /^Send/ }).first().click()
+            ])
+          )
+          assert.strictEqual(sent[0].status(), 200)
+          yield* Effect.promise(() => page.getByText("200 OK").first().waitFor({ timeout: 20_000 }))
+          assert.deepStrictEqual(violations, [], "no Content-Security-Policy violation")
+          const framed = yield* Effect.promise(() =>
+            framedElsewhere(browser, [`${server.baseUrl}/docs`, `${server.baseUrl}/health`])
+          )
+          assert.notStrictEqual(framed[0], `${server.baseUrl}/docs`, "the docs page is refused in a frame")
+          assert.strictEqual(
+            framed[1],
+            `${server.baseUrl}/health`,
+            "while the same embedder frames a JSON answer"
+          )
+        }).pipe(Effect.scoped),
+      90_000
     )
   })
 

@@ -20,6 +20,12 @@
  * and 5,000 over Postgres; `npm test` runs the same campaign at a quick size
  * (4,000 and 2,000, every operation still fuzzed and every body route still
  * sent non-finite numbers and credential-less bodies).
+ *
+ * Slow and oversized requests are fuzzed on raw connections too
+ * (fuzz/SlowClients.ts: declared and chunked bodies over the limit, trickled
+ * headers and bodies, idle connections, slow requests within the timeouts),
+ * over memory with short request timeouts: 200 cases at the full size, 40 at
+ * the quick one.
  */
 import { writeFileSync } from "node:fs"
 import { assert, describe, layer } from "@effect/vitest"
@@ -30,7 +36,8 @@ import { Arbitrum, CallerNames, type CallerName, Ethereum, quantumRow, Seed, slu
 import { type CampaignOptions, formatSummary, formatViolations, runCampaign } from "./fuzz/Campaign.ts"
 import { type OpenApiDocument, operationsOf } from "./fuzz/Document.ts"
 import { KnownBugs } from "./fuzz/Known.ts"
-import { fuzzMcp } from "./fuzz/Mcp.ts"
+import { fuzzMcp, IdKinds } from "./fuzz/Mcp.ts"
+import { fuzzSlowClients, type SlowKind, type SlowTimeouts } from "./fuzz/SlowClients.ts"
 import type { Hints } from "./fuzz/Requests.ts"
 import { TestServer } from "./TestServer.ts"
 import { QuantumSourceMemory } from "@ratings/domain/ports/memory/QuantumSourceMemory"
@@ -50,6 +57,12 @@ const McpSizes = {
   full: { memory: 3_000, postgres: 1_000 },
   quick: { memory: 800, postgres: 300 }
 }[FuzzSize]
+
+/** Slow and oversized requests on raw connections (fuzz/SlowClients.ts), over memory only: it is the transport that is fuzzed. */
+const SlowSizes = { full: 200, quick: 40 }[FuzzSize]
+
+/** The slow-client server's timeouts: short, so that a case waits a second or two. */
+const ShortTimeouts: SlowTimeouts = { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 }
 
 const FuzzSeed = Number(process.env.FUZZ_SEED ?? 20_260_801)
 if (!Number.isSafeInteger(FuzzSeed))
@@ -177,18 +190,57 @@ const fuzzMcpEndpoint = (label: string, total: number) =>
       { seed: FuzzSeed, total, concurrency: 8 }
     )
     console.log(
-      `mcp fuzz ${label}: ${report.requests} requests, ${report.toolAnswers} tool answers, statuses ${JSON.stringify(Object.fromEntries(report.statuses))}`
+      `mcp fuzz ${label}: ${report.requests} requests, ${report.toolAnswers} tool answers, statuses ${JSON.stringify(Object.fromEntries(report.statuses))}, ids answered ${JSON.stringify(Object.fromEntries(report.idsEchoed))}`
     )
     const logged = serverErrors.splice(0)
     assert.deepStrictEqual(logged, [], "the server logged no error")
     assert.strictEqual(report.requests, total)
     assert.isAtLeast(report.toolAnswers, total / 10, "tool calls reached the tools")
+    // JSON-RPC ids of every kind were sent and answered exactly as written (non-finite ones refused).
+    for (const kind of IdKinds)
+      assert.isAbove(report.idsEchoed.get(kind) ?? 0, 0, `ids of kind ${kind} were answered`)
     if (report.violations.length > 0) assert.fail(report.violations.join("\n"))
   })
 
+/** Slow and oversized requests to every operation, /mcp and unknown paths (fuzz/SlowClients.ts). */
+const fuzzSlow = (total: number) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    serverErrors.splice(0)
+    const doc = (yield* server.get("/openapi.json")).json as OpenApiDocument
+    const report = yield* fuzzSlowClients(
+      server.baseUrl,
+      operationsOf(doc),
+      Seed.entities.flatMap((e) => [e.record.slug, e.record.id]),
+      { seed: FuzzSeed, total, concurrency: 10, ...ShortTimeouts }
+    )
+    console.log(
+      `slow-client fuzz: ${report.cases} cases ${JSON.stringify(Object.fromEntries(report.kinds))}, statuses ${JSON.stringify(Object.fromEntries(report.statuses))}`
+    )
+    const logged = serverErrors.splice(0)
+    assert.deepStrictEqual(logged, [], "the server logged no error")
+    assert.strictEqual(report.cases, total)
+    const kinds: ReadonlyArray<SlowKind> = [
+      "declared-over",
+      "chunked-over",
+      "trickled-headers",
+      "idle",
+      "trickled-body",
+      "slow-in-time"
+    ]
+    for (const kind of kinds) assert.isAbove(report.kinds.get(kind) ?? 0, 0, `${kind} cases were sent`)
+    if (report.violations.length > 0) assert.fail(report.violations.join("\n"))
+  })
+
+const SlowTestName =
+  "issue 23 point 3: slow and oversized requests on raw connections, to every operation, /mcp and unknown " +
+  "paths, get a JSON 413 at once or a JSON 408 within the timeouts and are closed; requests sent within " +
+  "the timeouts are answered; never a 5xx"
+
 const McpTestName =
   "issue 17: /mcp, fuzzed with malformed JSON-RPC bodies, wrong headers and wild tool arguments, always " +
-  "answers, never with a 5xx or a JSON-RPC internal error, and no tool fails unexpectedly"
+  "answers, never with a 5xx or a JSON-RPC internal error, and no tool fails unexpectedly; ids of every kind " +
+  "(non-finite, unsafe integers, fractions, strings, null) are refused when beyond a double and else echoed exactly"
 
 const TestName =
   "spec parts 7 and 9: every operation of /openapi.json, fuzzed, answers only documented statuses, " +
@@ -203,6 +255,15 @@ layer(TestServer.layerMemory(Seed, { logger: serverLog }), {
       timeout: 180_000
     })
     it.effect(McpTestName, () => fuzzMcpEndpoint("memory", McpSizes.memory), { timeout: 180_000 })
+  })
+})
+
+layer(TestServer.layerMemory(Seed, { logger: serverLog, connections: ShortTimeouts }), {
+  excludeTestServices: true,
+  timeout: "60 seconds"
+})("memory, short request timeouts", (it) => {
+  describe("fuzzing slow and oversized requests", () => {
+    it.effect(SlowTestName, () => fuzzSlow(SlowSizes), { timeout: 180_000 })
   })
 })
 

@@ -5,15 +5,19 @@
  * a client's DELETE ends its own; a body past 64 KiB is a 413; a browser
  * page's request is refused; nothing /mcp answers may be cached; a client
  * address opens at most its allowance of sessions (RateLimit.ts
- * checkMcpSession), counted per forwarded address behind a trusted proxy.
+ * checkMcpSession), counted per forwarded address behind a trusted proxy and
+ * across servers on one Redis, and only the initializes that open one count;
+ * a number beyond a double in a body is a JSON-RPC invalid request, and every
+ * request's id is answered exactly as written (mcp/JsonRpcBodies.ts).
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import { McpClient, McpProtocol } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import { MaxMcpBodyBytes, McpSessionLimits, opensSession } from "../src/mcp/McpEndpoint.ts"
 import { RatingsToolkit } from "../src/mcp/RatingsTools.ts"
-import { TestPolicies, TestServer } from "./TestServer.ts"
+import { RedisUrl, redisReachable } from "./Redis.ts"
+import { readResponse, TestPolicies, TestServer } from "./TestServer.ts"
 
 const ToolCount = Object.keys(RatingsToolkit.tools).length
 
@@ -205,6 +209,302 @@ layer(
       assert.strictEqual((yield* initialize({ "x-forwarded-for": "198.51.100.2" })).status, 200)
       assert.strictEqual((yield* initialize()).status, 200, "the proxy's own address is another client")
     })
+  )
+})
+
+/** A POST to `baseUrl`'s /mcp of `raw`, with `headers` over an MCP client's (fetch: any media type can be sent). */
+const postTo = (baseUrl: string, raw: string, headers: Record<string, string> = {}) =>
+  Effect.promise(async () =>
+    readResponse(
+      await fetch(`${baseUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          ...headers
+        },
+        body: raw
+      })
+    )
+  )
+
+/** The same to the test server's /mcp. */
+const post = (raw: string, headers: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    return yield* postTo(server.baseUrl, raw, headers)
+  })
+
+const initializeBody = (params: unknown = InitializeParams, id: unknown = 1) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params })
+
+const InitializeParams = {
+  protocolVersion: "2025-11-25",
+  capabilities: {},
+  clientInfo: { name: "t", version: "1" }
+}
+
+layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
+  excludeTestServices: true
+})("mcp endpoint, refused requests and the allowance", (it) => {
+  it.effect(
+    "refused /mcp requests do not use up the MCP-session allowance: initializes refused for an Origin (403), a media type (415), an Accept (406), or parameters the transport refuses open no session and cost nothing; the address then opens its whole allowance",
+    () =>
+      Effect.gen(function* () {
+        const refusals: ReadonlyArray<readonly [string, Record<string, string>, number]> = [
+          [initializeBody(), { origin: "https://evil.example" }, 403],
+          [initializeBody(), { origin: "null" }, 403],
+          [initializeBody(), { "content-type": "text/plain" }, 415],
+          [initializeBody(), { accept: "application/json" }, 406],
+          [JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize" }), {}, 200],
+          [initializeBody({}), {}, 200],
+          [initializeBody({ ...InitializeParams, protocolVersion: 5 }), {}, 200],
+          [initializeBody(InitializeParams, null), {}, 200],
+          [initializeBody(InitializeParams, "ID").replace('"ID"', "1e400"), {}, 400]
+        ]
+        // Each refusal many times over the allowance of 2.
+        for (const [raw, headers, status] of refusals)
+          for (let i = 0; i < 3; i++) {
+            const refused = yield* post(raw, headers)
+            const what = `${JSON.stringify(headers)} ${raw}`
+            assert.strictEqual(refused.status, status, what)
+            assert.isNull(refused.headers.get("mcp-session-id"), `${what} opened no session`)
+          }
+        for (let i = 0; i < 2; i++) {
+          const opened = yield* post(initializeBody())
+          assert.strictEqual(opened.status, 200, `initialize ${i + 1} of the allowance`)
+          assert.isNotNull(opened.headers.get("mcp-session-id"))
+          assert.strictEqual(opened.headers.get("ratelimit-remaining"), String(1 - i))
+        }
+        const spent = yield* post(initializeBody())
+        assert.strictEqual(spent.status, 429, "then the allowance is used")
+        assert.isNull(spent.headers.get("mcp-session-id"))
+      })
+  )
+})
+
+layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
+  excludeTestServices: true
+})("mcp endpoint, initializes at once", (it) => {
+  it.effect(
+    "initializes sent at once from one address open at most its allowance of sessions: the others are the 429, and the sessions they opened meanwhile are ended",
+    () =>
+      Effect.gen(function* () {
+        const answers = yield* Effect.forEach(Array.from({ length: 8 }), () => post(initializeBody()), {
+          concurrency: "unbounded"
+        })
+        const opened = answers.filter((a) => a.status === 200)
+        const refused = answers.filter((a) => a.status === 429)
+        assert.strictEqual(opened.length, 2, answers.map((a) => a.status).join(" "))
+        assert.strictEqual(refused.length, 6)
+        for (const r of refused) {
+          assert.isNull(r.headers.get("mcp-session-id"))
+          assert.strictEqual(r.headers.get("ratelimit-remaining"), "0")
+          assert.isNotNull(r.headers.get("retry-after"))
+        }
+        // The two sessions opened are served.
+        for (const o of opened) {
+          const pinged = yield* post(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }), {
+            "mcp-session-id": o.headers.get("mcp-session-id")!,
+            "mcp-protocol-version": "2025-11-25"
+          })
+          assert.strictEqual(pinged.status, 200, pinged.text)
+        }
+      })
+  )
+})
+
+describe("mcp endpoint, sessions per address on Redis", () => {
+  it("two servers on one Redis read and draw one MCP-session allowance per address: a session opened on either counts on both, a refused initialize on neither", async (ctx) => {
+    if (!(await redisReachable()))
+      ctx.skip(`no Redis at ${RedisUrl}: the shared-limiter test needs one (CI has it)`)
+    const policies = {
+      ...TestPolicies,
+      mcpSessions: TwoSessions,
+      redisUrl: RedisUrl,
+      redisKeyPrefix: `ratings-test:${crypto.randomUUID()}:`
+    }
+    const program = Effect.gen(function* () {
+      const serverOf = Effect.map(Layer.build(TestServer.layerMemory(undefined, { policies })), (c) =>
+        Context.get(c, TestServer)
+      )
+      const a = yield* serverOf
+      const b = yield* serverOf
+      for (const server of [a, b, a])
+        assert.strictEqual(
+          (yield* postTo(server.baseUrl, initializeBody(), { origin: "https://evil.example" })).status,
+          403
+        )
+      assert.strictEqual((yield* postTo(a.baseUrl, initializeBody())).status, 200)
+      assert.strictEqual((yield* postTo(b.baseUrl, initializeBody())).status, 200)
+      const refused = yield* postTo(a.baseUrl, initializeBody())
+      assert.strictEqual(refused.status, 429, "the allowance was used on both servers")
+      assert.strictEqual(refused.headers.get("ratelimit-policy"), "2;w=60")
+      assert.isNull(refused.headers.get("mcp-session-id"))
+      assert.strictEqual((yield* postTo(b.baseUrl, initializeBody())).status, 429)
+    })
+    await Effect.runPromise(Effect.scoped(program))
+  })
+})
+
+/** The id of each JSON-RPC message of an answer (a JSON body or an event stream), as its text was written. */
+const idsAnswered = (text: string, contentType: string | null): Array<string | undefined> =>
+  ((contentType ?? "").startsWith("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => line.slice(6))
+    : [text]
+  ).flatMap((message) => {
+    const written = new WeakMap<object, string>()
+    const parsed: unknown = JSON.parse(message, function (
+      this: object,
+      key,
+      value,
+      context?: { source?: string }
+    ) {
+      if (key === "id" && context?.source !== undefined) written.set(this, context.source)
+      return value
+    } as (key: string, value: unknown) => unknown)
+    return (Array.isArray(parsed) ? parsed : [parsed]).map((m) => written.get(m as object))
+  })
+
+/** A legacy session of `version` opened with a raw initialize; its headers for the requests in it. */
+const openSession = (version: string) =>
+  Effect.gen(function* () {
+    const opened = yield* post(initializeBody({ ...InitializeParams, protocolVersion: version }))
+    assert.strictEqual(opened.status, 200, opened.text)
+    return { "mcp-session-id": opened.headers.get("mcp-session-id")!, "mcp-protocol-version": version }
+  })
+
+layer(TestServer.layerMemory(), { excludeTestServices: true })("mcp endpoint, JSON-RPC ids", (it) => {
+  it.effect(
+    "non-finite JSON-RPC ids: an id of 1e400, or any number beyond a double in an /mcp body, is a JSON-RPC invalid request (-32600, id null) saying where, as the API's finite_number rule, and nothing runs",
+    () =>
+      Effect.gen(function* () {
+        const init = yield* post(initializeBody(InitializeParams, "ID").replace('"ID"', "1e400"))
+        assert.strictEqual(init.status, 400, init.text)
+        assert.isNull(init.headers.get("mcp-session-id"), "no session was opened")
+        assert.strictEqual(init.headers.get("cache-control"), "no-store")
+        assert.deepStrictEqual(init.json, {
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: -32600,
+            message:
+              "Invalid Request: a number in the body is beyond the range of a double; JSON numbers must be " +
+              "finite, within ±1.7976931348623157e308",
+            data: {
+              detail: [
+                {
+                  type: "finite_number",
+                  loc: ["body", "id"],
+                  msg: "Input should be a finite number: JSON numbers must be finite, within ±1.7976931348623157e308",
+                  input: "1e400"
+                }
+              ]
+            }
+          }
+        })
+        const session = yield* openSession("2025-11-25")
+        for (const [raw, loc] of [
+          ['{"jsonrpc":"2.0","id":-1E+999,"method":"ping"}', ["body", "id"]],
+          ['[{"jsonrpc":"2.0","id":1e400,"method":"ping"}]', ["body", 0, "id"]],
+          [
+            `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_ratings","arguments":{"limit":${"9".repeat(400)}}}}`,
+            ["body", "params", "arguments", "limit"]
+          ]
+        ] as const) {
+          const refused = yield* post(raw, session)
+          assert.strictEqual(refused.status, 400, raw)
+          const error = (
+            refused.json as { error: { code: number; data: { detail: Array<{ loc: unknown }> } } }
+          ).error
+          assert.strictEqual(error.code, -32600, raw)
+          assert.deepStrictEqual(error.data.detail[0]!.loc, loc, raw)
+        }
+        const pinged = yield* post('{"jsonrpc":"2.0","id":4,"method":"ping"}', session)
+        assert.strictEqual(pinged.status, 200, "the session goes on")
+      })
+  )
+
+  it.effect(
+    "unsafe JSON-RPC ids are echoed exactly as sent: 9007199254740993 is not answered as ...992, nor 1.0 as 1; safe numbers, fractions and strings alike, in initialize, ping and tool calls, and each id of a batch",
+    () =>
+      Effect.gen(function* () {
+        const init = yield* post(initializeBody(InitializeParams, "ID").replace('"ID"', "9007199254740993"))
+        assert.strictEqual(init.status, 200)
+        assert.deepStrictEqual(idsAnswered(init.text, init.headers.get("content-type")), ["9007199254740993"])
+        const session = {
+          "mcp-session-id": init.headers.get("mcp-session-id")!,
+          "mcp-protocol-version": "2025-11-25"
+        }
+        const ids = [
+          "9007199254740993",
+          "-9007199254740993",
+          "12345678901234567890123",
+          "1.0",
+          "-0",
+          "1e2",
+          "1.5",
+          "0.1",
+          "0.30000000000000000001",
+          "7",
+          "9007199254740991",
+          '"abc"',
+          '"9007199254740993"',
+          '""'
+        ]
+        for (const id of ids) {
+          const pinged = yield* post(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`, session)
+          assert.strictEqual(pinged.status, 200, `${id}: ${pinged.text}`)
+          assert.deepStrictEqual(
+            idsAnswered(pinged.text, pinged.headers.get("content-type")),
+            [id],
+            pinged.text
+          )
+        }
+        const called = yield* post(
+          '{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"get_methodology","arguments":{}}}',
+          session
+        )
+        assert.include(called.text, "result")
+        assert.deepStrictEqual(idsAnswered(called.text, called.headers.get("content-type")), [
+          "18446744073709551617"
+        ])
+        // A revision that takes batches: two ids one double apart are two requests, each answered as sent.
+        const batching = yield* openSession("2025-03-26")
+        const batch = ["9007199254740992", "9007199254740993", "1.0", '"1"']
+        const answered = yield* post(
+          `[${batch.map((id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`).join(",")}]`,
+          batching
+        )
+        assert.strictEqual(answered.status, 200, answered.text)
+        assert.sameMembers(
+          idsAnswered(answered.text, answered.headers.get("content-type")),
+          batch,
+          answered.text
+        )
+        // A request's id is a string or a number: in a batch, one of null (which could not be echoed) refuses it.
+        const nullId = yield* post(
+          '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":null,"method":"ping"}]',
+          batching
+        )
+        assert.strictEqual(nullId.status, 400, nullId.text)
+        assert.deepStrictEqual(nullId.json, {
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: -32600,
+            message: "Invalid Request: a request's id must be a string or a number, never null",
+            data: {
+              detail: [
+                { loc: ["body", 1, "id"], msg: "a request's id must be a string or a number", input: null }
+              ]
+            }
+          }
+        })
+      })
   )
 })
 

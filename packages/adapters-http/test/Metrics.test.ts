@@ -3,17 +3,19 @@
  * each request is counted under its route template, method and final status
  * (an unmatched path is `unmatched`); without it (metrics off, the default)
  * a request leaves the metric registry untouched. Rate-limit refusals are
- * counted by caller kind.
+ * counted by caller kind; with a shared store, whether it answers and what
+ * each limit decided without it are read from the limiter at each scrape.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Caller } from "@ratings/domain/model/Caller"
 import { Effect, Layer, Metric } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { RateLimiter } from "effect/persistence"
 import { Authentication } from "../src/api/Authentication.ts"
 import { CurrentCaller } from "../src/api/CurrentCaller.ts"
-import { RateLimitedError } from "../src/api/Errors.ts"
+import { RateLimitedError, ServiceUnavailableError } from "../src/api/Errors.ts"
 import { countRefusals, RateLimitRefusals, withMetrics } from "../src/server/Metrics.ts"
-import type { RequestRateLimiter } from "../src/server/RateLimit.ts"
+import { RequestRateLimiter } from "../src/server/RateLimit.ts"
 
 const Items = HttpRouter.add("GET", "/items/:id", Effect.succeed(HttpServerResponse.text("item")))
 
@@ -24,10 +26,15 @@ const AdminAuthentication = Layer.succeed(
   })
 )
 
-const handlerOf = (metrics: boolean, registry: Metric.MetricRegistry) =>
+const handlerOf = (
+  metrics: boolean,
+  registry: Metric.MetricRegistry,
+  limiter: Layer.Layer<never> | Layer.Layer<RequestRateLimiter> = Layer.empty
+) =>
   HttpRouter.toWebHandler(
     (metrics ? withMetrics(Items, {}) : Items).pipe(
       Layer.provide(AdminAuthentication),
+      Layer.provide(limiter),
       Layer.provide(Layer.succeed(Metric.MetricRegistry, registry))
     ),
     { disableLogger: true }
@@ -86,6 +93,13 @@ describe("request metrics", () => {
       const anonymous = yield* Metric.value(Metric.withAttributes(RateLimitRefusals, { kind: "anonymous" }))
       assert.strictEqual(pro.count, 1)
       assert.strictEqual(anonymous.count, 1)
+      // A 503 of a limit failing closed is no refusal of the caller's rate.
+      const unavailable = countRefusals({
+        checkContact: () => Effect.fail(ServiceUnavailableError.instance)
+      } as unknown as RequestRateLimiter["Service"])
+      yield* Effect.exit(unavailable.checkContact("10.0.0.1"))
+      const after = yield* Metric.value(Metric.withAttributes(RateLimitRefusals, { kind: "anonymous" }))
+      assert.strictEqual(after.count, 1)
     }).pipe(
       Effect.provideService(Metric.MetricRegistry, new Map()),
       Effect.provideService(
@@ -93,5 +107,56 @@ describe("request metrics", () => {
         HttpServerRequest.fromWeb(new Request("http://localhost/"))
       )
     )
+  )
+
+  it.effect(
+    "with a shared store (issue 23 point 10): ratings_rate_limit_store_up is 0 during an outage, and the requests each limit decided without the store are counted (admitted or refused)",
+    () =>
+      Effect.gen(function* () {
+        const failing = Layer.succeed(RateLimiter.RateLimiterStore, {
+          fixedWindow: () =>
+            Effect.fail(
+              new RateLimiter.RateLimiterError({
+                reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" })
+              })
+            ),
+          tokenBucket: () => Effect.die("unused"),
+          adaptiveConsume: () => Effect.die("unused"),
+          adaptiveFeedback: () => Effect.die("unused")
+        })
+        const limiter = yield* RequestRateLimiter.make({}).pipe(
+          Effect.provide(RateLimiter.layer.pipe(Layer.provide(failing)))
+        )
+        const incoming = HttpServerRequest.fromWeb(new Request("http://localhost/"))
+        const asRequest = <A, E>(effect: Effect.Effect<A, E, HttpServerRequest.HttpServerRequest>) =>
+          Effect.exit(Effect.provideService(effect, HttpServerRequest.HttpServerRequest, incoming))
+        for (let i = 0; i < 3; i++) yield* asRequest(limiter.check(Caller.anonymous("10.0.0.1")))
+        yield* asRequest(limiter.checkContact("10.0.0.1"))
+        const registry: Metric.MetricRegistry = new Map()
+        const { handler, dispose } = handlerOf(true, registry, Layer.succeed(RequestRateLimiter, limiter))
+        const metrics = yield* request(handler, "/metrics")
+        assert.strictEqual(metrics.status, 200)
+        assert.include(metrics.body, "ratings_rate_limit_store_up 0")
+        assert.include(
+          metrics.body,
+          'ratings_rate_limit_store_decisions_total{limit="requests",decision="admitted"} 3'
+        )
+        assert.include(
+          metrics.body,
+          'ratings_rate_limit_store_decisions_total{limit="contacts",decision="refused"} 1'
+        )
+        yield* Effect.promise(dispose)
+      })
+  )
+
+  it.effect("with the memory store, which cannot fail, there is no store gauge", () =>
+    Effect.gen(function* () {
+      const registry: Metric.MetricRegistry = new Map()
+      const { handler, dispose } = handlerOf(true, registry, Layer.orDie(RequestRateLimiter.layer({})))
+      const metrics = yield* request(handler, "/metrics")
+      assert.strictEqual(metrics.status, 200)
+      assert.notInclude(metrics.body, "ratings_rate_limit_store_up")
+      yield* Effect.promise(dispose)
+    })
   )
 })

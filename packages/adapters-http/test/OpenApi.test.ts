@@ -383,7 +383,7 @@ onEachBackend((it) => {
         }
         const postContact = server.request("/api/v1/contacts", { method: "POST", body: contact })
         assertValid(doc, "ContactReceipt", yield* postContact, 201)
-        assertValid(doc, "ContactReceipt", yield* postContact, 200)
+        assertValid(doc, "ContactReceipt", yield* postContact, 201)
       })
     )
 

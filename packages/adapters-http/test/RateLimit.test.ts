@@ -10,27 +10,36 @@
  * of requests; one test holds the production values themselves.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Caller } from "@ratings/domain/model/Caller"
+import { Caller } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
-import { Context, Duration, Effect, Fiber, Layer, Schema } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Option, Schema, Scope } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
+import { RateLimitedError, ServiceUnavailableError } from "../src/api/Errors.ts"
 import {
   addressKey,
+  DefaultStoreFailurePolicies,
   ProductionRateLimits,
   type RateLimitConfig,
   type RateLimitTable,
   layerStoreMemory,
   makeStoreMemory,
   RequestRateLimiter,
-  StoreTimeout
+  DefaultStoreTimeout,
+  StoreProbeEvery
 } from "../src/server/RateLimit.ts"
 import { generateApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { type CallerName, Seed } from "./fixtures.ts"
-import { type Response, TestServer, type TestServerOptions } from "./TestServer.ts"
-import { RedisUrl, redisReachable } from "./Redis.ts"
+import { type Response, TestPolicies, TestServer, type TestServerOptions } from "./TestServer.ts"
+import {
+  RedisUrl,
+  redisReachable,
+  redisServerInstalled,
+  startThrowawayRedis,
+  type ThrowawayRedis
+} from "./Redis.ts"
 
 const list = "/api/v1/protocols"
 
@@ -388,7 +397,7 @@ describe("request rate limits (spec part 8)", () => {
             request
           )
         )
-        yield* TestClock.adjust(Duration.subtract(StoreTimeout, Duration.millis(1)))
+        yield* TestClock.adjust(Duration.subtract(DefaultStoreTimeout, Duration.millis(1)))
         assert.isUndefined(fiber.pollUnsafe(), "still waiting just before the timeout")
         yield* TestClock.adjust(Duration.millis(1))
         assert.strictEqual((yield* Fiber.await(fiber))._tag, "Success")
@@ -787,5 +796,432 @@ describe("rate limits shared between server processes (Redis)", () => {
       assert.strictEqual((yield* a.get(list)).status, 429, "and its anonymous requests")
     })
     await Effect.runPromise(Effect.scoped(program))
+  })
+})
+
+/** A shared store a test steers: answering (a counter of 1 at every draw), silent, or failing; its calls counted. */
+const steeredStore = () => {
+  const steer = { mode: "up" as "up" | "silent" | "failing", calls: 0, failure: "connection refused" }
+  const layer = Layer.succeed(RateLimiter.RateLimiterStore, {
+    fixedWindow: () =>
+      Effect.suspend(() => {
+        steer.calls++
+        if (steer.mode === "silent") return Effect.never
+        if (steer.mode === "failing")
+          return Effect.fail(
+            new RateLimiter.RateLimiterError({
+              reason: new RateLimiter.RateLimitStoreError({
+                message: "Failed to execute fixedWindow rate limiting command",
+                cause: new Error(steer.failure)
+              })
+            })
+          )
+        return Effect.succeed([1, 60_000] as const)
+      }),
+    tokenBucket: () => Effect.die("unused"),
+    adaptiveConsume: () => Effect.die("unused"),
+    adaptiveFeedback: () => Effect.die("unused")
+  })
+  return { steer, limiterLayer: RateLimiter.layer.pipe(Layer.provide(layer)) }
+}
+
+const someRequest = HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/protocols"))
+const asRequest = <A, E>(effect: Effect.Effect<A, E, HttpServerRequest.HttpServerRequest>) =>
+  Effect.provideService(effect, HttpServerRequest.HttpServerRequest, someRequest)
+const stranger: Caller = { _tag: "Anonymous", ip: "203.0.113.1" }
+
+/** What an exit says: served, a 429, a 503, or anything else. */
+const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
+  if (Exit.isSuccess(exit)) return "served"
+  const error = Cause.findErrorOption(exit.cause)
+  if (Option.isSome(error)) {
+    if (error.value instanceof RateLimitedError) return "429"
+    if (error.value instanceof ServiceUnavailableError) return "503"
+  }
+  return Cause.pretty(exit.cause)
+}
+
+describe("rate limits when the shared store stops answering (issue 23 point 10)", () => {
+  it.effect(
+    "only the first request of an outage waits for the store's timeout: the next are decided at once without calling it, until a probe answers",
+    () =>
+      Effect.gen(function* () {
+        const { steer, limiterLayer } = steeredStore()
+        const limiter = yield* RequestRateLimiter.make({}).pipe(Effect.provide(limiterLayer))
+        assert.strictEqual(outcomeOf(yield* Effect.exit(asRequest(limiter.check(stranger)))), "served")
+        steer.mode = "silent"
+        const first = yield* Effect.forkChild(asRequest(limiter.check(stranger)))
+        yield* TestClock.adjust(Duration.subtract(DefaultStoreTimeout, Duration.millis(1)))
+        assert.isUndefined(first.pollUnsafe(), "the first waits for the timeout")
+        yield* TestClock.adjust(Duration.millis(1))
+        assert.strictEqual(
+          outcomeOf(yield* Fiber.await(first)),
+          "served",
+          "then is served (the rate fails open)"
+        )
+        assert.isAtMost(Duration.toMillis(DefaultStoreTimeout), 100, "a timeout of 100 ms at most by default")
+        const calls = steer.calls
+        for (let i = 0; i < 20; i++) {
+          const next: Fiber.Fiber<void, unknown> = yield* Effect.forkChild(asRequest(limiter.check(stranger)))
+          yield* TestClock.adjust(Duration.millis(1))
+          const exit: Exit.Exit<void, unknown> | undefined = next.pollUnsafe()
+          assert.isDefined(exit, `request ${i} of the outage was held`)
+          assert.strictEqual(outcomeOf(exit!), "served")
+        }
+        assert.strictEqual(steer.calls, calls, "no request of the outage called the store")
+        assert.strictEqual(limiter.storeStatus()?.reachable, false)
+        steer.mode = "up"
+        yield* TestClock.adjust(StoreProbeEvery)
+        assert.strictEqual(limiter.storeStatus()?.reachable, true, "the probe ended the outage")
+        const after = steer.calls
+        assert.strictEqual(outcomeOf(yield* Effect.exit(asRequest(limiter.check(stranger)))), "served")
+        assert.isAbove(steer.calls, after, "the store is called again")
+      })
+  )
+
+  it.effect(
+    "an outage is logged once as it begins (each limit's policy) and once as it ends (its length), never per request, never with the store's URL",
+    () =>
+      Effect.gen(function* () {
+        const lines: Array<{ level: string; text: string }> = []
+        const capture = Logger.make(({ logLevel, message }) => {
+          lines.push({ level: logLevel, text: (Array.isArray(message) ? message : [message]).join(" ") })
+        })
+        const { steer, limiterLayer } = steeredStore()
+        steer.failure = "connect ECONNREFUSED redis://:hunter2@cache.internal:6379"
+        const limiter = yield* RequestRateLimiter.make({
+          onStoreFailure: { failedCredentials: "closed" }
+        }).pipe(Effect.provide(Layer.merge(limiterLayer, Logger.layer([capture]))))
+        const outage = Effect.gen(function* () {
+          steer.mode = "failing"
+          for (let i = 0; i < 10; i++) yield* Effect.exit(asRequest(limiter.check(stranger)))
+          yield* Effect.exit(asRequest(limiter.admitCredential("203.0.113.2")))
+          yield* TestClock.adjust(Duration.times(StoreProbeEvery, 4))
+          yield* TestClock.adjust(Duration.millis(500))
+          steer.mode = "up"
+          yield* TestClock.adjust(StoreProbeEvery)
+        })
+        yield* outage
+        assert.deepStrictEqual(
+          lines.map((l) => l.level),
+          ["Warn", "Info"],
+          lines.map((l) => l.text).join("\n")
+        )
+        const [begins, ends] = lines.map((l) => l.text)
+        assert.match(begins!, /^rate-limit store unreachable since \d{4}-\d\d-\d\dT[\d:.]+Z /)
+        assert.include(
+          begins!,
+          "failing open (served without limit) for requests, mcp_sessions; failing closed (503) for failed_credentials, contacts"
+        )
+        assert.match(
+          ends!,
+          /^rate-limit store reachable again after 5s \(unreachable since .+\): limits hold again$/,
+          ends
+        )
+        for (const line of lines) assert.notInclude(line.text, "hunter2")
+        yield* outage
+        assert.deepStrictEqual(
+          lines.map((l) => l.level),
+          ["Warn", "Info", "Warn", "Info"],
+          "one pair per outage"
+        )
+      })
+  )
+
+  it.effect(
+    "each kind of limit decides by its own policy while the store is unreachable: open admits, closed answers 503; by default only coverage requests fail closed",
+    () =>
+      Effect.gen(function* () {
+        const outcomes = (limiter: RequestRateLimiter["Service"]) =>
+          Effect.gen(function* () {
+            const all = {
+              requests: yield* Effect.exit(asRequest(limiter.check(stranger))),
+              admitCredential: yield* Effect.exit(asRequest(limiter.admitCredential("203.0.113.2"))),
+              countFailedCredential: yield* Effect.exit(
+                asRequest(limiter.countFailedCredential("203.0.113.2"))
+              ),
+              contacts: yield* Effect.exit(asRequest(limiter.checkContact("203.0.113.2"))),
+              mcpSessions: yield* Effect.exit(asRequest(limiter.checkMcpSession("203.0.113.2"))),
+              mcpAdmit: yield* Effect.exit(asRequest(limiter.admitMcpSession("203.0.113.2")))
+            }
+            return Object.fromEntries(Object.entries(all).map(([k, exit]) => [k, outcomeOf(exit)]))
+          })
+        const failingLimiter = (config: RateLimitConfig) => {
+          const { steer, limiterLayer } = steeredStore()
+          steer.mode = "failing"
+          return RequestRateLimiter.make(config).pipe(Effect.provide(limiterLayer))
+        }
+        assert.deepStrictEqual(DefaultStoreFailurePolicies, {
+          requests: "open",
+          failedCredentials: "open",
+          contacts: "closed",
+          mcpSessions: "open"
+        })
+        const byDefault = yield* failingLimiter({})
+        assert.deepStrictEqual(yield* outcomes(byDefault), {
+          requests: "served",
+          admitCredential: "served",
+          countFailedCredential: "served",
+          contacts: "503",
+          mcpSessions: "served",
+          mcpAdmit: "served"
+        })
+        const closed = yield* failingLimiter({
+          onStoreFailure: {
+            requests: "closed",
+            failedCredentials: "closed",
+            contacts: "closed",
+            mcpSessions: "closed"
+          }
+        })
+        assert.deepStrictEqual(yield* outcomes(closed), {
+          requests: "503",
+          admitCredential: "503",
+          countFailedCredential: "503",
+          contacts: "503",
+          mcpSessions: "503",
+          mcpAdmit: "503"
+        })
+        const open = yield* failingLimiter({
+          onStoreFailure: {
+            requests: "open",
+            failedCredentials: "open",
+            contacts: "open",
+            mcpSessions: "open"
+          }
+        })
+        assert.deepStrictEqual(Object.values(yield* outcomes(open)), Array(6).fill("served"))
+        assert.deepStrictEqual(closed.storeStatus()?.decidedWithoutStore, {
+          requests: { admitted: 0, refused: 1 },
+          failedCredentials: { admitted: 0, refused: 2 },
+          contacts: { admitted: 0, refused: 1 },
+          mcpSessions: { admitted: 0, refused: 2 }
+        })
+        // The lane: a read served without the store when the rate fails open; a credential handed over when it fails closed.
+        const free: Caller = Caller.apiKey("free", "acct", "key-1")
+        assert.deepStrictEqual(yield* byDefault.drawForLane(stranger, undefined), {
+          _tag: "Admitted",
+          headers: {}
+        })
+        assert.deepStrictEqual(yield* byDefault.drawForLane(free, "203.0.113.2"), {
+          _tag: "Admitted",
+          headers: {}
+        })
+        assert.isUndefined(yield* closed.drawForLane(free, "203.0.113.2"))
+        assert.strictEqual((yield* closed.drawForLane(stranger, undefined))?._tag, "HandOver")
+      })
+  )
+})
+
+describe("rate limits when Redis stops answering: a real Redis frozen and killed (issue 23 point 10)", () => {
+  const Initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+  }
+  const coverageRequest = () => ({
+    protocol_name: `Protocol ${crypto.randomUUID().slice(0, 8)}`,
+    contact_email: `person.${crypto.randomUUID().slice(0, 8)}@example.com`,
+    request_type: "rating-request",
+    message: "Please rate it."
+  })
+
+  /** A server on the throwaway Redis whose log lines of the store's outages are kept; anonymous 3 a minute. */
+  const serverOn = (redis: ThrowawayRedis, requests: "open" | "closed" = "open") => {
+    const outageLines: Array<{ level: string; text: string }> = []
+    const capture = Logger.make(({ logLevel, message }) => {
+      const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+      if (/rate-limit store|redis/i.test(text)) outageLines.push({ level: logLevel, text })
+    })
+    const policies: RateLimitConfig = {
+      redisUrl: redis.url,
+      redisKeyPrefix: `ratings-test:${crypto.randomUUID()}:`,
+      limits: { ...TestPolicies.limits, anonymous: perMinute(3) },
+      contacts: perMinute(100),
+      mcpSessions: perMinute(100),
+      onStoreFailure: {
+        requests,
+        failedCredentials: "closed",
+        contacts: "closed",
+        mcpSessions: "closed"
+      }
+    }
+    const server = Effect.map(Layer.build(TestServer.layerMemory(Seed, { policies, logger: capture })), (c) =>
+      Context.get(c, TestServer)
+    )
+    return { server, outageLines }
+  }
+
+  /** Sends a request and measures how long its answer took. */
+  const timed = (send: Effect.Effect<Response>) =>
+    Effect.gen(function* () {
+      const started = performance.now()
+      const response = yield* send
+      return { response, ms: performance.now() - started }
+    })
+
+  /** Waits (real time) until `done` holds, at most `ms`. */
+  const until = (done: () => boolean, ms: number) =>
+    Effect.promise(async () => {
+      const deadline = Date.now() + ms
+      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      return done()
+    })
+
+  /** During an outage: reads are served fast without limit, every fail-closed kind is a fast 503. */
+  const duringOutage = (server: TestServer["Service"]) =>
+    Effect.gen(function* () {
+      const reads = []
+      for (let i = 0; i < 8; i++) reads.push(yield* timed(server.get(list)))
+      assert.deepStrictEqual(
+        reads.map((r) => r.response.status),
+        Array(8).fill(200),
+        "past the anonymous 3 a minute: the request rate fails open"
+      )
+      for (const r of reads) {
+        assert.isBelow(r.ms, 250, `a read waited ${Math.round(r.ms)} ms`)
+        assert.isNull(r.response.headers.get("ratelimit-limit"), "served without limit headers")
+      }
+      const closed = [
+        yield* timed(server.get(list, { caller: "free" })),
+        yield* timed(server.request("/api/v1/contacts", { method: "POST", body: coverageRequest() })),
+        yield* timed(
+          server.request("/mcp", {
+            method: "POST",
+            headers: { accept: "application/json, text/event-stream" },
+            body: Initialize
+          })
+        )
+      ]
+      for (const [what, { response, ms }] of ["a keyed read", "a coverage request", "an MCP initialize"].map(
+        (what, i) => [what, closed[i]!] as const
+      )) {
+        assert.strictEqual(response.status, 503, `${what}: ${response.status} ${response.text}`)
+        assert.deepStrictEqual(response.json, { detail: "service unavailable" }, what)
+        assert.strictEqual(response.headers.get("retry-after"), "5", what)
+        assert.strictEqual(response.headers.get("cache-control"), "no-store", what)
+        assert.isBelow(ms, 250, `${what} waited ${Math.round(ms)} ms`)
+      }
+    })
+
+  /** After the outage: limits hold again (a 429 within the anonymous 3 a minute, counted anew or not). */
+  const limitsHold = (server: TestServer["Service"]) =>
+    Effect.gen(function* () {
+      const served = yield* server.get(list)
+      assert.isNotNull(served.headers.get("ratelimit-limit"), "the limit headers are back")
+      const next = yield* Effect.replicateEffect(server.get(list), 3)
+      assert.include(
+        next.map((r) => r.status),
+        429,
+        "the anonymous limit holds again"
+      )
+      assert.strictEqual((yield* server.get(list, { caller: "free" })).status, 200, "keyed reads are served")
+      // Keyed: the address's anonymous rate is used up by now.
+      const contact = yield* server.request("/api/v1/contacts", {
+        method: "POST",
+        caller: "free",
+        body: coverageRequest()
+      })
+      assert.strictEqual(contact.status, 201, contact.text)
+      assert.strictEqual(
+        contact.headers.get("ratelimit-policy"),
+        "100;w=60",
+        "drawn from the coverage allowance"
+      )
+    })
+
+  it("Redis frozen (SIGSTOP), then thawed: no request waits, open limits serve, closed ones answer 503, one warning as it begins and one line as it ends, then the limits hold again", async (ctx) => {
+    if (!redisServerInstalled()) ctx.skip("redis-server is not installed: this test runs a Redis of its own")
+    const redis = await startThrowawayRedis()
+    try {
+      const program = Effect.gen(function* () {
+        const { server: build, outageLines } = serverOn(redis)
+        const server = yield* build
+        assert.strictEqual((yield* server.get(list)).headers.get("ratelimit-remaining"), "2")
+        redis.freeze()
+        yield* duringOutage(server)
+        assert.deepStrictEqual(
+          outageLines.map((l) => l.level),
+          ["Warn"],
+          outageLines.map((l) => l.text).join("\n")
+        )
+        assert.match(
+          outageLines[0]!.text,
+          /^rate-limit store unreachable since \S+Z \(no answer within 100ms\)/
+        )
+        redis.thaw()
+        assert.isTrue(
+          yield* until(() => outageLines.length === 2, 3_000),
+          "the outage ended within a few probes"
+        )
+        assert.strictEqual(outageLines[1]!.level, "Info")
+        assert.match(outageLines[1]!.text, /^rate-limit store reachable again after \d/)
+        yield* limitsHold(server)
+        for (const line of outageLines) assert.notInclude(line.text, redis.url)
+        assert.strictEqual(outageLines.length, 2, "nothing else was logged about the store")
+      })
+      await Effect.runPromise(Effect.scoped(program))
+    } finally {
+      await redis.stop()
+    }
+  })
+
+  it("Redis killed (connection refused), then started again: the same, and the limits hold on the new Redis", async (ctx) => {
+    if (!redisServerInstalled()) ctx.skip("redis-server is not installed: this test runs a Redis of its own")
+    const redis = await startThrowawayRedis()
+    try {
+      const program = Effect.gen(function* () {
+        const { server: build, outageLines } = serverOn(redis)
+        const server = yield* build
+        const strict = yield* serverOn(redis, "closed").server
+        assert.strictEqual((yield* server.get(list)).status, 200)
+        yield* Effect.promise(redis.kill)
+        yield* duringOutage(server)
+        // A server whose request rate fails closed answers every limited request 503 meanwhile.
+        const refused = yield* timed(strict.get(list))
+        assert.strictEqual(refused.response.status, 503, refused.response.text)
+        assert.deepStrictEqual(refused.response.json, { detail: "service unavailable" })
+        assert.strictEqual(refused.response.headers.get("retry-after"), "5")
+        assert.strictEqual(refused.response.headers.get("cache-control"), "no-store")
+        assert.isBelow(refused.ms, 250)
+        assert.strictEqual((yield* strict.get("/health")).status, 200, "/health is not limited")
+        // Let the client try to reconnect a few times: no line for each attempt.
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 1_500)))
+        assert.deepStrictEqual(
+          outageLines.map((l) => l.level),
+          ["Warn"],
+          outageLines.map((l) => l.text).join("\n")
+        )
+        yield* Effect.promise(redis.restart)
+        assert.isTrue(
+          yield* until(() => outageLines.length === 2, 5_000),
+          "the outage ended once Redis was back"
+        )
+        assert.strictEqual(outageLines[1]!.level, "Info")
+        yield* limitsHold(server)
+        for (const line of outageLines) assert.notInclude(line.text, redis.url)
+      })
+      await Effect.runPromise(Effect.scoped(program))
+    } finally {
+      await redis.stop()
+    }
+  })
+
+  it("a server whose Redis is frozen still closes promptly", async (ctx) => {
+    if (!redisServerInstalled()) ctx.skip("redis-server is not installed: this test runs a Redis of its own")
+    const redis = await startThrowawayRedis()
+    try {
+      const scope = Effect.runSync(Scope.make())
+      const server = await Effect.runPromise(Scope.provide(serverOn(redis).server, scope))
+      redis.freeze()
+      await Effect.runPromise(server.get(list))
+      await Effect.runPromise(server.get(list))
+      const started = performance.now()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      assert.isBelow(performance.now() - started, 2_000, "the Redis client was not waited for")
+    } finally {
+      await redis.stop()
+    }
   })
 })

@@ -73,7 +73,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyC
 import { layerAuthentication } from "../src/server/Authentication.ts"
 import { type DevKeyPair, generateDevKeyPair, mintDevAdminToken } from "../src/server/DevToken.ts"
 import { allRoutes, layerCallerPolicies, type PoliciesConfig } from "../src/server/HttpServerLive.ts"
-import { createServer } from "../src/server/NodeServer.ts"
+import { type ConnectionLimits, createServer } from "../src/server/NodeServer.ts"
 import type { ResponseCache } from "../src/server/ResponseCache.ts"
 import { MaxPathParamLength } from "../src/server/RouterFallbacks.ts"
 import { type CallerName, Callers5, Seed } from "./fixtures.ts"
@@ -267,6 +267,8 @@ export interface TestServerOptions {
   readonly responseCache?: Layer.Layer<ResponseCache> | undefined
   /** The operator's branding, provided to everything the server builds; by default none (DefaultBranding). */
   readonly branding?: Branding | undefined
+  /** Request timeouts and connection caps of the Node server; by default those of production (DefaultConnectionLimits). */
+  readonly connections?: ConnectionLimits | undefined
 }
 
 export class TestServer extends Context.Service<
@@ -441,7 +443,9 @@ export class TestServer extends Context.Service<
           ),
           Layer.provide(options.responseCache ?? Layer.empty),
           Layer.provideMerge(served),
-          Layer.provide(NodeHttpServer.layer(testNodeServer, { port: 0, host: "127.0.0.1" })),
+          Layer.provide(
+            NodeHttpServer.layer(() => testNodeServer(options.connections), { port: 0, host: "127.0.0.1" })
+          ),
           Layer.provide(logging),
           Layer.provide(options.branding === undefined ? Layer.empty : Branding.layer(options.branding))
         )
@@ -575,8 +579,8 @@ export const onEachBackend = (
  * the client has just reused for its next request, which the client sees as
  * ECONNRESET. Clients on other machines are not in that race.
  */
-const testNodeServer = () => {
-  const server = createServer()
+const testNodeServer = (limits?: ConnectionLimits) => {
+  const server = createServer(limits)
   server.keepAliveTimeout = 60_000
   return server
 }

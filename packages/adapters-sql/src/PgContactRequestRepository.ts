@@ -1,13 +1,14 @@
 /**
- * The ContactRequestRepository port on Postgres (migration 0007).
+ * The ContactRequestRepository port on Postgres (migrations 0007 and 0008).
  *
- * `submit` is one statement: an INSERT with ON CONFLICT on the partial unique
- * index over open requests (`contact_requests_open_once`). A conflict turns
- * into a no-op update of the open row, which the statement then returns: the
- * answer is the stored request, which is the new one exactly when its id is
- * the one just generated. Two identical requests at once, in one process or
- * in two, queue on the index entry: the second sees the first's row once it
- * commits, and never stores a second.
+ * `submit` is one statement, the same for a new request and a repeat: an
+ * INSERT with ON CONFLICT on the partial unique index over open requests
+ * (`contact_requests_open_once`), whose conflict turns into a no-op update of
+ * the open row, so the statement has the stored request's id either way; and
+ * the INSERT of the submission's receipt against that id. The request is new
+ * exactly when its id is the submission's. Two identical requests at once, in
+ * one process or in two, queue on the index entry: the second sees the
+ * first's row once it commits, and never stores a second.
  *
  * Failures name the operation and the database's message, never the detail
  * of the row (which would hold the requester's address): nothing here may
@@ -18,8 +19,7 @@ import {
   ContactRequestRecord,
   ContactRequestStatus,
   type NewContactRequest,
-  contactKeysOf,
-  receiptOf
+  contactKeysOf
 } from "@ratings/domain/model/ContactRequest"
 import { EntityType } from "@ratings/domain/model/EntityType"
 import {
@@ -38,12 +38,16 @@ const Row = Schema.Struct({
   entity_type: Schema.NullOr(EntityType),
   status: ContactRequestStatus,
   created_at: IsoFromDate,
-  closed_at: IsoOrNullFromDate
+  closed_at: IsoOrNullFromDate,
+  receipt_ids: Schema.Array(Schema.String)
 })
 const decodeRecords = decodeRows(Row)
 
+/** A request's columns, with its receipts' ids: the request's own first, then the others oldest first. */
 const Columns =
-  "id::text AS id, protocol_name, entity_type, contact_email, request_type, message, status, created_at, closed_at"
+  "c.id::text AS id, c.protocol_name, c.entity_type, c.contact_email, c.request_type, c.message, c.status, " +
+  "c.created_at, c.closed_at, ARRAY(SELECT r.id::text FROM contact_receipts r WHERE r.request_id = c.id " +
+  "AND r.id <> c.id ORDER BY r.created_at, r.id) AS receipt_ids"
 
 /** The database's own message (it names a constraint, never a value); never the detail, which quotes the row. */
 const messageOf = (error: SqlError.SqlError): string => {
@@ -65,31 +69,34 @@ const failed =
 export const make = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
 
-  const submit = Effect.fn("PgContactRequestRepository.submit")(function* (request: NewContactRequest) {
-    const { entity_key, email_key } = contactKeysOf(request)
-    const rows = yield* sql`
-      INSERT INTO contact_requests AS c (id, protocol_name, entity_type, contact_email, request_type, message,
-        entity_key, email_key, status, created_at)
-      VALUES (${request.id}::uuid, ${request.protocol_name}::text, ${request.entity_type}::text,
-        ${request.contact_email}::text, ${request.request_type}::text, ${request.message}::text,
-        ${entity_key}::text, ${email_key}::text, 'open', ${request.created_at}::timestamptz)
-      ON CONFLICT (entity_key, email_key) WHERE status = 'open'
-        DO UPDATE SET status = c.status
-      RETURNING ${sql.literal(Columns)}`.pipe(
-      Effect.flatMap(decodeRecords),
-      Effect.mapError(failed("submit coverage request"))
-    )
+  const submit = Effect.fn("PgContactRequestRepository.submit")(function* (submission: NewContactRequest) {
+    const { entity_key, email_key } = contactKeysOf(submission)
+    const rows = yield* sql<{ request_id: string }>`
+      WITH stored AS (
+        INSERT INTO contact_requests AS c (id, protocol_name, entity_type, contact_email, request_type, message,
+          entity_key, email_key, status, created_at)
+        VALUES (${submission.id}::uuid, ${submission.protocol_name}::text, ${submission.entity_type}::text,
+          ${submission.contact_email}::text, ${submission.request_type}::text, ${submission.message}::text,
+          ${entity_key}::text, ${email_key}::text, 'open', ${submission.created_at}::timestamptz)
+        ON CONFLICT (entity_key, email_key) WHERE status = 'open'
+          DO UPDATE SET status = c.status
+        RETURNING c.id
+      )
+      INSERT INTO contact_receipts (id, request_id, created_at)
+      SELECT ${submission.id}::uuid, stored.id, ${submission.created_at}::timestamptz FROM stored
+      RETURNING request_id::text AS request_id`.pipe(Effect.mapError(failed("submit coverage request")))
     const stored = rows[0]
     if (stored === undefined)
       return yield* new StoreError({ message: "submit coverage request: no row returned" })
-    return { receipt: receiptOf(stored), created: stored.id === request.id }
+    return { request_id: stored.request_id, created: stored.request_id === submission.id }
   })
 
   const list = (status: ContactStatusFilter, limit: number) =>
     Effect.gen(function* () {
       const where = status === "all" ? sql`TRUE` : sql`status = ${status}::text`
-      const items = yield* sql`SELECT ${sql.literal(Columns)} FROM contact_requests WHERE ${where}
-        ORDER BY created_at, id LIMIT ${limit}`.pipe(Effect.flatMap(decodeRecords))
+      const rows = yield* sql`SELECT ${sql.literal(Columns)} FROM contact_requests c WHERE ${where}
+        ORDER BY c.created_at, c.id LIMIT ${limit}`.pipe(Effect.flatMap(decodeRecords))
+      const items = rows.map((r) => ({ ...r, receipt_ids: [r.id, ...r.receipt_ids] }))
       const [count] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM contact_requests
         WHERE ${where}`
       return { items, total: count?.total ?? 0 }
@@ -97,20 +104,24 @@ export const make = Effect.gen(function* () {
 
   const close = (id: string, at: string): Effect.Effect<ContactCloseOutcome, StoreError> =>
     isUuid(id)
-      ? sql<{ closed_now: boolean; closed_at: Date }>`
-          WITH target AS (SELECT id, closed_at FROM contact_requests WHERE id = ${id}::uuid FOR UPDATE),
+      ? sql<{ request_id: string; closed_now: boolean; closed_at: Date }>`
+          WITH target AS (
+            SELECT id, closed_at FROM contact_requests
+            WHERE id = coalesce((SELECT request_id FROM contact_receipts WHERE id = ${id}::uuid), ${id}::uuid)
+            FOR UPDATE
+          ),
           closed AS (
             UPDATE contact_requests c SET status = 'closed', closed_at = ${at}::timestamptz
             FROM target WHERE c.id = target.id AND target.closed_at IS NULL
             RETURNING c.closed_at
           )
-          SELECT (SELECT count(*) FROM closed) > 0 AS closed_now,
+          SELECT target.id::text AS request_id, (SELECT count(*) FROM closed) > 0 AS closed_now,
             coalesce((SELECT closed_at FROM closed), target.closed_at) AS closed_at
           FROM target`.pipe(
           Effect.map(([row]): ContactCloseOutcome => {
             if (row === undefined) return { _tag: "NotFound" }
-            const closed_at = isoOf(row.closed_at)
-            return row.closed_now ? { _tag: "Closed", closed_at } : { _tag: "AlreadyClosed", closed_at }
+            const closed = { request_id: row.request_id, closed_at: isoOf(row.closed_at) }
+            return row.closed_now ? { _tag: "Closed", ...closed } : { _tag: "AlreadyClosed", ...closed }
           }),
           Effect.mapError(failed("close coverage request"))
         )

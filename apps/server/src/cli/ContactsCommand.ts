@@ -3,16 +3,25 @@
  * (POST /api/v1/contacts: "please rate X").
  *
  * `list` shows the open requests by default (`--status closed|all` for the
- * others), oldest first, as a table: id, received, status, request type,
- * entity type, name, address, message (on one line, cut to 80 characters);
- * `--json` prints them whole as a JSON array, for scripts. The addresses are
- * the operators' to answer: they are printed here, and nowhere in the
- * server's logs.
+ * others), oldest first, one per request however many times it was sent, as
+ * a table: id, received, status, request type, entity type, name, address,
+ * message (on one line, cut to 80 characters); `--json` prints them whole as
+ * a JSON array, for scripts, with `receipt_ids`: the reference id every
+ * sender of the request was answered. The addresses are the operators' to
+ * answer: they are printed here, and nowhere in the server's logs.
  *
- * `close <id>` closes an open request; the same entity and address may then
- * ask again. An id that names no request exits 1 saying so; a request already
- * closed is left as it is and the command says since when (exit 0, so that a
- * script closing a list of ids can be run again).
+ * Stored text is printed so that it cannot disguise itself or the lines
+ * around it, whatever it holds (rows stored before the API refused such
+ * characters included): in the table every control, format (zero-width,
+ * direction) or separator character is shown as a `\u{...}` escape, line
+ * breaks and tabs of a message as a space; `--json` escapes the same
+ * characters as `\uXXXX`, which parses back to the stored text.
+ *
+ * `close <id>` closes an open request, named by its id or any reference id a
+ * sender was answered; the same entity and address may then ask again. An id
+ * that names no request exits 1 saying so; a request already closed is left
+ * as it is and the command says since when (exit 0, so that a script closing
+ * a list of ids can be run again).
  */
 import type { ContactRequestRecord } from "@ratings/domain/model/ContactRequest"
 import { isoTimestamp } from "@ratings/domain/model/Primitives"
@@ -27,11 +36,37 @@ const DefaultLimit = 500
 /** The widest a message is shown in the table. */
 export const MessageWidth = 80
 
-/** Control characters (a message may hold line breaks) would break the one-line-per-request table. */
-const oneLine = (text: string): string => text.replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]+/gu, " ").trim()
+/** Characters a terminal would act on or not show: controls, format characters, lone surrogates, separators. */
+const Unsafe = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu
 
-const cut = (text: string, width: number): string =>
-  text.length <= width ? text : `${text.slice(0, width - 1)}…`
+const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, "0")
+
+/** `text` with every unsafe character shown as `\u{XXXX}`, so it is one line that shows all it holds. */
+export const printable = (text: string): string =>
+  text.replace(Unsafe, (c) => `\\u{${hex(c.codePointAt(0)!)}}`).trim()
+
+/** Unsafe characters but the line feeds of the indentation (inside a string JSON.stringify escapes them itself). */
+const UnsafeInJson = /(?!\n)[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu
+
+/** The JSON of `value` with every unsafe character escaped as `\uXXXX` (JSON.stringify leaves most as they are). */
+export const printableJson = (value: unknown): string =>
+  JSON.stringify(value, null, 2).replace(UnsafeInJson, (c) =>
+    // One \uXXXX per UTF-16 unit: a character past U+FFFF is its surrogate pair.
+    c
+      .split("")
+      .map((unit) => `\\u${hex(unit.charCodeAt(0))}`)
+      .join("")
+  )
+
+/** The first `width` characters of `text` (whole code points), the last replaced by … when it is longer. */
+const cut = (text: string, width: number): string => {
+  const chars = [...text]
+  return chars.length <= width ? text : `${chars.slice(0, width - 1).join("")}…`
+}
+
+/** A message in the table: line breaks and tabs as spaces, cut, then shown safely. */
+const messageCell = (message: string): string =>
+  printable(cut(message.replace(/[\t\n\r]+/gu, " ").trim(), MessageWidth))
 
 const Header = ["id", "received", "status", "type", "entity", "name", "email", "message"] as const
 
@@ -41,9 +76,9 @@ const cellsOf = (r: ContactRequestRecord): ReadonlyArray<string> => [
   r.status,
   r.request_type,
   r.entity_type ?? "-",
-  oneLine(r.protocol_name),
-  oneLine(r.contact_email),
-  r.message === null ? "-" : cut(oneLine(r.message), MessageWidth)
+  printable(r.protocol_name),
+  printable(r.contact_email),
+  r.message === null ? "-" : messageCell(r.message)
 ]
 
 /** The requests as a table: a header, then one line each, columns padded to their widest cell (the last not). */
@@ -59,6 +94,10 @@ export const formatContactTable = (records: ReadonlyArray<ContactRequestRecord>)
     )
     .join("\n")
 }
+
+/** The request closed, and the reference id it was named by when that is not its own id. */
+const requestNamed = (given: string, requestId: string): string =>
+  given.toLowerCase() === requestId ? requestId : `${requestId} (reference ${given})`
 
 const fail = (message: string) =>
   Effect.andThen(Console.error(message), Effect.fail(new CommandFailed({ message: "failed" })))
@@ -82,7 +121,7 @@ const list = Command.make(
   Effect.fnUntraced(function* ({ status, json, limit }) {
     if (limit < 1) return yield* fail(`--limit must be 1 or more, got ${limit}`)
     const page = yield* (yield* ContactRequestRepository).list(status, limit)
-    if (json) yield* Console.log(JSON.stringify(page.items, null, 2))
+    if (json) yield* Console.log(printableJson(page.items))
     else if (page.items.length > 0) yield* Console.log(formatContactTable(page.items))
     const which = status === "all" ? "" : `${status} `
     if (page.total === 0) yield* Console.error(`no ${which}coverage requests`)
@@ -101,7 +140,9 @@ const close = Command.make(
   "close",
   {
     id: Argument.String("id").pipe(
-      Argument.withDescription("The request's id (the first column of ratings contacts list)")
+      Argument.withDescription(
+        "The request's id (the first column of ratings contacts list) or a reference id a sender was answered"
+      )
     )
   },
   Effect.fnUntraced(function* ({ id }) {
@@ -114,10 +155,10 @@ const close = Command.make(
         )
       case "AlreadyClosed":
         return yield* Console.log(
-          `coverage request ${trimmed} was already closed (at ${outcome.closed_at}); nothing changed`
+          `coverage request ${requestNamed(trimmed, outcome.request_id)} was already closed (at ${outcome.closed_at}); nothing changed`
         )
       case "Closed":
-        return yield* Console.log(`coverage request ${trimmed} closed`)
+        return yield* Console.log(`coverage request ${requestNamed(trimmed, outcome.request_id)} closed`)
     }
   }, Effect.provide(AppLayer))
 ).pipe(Command.withDescription("Close a coverage request; the same entity and address may then ask again"))

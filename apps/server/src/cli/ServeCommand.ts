@@ -109,6 +109,7 @@ export const ServeCommand = Command.make(
         host: config.host,
         auth: http.auth,
         policies: http.policies,
+        connections: http.connections,
         responseCache: responseCache(),
         routes: DashboardRoutes,
         shutdownGrace: config.shutdownGrace,

@@ -24,6 +24,7 @@
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
+import { hashSource, pagePolicy } from "@ratings/adapters-http/server/SecurityHeaders"
 import { DashboardScript } from "./DashboardScript.ts"
 
 export const DashboardPath = "/dashboard"
@@ -40,8 +41,8 @@ const HtmlEntities: { readonly [c: string]: string } = {
 /** Text for HTML content and quoted attribute values. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => HtmlEntities[c]!)
 
-/** The page's style sheet (inline: the page loads nothing but its script). */
-const DashboardStyle = `<style>
+/** The page's style sheet (inline, allowed by its hash: the page loads nothing but its script). */
+const DashboardCss = `
   :root { font-family: system-ui, sans-serif; color: #1b1f24; background: #f6f7f9; }
   body { margin: 0 auto; max-width: 1100px; padding: 1.5rem; }
   h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
@@ -68,7 +69,7 @@ const DashboardStyle = `<style>
   tr.not-assessed td { color: #6a7380; }
   footer { margin-top: 2rem; padding-top: .75rem; border-top: 1px solid #e1e4e8; font-size: .85rem; color: #4a5360; }
   footer p { margin: .25rem 0; }
-</style>`
+`
 
 /** The page under a branding. */
 export const dashboardHtml = (branding: Branding): string => `<!doctype html>
@@ -77,7 +78,7 @@ export const dashboardHtml = (branding: Branding): string => `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Webhook watchlist · ${escapeHtml(branding.serviceName)}</title>
-${DashboardStyle}
+<style>${DashboardCss}</style>
 </head>
 <body>
 <header>
@@ -136,11 +137,20 @@ ${DashboardStyle}
 </html>
 `
 
-/** Only this origin's script, no inline script, no framing, calls to this origin only. */
+/**
+ * Only this origin's script and the page's own style sheet (no inline script
+ * or style attribute), calls to this origin only, nothing else loaded, no
+ * framing (pagePolicy; the server adds X-Frame-Options to every page,
+ * SecurityHeaders.ts).
+ */
+export const DashboardPolicy = pagePolicy({
+  "script-src": ["'self'"],
+  "style-src": [hashSource(DashboardCss)],
+  "connect-src": ["'self'"]
+})
+
 const securityHeaders = {
-  "content-security-policy":
-    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; " +
-    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "content-security-policy": DashboardPolicy,
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
   "cache-control": "no-store"

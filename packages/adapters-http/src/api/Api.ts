@@ -29,7 +29,7 @@ import {
   TokensApi,
   VaultsApi
 } from "./EntitiesApi.ts"
-import { FiniteNumbers, RateLimitedError, ValidationErrors } from "./Errors.ts"
+import { FiniteNumbers, RateLimitedError, ServiceUnavailableError, ValidationErrors } from "./Errors.ts"
 import { IncidentsApi } from "./IncidentsApi.ts"
 import { MethodologyApi } from "./MethodologyApi.ts"
 import { QuantumApi } from "./QuantumApi.ts"
@@ -56,14 +56,15 @@ const CollectAllIssues = { errors: "all" } as const
 
 /**
  * What depends on who is calling, on every route but /health and /ready: the request
- * rate limit (429), the attribution anonymous and Free use carries, and the
+ * rate limit (429; 503 while its shared store is unreachable, when it is
+ * configured to fail closed), the attribution anonymous and Free use carries, and the
  * cache headers (public or private). It reads the caller Authentication
  * provides, so it must run inside it: declared before it (a middleware
  * declared earlier runs inside the ones declared later).
  */
 export class CallerPolicies extends HttpApiMiddleware.Service<CallerPolicies>()(
   "@ratings/adapters-http/CallerPolicies",
-  { error: RateLimitedError }
+  { error: [RateLimitedError, ServiceUnavailableError] }
 ) {}
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is plain JSON, as OpenApi.Transform types it

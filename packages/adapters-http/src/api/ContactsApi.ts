@@ -9,10 +9,12 @@
  * address on a counter of their own (RateLimit.ts `checkContact`; 5 an hour
  * unless the operator configures another), 429 with Retry-After past it.
  *
- * 201 with the receipt for a new request; 200 with the receipt of the open
- * request it repeats (same entity name ignoring case and whitespace, same
- * address ignoring case), and nothing stored. The receipt holds only what its
- * requester sent (never the message) with the id, status and time.
+ * Every accepted request is answered 201 with a receipt of its own: what its
+ * sender sent (never the message) with a reference id of this submission,
+ * status open and the time it was received, whether it started a request or
+ * repeated an open one (same entity name ignoring case and whitespace, same
+ * address ignoring case; stored once, the repeat recorded as another receipt
+ * of it). So the answer never tells whether, or what, anyone sent before.
  */
 import {
   ContactLimits,
@@ -35,36 +37,14 @@ export const ContactRequestBody = ContactRequestCreate.annotate({
 export const ContactReceiptBody = ContactReceipt.annotate({
   identifier: "ContactReceipt",
   description:
-    "The receipt of a coverage request: what the requester sent (never the message), with the request's id, " +
-    "its status (open until an operator closes it) and when it was received"
+    "The receipt of a coverage request: what its sender sent (never the message), with the reference id of " +
+    "this submission, its status (open until an operator closes the request) and when it was received"
 })
-
-/** What each success status means (both answer the one ContactReceipt schema). */
-const SuccessDescriptions: { readonly [status: string]: string } = {
-  "201": "Created: the receipt of the new, open request",
-  "200": "A repeat of an open request from the same address: that request's receipt; nothing was stored"
-}
-
-const describeSuccesses = (operation: { readonly [key: string]: unknown }) => {
-  const responses = (operation.responses ?? {}) as { readonly [status: string]: object }
-  const described = Object.fromEntries(
-    Object.entries(responses).map(([status, response]) => [
-      status,
-      SuccessDescriptions[status] === undefined
-        ? response
-        : { ...response, description: SuccessDescriptions[status] }
-    ])
-  )
-  return { ...operation, responses: described }
-}
 
 export class ContactsApi extends HttpApiGroup.make("contacts").add(
   HttpApiEndpoint.post("create", "/contacts", {
     payload: ContactRequestBody,
-    success: [
-      ContactReceiptBody.pipe(HttpApiSchema.status(201)),
-      ContactReceiptBody.pipe(HttpApiSchema.status(200))
-    ],
+    success: ContactReceiptBody.pipe(HttpApiSchema.status(201)),
     error: ListErrors
   }).annotateMerge(
     OpenApi.annotations({
@@ -72,16 +52,19 @@ export class ContactsApi extends HttpApiGroup.make("contacts").add(
       description:
         "Asks the operators to rate an entity (request_type rating-request, the default), to review a " +
         "published rating (re-rating), to correct a fact (correction), or anything else (other). " +
-        `Bounds: protocol_name 1 to ${ContactLimits.nameMax} characters without control characters; ` +
-        `contact_email a valid address of at most ${ContactLimits.emailMax} characters; message at most ` +
-        `${ContactLimits.messageMax} characters. A field out of bounds is a 422 naming it. ` +
-        "201 with the receipt of the new request. While a request for the same entity name (ignoring case " +
-        "and whitespace) from the same address (ignoring case) is open, sending it again stores nothing and " +
-        "answers 200 with that request's receipt; once it is closed, a new request can be sent. " +
+        `Bounds: protocol_name 1 to ${ContactLimits.nameMax} characters with at least one visible, and no ` +
+        "control, zero-width or direction characters nor line or paragraph separators; contact_email a " +
+        `valid address of at most ${ContactLimits.emailMax} characters; message at most ` +
+        `${ContactLimits.messageMax} characters, line breaks allowed, no other control, zero-width-space or ` +
+        "direction characters. A field out of bounds is a 422 naming it. The body is JSON in UTF-8: another " +
+        "charset is a 415. Every accepted request is answered 201 with its own receipt: what was sent (never " +
+        "the message), a reference id of this submission, status open and when it was received. While a " +
+        "request for the same entity name (ignoring case and whitespace) from the same address (ignoring " +
+        "case) is open, sending it again is recorded against that request rather than stored as another; " +
+        "the answer is the same either way. " +
         "Anonymous: a key is accepted but not needed. Limited per client address apart from the request " +
         "rate (5 an hour unless the operator configures another): past it, 429 with Retry-After; the " +
-        "RateLimit headers of the answer are those of this allowance.",
-      transform: describeSuccesses
+        "RateLimit headers of the answer are those of this allowance."
     })
   )
 ) {}

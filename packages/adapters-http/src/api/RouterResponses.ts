@@ -3,7 +3,7 @@
  * of the OpenAPI document (server/RouterFallbacks.ts produces them): 404
  * `{"detail": "not found"}` when no route matches the path as sent (a
  * malformed or over-long segment, a raw `;`), and on operations with a request
- * body, 415 when the body is not application/json and 413 when it is over 1 MiB.
+ * body, 415 when the body is not application/json in UTF-8 and 413 when it is over 1 MiB.
  */
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is plain JSON here
 type Json = Record<string, any>
@@ -25,7 +25,8 @@ const NotFoundDoc = {
 }
 
 const UnsupportedMediaTypeDoc = {
-  description: "Unsupported media type: the request body must be application/json",
+  description:
+    "Unsupported media type: the request body must be application/json, in UTF-8 (charset=utf-8 or none)",
   content: {
     "application/json": {
       schema: {

@@ -13,21 +13,29 @@
  *   which MCP clients initialize again.
  * - A request body is at most MaxMcpBodyBytes (tool arguments are a few
  *   hundred bytes): past it, 413 before it is read whole.
- * - A request that opens a session (an `initialize` POSTed without
- *   `mcp-session-id`) is drawn from its client address's MCP-session allowance
- *   (RequestRateLimiter.checkMcpSession: 60 an hour by default, whoever the
- *   caller is): past it, the API's 429 with Retry-After and the RateLimit
- *   headers of that allowance. The address is the socket's, or behind
+ * - A session opened (an `initialize` POSTed without `mcp-session-id` that
+ *   the transport accepts and answers with a new session) is drawn from its
+ *   client address's MCP-session allowance (RequestRateLimiter: 60 an hour by
+ *   default, whoever the caller is). An initialize from an address whose
+ *   allowance is used up is the API's 429, with Retry-After and the RateLimit
+ *   headers of that allowance, before any session is opened; one the
+ *   transport refuses (an Origin header, a wrong media type, malformed
+ *   parameters) opens none and costs nothing, so that no web page can use up
+ *   its visitors' allowance. The address is the socket's, or behind
  *   `trustedHops` trusted proxies the one they forwarded (as authentication
  *   establishes it for the API). A session's own requests are not drawn here:
  *   the tool calls they make are counted as API requests of their caller.
+ * - A body is held to the API's rule on JSON numbers, and each request's id
+ *   is answered exactly as written (JsonRpcBodies.ts `checkBody`).
  *
  * Nothing of /mcp is cached: it is POST (the lane of cache hits and the
  * response cache serve GETs of the API only) and its answers carry
  * `Cache-Control: no-store`.
  */
-import { ByteSize, Context, Duration, Effect, Exit, Layer, Option } from "effect"
+import { ByteSize, Context, Duration, Effect, Layer, Option, Stream } from "effect"
 import {
+  Headers,
+  HttpBody,
   HttpClientRequest,
   HttpEffect,
   HttpIncomingMessage,
@@ -37,7 +45,9 @@ import {
   HttpServerResponse
 } from "effect/http"
 import { clientAddressOf } from "../server/Authentication.ts"
+import { type RateLimitedError, ServiceUnavailableError } from "../api/Errors.ts"
 import { RequestRateLimiter } from "../server/RateLimit.ts"
+import { checkBody, restoreIds } from "./JsonRpcBodies.ts"
 
 /** Where the server's streamable HTTP endpoint is mounted. */
 export const McpPath = "/mcp"
@@ -109,6 +119,17 @@ export const opensSession = (text: string): boolean => {
   return Array.isArray(parsed) ? parsed.some(initialize) : initialize(parsed)
 }
 
+/** `request` with another body (same method, URL, headers and client address), for the transport to read. */
+const withBody = (request: HttpServerRequest.HttpServerRequest, body: string) =>
+  HttpServerRequest.fromClientRequest(
+    HttpClientRequest.post(`http://in-process.invalid${McpPath}`).pipe(HttpClientRequest.bodyText(body))
+  ).modify({
+    url: request.url,
+    headers: Headers.set(request.headers, "content-length", String(Buffer.byteLength(body))),
+    remoteAddress: request.remoteAddress,
+    peerAddress: request.peerAddress
+  })
+
 const isBodyTooLarge = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) &&
   error.reason._tag === "RequestParseError" &&
@@ -149,49 +170,110 @@ export const mountMcp = <A, E, R>(
           )
         )
 
-      const handle = Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const length = Number(request.headers["content-length"] ?? 0)
-        if (length > MaxMcpBodyBytes) return tooLarge
-        const session = request.headers[SessionHeader]
-        if (session !== undefined) sessions.touch(session)
-        else if (request.method === "POST") {
-          // The body is read once (the transport reads the same, cached); one that opens a session is drawn.
-          const body = yield* Effect.exit(request.text).pipe(
-            Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
-          )
-          if (Exit.isSuccess(body) && opensSession(body.value)) {
-            const address = clientAddressOf(
-              request.remoteAddress,
-              request.headers["x-forwarded-for"],
-              trustedHops
-            )
-            const refused = yield* Effect.flip(limiter.checkMcpSession(address)).pipe(Effect.option)
-            if (Option.isSome(refused))
-              return HttpServerResponse.jsonUnsafe(
-                { detail: refused.value.detail },
-                { status: 429, headers: { "cache-control": "no-store" } }
-              )
+      /** The transport's answer to the current request, as the server's handler gives it. */
+      const transportAnswer = mcpApp().pipe(
+        Effect.catchDefect((defect) =>
+          isBodyTooLarge(defect) ? Effect.succeed(tooLarge) : Effect.die(defect)
+        ),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
+      )
+
+      /**
+       * The transport's whole answer, in a request frame of its own: its own
+       * pre-response handlers applied (one of them names a new session) and
+       * its body read, so that an initialize is drawn only once it is known
+       * to have opened a session.
+       */
+      const answeredInFull = Effect.gen(function* () {
+        let answer: HttpServerResponse.HttpServerResponse | undefined
+        yield* HttpEffect.toHandled(transportAnswer, (_request, response) => {
+          const body = response.body
+          return body._tag === "Stream"
+            ? Effect.map(Stream.mkUint8Array(body.stream), (bytes) => {
+                answer = HttpServerResponse.setBody(response, HttpBody.uint8Array(bytes, body.contentType))
+              })
+            : Effect.sync(() => {
+                answer = response
+              })
+        })
+        if (answer === undefined) return yield* Effect.die(new Error("the MCP transport gave no answer"))
+        return answer
+      })
+
+      /** A refused draw's answer: the allowance's 429, or the 503 of a store that fails closed. */
+      const rateLimited = (refused: RateLimitedError | ServiceUnavailableError) =>
+        HttpServerResponse.jsonUnsafe(
+          { detail: refused.detail },
+          {
+            status: refused instanceof ServiceUnavailableError ? 503 : 429,
+            headers: { "cache-control": "no-store" }
           }
-        }
-        const response = yield* mcpApp().pipe(
-          Effect.catchDefect((defect) =>
-            isBodyTooLarge(defect) ? Effect.succeed(tooLarge) : Effect.die(defect)
-          ),
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
         )
-        if (request.method === "DELETE" && session !== undefined && response.status === 204)
-          sessions.forget(session)
-        // The transport names a new session in a pre-response handler of its own: read it after that one.
-        yield* HttpEffect.appendPreResponseHandler((_request, answer) => {
+
+      /**
+       * An initialize: refused at once when its client address's allowance is
+       * used up, answered, and drawn only when it opened a session.
+       */
+      const initialize = (request: HttpServerRequest.HttpServerRequest) =>
+        Effect.gen(function* () {
+          const address = clientAddressOf(
+            request.remoteAddress,
+            request.headers["x-forwarded-for"],
+            trustedHops
+          )
+          const spent = yield* Effect.flip(limiter.admitMcpSession(address)).pipe(Effect.option)
+          if (Option.isSome(spent)) return rateLimited(spent.value)
+          const answer = yield* answeredInFull
           const issued = answer.headers[SessionHeader]
+          if (issued === undefined) return answer
+          const refused = yield* Effect.flip(limiter.checkMcpSession(address)).pipe(Effect.option)
+          if (Option.isSome(refused)) {
+            // Another initialize from the address took the last of the allowance meanwhile: this session ends unused.
+            yield* end(issued)
+            return rateLimited(refused.value)
+          }
+          yield* Effect.forEach(sessions.add(issued), end, { discard: true })
+          return answer
+        })
+
+      const handle = Effect.gen(function* () {
+        const received = yield* HttpServerRequest.HttpServerRequest
+        const length = Number(received.headers["content-length"] ?? 0)
+        if (length > MaxMcpBodyBytes) return tooLarge
+        const session = received.headers[SessionHeader]
+        if (session !== undefined) sessions.touch(session)
+        // A POST's body is read once here (the transport reads the same, cached, or the one rewritten below).
+        const body =
+          received.method === "POST"
+            ? yield* Effect.option(
+                received.text.pipe(
+                  Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
+                )
+              )
+            : Option.none()
+        const text = Option.getOrUndefined(body)
+        const checked = text === undefined ? undefined : checkBody(text)
+        if (checked?._tag === "Refused") return checked.answer
+        const ids = checked?.ids
+        const request = ids === undefined ? received : withBody(received, ids.body)
+        const opening = session === undefined && text !== undefined && opensSession(text)
+        const answer = yield* (opening ? initialize(request) : transportAnswer).pipe(
+          Effect.provideService(HttpServerRequest.HttpServerRequest, request)
+        )
+        if (received.method === "DELETE" && session !== undefined && answer.status === 204)
+          sessions.forget(session)
+        // Every answer is no-store. The transport names a session only for an initialize (drawn and held to the
+        // bound above); should it name one for another request, that one is held to the bound here, after the
+        // transport's own pre-response handler has named it.
+        yield* HttpEffect.appendPreResponseHandler((_request, response) => {
+          const issued = opening ? undefined : response.headers[SessionHeader]
           const ending =
             issued !== undefined && issued !== session
               ? Effect.forEach(sessions.add(issued), end, { discard: true })
               : Effect.void
-          return Effect.as(ending, HttpServerResponse.setHeader(answer, "cache-control", "no-store"))
+          return Effect.as(ending, HttpServerResponse.setHeader(response, "cache-control", "no-store"))
         })
-        return response
+        return ids === undefined ? answer : restoreIds(answer, ids)
       })
       for (const method of ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"] as const)
         yield* server.add(method, McpPath, handle)

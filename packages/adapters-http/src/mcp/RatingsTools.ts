@@ -24,8 +24,33 @@ const EntityTypeParam = Schema.Literals(EntityTypes).annotate({
   description: "Entity type: protocol, chain, token, oracle, vault, organisation or bridge"
 })
 
+/** The first lone surrogate of a text (half of a UTF-16 pair, such as "\ud800"), as `U+D800 at character 3`. */
+const loneSurrogateOf = (text: string): string => {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i)
+    if (unit < 0xd800 || unit > 0xdfff) continue
+    const next = text.charCodeAt(i + 1)
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++
+    else return `U+${unit.toString(16).toUpperCase()} at character ${i + 1}`
+  }
+  return "none"
+}
+
+/**
+ * Text that is well-formed Unicode: a lone surrogate is no character, and no
+ * URL (the typed client encodes the tools' identifiers into the API's paths)
+ * or stored text can carry it.
+ */
+const isWellFormed = Schema.makeFilter(
+  (text: string) =>
+    text.isWellFormed() ||
+    `must be well-formed Unicode text: it holds a lone surrogate (${loneSurrogateOf(text)}), half of a UTF-16 pair`
+)
+
 const Text = (description: string, maxLength = 200) =>
-  Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(maxLength)).annotate({ description })
+  Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(maxLength), isWellFormed).annotate({
+    description
+  })
 
 const ItemLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MaxToolItems })).annotate({
   description: `How many entities to answer with, 1 to ${MaxToolItems} (default ${DefaultToolItems})`
@@ -151,18 +176,20 @@ export const QuantumReadiness = readOnly(
 export const RequestCoverage = Tool.make("request_coverage", {
   description:
     "Ask the operators to rate an entity the service does not cover yet: its name and type, a contact e-mail " +
-    "address for the answer, and an optional note. Answers the receipt (request id, status open, when it was " +
-    "received); asking again for the same entity from the same address while the request is open stores " +
-    "nothing and answers that request's receipt. Each client address may send only a few requests an hour.",
+    "address for the answer, and an optional note. Answers the receipt (a reference id, status open, when it " +
+    "was received); asking again for the same entity from the same address while the request is open adds " +
+    "to that request rather than opening another. Each client address may send only a few requests an hour.",
   parameters: Schema.Struct({
-    entity_name: ContactEntityName.annotate({
+    entity_name: ContactEntityName.check(isWellFormed).annotate({
       description: "The name of the entity to rate, such as Aave V4"
     }),
     entity_type: EntityTypeParam,
-    contact_email: ContactEmail.annotate({
+    contact_email: ContactEmail.check(isWellFormed).annotate({
       description: "Where the operators may answer, such as name@example.com"
     }),
-    note: Schema.optionalKey(ContactMessage.annotate({ description: "A note for the operators (optional)" }))
+    note: Schema.optionalKey(
+      ContactMessage.check(isWellFormed).annotate({ description: "A note for the operators (optional)" })
+    )
   })
 })
   .annotate(Tool.Title, "Request coverage")

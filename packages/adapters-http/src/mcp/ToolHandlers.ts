@@ -7,8 +7,8 @@
  * same data as structured content.
  *
  * request_coverage posts the coverage request (POST /contacts) as its
- * caller; the receipt says whether it is new (201) or the open one it
- * repeats (200).
+ * caller and answers the caller's own receipt, the same whether or not the
+ * request repeats an open one.
  *
  * The API's refusals become plain answers (ToolText.ts `refusal`): a 404 is
  * "no rating found for <type> <slug>", a 401 or 403 on a tiered route says
@@ -180,10 +180,19 @@ const identifierOf = (args: { readonly slug?: string; readonly id?: string }) =>
 
 const UuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/**
+ * Whether an identifier is `.` or `..`: in a URL path such a segment is a step
+ * up the path, never the one segment it was meant to be (the typed client
+ * refuses to build the URL), and no slug or id is one. Every other identifier
+ * is encoded into one path segment by the typed client.
+ */
+const isDotSegment = (identifier: string) => identifier === "." || identifier === ".."
+
 const getRating: ToolRun<"get_rating"> = (args, api) =>
   Effect.gen(function* () {
     const identifier = identifierOf(args)
     if (identifier === undefined) return invalidArguments("give the entity's slug (or its id)")
+    if (isDotSegment(identifier)) return notFound(args.entity_type, identifier)
     const group = groupOf(api, args.entity_type)
     const record = yield* group.detail({ params: { identifier }, query: {} })
     const card: Scorecard | undefined = yield* currentCard(api, args.entity_type, record.id)
@@ -228,12 +237,17 @@ const getRecentIncidents: ToolRun<"get_recent_incidents"> = (args, api) =>
 const getMethodology: ToolRun<"get_methodology"> = (_args, api) =>
   Effect.map(api.methodology.methodology(), formatMethodology)
 
-const quantumReadiness: ToolRun<"quantum_readiness"> = (args, api) =>
-  args.chain === undefined
-    ? Effect.map(api.quantum.leagueTable(), formatQuantumLeague)
-    : Effect.map(api.quantum.chain({ params: { slug: args.chain } }), (body) =>
-        formatQuantumChain(args.chain!, body)
+const quantumReadiness: ToolRun<"quantum_readiness"> = (args, api) => {
+  const chain = args.chain
+  if (chain === undefined) return Effect.map(api.quantum.leagueTable(), formatQuantumLeague)
+  if (isDotSegment(chain))
+    return Effect.succeed(
+      invalidArguments(
+        `chain: "${chain}" is not a chain slug (a slug is lower-case letters, digits and hyphens)`
       )
+    )
+  return Effect.map(api.quantum.chain({ params: { slug: chain } }), (body) => formatQuantumChain(chain, body))
+}
 
 const requestCoverage: ToolRun<"request_coverage"> = (args, api) =>
   Effect.map(
@@ -244,10 +258,9 @@ const requestCoverage: ToolRun<"request_coverage"> = (args, api) =>
         contact_email: args.contact_email,
         request_type: "rating-request",
         ...(args.note === undefined ? {} : { message: args.note })
-      },
-      responseMode: "decoded-and-response"
+      }
     }),
-    ([receipt, response]) => formatReceipt(receipt, response.status === 201)
+    formatReceipt
   )
 
 /** Every tool's work, by name. */

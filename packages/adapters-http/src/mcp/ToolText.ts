@@ -369,14 +369,13 @@ export const formatQuantumChain = (chain: string, body: QuantumChainResponse): T
   }
 }
 
-export const formatReceipt = (receipt: ContactReceipt, created: boolean): ToolAnswer => ({
-  text: created
-    ? `Coverage request received: rate ${receipt.protocol_name}${receipt.entity_type === null ? "" : ` (${receipt.entity_type})`}. ` +
-      `Request ${receipt.id}, status ${receipt.status}, received ${receipt.created_at}; the operators may answer ` +
-      `${receipt.contact_email}.`
-    : `A coverage request for ${receipt.protocol_name} from ${receipt.contact_email} is already open ` +
-      `(request ${receipt.id}, received ${receipt.created_at}): nothing new was stored.`,
-  structured: { created, ...receipt }
+/** The caller's own receipt: one wording whether or not the request repeats an open one, so it tells nothing else. */
+export const formatReceipt = (receipt: ContactReceipt): ToolAnswer => ({
+  text:
+    `Coverage request received: rate ${receipt.protocol_name}${receipt.entity_type === null ? "" : ` (${receipt.entity_type})`}. ` +
+    `Reference ${receipt.id}, status ${receipt.status}, received ${receipt.created_at}; the operators may answer ` +
+    `${receipt.contact_email}.`,
+  structured: { ...receipt }
 })
 
 const tierExplanation = (what: string, required: Tier, current: Tier | undefined): ToolAnswer => ({

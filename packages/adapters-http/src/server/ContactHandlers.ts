@@ -3,16 +3,17 @@
  * its bounds checked by the contract (422 naming the field); here the client
  * address draws one coverage request from its own allowance (RateLimit.ts
  * `checkContact`: whoever the caller is, key or none), the ContactService
- * stores the request, and the receipt is answered: 201 when it is new, 200
- * when it repeats an open request. Never cached (`no-store`): the receipt
- * is one requester's.
+ * records the submission, and its own receipt is answered 201, whether it
+ * started a request or repeated an open one: the status, headers and body
+ * never tell a sender whether anyone asked before. Never cached
+ * (`no-store`): the receipt is one sender's.
  *
- * Nothing here logs the address or the name sent: the log line of a request
- * has its id and whether it was new.
+ * Nothing here logs the address or the name sent: the log line of a
+ * submission has its reference id, the stored request's id and whether it
+ * started that request, for the operators.
  */
-import { ContactReceipt } from "@ratings/domain/model/ContactRequest"
 import { ContactService } from "@ratings/domain/services/ContactService"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
@@ -32,8 +33,6 @@ const clientAddress = (request: HttpServerRequest.HttpServerRequest) =>
     Option.getOrElse(() => Option.getOrElse(request.remoteAddress, () => "unknown"))
   )
 
-const encodeReceipt = Schema.encodeSync(ContactReceipt)
-
 export const ContactHandlers = HttpApiBuilder.group(
   RatingsApi,
   "contacts",
@@ -44,12 +43,15 @@ export const ContactHandlers = HttpApiBuilder.group(
       Effect.gen(function* () {
         yield* noStore
         yield* limiter.checkContact(yield* clientAddress(request))
-        const { receipt, created } = yield* mapReadErrors(contacts.submit(payload))
+        const { receipt, request_id, created } = yield* mapReadErrors(contacts.submit(payload))
         yield* Effect.logInfo("coverage request received").pipe(
-          Effect.annotateLogs({ contact_request_id: receipt.id, new: created })
+          Effect.annotateLogs({
+            contact_receipt_id: receipt.id,
+            contact_request_id: request_id,
+            new: created
+          })
         )
-        // 201 is the endpoint's first success; a repeat is answered the same receipt as a 200.
-        return created ? receipt : HttpServerResponse.jsonUnsafe(encodeReceipt(receipt), { status: 200 })
+        return receipt
       }).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
     )
   })

@@ -30,9 +30,11 @@
  * 4. the entry under the current version of its type (absent: handed over,
  *    and the handlers compute it);
  * 5. the rate limit, drawn once (RateLimit.ts `drawForLane`): admitted, the
- *    answer is written (a 304 when If-None-Match matches); refused, or the
- *    store failed, the draw is handed over with the request and the handlers
- *    answer it (429, or served without limit headers) as ever.
+ *    answer is written (a 304 when If-None-Match matches; without limit
+ *    headers when the shared store is unreachable and the rate fails open);
+ *    refused, or the store unreachable and a limit failing closed, the draw
+ *    is handed over with the request and the handlers answer it (429, 503)
+ *    as ever.
  *
  * Off when the server has no versioned response cache, and (ServeCommand)
  * with metrics or tracing on, whose per-request records the handlers make.

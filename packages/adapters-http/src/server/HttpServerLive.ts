@@ -27,13 +27,15 @@ import { Handlers } from "./Handlers.ts"
 import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
 import { countedLimiter, type MetricsOptions, withMetrics } from "./Metrics.ts"
 import { type IdleMemoryOptions, releaseMemoryWhenQuiet } from "./IdleMemory.ts"
-import { createServer, drain, installLane, requestsStarted } from "./NodeServer.ts"
+import { type ConnectionLimits, createServer, drain, installLane, requestsStarted } from "./NodeServer.ts"
 import { HitLane } from "./HitLane.ts"
 import { KeyMemo } from "./KeyMemo.ts"
 import { type AccessLog, accessLogMiddleware, makeAccessLog } from "./AccessLog.ts"
 import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import type { ResponseCache } from "./ResponseCache.ts"
 import { DefaultShutdownGrace, ServerShutdown } from "./ServerShutdown.ts"
+import { DocsPagePolicy } from "./DocsPage.ts"
+import { SecurityHeaders } from "./SecurityHeaders.ts"
 
 /**
  * The API's routes and its OpenAPI document, whose `info` carries the
@@ -45,19 +47,26 @@ export const ApiRoutes = Layer.unwrap(
   )
 ).pipe(Layer.provide(Handlers))
 
-/** The docs page, rendered from the same branded document (its title is the OpenAPI title). */
+/**
+ * The docs page, rendered from the same branded document (its title is the
+ * OpenAPI title), with the Content-Security-Policy of what it loads (DocsPage.ts).
+ */
 export const DocsRoute = Layer.unwrap(
   Effect.map(Branding, (branding) => HttpApiScalar.layer(brandedApi(branding), { path: "/docs" }))
-)
+).pipe(Layer.provide(DocsPagePolicy.layer))
 
 /**
  * The API, its docs page, and the MCP server for agents at /mcp
  * (mcp/RatingsMcpServer.ts); `trustedHops`: the proxies whose
  * X-Forwarded-For entries name the client (AuthConfig.trustedHops), for what
- * /mcp limits per client address.
+ * /mcp limits per client address. SecurityHeaders is provided, so built
+ * first: it wraps the other global middleware and every route, the app's
+ * own (the dashboard) included.
  */
 export const allRoutes = (trustedHops: number) =>
-  Layer.mergeAll(ApiRoutes, DocsRoute, mcpRoutes(trustedHops), Cors, RouterFallbacks)
+  Layer.mergeAll(ApiRoutes, DocsRoute, mcpRoutes(trustedHops), Cors, RouterFallbacks).pipe(
+    Layer.provide(SecurityHeaders)
+  )
 
 /** The configuration of the caller policies: where rate-limit counters live, and the limits. */
 export type PoliciesConfig = RateLimitConfig
@@ -166,6 +175,24 @@ const releaseMemoryOnQuiet = (server: () => Server | undefined, options: IdleMem
   )
 
 /**
+ * Logs, as a warning, what the server's connection limits report (an address
+ * reaching its cap of open connections): `report` is set while the layer is
+ * open, with the logger of the server's context.
+ */
+const logConnectionCaps = (report: { log: ((line: string) => void) | undefined }) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const context = yield* Effect.context<never>()
+      report.log = (line) => Effect.runForkWith(context)(Effect.logWarning(line))
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          report.log = undefined
+        })
+      )
+    })
+  )
+
+/**
  * The server. With `responseCache` (ResponseCache.ts) the hot public reads are
  * served from already-encoded responses; without it every read is computed.
  * Closing it drains the requests in flight for at most `shutdownGrace`.
@@ -194,6 +221,8 @@ export const serve = <E = never, R = never>(options: {
   readonly accessLog?: AccessLog | false | undefined
   /** Memory returned to the system when the server goes quiet (IdleMemory.ts); defaults as there. */
   readonly idleMemory?: IdleMemoryOptions | undefined
+  /** The time a client has to send a request, and the connections it may hold (NodeServer.ts); defaults as there. */
+  readonly connections?: Omit<ConnectionLimits, "onCapped"> | undefined
 }) => {
   const grace = options.shutdownGrace ?? DefaultShutdownGrace
   let server: Server | undefined
@@ -214,21 +243,26 @@ export const serve = <E = never, R = never>(options: {
         installHitLane(() => server, options.auth, log)
       )
     : router
-  const routes = Layer.merge(
+  const caps: { log: ((line: string) => void) | undefined } = { log: undefined }
+  const routes = Layer.mergeAll(
     withLane,
-    releaseMemoryOnQuiet(() => server, options.idleMemory ?? {})
+    releaseMemoryOnQuiet(() => server, options.idleMemory ?? {}),
+    logConnectionCaps(caps)
   ).pipe(
     Layer.provide(KeyMemo.layer),
     Layer.provide(layerCallerPolicies(options.policies, options.metrics !== undefined)),
     Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),
     Layer.provide(Layer.succeed(ServerShutdown, ServerShutdown.of({ cutting: () => cutting }))),
     Layer.provide(
-      NodeHttpServer.layer(() => (server = createServer()), {
-        port: options.port,
-        host: options.host ?? "0.0.0.0",
-        // The drain above has closed the server by the time this applies; a bound, not the mechanism.
-        gracefulShutdownTimeout: grace
-      })
+      NodeHttpServer.layer(
+        () => (server = createServer({ ...options.connections, onCapped: (line) => caps.log?.(line) })),
+        {
+          port: options.port,
+          host: options.host ?? "0.0.0.0",
+          // The drain above has closed the server by the time this applies; a bound, not the mechanism.
+          gracefulShutdownTimeout: grace
+        }
+      )
     )
   )
   return drainOnClose(

@@ -8,7 +8,9 @@
  *   response head). The route label is the matched route's template
  *   (`/api/v1/protocols/:identifier`), never the raw path; a request no route
  *   matched (a 404, a preflight) is `unmatched`.
- * - Rate-limit refusals by caller kind, counted by wrapping the limiter.
+ * - Rate-limit refusals (429) by caller kind, counted by wrapping the limiter;
+ *   with a shared store (Redis), whether it answers and the requests each
+ *   limit decided without it during outages, read from the limiter at scrape.
  * - Response cache hits and misses, read from the cache's own counters when
  *   /metrics is scraped.
  * - Whatever the application adds (`MetricsOptions.beforeScrape`: the
@@ -28,7 +30,7 @@ import { PrometheusMetrics } from "effect/observability"
 import { Authentication, InvalidKeyError, InvalidTokenError } from "../api/Authentication.ts"
 import { CurrentCaller } from "../api/CurrentCaller.ts"
 import { RateLimitedError, ServiceUnavailableError } from "../api/Errors.ts"
-import { RequestRateLimiter } from "./RateLimit.ts"
+import { LimitKindLabels, LimitKinds, RequestRateLimiter } from "./RateLimit.ts"
 import { ResponseCache } from "./ResponseCache.ts"
 
 export interface MetricsOptions {
@@ -55,6 +57,18 @@ export const HttpRequestDuration = Metric.histogram("http_request_duration_secon
 
 export const RateLimitRefusals = Metric.counter("ratings_rate_limit_refusals_total", {
   description: "Requests refused with 429 by the rate limiter, by caller kind",
+  incremental: true
+})
+
+export const RateLimitStoreUp = Metric.gauge("ratings_rate_limit_store_up", {
+  description:
+    "1 while the shared rate-limit store (Redis) answers, 0 during an outage; absent without a shared store"
+})
+
+export const RateLimitStoreDecisions = Metric.counter("ratings_rate_limit_store_decisions_total", {
+  description:
+    "Requests a rate limit decided without its store during an outage, by limit and by decision: " +
+    "admitted (the limit fails open) or refused with 503 (it fails closed)",
   incremental: true
 })
 
@@ -139,10 +153,15 @@ const requestMetrics = HttpRouter.middleware(
 
 /** The rate limiter with its refusals counted by caller kind (failed credentials count as anonymous). */
 export const countRefusals = (limiter: RequestRateLimiter["Service"]): RequestRateLimiter["Service"] => {
+  // A 429 only: a 503 of a limit failing closed is counted by the limiter (ratings_rate_limit_store_decisions_total).
   const refused =
     (kind: CallerKind) =>
     <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-      Effect.tapError(self, () => Metric.update(Metric.withAttributes(RateLimitRefusals, { kind }), 1))
+      Effect.tapError(self, (error) =>
+        error instanceof RateLimitedError
+          ? Metric.update(Metric.withAttributes(RateLimitRefusals, { kind }), 1)
+          : Effect.void
+      )
   return RequestRateLimiter.of({
     check: (caller) => limiter.check(caller).pipe(refused(callerKind(caller))),
     admitCredential: (address) => limiter.admitCredential(address).pipe(refused("anonymous")),
@@ -151,9 +170,11 @@ export const countRefusals = (limiter: RequestRateLimiter["Service"]): RequestRa
     checkContact: (address) => limiter.checkContact(address).pipe(refused("anonymous")),
     // So are the MCP sessions opened at /mcp.
     checkMcpSession: (address) => limiter.checkMcpSession(address).pipe(refused("anonymous")),
+    admitMcpSession: (address) => limiter.admitMcpSession(address).pipe(refused("anonymous")),
     // A refusal the lane draws is handed over and answered (and counted) by `check`.
     drawForLane: limiter.drawForLane,
-    drawForLaneNow: limiter.drawForLaneNow
+    drawForLaneNow: limiter.drawForLaneNow,
+    storeStatus: limiter.storeStatus
   })
 }
 
@@ -232,13 +253,27 @@ const metricsRoute = (options: MetricsOptions) =>
       // The registry the request middleware writes to (the layer's), read and refreshed here too.
       const registry = yield* Metric.MetricRegistry
       const context = yield* Effect.context<never>()
+      const limiter = yield* Effect.serviceOption(RequestRateLimiter)
       const hits = follow(ResponseCacheHits)
       const misses = follow(ResponseCacheMisses)
+      const decisions = LimitKinds.map((kind) => {
+        const series = (decision: string) =>
+          follow(Metric.withAttributes(RateLimitStoreDecisions, { limit: LimitKindLabels[kind], decision }))
+        return { kind, admitted: series("admitted"), refused: series("refused") }
+      })
       const refresh = Effect.gen(function* () {
         if (Option.isSome(cache)) {
           const stats = yield* cache.value.stats
           yield* hits(stats.hits)
           yield* misses(stats.misses)
+        }
+        const store = Option.isSome(limiter) ? limiter.value.storeStatus() : undefined
+        if (store !== undefined) {
+          yield* Metric.update(RateLimitStoreUp, store.reachable ? 1 : 0)
+          for (const { kind, admitted, refused } of decisions) {
+            yield* admitted(store.decidedWithoutStore[kind].admitted)
+            yield* refused(store.decidedWithoutStore[kind].refused)
+          }
         }
         if (options.beforeScrape !== undefined) yield* options.beforeScrape
       })

@@ -32,18 +32,30 @@
  * the MCP sessions opened at /mcp (`checkMcpSession`: 60 an hour, under
  * `mcp:<address>`).
  *
- * If the shared store fails or does not answer within 500 ms (a Redis client
- * queues commands while it reconnects), the request is served without limit
- * headers and a warning is logged: the limiter must not take the API down.
+ * When the shared store (Redis) fails or does not answer within its timeout
+ * (100 ms by default), an outage begins: from then on no request waits on the
+ * store; each limit decides by its own policy at once (`onStoreFailure`):
+ * open, the request is served without limit headers; closed, it is answered
+ * 503 `{"detail": "service unavailable"}` with `Retry-After` and
+ * `Cache-Control: no-store` (the caller did nothing wrong: not a 429). By
+ * default the request rate and MCP sessions fail open (the limiter must not
+ * take the API down), coverage requests fail closed, and so may failed
+ * credentials (closed: no credential is checked while the store cannot say
+ * whether its address has used its allowance). The store is probed once a
+ * second until it answers, which ends the outage. The outage is logged once
+ * as it begins (a warning) and once as it ends, never per request, and is
+ * read at /metrics (`storeStatus`). The memory store cannot fail: none of
+ * this is on its path.
  */
 import { createHash } from "node:crypto"
 import { NodeRedis } from "@effect/platform-node"
 import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
-import { Context, Duration, Effect, Layer, Option, Result } from "effect"
+import { Context, Duration, Effect, Exit, FiberSet, Layer, Option, References, Result } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IpNetwork, NetAddress } from "effect/net"
 import { RateLimiter } from "effect/persistence"
 import { RateLimitedError } from "../api/Api.ts"
+import { ServiceUnavailableError } from "../api/Errors.ts"
 
 /** One counting window: at most `limit` requests per `window`. */
 export interface RateWindow {
@@ -92,21 +104,179 @@ export interface RateLimitConfig {
   readonly contacts?: ReadonlyArray<RateWindow> | undefined
   /** The windows of MCP sessions opened per client address; ProductionMcpSessionLimits when absent. */
   readonly mcpSessions?: ReadonlyArray<RateWindow> | undefined
+  /** How long a call to the shared store may take before it counts as failed; DefaultStoreTimeout when absent. */
+  readonly storeTimeout?: Duration.Input | undefined
+  /** Per kind of limit, what it does while the shared store cannot be reached; DefaultStoreFailurePolicies for the rest. */
+  readonly onStoreFailure?: Partial<StoreFailurePolicies> | undefined
 }
 
 export const DefaultRedisKeyPrefix = "ratings:ratelimit:"
 
-/** How long a request waits for the counter store before it is served without a limit. */
-export const StoreTimeout = Duration.millis(500)
+/**
+ * How long a call to the shared store may take before it counts as failed
+ * (and the outage begins). Redis answers a counter's script in well under a
+ * millisecond on a local network; this leaves room for a pause, and bounds
+ * what the first requests of an outage wait.
+ */
+export const DefaultStoreTimeout = Duration.millis(100)
 
-const storeTimedOut = () =>
-  Effect.fail(
-    new RateLimiter.RateLimiterError({
-      reason: new RateLimiter.RateLimitStoreError({
-        message: `no answer within ${Duration.format(StoreTimeout)}`
-      })
+/**
+ * The kinds of limit, each with its own choice when the shared store cannot
+ * be reached: the request rate (per key, admin or anonymous address), failed
+ * credentials (per address), coverage requests and MCP sessions (per address).
+ */
+export const LimitKinds = ["requests", "failedCredentials", "contacts", "mcpSessions"] as const
+export type LimitKind = (typeof LimitKinds)[number]
+
+/** open: served as if the limit were not there; closed: refused with 503 until the store answers again. */
+export type StoreFailurePolicy = "open" | "closed"
+export type StoreFailurePolicies = { readonly [K in LimitKind]: StoreFailurePolicy }
+
+/**
+ * Reads stay up through an outage of the store (the request rate, MCP
+ * sessions); a coverage request, a form anyone may post that writes a row, is
+ * refused until the limit can hold. Failed credentials fail open: closed
+ * would refuse every key and token for the outage's length.
+ */
+export const DefaultStoreFailurePolicies: StoreFailurePolicies = {
+  requests: "open",
+  failedCredentials: "open",
+  contacts: "closed",
+  mcpSessions: "open"
+}
+
+/** How often the store is probed during an outage: the outage ends at the first answer. */
+export const StoreProbeEvery = Duration.seconds(1)
+
+/** The `Retry-After` of a refusal while the store is unreachable (a few probes later). */
+export const StoreDownRetryAfterSeconds = 5
+
+/** What a limit's name is in the log and in /metrics. */
+export const LimitKindLabels: { readonly [K in LimitKind]: string } = {
+  requests: "requests",
+  failedCredentials: "failed_credentials",
+  contacts: "contacts",
+  mcpSessions: "mcp_sessions"
+}
+
+/** The shared store as the limiter last saw it, and what it decided without it (read at /metrics). */
+export interface StoreStatus {
+  readonly reachable: boolean
+  /** When the outage in course began (epoch milliseconds); undefined while the store is reachable. */
+  readonly unreachableSince: number | undefined
+  /** Per kind of limit, the requests decided without the store since the start: admitted (open) or refused (closed). */
+  readonly decidedWithoutStore: {
+    readonly [K in LimitKind]: { readonly admitted: number; readonly refused: number }
+  }
+}
+
+const storeError = (message: string) =>
+  new RateLimiter.RateLimiterError({ reason: new RateLimiter.RateLimitStoreError({ message }) })
+
+/** A Redis URL in an error's text is replaced: it may hold a password. */
+const withoutUrls = (text: string): string => text.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, "<url>")
+
+const policyLine = (policies: StoreFailurePolicies): string => {
+  const of = (policy: StoreFailurePolicy) =>
+    LimitKinds.filter((k) => policies[k] === policy)
+      .map((k) => LimitKindLabels[k])
+      .join(", ")
+  const open = of("open")
+  const closed = of("closed")
+  return [
+    ...(open === "" ? [] : [`failing open (served without limit) for ${open}`]),
+    ...(closed === "" ? [] : [`failing closed (503) for ${closed}`])
+  ].join("; ")
+}
+
+/**
+ * The circuit breaker in front of a shared store. While the store is
+ * reachable a call is bounded by `timeout`, and a call that fails or times
+ * out begins an outage; during one, calls fail at once without reaching the
+ * store, and a fiber of the limiter's own probes the store every
+ * `StoreProbeEvery` until it answers. Each outage is logged once as it
+ * begins and once as it ends, with its length; never the store's URL.
+ */
+interface StoreGuard {
+  readonly call: <A>(
+    call: Effect.Effect<A, RateLimiter.RateLimiterError>
+  ) => Effect.Effect<A, RateLimiter.RateLimiterError>
+  /** Notes a request decided by a limit's policy without the store. */
+  readonly decided: (kind: LimitKind, policy: StoreFailurePolicy) => void
+  readonly status: () => StoreStatus
+}
+
+const makeStoreGuard = Effect.fnUntraced(function* (
+  probe: Effect.Effect<unknown, RateLimiter.RateLimiterError>,
+  timeout: Duration.Duration,
+  policies: StoreFailurePolicies
+) {
+  const run = yield* FiberSet.makeRuntime<never>()
+  const clock = yield* Effect.clockWith(Effect.succeed)
+  const timedOut = Effect.fail(storeError(`no answer within ${Duration.format(timeout)}`))
+  const unreachable = Effect.fail(storeError("the store is unreachable: not called until a probe answers"))
+  const bounded = <A>(call: Effect.Effect<A, RateLimiter.RateLimiterError>) =>
+    Effect.timeoutOrElse(call, { duration: timeout, orElse: () => timedOut })
+  let downSince: number | undefined
+  /** Bumped as each outage begins and ends: a call that began before the change does not begin another. */
+  let epoch = 0
+  const decided = Object.fromEntries(LimitKinds.map((k) => [k, { admitted: 0, refused: 0 }])) as Record<
+    LimitKind,
+    { admitted: number; refused: number }
+  >
+  const iso = (millis: number) => new Date(millis).toISOString()
+
+  const outage = (since: number, reason: string) =>
+    Effect.gen(function* () {
+      yield* Effect.logWarning(
+        `rate-limit store unreachable since ${iso(since)} (${reason}): ${policyLine(policies)}; ` +
+          `probing it every ${Duration.format(StoreProbeEvery)}`
+      )
+      while (true) {
+        yield* Effect.sleep(StoreProbeEvery)
+        if (Exit.isSuccess(yield* Effect.exit(bounded(probe)))) break
+      }
+      const now = clock.currentTimeMillisUnsafe()
+      downSince = undefined
+      epoch++
+      yield* Effect.logInfo(
+        `rate-limit store reachable again after ${Duration.format(Duration.millis(now - since))} ` +
+          `(unreachable since ${iso(since)}): limits hold again`
+      )
     })
-  )
+
+  const begin = (startedIn: number, error: RateLimiter.RateLimiterError) =>
+    Effect.sync(() => {
+      if (error.reason._tag !== "RateLimitStoreError" || downSince !== undefined || startedIn !== epoch)
+        return
+      const since = clock.currentTimeMillisUnsafe()
+      downSince = since
+      epoch++
+      const cause = error.reason.cause
+      const reason = withoutUrls(
+        cause instanceof Error ? `${error.reason.message}: ${cause.message}` : error.reason.message
+      )
+      run(outage(since, reason))
+    })
+
+  const guard: StoreGuard = {
+    call: (call) =>
+      Effect.suspend(() => {
+        if (downSince !== undefined) return unreachable
+        const startedIn = epoch
+        return Effect.tapError(bounded(call), (error) => begin(startedIn, error))
+      }),
+    decided: (kind, policy) => {
+      decided[kind][policy === "open" ? "admitted" : "refused"]++
+    },
+    status: () => ({
+      reachable: downSince === undefined,
+      unreachableSince: downSince,
+      decidedWithoutStore: decided
+    })
+  }
+  return guard
+})
 
 export const RateLimitHeaders = {
   limit: "ratelimit-limit",
@@ -357,30 +527,44 @@ interface Limits {
   readonly table: RateLimitTable
   readonly policies: { readonly [K in CallerKind]: string }
   /**
-   * Whether the store may be slow or silent (Redis): then each draw is
-   * bounded by `StoreTimeout` and the windows of one check are read at once.
-   * The memory store answers at once: no timer, no fiber per window (a
-   * cached read's whole cost is of that order, issue 15).
+   * Whether the store may be slow or silent (Redis): then the windows of one
+   * check are read at once. The memory store answers at once: no fiber per
+   * window (a cached read's whole cost is of that order, issue 15).
    */
   readonly remote: boolean
   /** The memory store's step and clock, when the store is the memory store: draws then need no effect. */
   readonly now: (MemorySteps & { readonly millis: () => number }) | undefined
+  /** The breaker in front of a remote store (each call bounded, none during an outage); none for the memory store. */
+  readonly guard: StoreGuard | undefined
+  /** What each kind of limit does while the store cannot be reached. */
+  readonly onStoreFailure: StoreFailurePolicies
 }
 
 /** One window's counter: `tokens` 0 reads it without drawing. */
-const consume = (limits: Limits, subject: string, w: RateWindow, tokens: number) =>
-  limits.limiter
-    .consume({
-      algorithm: "fixed-window",
-      onExceeded: "fail",
-      key: counterKey(subject, w),
-      limit: w.limit,
-      window: w.window,
-      tokens
-    })
-    .pipe((draw) =>
-      limits.remote ? Effect.timeoutOrElse(draw, { duration: StoreTimeout, orElse: storeTimedOut }) : draw
-    )
+const consume = (limits: Limits, subject: string, w: RateWindow, tokens: number) => {
+  const call = limits.limiter.consume({
+    algorithm: "fixed-window",
+    onExceeded: "fail",
+    key: counterKey(subject, w),
+    limit: w.limit,
+    window: w.window,
+    tokens
+  })
+  return limits.guard === undefined ? call : limits.guard.call(call)
+}
+
+/** A limit of `kind` that could not reach its store: its policy, noted for /metrics. */
+const withoutStore = (limits: Limits, kind: LimitKind): StoreFailurePolicy => {
+  const policy = limits.onStoreFailure[kind]
+  limits.guard?.decided(kind, policy)
+  return policy
+}
+
+/** The 503 of a limit that fails closed: the API's service-unavailable answer, never stored, retried later. */
+const storeUnavailable = onResponse({
+  [RateLimitHeaders.retryAfter]: String(StoreDownRetryAfterSeconds),
+  "cache-control": "no-store"
+}).pipe(Effect.andThen(Effect.fail(ServiceUnavailableError.instance)))
 
 /**
  * Draws one request from each window in turn; the states drawn, or why it
@@ -398,7 +582,7 @@ const draw = (
     : Effect.sync(() => drawNow(now, subject, windows))
 }
 
-/** `draw` through the store's effect, bounded by `StoreTimeout` on a remote store. */
+/** `draw` through the store's effect (bounded by the guard's timeout on a remote store). */
 const drawThroughStore = Effect.fnUntraced(function* (
   limits: Limits,
   subject: string,
@@ -432,29 +616,33 @@ const refuseWith = (policy: string, limit: number, retryAfter: number) =>
 const refuse = (limits: Limits, kind: CallerKind, limit: number, retryAfter: number) =>
   refuseWith(limits.policies[kind], limit, retryAfter)
 
-/** Ends a draw on windows whose policy header is `policy`: their headers on the response, a 429 when one refused. */
-const concludeWith = Effect.fnUntraced(function* (
+/**
+ * Ends a draw of a limit of `kind` on windows whose policy header is
+ * `policy`: their headers on the response, a 429 when one refused; when the
+ * store could not be reached, the kind's policy: served without headers
+ * (open), or `closed`.
+ */
+const concludeWith = <E>(
+  limits: Limits,
+  kind: LimitKind,
+  closed: Effect.Effect<never, E, HttpServerRequest.HttpServerRequest>,
   policy: string,
   states: ReadonlyArray<WindowState>,
   refusal: Refusal | undefined
-) {
-  if (refusal?._tag === "StoreFailed")
-    return yield* Effect.logWarning(
-      "rate limit store failed: request served without a limit",
-      refusal.message
-    )
-  if (refusal?._tag === "Refused") return yield* refuseWith(policy, refusal.limit, refusal.retryAfter)
+): Effect.Effect<void, RateLimitedError | E, HttpServerRequest.HttpServerRequest> => {
+  if (refusal?._tag === "StoreFailed") return withoutStore(limits, kind) === "open" ? Effect.void : closed
+  if (refusal?._tag === "Refused") return refuseWith(policy, refusal.limit, refusal.retryAfter)
   const reported = closestToExhaustion(states)
-  if (reported !== undefined) yield* onResponse(headersOf(policy, reported))
-})
+  return reported === undefined ? Effect.void : onResponse(headersOf(policy, reported))
+}
 
-/** Ends a draw: the headers of `kind` on the response, a 429 when a window refused. */
+/** Ends a draw of the caller's request rate: the headers of `kind` on the response, a 429 when a window refused. */
 const conclude = (
   limits: Limits,
   kind: CallerKind,
   states: ReadonlyArray<WindowState>,
   refusal: Refusal | undefined
-) => concludeWith(limits.policies[kind], states, refusal)
+) => concludeWith(limits, "requests", storeUnavailable, limits.policies[kind], states, refusal)
 
 /** A draw made for a request before its handler ran (HitLane.ts), which `check` then concludes. */
 export interface DrawnAhead {
@@ -475,40 +663,52 @@ const check = (limits: Limits) =>
     yield* conclude(limits, kind, states, refusal)
   })
 
-/** One window of the address's failed credentials, read: what is left and when it resets; undefined when the store failed. */
-type FailedRead = { readonly remaining: number; readonly resetSeconds: number } | undefined
+/** One window read: what is left and when it resets; undefined when the store failed. */
+type WindowRead = { readonly remaining: number; readonly resetSeconds: number } | undefined
 
 /**
- * The address's failed-credential windows read at once from the memory store
- * (a draw of 0: counts nothing). While no failed-credential counter can be
- * alive (most requests), none is looked up: each reads as a counter not held.
+ * Windows read at once from the memory store (a draw of 0: counts nothing);
+ * `subject` undefined: a counter known not to be held.
  */
-const readFailedNow = (
+const readNow = (
   now: NonNullable<Limits["now"]>,
-  limits: Limits,
-  address: string
-): Array<FailedRead> => {
-  const subject = now.millis() < now.failedLiveUntil() ? failedSubject(address) : undefined
-  return limits.table.anonymous.map((w) => {
+  subject: string | undefined,
+  windows: ReadonlyArray<RateWindow>
+): Array<WindowRead> =>
+  windows.map((w) => {
     const read = consumeNow(now, subject, w, 0)
     return "remaining" in read
       ? { remaining: read.remaining, resetSeconds: read.reset }
       : { remaining: 0, resetSeconds: read.retryAfter }
   })
-}
 
-/** The address's failed-credential windows, read (a draw of 0: counts nothing). */
-const readFailedCredentials = (limits: Limits, address: string): Effect.Effect<ReadonlyArray<FailedRead>> =>
+/**
+ * The address's failed-credential windows read at once from the memory store.
+ * While no failed-credential counter can be alive (most requests), none is
+ * looked up: each reads as a counter not held.
+ */
+const readFailedNow = (now: NonNullable<Limits["now"]>, limits: Limits, address: string): Array<WindowRead> =>
+  readNow(
+    now,
+    now.millis() < now.failedLiveUntil() ? failedSubject(address) : undefined,
+    limits.table.anonymous
+  )
+
+/** The windows of `subject`, read (a draw of 0: counts nothing). */
+const readWindows = (
+  limits: Limits,
+  subject: string,
+  windows: ReadonlyArray<RateWindow>
+): Effect.Effect<ReadonlyArray<WindowRead>> =>
   Effect.suspend(() => {
     const now = limits.now
-    if (now !== undefined) return Effect.succeed(readFailedNow(now, limits, address))
-    const subject = failedSubject(address)
+    if (now !== undefined) return Effect.succeed(readNow(now, subject, windows))
     return Effect.forEach(
-      limits.table.anonymous,
+      windows,
       (w) =>
         Effect.map(
           Effect.result(consume(limits, subject, w, 0)),
-          (r): FailedRead =>
+          (r): WindowRead =>
             Result.isSuccess(r)
               ? { remaining: r.success.remaining, resetSeconds: secondsUntil(r.success.resetAfter) }
               : undefined
@@ -517,29 +717,46 @@ const readFailedCredentials = (limits: Limits, address: string): Effect.Effect<R
     )
   })
 
-/** Whether failed-credential windows read are used up (a failing store admits). */
-const exhausted = (read: ReadonlyArray<FailedRead>): boolean =>
+/** The address's failed-credential windows, read (a draw of 0: counts nothing). */
+const readFailedCredentials = (limits: Limits, address: string): Effect.Effect<ReadonlyArray<WindowRead>> =>
+  limits.now !== undefined
+    ? Effect.sync(() => readFailedNow(limits.now!, limits, address))
+    : readWindows(limits, failedSubject(address), limits.table.anonymous)
+
+/** Whether failed-credential windows read are used up (a window the store did not answer is not). */
+const exhausted = (read: ReadonlyArray<WindowRead>): boolean =>
   read.some((r) => r !== undefined && r.remaining < 1)
 
-/** Whether the address's failed credentials have used the anonymous allowance (a failing store admits). */
-const credentialsExhausted = (limits: Limits, address: string) =>
-  Effect.map(readFailedCredentials(limits, address), exhausted)
+/** Whether the store failed to answer a window read. */
+const unread = (read: ReadonlyArray<WindowRead>): boolean => read.some((r) => r === undefined)
 
 /**
  * The lane of cache hits' draw (HitLane.ts): for a caller whose credential
  * came from `credentialFrom` (undefined for an anonymous caller), nothing
- * when that address's failed credentials are exhausted (the handlers will
- * refuse it; nothing is drawn), else one request drawn from the caller's
- * windows: the headers to answer with when it was admitted, or the draw to
- * hand over with the request (a refusal, a store failure) for `check` to
- * conclude as usual.
+ * when that address's failed credentials are exhausted, or cannot be read
+ * and fail closed (the handlers will refuse it; nothing is drawn), else one
+ * request drawn from the caller's windows: the headers to answer with when
+ * it was admitted (none when the store failed and the request rate fails
+ * open), or the draw to hand over with the request (a refusal, a store
+ * failure failing closed) for `check` to conclude as usual.
  */
 const drawForLane = (limits: Limits) =>
   Effect.fnUntraced(function* (caller: Caller, credentialFrom: string | undefined) {
-    if (credentialFrom !== undefined && (yield* credentialsExhausted(limits, credentialFrom)))
-      return undefined
+    if (credentialFrom !== undefined) {
+      const read = yield* readFailedCredentials(limits, credentialFrom)
+      if (exhausted(read)) return undefined
+      if (unread(read)) {
+        // Closed: handed over without a draw; the handlers' `admitCredential` answers (and counts) it.
+        if (limits.onStoreFailure.failedCredentials === "closed") return undefined
+        withoutStore(limits, "failedCredentials")
+      }
+    }
     const kind = callerKind(caller)
     const drawn: DrawnAhead = yield* draw(limits, subjectOf(caller), limits.table[kind])
+    if (drawn.refusal?._tag === "StoreFailed" && limits.onStoreFailure.requests === "open") {
+      withoutStore(limits, "requests")
+      return { _tag: "Admitted", headers: {} } as const
+    }
     if (drawn.refusal !== undefined) return { _tag: "HandOver", drawn } as const
     const reported = closestToExhaustion(drawn.states)
     const headers = reported === undefined ? {} : headersOf(limits.policies[kind], reported)
@@ -622,15 +839,49 @@ const failedSubject = (address: string) => failedSubjectOf(addressKey(address))
 /**
  * One request drawn from an allowance the address has apart from its request
  * rate (`<prefix>:<address>`): a 429 once it is used, and the response's
- * RateLimit headers are its windows'. Coverage requests (`contact:`) and MCP
+ * RateLimit headers are its windows'; `closed`, when the store cannot be
+ * reached and the kind fails closed. Coverage requests (`contact:`) and MCP
  * sessions opened at /mcp (`mcp:`).
  */
-const checkAllowance = (limits: Limits, prefix: string, windows: ReadonlyArray<RateWindow>) => {
+const checkAllowance = <E>(
+  limits: Limits,
+  kind: LimitKind,
+  closed: Effect.Effect<never, E, HttpServerRequest.HttpServerRequest>,
+  prefix: string,
+  windows: ReadonlyArray<RateWindow>
+) => {
   const policy = policyHeader(windows)
   return (address: string) =>
     Effect.flatMap(draw(limits, `${prefix}${addressKey(address)}`, windows), ({ states, refusal }) =>
-      concludeWith(policy, states, refusal)
+      concludeWith(limits, kind, closed, policy, states, refusal)
     )
+}
+
+/**
+ * The allowance of `checkAllowance` read for `address`, nothing drawn: a 429
+ * (with the allowance's headers) when it is used up, so that a request can be
+ * refused before its work is done and drawn only once that work is known to
+ * count. A store that cannot be reached: `closed` when the kind fails closed;
+ * otherwise admitted, and the draw decides (and is the one noted for /metrics).
+ */
+const admitAllowance = <E>(
+  limits: Limits,
+  kind: LimitKind,
+  closed: Effect.Effect<never, E, HttpServerRequest.HttpServerRequest>,
+  prefix: string,
+  windows: ReadonlyArray<RateWindow>
+) => {
+  const policy = policyHeader(windows)
+  return Effect.fnUntraced(function* (address: string) {
+    const read = yield* readWindows(limits, `${prefix}${addressKey(address)}`, windows)
+    for (const [i, r] of read.entries())
+      if (r !== undefined && r.remaining < 1)
+        return yield* refuseWith(policy, windows[i]!.limit, r.resetSeconds)
+    if (unread(read) && limits.onStoreFailure[kind] === "closed") {
+      withoutStore(limits, kind)
+      return yield* closed
+    }
+  })
 }
 
 const admitCredential = (limits: Limits) =>
@@ -638,10 +889,10 @@ const admitCredential = (limits: Limits) =>
     const anonymous = limits.table.anonymous
     const read = yield* readFailedCredentials(limits, address)
     for (const [i, r] of read.entries()) {
-      // A store that fails or is silent admits: the draw after the check reports it.
       if (r === undefined || r.remaining >= 1) continue
       return yield* refuse(limits, "anonymous", anonymous[i]!.limit, r.resetSeconds)
     }
+    if (unread(read) && withoutStore(limits, "failedCredentials") === "closed") return yield* storeUnavailable
   })
 
 const countFailedCredential = (limits: Limits) =>
@@ -652,8 +903,21 @@ const countFailedCredential = (limits: Limits) =>
       subjectOf({ _tag: "Anonymous", ip: address }),
       limits.table.anonymous
     )
+    const policy = limits.policies.anonymous
+    if (failed.refusal?._tag === "StoreFailed" || anonymous.refusal?._tag === "StoreFailed")
+      return yield* concludeWith(limits, "failedCredentials", storeUnavailable, policy, [], {
+        _tag: "StoreFailed",
+        message: "the failed credential could not be counted"
+      })
     const refused = failed.refusal?._tag === "Refused" ? failed.refusal : undefined
-    yield* conclude(limits, "anonymous", anonymous.states, anonymous.refusal ?? refused)
+    yield* concludeWith(
+      limits,
+      "failedCredentials",
+      storeUnavailable,
+      policy,
+      anonymous.states,
+      anonymous.refusal ?? refused
+    )
   })
 
 /**
@@ -668,17 +932,19 @@ const countFailedCredential = (limits: Limits) =>
 export class RequestRateLimiter extends Context.Service<
   RequestRateLimiter,
   {
+    /** The caller's request rate: 429 once a window is used; 503 while the store is unreachable and it fails closed. */
     readonly check: (
       caller: Caller
-    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    ) => Effect.Effect<void, RateLimitedError | ServiceUnavailableError, HttpServerRequest.HttpServerRequest>
     /**
      * Before a credential sent from `address` is checked: 429 when the
-     * address's failed credentials have used the anonymous allowance. Counts
+     * address's failed credentials have used the anonymous allowance (503
+     * when they cannot be read and failed credentials fail closed). Counts
      * nothing, so a valid key or token from the address costs it nothing.
      */
     readonly admitCredential: (
       address: string
-    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    ) => Effect.Effect<void, RateLimitedError | ServiceUnavailableError, HttpServerRequest.HttpServerRequest>
     /**
      * A credential sent from `address` failed: counted like an anonymous
      * request of the address (its windows and headers, 429 once exhausted),
@@ -686,7 +952,7 @@ export class RequestRateLimiter extends Context.Service<
      */
     readonly countFailedCredential: (
       address: string
-    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    ) => Effect.Effect<void, RateLimitedError | ServiceUnavailableError, HttpServerRequest.HttpServerRequest>
     /**
      * A coverage request (POST /contacts) from `address`: drawn from the
      * address's coverage-request windows, 429 once they are used. The
@@ -694,14 +960,24 @@ export class RequestRateLimiter extends Context.Service<
      */
     readonly checkContact: (
       address: string
-    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    ) => Effect.Effect<void, RateLimitedError | ServiceUnavailableError, HttpServerRequest.HttpServerRequest>
     /**
      * An MCP session opened at /mcp from `address`: drawn from the address's
-     * MCP-session windows, 429 once they are used, with their headers.
+     * MCP-session windows, 429 once they are used, with their headers; 503
+     * while the store is unreachable and MCP sessions fail closed.
      */
     readonly checkMcpSession: (
       address: string
-    ) => Effect.Effect<void, RateLimitedError, HttpServerRequest.HttpServerRequest>
+    ) => Effect.Effect<void, RateLimitedError | ServiceUnavailableError, HttpServerRequest.HttpServerRequest>
+    /**
+     * Before an MCP session is opened for `address`: 429 when its MCP-session
+     * windows are used up, with their headers; 503 while the store is
+     * unreachable and MCP sessions fail closed. Counts nothing: the session is
+     * drawn (`checkMcpSession`) once it is opened.
+     */
+    readonly admitMcpSession: (
+      address: string
+    ) => Effect.Effect<void, RateLimitedError | ServiceUnavailableError, HttpServerRequest.HttpServerRequest>
     /** The lane of cache hits' draw, outside any request's handlers (see `drawForLane`). */
     readonly drawForLane: (caller: Caller, credentialFrom: string | undefined) => Effect.Effect<LaneDraw>
     /** The same draw made at once when the store is the memory store; undefined otherwise (see `drawForLaneNow`). */
@@ -709,12 +985,16 @@ export class RequestRateLimiter extends Context.Service<
       caller: Caller,
       credentialFrom: string | undefined
     ) => { readonly draw: LaneDraw } | undefined
+    /** The shared store's state (read at /metrics); undefined for the memory store, which cannot fail. */
+    readonly storeStatus: () => StoreStatus | undefined
   }
 >()("@ratings/adapters-http/RequestRateLimiter") {
   /**
    * The limiter over the provided store. `localStore`: the store answers at
-   * once, in process (the memory store): draws then run without a timeout;
-   * any other store is bounded by `StoreTimeout`.
+   * once, in process (the memory store): draws then run as plain calls; any
+   * other store is called through a breaker (each call bounded by the
+   * configured timeout, none during an outage), whose probe runs in the
+   * limiter's scope.
    */
   static readonly make = (config: RateLimitConfig, localStore = false) =>
     Effect.gen(function* () {
@@ -726,21 +1006,62 @@ export class RequestRateLimiter extends Context.Service<
       const policies = Object.fromEntries(
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
       ) as { readonly [K in CallerKind]: string }
+      const onStoreFailure: StoreFailurePolicies = {
+        ...DefaultStoreFailurePolicies,
+        ...config.onStoreFailure
+      }
+      const guard = localStore
+        ? undefined
+        : yield* makeStoreGuard(
+            // A read of a counter of its own: what every draw runs, counting nothing.
+            limiter.consume({
+              algorithm: "fixed-window",
+              onExceeded: "fail",
+              key: "store-probe",
+              limit: 1,
+              window: "1 second",
+              tokens: 0
+            }),
+            Duration.fromInputUnsafe(config.storeTimeout ?? DefaultStoreTimeout),
+            onStoreFailure
+          )
       const limits: Limits = {
         limiter,
         table,
         policies,
         remote: !localStore,
-        now: steps === undefined ? undefined : { ...steps, millis: () => clock.currentTimeMillisUnsafe() }
+        now: steps === undefined ? undefined : { ...steps, millis: () => clock.currentTimeMillisUnsafe() },
+        guard,
+        onStoreFailure
       }
       return RequestRateLimiter.of({
         check: check(limits),
         admitCredential: admitCredential(limits),
         countFailedCredential: countFailedCredential(limits),
-        checkContact: checkAllowance(limits, "contact:", config.contacts ?? ProductionContactLimits),
-        checkMcpSession: checkAllowance(limits, "mcp:", config.mcpSessions ?? ProductionMcpSessionLimits),
+        checkContact: checkAllowance(
+          limits,
+          "contacts",
+          storeUnavailable,
+          "contact:",
+          config.contacts ?? ProductionContactLimits
+        ),
+        checkMcpSession: checkAllowance(
+          limits,
+          "mcpSessions",
+          storeUnavailable,
+          "mcp:",
+          config.mcpSessions ?? ProductionMcpSessionLimits
+        ),
+        admitMcpSession: admitAllowance(
+          limits,
+          "mcpSessions",
+          storeUnavailable,
+          "mcp:",
+          config.mcpSessions ?? ProductionMcpSessionLimits
+        ),
         drawForLane: drawForLane(limits),
-        drawForLaneNow: drawForLaneNow(limits)
+        drawForLaneNow: drawForLaneNow(limits),
+        storeStatus: () => guard?.status()
       })
     })
 
@@ -756,8 +1077,36 @@ export class RequestRateLimiter extends Context.Service<
         config.redisUrl === undefined
           ? layerStoreMemory
           : RateLimiter.layerStoreRedis({ prefix: config.redisKeyPrefix ?? DefaultRedisKeyPrefix }).pipe(
-              Layer.provide(NodeRedis.layer({ url: config.redisUrl }))
+              Layer.provide(layerRedis(config.redisUrl))
             )
       )
     )
 }
+
+/**
+ * The Redis client of the shared store (node-redis through Effect's
+ * NodeRedis), made to fail fast rather than wait:
+ * - commands sent while it reconnects are refused at once, not queued until
+ *   Redis is back (`disableOfflineQueue`); it keeps reconnecting (NodeRedis's
+ *   backoff, up to about 2 seconds between attempts);
+ * - the client's own warnings (one per failed reconnection) are not logged:
+ *   the limiter logs each outage once, as it begins and as it ends;
+ * - it is destroyed as the layer closes, instead of closed: closing waits for
+ *   the replies of commands already sent, which a frozen Redis never sends.
+ */
+const layerRedis = (url: string) =>
+  Layer.effectDiscard(
+    Effect.flatMap(NodeRedis.NodeRedis, ({ client }) =>
+      Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          if (client.isOpen) client.destroy()
+        })
+      )
+    )
+  ).pipe(
+    Layer.provideMerge(
+      NodeRedis.layer({ url, disableOfflineQueue: true }).pipe(
+        Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error"))
+      )
+    )
+  )

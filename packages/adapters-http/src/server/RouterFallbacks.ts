@@ -6,11 +6,14 @@
  * (which the router would otherwise treat like `?`, answering a shorter path's
  * route) is the same 404; and a request body of a media type a route does not
  * take is a JSON 415 that names the type and what to send, instead of
- * text/plain; a body over 1 MiB is a JSON 413 instead of an empty one; a path
- * the API serves asked with another method is a JSON 405 with `Allow`, and so
- * is a HEAD of an export (it would record one and spend quota). The
- * 404 is documented on every operation, 415 and 413 on those that take a body
- * (Api.ts, `documentRouterResponses`); a 405 answers no operation.
+ * text/plain; so is a body declared in a charset other than UTF-8 (every body
+ * the API and /mcp read is decoded as UTF-8, so another charset would be read
+ * as something its sender did not write); a body over 1 MiB is a JSON 413
+ * instead of an empty one; a path the API serves asked with another method is
+ * a JSON 405 with `Allow`, and so is a HEAD of an export (it would record one
+ * and spend quota). The 404 is documented on every operation, 415 and 413
+ * on those that take a body (Api.ts, `documentRouterResponses`); a 405
+ * answers no operation.
  */
 import { ByteSize, Effect } from "effect"
 import { HttpApi } from "effect/http-api"
@@ -52,10 +55,10 @@ const pathOf = (url: string): string => {
  */
 export const MaxRequestBodyBytes = 1_048_576
 
-const tooLarge = HttpServerResponse.jsonUnsafe(
-  { detail: `request body too large: at most ${MaxRequestBodyBytes} bytes (1 MiB)` },
-  { status: 413 }
-)
+/** What a 413 of the API says (NodeServer answers the same to a body declared too large). */
+export const BodyTooLargeDetail = `request body too large: at most ${MaxRequestBodyBytes} bytes (1 MiB)`
+
+const tooLarge = HttpServerResponse.jsonUnsafe({ detail: BodyTooLargeDetail }, { status: 413 })
 
 /** Every route of the API as its method and a matcher of its path (`:param` is one segment). */
 const ApiRoutes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = (() => {
@@ -76,6 +79,42 @@ const ApiRoutes: ReadonlyArray<{ readonly method: string; readonly path: RegExp 
 })()
 
 const MethodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+
+/** The labels of UTF-8 (WHATWG Encoding), lower-case: the one charset request bodies are read in. */
+const Utf8Labels: ReadonlySet<string> = new Set(["utf-8", "utf8"])
+
+/**
+ * The charset a Content-Type declares when it is not UTF-8 (any case, quoted
+ * or not; the first such when several are given), or undefined when it
+ * declares none or UTF-8.
+ */
+export const foreignCharset = (contentType: string | undefined): string | undefined => {
+  if (contentType === undefined) return undefined
+  for (const parameter of contentType.split(";").slice(1)) {
+    const eq = parameter.indexOf("=")
+    if (eq === -1 || parameter.slice(0, eq).trim().toLowerCase() !== "charset") continue
+    const value = parameter
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/su, "$1")
+      .trim()
+    if (!Utf8Labels.has(value.toLowerCase())) return value
+  }
+  return undefined
+}
+
+/** Methods whose requests carry no body to read (CORS preflights included). */
+const BodilessMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
+
+const foreignCharsetRefused = (charset: string) =>
+  HttpServerResponse.jsonUnsafe(
+    {
+      detail:
+        `unsupported charset ${JSON.stringify(charset)}: send the body as application/json in UTF-8 ` +
+        "(charset=utf-8, or no charset)"
+    },
+    { status: 415 }
+  )
 
 /**
  * GET routes a HEAD must not run: the router would run GET's handler for a
@@ -113,6 +152,10 @@ const fallbacks = HttpMiddleware.make((app) =>
     const path = pathOf(request.url)
     if (path.includes(";")) return notFound
     if (request.method === "HEAD" && GetOnlyPaths.has(path)) return methodNotAllowed("HEAD", ["GET"])
+    if (!BodilessMethods.has(request.method)) {
+      const charset = foreignCharset(request.headers["content-type"])
+      if (charset !== undefined) return foreignCharsetRefused(charset)
+    }
     const response = yield* app.pipe(
       Effect.catchIf(isRouteNotFound, () => {
         const allowed = allowedMethods(path)

@@ -4,19 +4,31 @@
  * Requests are drawn with fast-check from a fixed seed: bodies that are not
  * JSON, truncated, empty, deeply nested, batches, JSON-RPC messages with
  * every field wrong (version, id, method, params), and well-formed tool calls
- * with wild arguments, in both kinds of MCP session (the sessionless
+ * with wild arguments (dot segments, URL delimiters and lone surrogates among
+ * them), in both kinds of MCP session (the sessionless
  * 2026-07-28 revision, and real sessions opened before the run), with wrong,
  * missing and mismatched headers (content type, accept, protocol version,
  * method and name routing headers, session id, origin, credentials).
  *
+ * Requests whose id is written as text of its own (ids no JSON.stringify
+ * writes: numbers beyond a double such as 1e400, integers past 2^53 such as
+ * 9007199254740993, fractions and other forms such as 1.0, -0 and 1e2, besides
+ * safe integers, strings and null) go alone and in batches, in sessions and
+ * without.
+ *
  * The oracle: an answer always comes, never a 5xx, never a JSON-RPC internal
  * error (-32603), and a tool call never ends in the tools' own "failed
- * unexpectedly" answer: bad input is the caller's fault, and says so.
+ * unexpectedly" answer: bad input is the caller's fault, and says so. A POST
+ * whose id is beyond a double is a JSON-RPC invalid request (-32600, id null);
+ * any other id is answered exactly as it was written, or with null in an
+ * error that could not read it.
+ * Its headers are checked as every answer's are (ResponseOracle.ts `headerProblems`).
  */
 import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { RatingsToolkit, type RatingsToolName } from "../../src/mcp/RatingsTools.ts"
 import { Effect } from "effect"
 import * as fc from "fast-check"
+import { headerProblems } from "./ResponseOracle.ts"
 import { type RawRequest, type RawResponse, Transport } from "./Transport.ts"
 
 /** The server's own tool names (the toolkit the server registers), so the fuzz follows the tool list. */
@@ -62,6 +74,9 @@ const wild = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 8 }), fc.string(), { maxKeys: 3 })
 )
 
+/** Strings no URL path segment or UTF-16 text holds as they are: dot segments, URL delimiters, lone surrogates. */
+const Awkward = fc.constantFrom(".", "..", "/", "%", "?", "#", "\ud800", "a\udc00", "%2e%2e", "a/../b")
+
 /** Mostly absent; present one time in `odds` + 1. */
 const rarely = <A>(arb: fc.Arbitrary<A>, odds = 6) =>
   fc.oneof({ weight: odds, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb })
@@ -77,13 +92,14 @@ const toolArguments = (hints: McpHints) =>
           slug: fc.oneof(
             fc.constantFrom(...hints.identifiers),
             fc.constantFrom("no-such-thing", "Aave V3"),
+            Awkward,
             wild
           ),
-          id: fc.oneof(fc.uuid(), fc.constantFrom(...hints.identifiers), wild),
-          query: fc.oneof(fc.constantFrom("alpha", "a", "%", "\u0000", " "), wild),
+          id: fc.oneof(fc.uuid(), fc.constantFrom(...hints.identifiers), Awkward, wild),
+          query: fc.oneof(fc.constantFrom("alpha", "a", "%", "\u0000", " "), Awkward, wild),
           limit: fc.oneof(fc.integer({ min: -5, max: 300 }), fc.double(), wild),
           category: fc.oneof(fc.constantFrom("lending", "DEX", ""), wild),
-          chain: fc.oneof(fc.constantFrom("ethereum", "arbitrum", "no-such-chain"), wild),
+          chain: fc.oneof(fc.constantFrom("ethereum", "arbitrum", "no-such-chain"), Awkward, wild),
           since: fc.oneof(
             fc.constantFrom(
               "2026-01-01T00:00:00Z",
@@ -139,33 +155,109 @@ const message = (hints: McpHints) =>
     { requiredKeys: [] }
   )
 
+/** The kinds of JSON-RPC id, as the oracle counts the ones answered. */
+export const IdKinds = ["safe", "unsafe", "fractional", "non-finite", "string", "null"] as const
+export type IdKind = (typeof IdKinds)[number]
+
+/** An id as written in a body, of every kind; the texts JSON.stringify never writes are written here. */
+const idText: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.integer().map(String) },
+  {
+    weight: 3,
+    arbitrary: fc.oneof(
+      fc.constantFrom("9007199254740993", "-9007199254740993", "18446744073709551617", "9007199254740992"),
+      fc
+        .bigInt({ min: -(2n ** 80n), max: 2n ** 80n })
+        .filter((n) => n > BigInt(Number.MAX_SAFE_INTEGER) || n < -BigInt(Number.MAX_SAFE_INTEGER))
+        .map(String)
+    )
+  },
+  {
+    weight: 2,
+    arbitrary: fc.oneof(
+      fc.constantFrom("1.0", "-0", "1e2", "0.1", "1.5", "0.30000000000000000001", "1E-7", "2.50"),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d))
+    )
+  },
+  { weight: 1, arbitrary: fc.constantFrom("1e400", "-1e400", "1E+999", "9".repeat(400)) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 20 }).map((t) => JSON.stringify(t)) },
+  { weight: 1, arbitrary: fc.constant("null") }
+)
+
+export const idKindOf = (text: string): IdKind => {
+  if (text === "null") return "null"
+  if (text.startsWith('"')) return "string"
+  if (!Number.isFinite(Number(text))) return "non-finite"
+  if (/[.eE]/.test(text) || text === "-0") return "fractional"
+  return Number.isSafeInteger(Number(text)) ? "safe" : "unsafe"
+}
+
+/** A JSON-RPC request text with `id` written as given (the rest as JSON.stringify writes it). */
+const withId = (id: string, rest: { readonly method: string; readonly params?: unknown }) =>
+  `{"jsonrpc":"2.0","id":${id},${JSON.stringify(rest).slice(1)}`
+
+/** A tool call's id: mostly a plain one, sometimes of any kind. */
+const callId = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 1 }).map(String) },
+  { weight: 1, arbitrary: idText }
+)
+
 /** A well-formed tool call of the sessionless revision, with wild arguments: it reaches the tools. */
 const modernToolCall = (hints: McpHints) =>
-  fc
-    .tuple(fc.constantFrom(...ToolNames), toolArguments(hints), fc.integer({ min: 1 }))
-    .map(([name, args, id]) => ({
+  fc.tuple(fc.constantFrom(...ToolNames), toolArguments(hints), callId).map(
+    ([name, args, id]): Draft => ({
       headers: { "mcp-method": "tools/call", "mcp-name": name, "mcp-protocol-version": "2026-07-28" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: { name, arguments: args, _meta: modernMeta }
-      })
-    }))
+      body: withId(id, { method: "tools/call", params: { name, arguments: args, _meta: modernMeta } }),
+      ids: [id]
+    })
+  )
 
 /** The same in an open session of an earlier revision. */
 const sessionToolCall = (hints: McpHints, sessions: ReadonlyArray<Session>) =>
-  fc
-    .tuple(
-      fc.constantFrom(...sessions),
-      fc.constantFrom(...ToolNames),
-      toolArguments(hints),
-      fc.integer({ min: 1 })
-    )
-    .map(([session, name, args, id]) => ({
+  fc.tuple(fc.constantFrom(...sessions), fc.constantFrom(...ToolNames), toolArguments(hints), callId).map(
+    ([session, name, args, id]): Draft => ({
       headers: { "mcp-session-id": session.id, "mcp-protocol-version": session.version },
-      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })
-    }))
+      body: withId(id, { method: "tools/call", params: { name, arguments: args } }),
+      ids: [id]
+    })
+  )
+
+/**
+ * Requests whose ids are of every kind: a ping or tools/list in a session, or
+ * a batch of them (the revisions that take batches answer each), or an
+ * initialize of its own.
+ */
+const idRequests = (sessions: ReadonlyArray<Session>) =>
+  fc.oneof(
+    fc.tuple(fc.constantFrom(...sessions), idText, fc.constantFrom("ping", "tools/list")).map(
+      ([session, id, method]): Draft => ({
+        headers: { "mcp-session-id": session.id, "mcp-protocol-version": session.version },
+        body: withId(id, { method }),
+        ids: [id]
+      })
+    ),
+    fc.tuple(fc.constantFrom(...sessions), fc.array(idText, { minLength: 1, maxLength: 4 })).map(
+      ([session, ids]): Draft => ({
+        headers: { "mcp-session-id": session.id, "mcp-protocol-version": session.version },
+        body: `[${ids.map((id) => withId(id, { method: "ping" })).join(",")}]`,
+        ids
+      })
+    ),
+    idText.map(
+      (id): Draft => ({
+        headers: {},
+        body: withId(id, {
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "fuzz", version: "1" }
+          }
+        }),
+        ids: [id]
+      })
+    )
+  )
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`
 
@@ -185,9 +277,16 @@ export interface Session {
 interface Draft {
   readonly headers: Record<string, string>
   readonly body: string
+  /** The ids of its requests as written, when the oracle is to check how they are answered. */
+  readonly ids?: ReadonlyArray<string>
 }
 
-const request = (hints: McpHints, sessions: ReadonlyArray<Session>): fc.Arbitrary<RawRequest> =>
+/** A request to send, with the ids its body's requests were written with. */
+export interface McpRequest extends RawRequest {
+  readonly ids: ReadonlyArray<string> | undefined
+}
+
+const request = (hints: McpHints, sessions: ReadonlyArray<Session>): fc.Arbitrary<McpRequest> =>
   fc
     .tuple(
       fc.oneof(
@@ -197,6 +296,7 @@ const request = (hints: McpHints, sessions: ReadonlyArray<Session>): fc.Arbitrar
         },
         { weight: 3, arbitrary: modernToolCall(hints) },
         { weight: 3, arbitrary: sessionToolCall(hints, sessions) },
+        { weight: 2, arbitrary: idRequests(sessions) },
         { weight: 2, arbitrary: brokenBody(hints).map((body): Draft => ({ headers: {}, body })) }
       ),
       fc.oneof(
@@ -246,12 +346,19 @@ const request = (hints: McpHints, sessions: ReadonlyArray<Session>): fc.Arbitrar
         method,
         target: "/mcp",
         headers: clean,
-        body: method === "GET" || method === "HEAD" ? undefined : draft.body
+        body: method === "GET" || method === "HEAD" ? undefined : draft.body,
+        ids: draft.ids
       }
     })
 
+/** A JSON-RPC message of an answer, and its id as written (undefined when it has none). */
+interface Answered {
+  readonly message: unknown
+  readonly id: string | undefined
+}
+
 /** The JSON-RPC messages of an answer (a JSON body, or the data lines of an event stream). */
-const messagesOf = (r: Extract<RawResponse, { _tag: "Response" }>): ReadonlyArray<unknown> => {
+const messagesOf = (r: Extract<RawResponse, { _tag: "Response" }>): ReadonlyArray<Answered> => {
   const texts = (r.contentType ?? "").startsWith("text/event-stream")
     ? r.text
         .split("\n")
@@ -261,21 +368,83 @@ const messagesOf = (r: Extract<RawResponse, { _tag: "Response" }>): ReadonlyArra
       ? [r.text]
       : []
   return texts.flatMap((t) => {
+    // Each message's id as it was written: JSON.parse gives the source text of each primitive.
+    const written = new WeakMap<object, string>()
+    const reviver = function (
+      this: object,
+      key: string,
+      value: unknown,
+      context?: { readonly source?: string }
+    ) {
+      if (key === "id" && context?.source !== undefined) written.set(this, context.source)
+      return value
+    }
     try {
-      const parsed: unknown = JSON.parse(t)
-      return Array.isArray(parsed) ? parsed : [parsed]
+      const parsed: unknown = JSON.parse(t, reviver as (key: string, value: unknown) => unknown)
+      return (Array.isArray(parsed) ? parsed : [parsed]).map((message) => ({
+        message,
+        id: typeof message === "object" && message !== null ? written.get(message) : undefined
+      }))
     } catch {
-      return [{ unparsable: t }]
+      return [{ message: { unparsable: t }, id: undefined }]
     }
   })
 }
 
-/** What is wrong with an answer, if anything. */
-export const problemsOf = (r: RawResponse): ReadonlyArray<string> => {
-  if (r._tag === "TransportError") return [`no answer: ${r.message}`]
+const isError = (message: unknown) => typeof message === "object" && message !== null && "error" in message
+
+/**
+ * What is wrong with the ids of an answer to a request whose ids were
+ * written as `sent`, if anything, and the kinds of the ids seen answered
+ * exactly (the one answered with the invalid request of a non-finite number
+ * among them).
+ */
+const idProblemsOf = (
+  request: McpRequest,
+  r: Extract<RawResponse, { _tag: "Response" }>,
+  answered: ReadonlyArray<Answered>
+): { readonly problems: ReadonlyArray<string>; readonly echoed: ReadonlyArray<IdKind> } => {
+  const sent = request.ids
+  if (sent === undefined || request.method !== "POST") return { problems: [], echoed: [] }
+  if (sent.some((id) => idKindOf(id) === "non-finite")) {
+    const refused =
+      r.status === 400 &&
+      answered.length === 1 &&
+      answered[0]!.id === "null" &&
+      JSON.stringify(answered[0]!.message).includes('"code":-32600')
+    return refused
+      ? { problems: [], echoed: ["non-finite"] }
+      : {
+          problems: ["a number beyond a double was not refused as an invalid request (-32600, id null)"],
+          echoed: []
+        }
+  }
   const problems: Array<string> = []
+  const echoed: Array<IdKind> = []
+  for (const { message, id } of answered) {
+    if (id === undefined || typeof message !== "object" || message === null || "method" in message) continue
+    if (id === "null" && (isError(message) || sent.includes("null"))) {
+      if (sent.includes("null")) echoed.push("null")
+      continue
+    }
+    if (sent.includes(id)) echoed.push(idKindOf(id))
+    else
+      problems.push(
+        `id answered as ${id.slice(0, 40)}, sent as ${sent.map((s) => s.slice(0, 40)).join(" or ")}`
+      )
+  }
+  return { problems, echoed }
+}
+
+/** What is wrong with an answer, if anything. */
+export const problemsOf = (
+  r: RawResponse,
+  answered: ReadonlyArray<Answered> = r._tag === "Response" ? messagesOf(r) : []
+): ReadonlyArray<string> => {
+  if (r._tag === "TransportError") return [`no answer: ${r.message}`]
+  const problems: Array<string> = [...headerProblems(r)]
   if (r.status >= 500) problems.push(`status ${r.status}`)
-  for (const m of messagesOf(r)) {
+  for (const { message: m } of answered) {
     const text = JSON.stringify(m)
     if (text.includes("unparsable")) problems.push("a message that is not JSON")
     if (/"code":-32603/.test(text)) problems.push("a JSON-RPC internal error")
@@ -324,6 +493,8 @@ export interface McpFuzzReport {
   readonly statuses: ReadonlyMap<number, number>
   /** Tool calls that reached a tool and got its answer (a result with content). */
   readonly toolAnswers: number
+  /** Ids answered exactly as written (non-finite ones: refused as an invalid request), by kind. */
+  readonly idsEchoed: ReadonlyMap<IdKind, number>
   readonly violations: ReadonlyArray<string>
 }
 
@@ -338,6 +509,7 @@ export const fuzzMcp = (
     const requests = fc.sample(request(hints, sessions), { seed: options.seed, numRuns: options.total })
     const transport = new Transport(baseUrl, options.concurrency)
     const statuses = new Map<number, number>()
+    const idsEchoed = new Map<IdKind, number>()
     const violations: Array<string> = []
     let toolAnswers = 0
     yield* Effect.forEach(
@@ -345,11 +517,16 @@ export const fuzzMcp = (
       (req) =>
         Effect.promise(() => transport.send(req)).pipe(
           Effect.map((response) => {
+            const problems: Array<string> = []
             if (response._tag === "Response") {
               statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
               if (/"result":\{[\s\S]*"content":\[/.test(response.text)) toolAnswers++
-            }
-            const problems = problemsOf(response)
+              const answered = messagesOf(response)
+              problems.push(...problemsOf(response, answered))
+              const ids = idProblemsOf(req, response, answered)
+              problems.push(...ids.problems)
+              for (const kind of ids.echoed) idsEchoed.set(kind, (idsEchoed.get(kind) ?? 0) + 1)
+            } else problems.push(...problemsOf(response))
             if (problems.length > 0 && violations.length < 20)
               violations.push(
                 `${problems.join(", ")}\n  ${req.method} /mcp ${JSON.stringify(req.headers)} ${JSON.stringify((req.body ?? "").slice(0, 300))}\n  -> ${
@@ -364,6 +541,6 @@ export const fuzzMcp = (
       { concurrency: options.concurrency, discard: true }
     )
     transport.close()
-    const report: McpFuzzReport = { requests: requests.length, statuses, toolAnswers, violations }
+    const report: McpFuzzReport = { requests: requests.length, statuses, toolAnswers, idsEchoed, violations }
     return report
   })

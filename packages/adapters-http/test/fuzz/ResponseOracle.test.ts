@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type OpenApiDocument, type Operation, operationsOf } from "./Document.ts"
-import { type Received, ResponseOracle } from "./ResponseOracle.ts"
+import { headerProblems, type Received, ResponseOracle } from "./ResponseOracle.ts"
 import { NonFiniteNumbers } from "./SchemaArbitrary.ts"
 
 const doc: OpenApiDocument = {
@@ -73,10 +73,13 @@ const op = (id: string): Operation => {
   return found!
 }
 const oracle = new ResponseOracle(doc)
+/** The headers every answer here carries unless a test says otherwise: never stored, never sniffed. */
+const headers = { "cache-control": "no-store", "x-content-type-options": "nosniff" }
 const json = (status: number, body: unknown, contentType = "application/json"): Received => ({
   status,
   contentType,
-  text: JSON.stringify(body)
+  text: JSON.stringify(body),
+  headers
 })
 const thing = { id: "00000000-0000-4000-8000-000000000001", at: "2026-07-01T00:00:00+00:00", tags: ["a"] }
 const plain = { conditional: false }
@@ -96,13 +99,13 @@ describe("ResponseOracle (spec part 9: every response is the one /openapi.json d
     assert.deepStrictEqual(
       oracle.check(
         op("export"),
-        { status: 200, contentType: "text/csv; charset=utf-8", text: "a,b\n" },
+        { status: 200, contentType: "text/csv; charset=utf-8", text: "a,b\n", headers },
         plain
       ),
       []
     )
     assert.deepStrictEqual(
-      oracle.check(op("things.delete"), { status: 204, contentType: undefined, text: "" }, plain),
+      oracle.check(op("things.delete"), { status: 204, contentType: undefined, text: "", headers }, plain),
       []
     )
   })
@@ -122,7 +125,9 @@ describe("ResponseOracle (spec part 9: every response is the one /openapi.json d
 
   it("refuses a content type the operation does not document, and a missing charset it does", () => {
     assert.isNotEmpty(oracle.check(op("things.get"), json(200, thing, "text/plain"), plain))
-    assert.isNotEmpty(oracle.check(op("export"), { status: 200, contentType: "text/csv", text: "a" }, plain))
+    assert.isNotEmpty(
+      oracle.check(op("export"), { status: 200, contentType: "text/csv", text: "a", headers }, plain)
+    )
   })
 
   it("refuses a body that breaks the schema: extra key, wrong enum, bad uuid, impossible date", () => {
@@ -143,7 +148,7 @@ describe("ResponseOracle (spec part 9: every response is the one /openapi.json d
 
   it("refuses a 4xx whose body is not JSON or has no detail saying why", () => {
     assert.include(
-      oracle.check(op("things.get"), { status: 404, contentType: undefined, text: "" }, plain),
+      oracle.check(op("things.get"), { status: 404, contentType: undefined, text: "", headers }, plain),
       "404 without a JSON body whose detail says why"
     )
     assert.include(
@@ -156,8 +161,56 @@ describe("ResponseOracle (spec part 9: every response is the one /openapi.json d
     assert.isNotEmpty(oracle.check(op("things.delete"), json(204, { ok: true }), plain))
   })
 
+  it("refuses a non-2xx answer that may be stored and any answer without nosniff; a 304 keeps the 200's caching", () => {
+    const cacheable = { "cache-control": "public, max-age=60", "x-content-type-options": "nosniff" }
+    const unstored404 = oracle.check(
+      op("things.get"),
+      { ...json(404, { detail: "not found" }), headers: cacheable },
+      plain
+    )
+    assert.deepStrictEqual(unstored404, ["404 without Cache-Control: no-store (got public, max-age=60)"])
+    assert.deepStrictEqual(
+      oracle.check(
+        op("things.get"),
+        { ...json(404, { detail: "not found" }), headers: { "x-content-type-options": "nosniff" } },
+        plain
+      ),
+      ["404 without Cache-Control: no-store (got undefined)"]
+    )
+    assert.deepStrictEqual(
+      oracle.check(
+        op("things.get"),
+        { ...json(200, thing), headers: { "cache-control": "public, max-age=60" } },
+        plain
+      ),
+      ["no X-Content-Type-Options: nosniff (got undefined)"]
+    )
+    assert.deepStrictEqual(
+      oracle.check(op("things.get"), { ...json(200, thing), headers: cacheable }, plain),
+      []
+    )
+    const revalidated: Received = { status: 304, contentType: undefined, text: "", headers: cacheable }
+    assert.deepStrictEqual(oracle.check(op("export"), revalidated, { conditional: true }), [])
+    assert.deepStrictEqual(
+      oracle.check(op("export"), { ...revalidated, headers: {} }, { conditional: true }),
+      ["no X-Content-Type-Options: nosniff (got undefined)"],
+      "a 304 is held to nosniff too"
+    )
+    assert.deepStrictEqual(headerProblems({ status: 302, headers: cacheable }), [
+      "302 without Cache-Control: no-store (got public, max-age=60)"
+    ])
+    assert.deepStrictEqual(
+      headerProblems({
+        status: 429,
+        headers: { "cache-control": "private, no-store", "x-content-type-options": "nosniff" }
+      }),
+      [],
+      "no-store among other directives"
+    )
+  })
+
   it("accepts an empty 304 to a conditional request only", () => {
-    const notModified: Received = { status: 304, contentType: undefined, text: "" }
+    const notModified: Received = { status: 304, contentType: undefined, text: "", headers }
     assert.deepStrictEqual(oracle.check(op("export"), notModified, { conditional: true }), [])
     assert.isNotEmpty(oracle.check(op("export"), notModified, plain))
   })

@@ -3,7 +3,8 @@
  * operation documents (or a documented class or default), the content type is
  * the documented one, the body validates against the documented schema
  * (compiled with ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it), a 5xx never
- * happens, and every 4xx says why in a JSON `detail`. The schemas are the
+ * happens, every 4xx says why in a JSON `detail`, no error may be stored and
+ * no answer sniffed (`headerProblems`). The schemas are the
  * document's own, so what is checked is what a client generated from
  * /openapi.json would be promised.
  */
@@ -21,6 +22,29 @@ export interface Received {
   readonly status: number
   readonly contentType: string | undefined
   readonly text: string
+  /** The response's headers, names lower-cased (as node:http gives them). */
+  readonly headers: { readonly [name: string]: string | ReadonlyArray<string> | undefined }
+}
+
+const directivesOf = (value: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
+  (typeof value === "string" ? [value] : (value ?? []))
+    .flatMap((v) => v.split(","))
+    .map((d) => d.trim().toLowerCase())
+
+/**
+ * What the headers of any answer must say, whatever the route: every answer
+ * that is not a success (a 304 aside: it confirms a stored 200 and carries
+ * its caching) is `Cache-Control: no-store`, and every answer is
+ * `X-Content-Type-Options: nosniff`.
+ */
+export const headerProblems = (received: Pick<Received, "status" | "headers">): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  const { status, headers } = received
+  if (status >= 300 && status !== 304 && !directivesOf(headers["cache-control"]).includes("no-store"))
+    problems.push(`${status} without Cache-Control: no-store (got ${String(headers["cache-control"])})`)
+  if (directivesOf(headers["x-content-type-options"]).join() !== "nosniff")
+    problems.push(`no X-Content-Type-Options: nosniff (got ${String(headers["x-content-type-options"])})`)
+  return problems
 }
 
 /** The base the document's `#/components/...` references are rewritten against. */
@@ -166,10 +190,10 @@ export class ResponseOracle {
     received: Received,
     request: { readonly conditional: boolean }
   ): ReadonlyArray<string> {
-    const problems: Array<string> = []
+    const problems: Array<string> = [...headerProblems(received)]
     const { status } = received
     if (status === 304 && request.conditional && documentedResponse(op, 304) === undefined)
-      return received.text.length === 0 ? [] : ["304 with a body"]
+      return received.text.length === 0 ? problems : [...problems, "304 with a body"]
     if (status >= 500) problems.push(`server error ${status}`)
     const spec: ResponseSpec | undefined = documentedResponse(op, status)
     if (spec === undefined) {

@@ -5,7 +5,7 @@
  * careless client sends. A response that never comes (timeout) or a dropped
  * connection is reported as such, not retried.
  */
-import { Agent, request } from "node:http"
+import { Agent, type IncomingHttpHeaders, request } from "node:http"
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib"
 
 export interface RawRequest {
@@ -22,6 +22,7 @@ export type RawResponse =
       readonly status: number
       readonly contentType: string | undefined
       readonly text: string
+      readonly headers: IncomingHttpHeaders
     }
   | { readonly _tag: "TransportError"; readonly message: string }
 
@@ -84,6 +85,7 @@ export class Transport {
                   _tag: "Response",
                   status: res.statusCode ?? 0,
                   contentType: res.headers["content-type"],
+                  headers: res.headers,
                   text: bytes.toString("utf8")
                 })
               } catch (e) {

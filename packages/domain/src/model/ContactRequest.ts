@@ -7,21 +7,27 @@
  * request_type, message}` plus an optional `entity_type` (the MCP tool
  * `request_coverage` names the entity's type). Every bound is a schema
  * check, so it is in the OpenAPI document and a 422 names the field:
- * - `protocol_name`: 1 to 200 characters once trimmed, no control characters
- *   (nor the bidirectional overrides that reorder a terminal's text);
+ * - `protocol_name`: 1 to 200 characters once trimmed, at least one of them
+ *   visible, and no control or format character (line breaks, NUL, escapes,
+ *   zero-width characters, direction marks, overrides and isolates) nor a
+ *   line or paragraph separator: nothing that hides or reorders the name an
+ *   operator reads;
  * - `contact_email`: an address `local@domain` of at most 254 characters
  *   (local part at most 64; a domain of dot-separated labels ending in a
- *   top-level name);
+ *   top-level name), ASCII only;
  * - `request_type`: one of `ContactRequestTypes`, "rating-request" when omitted;
- * - `message`: at most 2,000 characters, line breaks and tabs allowed, no
- *   other control characters; omitted, null or blank: none.
+ * - `message`: at most 2,000 characters, line breaks and tabs allowed (and
+ *   the joiners of emoji and scripts), no other control or format character
+ *   nor separator; omitted, null or without a visible character: none.
  *
- * The receipt echoes only what its requester sent, with the id, status and
- * time the service gave it; never the message. An open request is one per
- * entity name and address: the same name (ignoring case and whitespace) from
- * the same address (ignoring case) while one is open is the same request
- * (`contactKeysOf`), and its receipt is answered again instead of a second
- * entry. A closed request blocks nothing.
+ * Every accepted submission is answered a receipt of its own, whether it
+ * starts a request or repeats an open one: what its sender sent (never the
+ * message), a reference id of that submission, status open and the time it
+ * was received. So the answer says nothing about anyone else's request. An
+ * open request is stored once per entity name and address: the same
+ * name (ignoring case and whitespace) from the same address (ignoring case)
+ * while one is open is recorded as another receipt of that request
+ * (`contactKeysOf`), not a second entry. A closed request blocks nothing.
  */
 import { Schema } from "effect"
 import { EntityType } from "./EntityType.ts"
@@ -53,11 +59,31 @@ export const ContactLimits = {
   messageMax: 2000
 } as const
 
-/** C0 and C1 controls, and the bidirectional embeddings, overrides and isolates. */
-const ControlCharacters = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u
+/**
+ * What a name may not hold: C0 and C1 controls (Cc), format characters (Cf:
+ * zero-width space, joiners, word joiner, byte-order mark, the direction
+ * marks, embeddings, overrides and isolates, soft hyphen, tags), lone
+ * surrogates (Cs) and the line and paragraph separators (Zl, Zp).
+ */
+const ControlCharacters = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u
 
-/** Controls a message may not hold: all but tab, line feed and carriage return. */
-const MessageControls = /(?![\t\n\r])[\p{Cc}\u202A-\u202E\u2066-\u2069]/u
+/**
+ * What a message may not hold: the same, but for tab, line feed and carriage
+ * return, and the zero-width joiner and non-joiner that emoji sequences and
+ * some scripts need (they join, they neither hide text nor reorder it).
+ */
+const MessageControls = /(?![\t\n\r\u200C\u200D])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u
+
+/**
+ * A character that shows: not whitespace, not a control, format, surrogate,
+ * private-use or unassigned code point (C), not a separator (Z), not a
+ * combining mark on its own (M), not a default-ignorable filler or variation
+ * selector, not the blank braille pattern.
+ */
+const VisibleCharacter = /[^\p{White_Space}\p{C}\p{Z}\p{M}\p{Default_Ignorable_Code_Point}\u2800]/u
+
+/** Whether `text` holds at least one character that shows. */
+export const hasVisibleCharacter = (text: string): boolean => VisibleCharacter.test(text)
 
 const Atom = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 const LocalPart = new RegExp(`^${Atom}(?:\\.${Atom})*$`, "u")
@@ -98,14 +124,20 @@ export const ContactEmail = Schema.String.annotate({
 )
 
 export const ContactEntityName = Schema.String.annotate({
-  description: `The name of the entity to rate, 1 to ${ContactLimits.nameMax} characters, no control characters`
+  description:
+    `The name of the entity to rate, 1 to ${ContactLimits.nameMax} characters with at least one visible, ` +
+    "no control, zero-width or direction characters"
 }).check(
   Schema.isMaxLength(ContactLimits.nameMax).abort(),
-  Schema.makeFilter((text: string) => text.trim() !== "" || "must not be empty or only spaces"),
+  Schema.makeFilter(
+    (text: string) =>
+      hasVisibleCharacter(text) || "must not be empty or only spaces: it needs at least one visible character"
+  ),
   Schema.makeFilter(
     (text: string) =>
       !ControlCharacters.test(text) ||
-      "must not contain control characters (line breaks, tabs, NUL, escapes or direction overrides)"
+      "must not contain control characters (line breaks, tabs, NUL, escapes), zero-width characters, " +
+        "direction marks or overrides, or line and paragraph separators"
   )
 )
 
@@ -116,7 +148,8 @@ export const ContactMessage = Schema.String.annotate({
   Schema.makeFilter(
     (text: string) =>
       !MessageControls.test(text) ||
-      "must not contain control characters other than line breaks and tabs (NUL, escapes, direction overrides)"
+      "must not contain control characters other than line breaks and tabs (NUL, escapes), zero-width " +
+        "spaces, direction marks or overrides, or line and paragraph separators"
   )
 )
 
@@ -136,7 +169,11 @@ export const ContactRequestCreate = Schema.Struct({
 })
 export type ContactRequestCreate = typeof ContactRequestCreate.Type
 
-/** What a requester is answered: what they sent, and the id, status and time of their request. */
+/**
+ * What a submission is answered, new or a repeat alike: what its sender sent
+ * (never the message), the reference id of this submission, status open, and
+ * when it was received.
+ */
 export const ContactReceipt = Schema.Struct({
   id: Uuid,
   protocol_name: Schema.String,
@@ -148,7 +185,7 @@ export const ContactReceipt = Schema.Struct({
 })
 export type ContactReceipt = typeof ContactReceipt.Type
 
-/** A stored request as the operators see it: the receipt, the message and when it was closed. */
+/** A stored request as the operators see it: its first receipt, the message and when it was closed. */
 export const ContactRequestRecord = Schema.Struct({
   ...ContactReceipt.fields,
   message: Schema.NullOr(Schema.String),
@@ -156,8 +193,21 @@ export const ContactRequestRecord = Schema.Struct({
 })
 export type ContactRequestRecord = typeof ContactRequestRecord.Type
 
-/** A request as it is stored: the record of a new, open request. */
+/**
+ * One submission, as the service makes it from a body: stored as a new open
+ * request under its `id` when it starts one, recorded as a receipt of the
+ * open request it repeats otherwise.
+ */
 export type NewContactRequest = Omit<ContactRequestRecord, "status" | "closed_at">
+
+/**
+ * A stored request as `ratings contacts list` shows it: the record, and the
+ * reference ids of every receipt answered for it, the request's own first
+ * (an operator finds a request by any of them).
+ */
+export interface ContactRequestListed extends ContactRequestRecord {
+  readonly receipt_ids: ReadonlyArray<string>
+}
 
 /**
  * What makes two requests the same while one is open: the entity name
@@ -172,13 +222,13 @@ export const contactKeysOf = (request: {
   email_key: request.contact_email.trim().toLowerCase()
 })
 
-/** The receipt of a stored request. */
-export const receiptOf = (record: ContactRequestRecord): ContactReceipt => ({
-  id: record.id,
-  protocol_name: record.protocol_name,
-  entity_type: record.entity_type,
-  contact_email: record.contact_email,
-  request_type: record.request_type,
-  status: record.status,
-  created_at: record.created_at
+/** The receipt of a submission: only what it holds, whatever else is stored. */
+export const receiptOf = (submission: NewContactRequest): ContactReceipt => ({
+  id: submission.id,
+  protocol_name: submission.protocol_name,
+  entity_type: submission.entity_type,
+  contact_email: submission.contact_email,
+  request_type: submission.request_type,
+  status: "open",
+  created_at: submission.created_at
 })

@@ -12,7 +12,8 @@ import {
   ContactMessage,
   ContactRequestCreate,
   contactKeysOf,
-  emailProblem
+  emailProblem,
+  hasVisibleCharacter
 } from "../../src/model/ContactRequest.ts"
 
 const accepts = (schema: Schema.Top, value: unknown) => Schema.is(schema)(value)
@@ -69,6 +70,44 @@ describe("coverage requests: the fields", () => {
     assert.isTrue(accepts(ContactMessage, "m".repeat(2000)))
     for (const bad of ["m".repeat(2001), "bell\u0007", "\u001b[0m", "\u202e"])
       assert.isFalse(accepts(ContactMessage, bad), JSON.stringify(bad))
+  })
+
+  it("invisible coverage names: a name without a visible character, or holding a zero-width, direction, line-separator or other control or format character, is refused; a message refuses the same but for line breaks, tabs and joiners; an address is ASCII", () => {
+    const invisibleOnly = [
+      "\u200B",
+      "\u200B\u200C\u200D",
+      "\u2060",
+      "\uFEFF",
+      " \u200B ",
+      "\u3164",
+      "\u115F",
+      "\u2800",
+      "\u0301",
+      "\uFE0F",
+      "\u00AD"
+    ]
+    const hiding = [
+      ...["\u200B", "\u200C", "\u200D", "\u2060", "\uFEFF"],
+      ...["\u061C", "\u200E", "\u200F", "\u202A", "\u202B", "\u202C", "\u202D", "\u202E"],
+      ...["\u2066", "\u2067", "\u2068", "\u2069", "\u2028", "\u2029"],
+      ...["\u00AD", "\u0085", "\u007F", "\u{E0041}", "\uD800"]
+    ]
+    for (const name of invisibleOnly) assert.isFalse(accepts(ContactEntityName, name), JSON.stringify(name))
+    for (const c of hiding) {
+      assert.isFalse(accepts(ContactEntityName, `Aave${c}V4`), JSON.stringify(c))
+      assert.isFalse(accepts(ContactEntityName, `${c}Aave V4`), JSON.stringify(c))
+      assert.isFalse(accepts(ContactEmail, `ana${c}@example.com`), JSON.stringify(c))
+      assert.isFalse(accepts(ContactEmail, `ana@exam${c}ple.com`), JSON.stringify(c))
+      const joiner = c === "\u200C" || c === "\u200D"
+      assert.strictEqual(accepts(ContactMessage, `a note${c}here`), joiner, JSON.stringify(c))
+    }
+    for (const ok of ["Cafe\u0301", "العربية", "名前 🦄", "Ｌｉｄｏ", "x"])
+      assert.isTrue(accepts(ContactEntityName, ok), JSON.stringify(ok))
+    assert.isTrue(accepts(ContactMessage, "👩\u200D💻 writes: می\u200Cخواهم"))
+    assert.isFalse(hasVisibleCharacter("\u200D \n\u200C\t"))
+    assert.isTrue(hasVisibleCharacter("\u200Da"))
+    const issue = Schema.decodeUnknownExit(ContactEntityName)("\u200B")
+    assert.include(String(issue), "visible character")
   })
 
   it("the body needs protocol_name and contact_email; request_type, message and entity_type are optional", () => {

@@ -1,7 +1,7 @@
 /**
  * The coverage-request use case (services/ContactService.ts) over the
- * in-memory stores: what is stored for a body, and the repeat of an open
- * request answered with its receipt.
+ * in-memory stores: what is stored for a body, and the receipt of each
+ * submission, its sender's own whether or not it repeats an open request.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -21,12 +21,13 @@ describe("ContactService", () => {
     () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(Date.parse("2026-08-01T10:00:00Z"))
-        const { receipt, created } = yield* (yield* ContactService).submit({
+        const { receipt, request_id, created } = yield* (yield* ContactService).submit({
           protocol_name: "  Lendwell ",
           contact_email: "ana@example.com",
           message: "   "
         })
         assert.isTrue(created)
+        assert.strictEqual(request_id, receipt.id)
         assert.deepStrictEqual(receipt, {
           id: "00000000-0000-4000-a000-000000000001",
           protocol_name: "Lendwell",
@@ -41,23 +42,56 @@ describe("ContactService", () => {
       }).pipe(Effect.provide(layer))
   )
 
-  it.effect("a repeat of an open request is answered that request's receipt, not created", () =>
+  it.effect(
+    "a repeated coverage request does not return another person's receipt: a repeat is answered its own receipt (its sender's spellings, types, its own reference id and time), recorded against the one open request",
+    () =>
+      Effect.gen(function* () {
+        const contacts = yield* ContactService
+        yield* TestClock.setTime(Date.parse("2026-08-01T10:00:00Z"))
+        const first = yield* contacts.submit({
+          protocol_name: "Obscure Protocol",
+          contact_email: "victim@example.com",
+          request_type: "correction",
+          entity_type: "chain",
+          message: "first"
+        })
+        yield* TestClock.setTime(Date.parse("2026-08-01T11:00:00Z"))
+        const again = yield* contacts.submit({
+          protocol_name: "obscure  PROTOCOL",
+          contact_email: "victim@EXAMPLE.com",
+          message: "second"
+        })
+        assert.deepStrictEqual(again.receipt, {
+          id: "00000000-0000-4000-a000-000000000002",
+          protocol_name: "obscure  PROTOCOL",
+          entity_type: null,
+          contact_email: "victim@EXAMPLE.com",
+          request_type: "rating-request",
+          status: "open",
+          created_at: "2026-08-01T11:00:00+00:00"
+        })
+        assert.notStrictEqual(again.receipt.id, first.receipt.id)
+        assert.deepStrictEqual([again.request_id, again.created], [first.receipt.id, false])
+        const page = yield* (yield* ContactRequestRepository).list("all", 10)
+        assert.strictEqual(page.total, 1)
+        assert.deepStrictEqual(page.items[0]!.receipt_ids, [first.receipt.id, again.receipt.id])
+        assert.strictEqual(
+          page.items[0]!.protocol_name,
+          "Obscure Protocol",
+          "the stored request is the first"
+        )
+      }).pipe(Effect.provide(layer))
+  )
+
+  it.effect("a message without a visible character is stored as none", () =>
     Effect.gen(function* () {
-      const contacts = yield* ContactService
-      const first = yield* contacts.submit({
+      yield* (yield* ContactService).submit({
         protocol_name: "Lendwell",
         contact_email: "ana@example.com",
-        message: "first"
+        message: "\u200d \n\u200c"
       })
-      const again = yield* contacts.submit({
-        protocol_name: "LENDWELL",
-        contact_email: "ANA@example.com",
-        request_type: "other",
-        message: "second",
-        entity_type: "protocol"
-      })
-      assert.deepStrictEqual(again, { receipt: first.receipt, created: false })
-      assert.strictEqual((yield* (yield* ContactRequestRepository).list("all", 10)).total, 1)
+      const [stored] = (yield* (yield* ContactRequestRepository).list("all", 10)).items
+      assert.strictEqual(stored!.message, null)
     }).pipe(Effect.provide(layer))
   )
 })

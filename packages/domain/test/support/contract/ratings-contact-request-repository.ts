@@ -7,7 +7,6 @@
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import type { NewContactRequest } from "../../../src/model/ContactRequest.ts"
-import { receiptOf } from "../../../src/model/ContactRequest.ts"
 import { ContactRequestRepository } from "../../../src/ports/ContactRequestRepository.ts"
 import { contract, type Target } from "./ratings-harness.ts"
 import { T0, T1, T2, uuid } from "./ratings-fixtures.ts"
@@ -23,22 +22,27 @@ export const newRequest = (n: number, over: Partial<NewContactRequest> = {}): Ne
   ...over
 })
 
-export const openReceipt = (r: NewContactRequest) => receiptOf({ ...r, status: "open", closed_at: null })
+/** How `list` shows a stored request: open, with its receipts' ids (its own first). */
+const listed = (r: NewContactRequest, receipt_ids: ReadonlyArray<string> = [r.id]) => ({
+  ...r,
+  status: "open" as const,
+  closed_at: null,
+  receipt_ids
+})
 
 export const contactRequestRepositoryContract = <D>(target: Target<ContactRequestRepository, D>) =>
   contract("ContactRequestRepository contract", target, (test) => {
-    test("submit stores a new request as open and answers its receipt (what was sent, never the message)", () =>
+    test("submit stores a new request as open under the submission's id, its first receipt", () =>
       Effect.gen(function* () {
         const repo = yield* ContactRequestRepository
         const r = newRequest(1, { entity_type: null, message: null })
         const submitted = yield* repo.submit(r)
-        assert.deepStrictEqual(submitted, { receipt: openReceipt(r), created: true })
-        assert.notProperty(submitted.receipt, "message")
-        const listed = yield* repo.list("all", 10)
-        assert.deepStrictEqual(listed, { items: [{ ...r, status: "open", closed_at: null }], total: 1 })
+        assert.deepStrictEqual(submitted, { request_id: r.id, created: true })
+        const page = yield* repo.list("all", 10)
+        assert.deepStrictEqual(page, { items: [listed(r)], total: 1 })
       }))
 
-    test("a repeat of an open request (same name ignoring case and whitespace, same address ignoring case) is not stored: the open one's receipt is answered", () =>
+    test("a repeat of an open request (same name ignoring case and whitespace, same address ignoring case) is not stored: it is recorded as another receipt of the open one", () =>
       Effect.gen(function* () {
         const repo = yield* ContactRequestRepository
         const first = newRequest(2, { protocol_name: "Aave V4", contact_email: "Ana@Example.com" })
@@ -50,15 +54,44 @@ export const contactRequestRepositoryContract = <D>(target: Target<ContactReques
           message: "another note",
           created_at: T1
         })
-        assert.deepStrictEqual(yield* repo.submit(again), { receipt: openReceipt(first), created: false })
+        assert.deepStrictEqual(yield* repo.submit(again), { request_id: first.id, created: false })
+        const third = newRequest(4, {
+          protocol_name: "AAVEV4",
+          contact_email: "ana@example.com",
+          created_at: T2
+        })
+        assert.deepStrictEqual(yield* repo.submit(third), { request_id: first.id, created: false })
+        assert.deepStrictEqual(yield* repo.list("all", 10), {
+          items: [listed(first, [first.id, again.id, third.id])],
+          total: 1
+        })
+      }))
+
+    test("close takes any receipt's reference id for the request it belongs to", () =>
+      Effect.gen(function* () {
+        const repo = yield* ContactRequestRepository
+        const first = newRequest(20, { protocol_name: "Receipt Close", contact_email: "rc@example.com" })
+        const again = newRequest(21, {
+          protocol_name: "receipt close",
+          contact_email: "RC@example.com",
+          created_at: T1
+        })
+        yield* repo.submit(first)
+        yield* repo.submit(again)
+        assert.deepStrictEqual(yield* repo.close(again.id, T2), {
+          _tag: "Closed",
+          request_id: first.id,
+          closed_at: T2
+        })
+        assert.deepStrictEqual(yield* repo.close(first.id, T2), {
+          _tag: "AlreadyClosed",
+          request_id: first.id,
+          closed_at: T2
+        })
         assert.deepStrictEqual(
-          yield* repo.submit(newRequest(4, { protocol_name: "AAVEV4", contact_email: "ana@example.com" })),
-          {
-            receipt: openReceipt(first),
-            created: false
-          }
+          (yield* repo.list("closed", 10)).items.map((x) => [x.id, x.receipt_ids]),
+          [[first.id, [first.id, again.id]]]
         )
-        assert.strictEqual((yield* repo.list("all", 10)).total, 1)
       }))
 
     test("another entity name or another address is another request", () =>
@@ -81,12 +114,20 @@ export const contactRequestRepositoryContract = <D>(target: Target<ContactReques
         const repo = yield* ContactRequestRepository
         const r = newRequest(8)
         yield* repo.submit(r)
-        assert.deepStrictEqual(yield* repo.close(r.id, T1), { _tag: "Closed", closed_at: T1 })
-        assert.deepStrictEqual(yield* repo.close(r.id, T2), { _tag: "AlreadyClosed", closed_at: T1 })
+        assert.deepStrictEqual(yield* repo.close(r.id, T1), {
+          _tag: "Closed",
+          request_id: r.id,
+          closed_at: T1
+        })
+        assert.deepStrictEqual(yield* repo.close(r.id, T2), {
+          _tag: "AlreadyClosed",
+          request_id: r.id,
+          closed_at: T1
+        })
         assert.deepStrictEqual(yield* repo.close(uuid(999, 7), T2), { _tag: "NotFound" })
         assert.deepStrictEqual(yield* repo.close("not-a-uuid", T2), { _tag: "NotFound" })
         assert.deepStrictEqual((yield* repo.list("closed", 10)).items, [
-          { ...r, status: "closed", closed_at: T1 }
+          { ...r, status: "closed", closed_at: T1, receipt_ids: [r.id] }
         ])
       }))
 
@@ -97,7 +138,7 @@ export const contactRequestRepositoryContract = <D>(target: Target<ContactReques
         yield* repo.submit(r)
         yield* repo.close(r.id, T1)
         const again = newRequest(10, { created_at: T2 })
-        assert.deepStrictEqual(yield* repo.submit(again), { receipt: openReceipt(again), created: true })
+        assert.deepStrictEqual(yield* repo.submit(again), { request_id: again.id, created: true })
         assert.deepStrictEqual(
           (yield* repo.list("all", 10)).items.map((x) => [x.id, x.status]),
           [
@@ -124,7 +165,7 @@ export const contactRequestRepositoryContract = <D>(target: Target<ContactReques
         assert.deepStrictEqual([ids(first), first.total], [[b.id, c.id], 3])
       }))
 
-    test("identical requests submitted at once store one request, and every one is answered its receipt", () =>
+    test("identical requests submitted at once store one request, and every one is recorded as its receipt", () =>
       Effect.gen(function* () {
         const repo = yield* ContactRequestRepository
         const submissions = yield* Effect.forEach(
@@ -133,7 +174,12 @@ export const contactRequestRepositoryContract = <D>(target: Target<ContactReques
           { concurrency: "unbounded" }
         )
         assert.strictEqual(submissions.filter((s) => s.created).length, 1)
-        assert.strictEqual(new Set(submissions.map((s) => s.receipt.id)).size, 1)
-        assert.strictEqual((yield* repo.list("all", 100)).total, 1)
+        assert.strictEqual(new Set(submissions.map((s) => s.request_id)).size, 1)
+        const page = yield* repo.list("all", 100)
+        assert.strictEqual(page.total, 1)
+        assert.sameMembers(
+          [...page.items[0]!.receipt_ids],
+          Array.from({ length: 12 }, (_, i) => uuid(100 + i, 7))
+        )
       }))
   })

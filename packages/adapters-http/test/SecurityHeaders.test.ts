@@ -1,0 +1,268 @@
+/**
+ * The headers every answer carries (server/SecurityHeaders.ts), over a real
+ * server: every answer that is not a success says `Cache-Control: no-store`
+ * (ADR 0007: errors are never stored), whoever answers it (a handler,
+ * authentication, the rate limit, the router's fallbacks, /mcp, or Node
+ * before any route); every answer is `X-Content-Type-Options: nosniff`; an
+ * HTML page has a Content-Security-Policy and refuses framing. The docs
+ * page's policy in a browser: DocsPage.test.ts; the lane of cache hits:
+ * apps/server/test/HitLane.test.ts.
+ */
+import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { MaxMcpBodyBytes } from "../src/mcp/McpEndpoint.ts"
+import { generateApiKey } from "../src/server/ApiKeyCrypto.ts"
+import { MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
+import { DefaultPagePolicy, secureResponse } from "../src/server/SecurityHeaders.ts"
+import { Seed } from "./fixtures.ts"
+import { TestPolicies, TestServer } from "./TestServer.ts"
+
+interface Answer {
+  readonly status: number
+  readonly headers: Record<string, string | Array<string> | undefined>
+  readonly text: string
+}
+
+/** A raw request (fetch would normalise the path), answering status, headers and body. */
+const raw = (method: string, target: string, headers: Record<string, string> = {}, body?: string) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    const url = new URL(server.baseUrl)
+    return yield* Effect.promise(
+      () =>
+        new Promise<Answer>((resolve, reject) => {
+          const req = httpRequest(
+            { host: url.hostname, port: url.port, method, path: target, headers },
+            (res) => {
+              let text = ""
+              res.on("data", (d) => (text += d))
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }))
+            }
+          )
+          req.on("error", reject)
+          req.end(body)
+        })
+    )
+  })
+
+/** Sends raw bytes on a fresh connection and reads until the server closes it. */
+const rawBytes = (bytes: string) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    const url = new URL(server.baseUrl)
+    return yield* Effect.promise(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes))
+          let answer = ""
+          socket.on("data", (d) => (answer += d))
+          socket.on("close", () => resolve(answer))
+          socket.on("error", reject)
+        })
+    )
+  })
+
+/** An error answer: the status expected, never stored, never sniffed. */
+const assertRefused = (answer: Answer, status: number, what: string) => {
+  assert.strictEqual(answer.status, status, `${what}: ${answer.text.slice(0, 200)}`)
+  assert.strictEqual(answer.headers["cache-control"], "no-store", `${what}: Cache-Control`)
+  assert.strictEqual(answer.headers["x-content-type-options"], "nosniff", `${what}: nosniff`)
+}
+
+const json = { "content-type": "application/json" }
+const mcpAccept = { accept: "application/json, text/event-stream" }
+
+layer(TestServer.layerMemory(), { excludeTestServices: true })("security headers", (it) => {
+  it.effect(
+    "every non-2xx answer of the router is Cache-Control: no-store and nosniff: 401s, 403, 404s, 405, 413, 415, 422 and /mcp's errors",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const admin = server.bearerFor("admin")!
+        const free = server.bearerFor("free")!
+        const cases: ReadonlyArray<readonly [number, string, Effect.Effect<Answer, never, TestServer>]> = [
+          [
+            401,
+            "an unknown key",
+            raw("GET", "/api/v1/protocols", { authorization: `Bearer ${generateApiKey()}` })
+          ],
+          [401, "a malformed key", raw("GET", "/api/v1/protocols", { authorization: "Bearer rk_short" })],
+          [401, "an invalid token", raw("GET", "/api/v1/protocols", { authorization: "Bearer not.a.jwt" })],
+          [
+            401,
+            "a header that is not a bearer",
+            raw("GET", "/health", { authorization: "Basic dXNlcjpwYXNz" })
+          ],
+          [401, "no key where one is needed", raw("GET", "/api/v1/alert-rules")],
+          [403, "a tier below the route's", raw("GET", "/api/v1/alert-rules", { authorization: free })],
+          [404, "an unknown path", raw("GET", "/nope")],
+          [404, "an unknown path under the API", raw("GET", "/api/v1/nope")],
+          [404, "a raw ';' in the path", raw("GET", "/api/v1/protocols;x=1")],
+          [404, "an unknown entity", raw("GET", "/api/v1/protocols/no-such-protocol")],
+          [405, "a method the path does not take", raw("PUT", "/api/v1/protocols/aave-v3")],
+          [405, "a HEAD of an export", raw("HEAD", "/api/v1/export.csv")],
+          [
+            413,
+            "a body over 1 MiB",
+            raw(
+              "POST",
+              "/api/v1/alert-rules",
+              json,
+              JSON.stringify({ name: "n".repeat(MaxRequestBodyBytes) })
+            )
+          ],
+          [
+            415,
+            "a body that is not JSON",
+            raw(
+              "POST",
+              "/api/v1/admin/incidents",
+              { "content-type": "application/x-www-form-urlencoded", authorization: admin },
+              "nonce=1"
+            )
+          ],
+          [422, "a path parameter that is not a UUID", raw("GET", "/api/v1/chain-scorecards/not-a-uuid")],
+          [422, "a query parameter out of range", raw("GET", "/api/v1/protocols?limit=0")],
+          [
+            413,
+            "/mcp: a body past its bound",
+            raw(
+              "POST",
+              "/mcp",
+              { ...json, ...mcpAccept },
+              JSON.stringify({ pad: "x".repeat(MaxMcpBodyBytes) })
+            )
+          ],
+          [
+            403,
+            "/mcp: a browser page's request",
+            raw("POST", "/mcp", { ...json, ...mcpAccept, origin: "https://evil.example" }, "{}")
+          ],
+          [405, "/mcp: GET without a session", raw("GET", "/mcp", mcpAccept)]
+        ]
+        for (const [status, what, send] of cases) assertRefused(yield* send, status, what)
+      })
+  )
+
+  it.effect(
+    "requests Node refuses before routing (431 headers too large, 400 malformed) are no-store and nosniff",
+    () =>
+      Effect.gen(function* () {
+        const big = yield* rawBytes(
+          `GET /api/v1/protocols HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`
+        )
+        assert.match(big, /^HTTP\/1\.1 431 /)
+        const malformed = yield* rawBytes("NOT A REQUEST\r\n\r\n")
+        assert.match(malformed, /^HTTP\/1\.1 400 /)
+        for (const answer of [big, malformed]) {
+          const head = answer.slice(0, answer.indexOf("\r\n\r\n"))
+          assert.match(head, /\r\ncache-control: no-store\r\n/i)
+          assert.match(head, /\r\nx-content-type-options: nosniff\r\n/i)
+        }
+      })
+  )
+
+  it.effect(
+    "JSON answers are nosniff and keep their caching; a 304 is not an error and keeps the stored answer's Cache-Control",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        for (const target of [
+          "/api/v1/protocols",
+          "/api/v1/protocols/protocol-alpha",
+          "/openapi.json",
+          "/health"
+        ]) {
+          const answer = yield* raw("GET", target)
+          assert.strictEqual(answer.status, 200, target)
+          assert.match(String(answer.headers["content-type"]), /^application\/json/, target)
+          assert.strictEqual(answer.headers["x-content-type-options"], "nosniff", target)
+        }
+        const list = yield* raw("GET", "/api/v1/protocols")
+        assert.strictEqual(list.headers["cache-control"], "public, max-age=60")
+        const revalidated = yield* raw("GET", "/api/v1/protocols", {
+          "if-none-match": String(list.headers.etag)
+        })
+        assert.strictEqual(revalidated.status, 304)
+        assert.strictEqual(revalidated.headers["cache-control"], "public, max-age=60")
+        assert.strictEqual(revalidated.headers["x-content-type-options"], "nosniff")
+        const keyed = yield* raw("GET", "/api/v1/protocols", { authorization: server.bearerFor("pro")! })
+        assert.strictEqual(keyed.headers["cache-control"], "private, max-age=60")
+        assert.strictEqual(keyed.headers["x-content-type-options"], "nosniff")
+        const preflight = yield* raw("OPTIONS", "/api/v1/protocols", {
+          origin: "https://elsewhere.example",
+          "access-control-request-method": "GET"
+        })
+        assert.strictEqual(preflight.status, 204)
+        assert.strictEqual(preflight.headers["x-content-type-options"], "nosniff", "a preflight too")
+      })
+  )
+
+  it.effect(
+    "/docs has a Content-Security-Policy that refuses framing, X-Frame-Options: DENY and nosniff",
+    () =>
+      Effect.gen(function* () {
+        const docs = yield* raw("GET", "/docs")
+        assert.strictEqual(docs.status, 200)
+        assert.match(String(docs.headers["content-type"]), /^text\/html/)
+        const policy = String(docs.headers["content-security-policy"])
+        assert.include(policy, "default-src 'none'")
+        assert.include(policy, "frame-ancestors 'none'")
+        assert.match(policy, /script-src 'sha256-[^']+' 'sha256-[^']+';/, "its two inline scripts, by hash")
+        assert.notInclude(policy, "unsafe-eval")
+        assert.strictEqual(docs.headers["x-frame-options"], "DENY")
+        assert.strictEqual(docs.headers["x-content-type-options"], "nosniff")
+      })
+  )
+})
+
+const OnePerMinute = [{ limit: 1, window: "1 minute" }] as const
+
+layer(
+  TestServer.layerMemory(Seed, {
+    policies: { ...TestPolicies, limits: { ...TestPolicies.limits, anonymous: OnePerMinute } }
+  }),
+  { excludeTestServices: true }
+)("security headers, rate limits", (it) => {
+  it.effect("the failed-credential 429 and the rate limit's 429 are no-store and nosniff", () =>
+    Effect.gen(function* () {
+      const unknownKey = { authorization: `Bearer ${generateApiKey()}` }
+      assertRefused(yield* raw("GET", "/api/v1/protocols", unknownKey), 401, "a failed credential")
+      const failed = yield* raw("GET", "/api/v1/protocols", unknownKey)
+      assertRefused(failed, 429, "a failed credential past the address's allowance")
+      assert.include(failed.text, "rate_limited")
+      assertRefused(yield* raw("GET", "/api/v1/protocols"), 429, "an anonymous read past the allowance")
+      assertRefused(yield* raw("GET", "/api/v1/protocols/protocol-alpha"), 429, "a detail past the allowance")
+    })
+  )
+})
+
+describe("secureResponse", () => {
+  it("an HTML page without a policy of its own gets the policy that allows nothing, and refuses framing", () => {
+    const page = secureResponse(HttpServerResponse.html("<p>hi</p>"))
+    assert.strictEqual(page.headers["content-security-policy"], DefaultPagePolicy)
+    assert.include(DefaultPagePolicy, "frame-ancestors 'none'")
+    assert.strictEqual(page.headers["x-frame-options"], "DENY")
+    const own = secureResponse(
+      HttpServerResponse.html("<p>hi</p>").pipe(
+        HttpServerResponse.setHeader("content-security-policy", "default-src 'self'")
+      )
+    )
+    assert.strictEqual(own.headers["content-security-policy"], "default-src 'self'", "a page's own is kept")
+  })
+
+  it("a redirect and a 5xx are no-store whatever they said; a 2xx and a 304 keep theirs", () => {
+    const withCaching = (status: number) =>
+      secureResponse(HttpServerResponse.empty({ status, headers: { "cache-control": "public, max-age=60" } }))
+    for (const status of [301, 302, 307, 500, 503])
+      assert.strictEqual(withCaching(status).headers["cache-control"], "no-store", String(status))
+    for (const status of [200, 204, 304])
+      assert.strictEqual(withCaching(status).headers["cache-control"], "public, max-age=60", String(status))
+    for (const status of [200, 304, 404])
+      assert.strictEqual(withCaching(status).headers["x-content-type-options"], "nosniff")
+    assert.isUndefined(withCaching(200).headers["x-frame-options"], "not a page")
+  })
+})
