@@ -168,17 +168,23 @@ export const responseCache = (config?: ResponseCacheConfig) =>
  * The webhook dispatcher of a server process: its loop runs for the lifetime
  * of the layer, claiming due deliveries from the outbox and sending them, on
  * the retry policy of `policies`, the configured concurrency, poll interval and (tests only)
- * claim lease. Closing the layer (shutdown) interrupts the loop and its
- * sends; their claims expire and another process, or this one restarted,
- * makes those attempts. Needs the rules and outbox of `stores`, a Signer
- * and a WebhookTransport.
+ * claim lease. Closing the layer (shutdown) stops the loop claiming, hands
+ * back at once the deliveries it claimed but did not start, and the sends in
+ * flight have `stopGrace` (the server's shutdown grace, which runs
+ * alongside the HTTP server's drain) to finish and have their attempts
+ * recorded; sends still running then are interrupted, and their claims
+ * expire so that another process, or this one restarted, makes those
+ * attempts. Needs the rules and outbox of `stores`, a Signer and a
+ * WebhookTransport.
  */
-export const webhookDispatcherLoop = Layer.unwrap(
-  Effect.map(WebhookDeliveryConfig, (settings) =>
-    WebhookDispatcher.layer({
-      concurrency: settings.concurrency,
-      pollInterval: settings.pollInterval,
-      leaseMs: Option.getOrUndefined(Option.map(settings.lease, Duration.toMillis))
-    })
+export const webhookDispatcherLoop = (stopGrace: Duration.Duration) =>
+  Layer.unwrap(
+    Effect.map(WebhookDeliveryConfig, (settings) =>
+      WebhookDispatcher.layer({
+        concurrency: settings.concurrency,
+        pollInterval: settings.pollInterval,
+        leaseMs: Option.getOrUndefined(Option.map(settings.lease, Duration.toMillis)),
+        stopGrace
+      })
+    )
   )
-)

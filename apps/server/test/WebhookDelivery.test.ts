@@ -10,7 +10,9 @@
  * The retry offsets are scaled down (RATINGS_WEBHOOK_RETRY_SCALE, honoured
  * because NODE_ENV=test) so a whole schedule takes seconds. Claims are not
  * scaled: a delivery whose sender was killed waits out its lease (60 s), as
- * it would in production, so the kill test takes about a minute.
+ * it would in production, so the kill test takes about a minute. The
+ * shutdown tests shorten the lease to 31 s (RATINGS_WEBHOOK_LEASE), the
+ * shortest the server accepts.
  */
 import { createHmac } from "node:crypto"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -18,7 +20,8 @@ import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { retryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
-import { runCli, scratchDatabase } from "./CliHarness.ts"
+import pg from "pg"
+import { exited, runCli, scratchDatabase } from "./CliHarness.ts"
 import {
   createRules,
   ended,
@@ -33,6 +36,19 @@ import {
 } from "./WebhookHarness.ts"
 
 const ScaledOffsets = retryPolicy({ scale: TestRetryScale }).offsetsMs
+
+/** The claim lease of the shutdown tests' servers (RATINGS_WEBHOOK_LEASE): the shortest allowed, and a bit. */
+const LeaseMs = 31_000
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const until = async (check: () => Promise<boolean>, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+    await sleep(25)
+  }
+}
 
 let world: WebhookWorld
 
@@ -131,8 +147,77 @@ describe("webhook delivery by `ratings serve`", () => {
     assert.notInclude(server.output(), world.serverKey)
   }, 180_000)
 
-  it("SIGTERM interrupts a send in flight: the process exits at once, the receiver sees the connection close, and no attempt is recorded for it", async () => {
-    const { databaseUrl, env } = await world.setup()
+  it("SIGTERM drains webhook sends: a send in flight when the signal comes is waited for (the receiver answers after 3 s, the grace is 10 s), its attempt is recorded as delivered, the process exits 0, and no second delivery comes once its claim would have expired; a delivery claimed but not yet started is handed back unattempted, and the next server sends it at once, not after its lease", async () => {
+    const { databaseUrl, env } = await world.setup({
+      RATINGS_SHUTDOWN_GRACE: "10 seconds",
+      RATINGS_WEBHOOK_LEASE: `${LeaseMs / 1_000} seconds`,
+      // One send slot: the loop claims both deliveries, sends one and holds the other ready.
+      RATINGS_WEBHOOK_CONCURRENCY: "1"
+    })
+    const receiver = await world.receiver(async () => {
+      await sleep(3_000)
+      return 204
+    })
+    await createRules(databaseUrl, world.serverKey, [
+      { webhookUrl: receiver.url("/slow"), slugs: ["lendwell"], events: ["rating.changed"] },
+      { webhookUrl: receiver.url("/next"), slugs: ["lendwell"], events: ["rating.changed"] }
+    ])
+    assert.strictEqual(await world.publishLendwell(env), 2)
+    const server = await world.startServer(env)
+    await waitForReceiver(receiver, (r) => r.open() === 1, 30_000)
+
+    const stopping = performance.now()
+    server.child.kill("SIGTERM")
+    assert.strictEqual(await exited(server.child), 0, server.output())
+    const took = performance.now() - stopping
+    const request = receiver.requests[0]!
+    assert.strictEqual(request.outcome, 204, "the receiver answered; the send was not cut")
+    assert.isAtLeast(took, request.end! - stopping - 100, "the process waited for the answer")
+    assert.isBelow(took, 9_000, "and exited once it was recorded, before the grace ended")
+    assert.include(server.output(), "webhook dispatcher stopped: every attempt in flight finished")
+    assert.lengthOf(receiver.requests, 1, "the stopping server started nothing more")
+
+    const state = await readOutbox(databaseUrl)
+    const sent = state.deliveries.find((d) => d.delivery_id === request.deliveryId)!
+    assert.strictEqual(sent.status, "delivered")
+    assert.deepStrictEqual(
+      state.attempts.get(sent.delivery_id)!.map((a) => [a.attempt, a.outcome, a.status_code]),
+      [[0, "delivered", 204]]
+    )
+    const handedBack = state.deliveries.find((d) => d.delivery_id !== request.deliveryId)!
+    assert.deepStrictEqual(
+      [handedBack.status, handedBack.attempts, state.attempts.get(handedBack.delivery_id)],
+      ["pending", 0, undefined],
+      "the delivery claimed but not started was not attempted"
+    )
+
+    // Another server: it sends the handed-back delivery at once, and runs past the moment the
+    // claims of the first server would have expired.
+    const other = await world.startServer(env)
+    await waitForReceiver(receiver, (r) => r.requests.length === 2, 30_000)
+    const next = receiver.requests[1]!
+    assert.strictEqual(next.deliveryId, handedBack.delivery_id)
+    assert.isBelow(
+      next.start - request.start,
+      LeaseMs - 2_000,
+      "sent long before the claim of the stopped server would have expired"
+    )
+    await sleep(Math.max(0, request.start + LeaseMs + 3_000 - performance.now()))
+    assert.lengthOf(receiver.requests, 2, "each delivered once")
+    const done = await readOutbox(databaseUrl)
+    for (const d of done.deliveries) {
+      assert.strictEqual(d.status, "delivered")
+      assert.lengthOf(done.attempts.get(d.delivery_id)!, 1)
+    }
+    other.child.kill("SIGTERM")
+    assert.strictEqual(await exited(other.child), 0, other.output())
+  }, 180_000)
+
+  it("SIGTERM with a grace shorter than the receiver's answer: the send and an HTTP request in flight are both cut when the one shared grace ends (4 s, not one grace after the other), the process exits 0, no attempt is recorded, and the delivery is made again once its claim expires", async () => {
+    const { databaseUrl, env } = await world.setup({
+      RATINGS_SHUTDOWN_GRACE: "4 seconds",
+      RATINGS_WEBHOOK_LEASE: `${LeaseMs / 1_000} seconds`
+    })
     const receiver = await world.receiver(() => "hold")
     await createRules(databaseUrl, world.serverKey, [
       { webhookUrl: receiver.url("/held"), slugs: ["lendwell"], events: ["rating.changed"] }
@@ -141,18 +226,61 @@ describe("webhook delivery by `ratings serve`", () => {
     const server = await world.startServer(env)
     await waitForReceiver(receiver, (r) => r.open() === 1, 30_000)
 
-    const stopping = performance.now()
-    server.child.kill("SIGTERM")
-    await ended(server.child)
-    // Well inside the 10 s receiver timeout: the send was interrupted, not waited for.
-    assert.isBelow(performance.now() - stopping, 5_000)
-    await waitForReceiver(receiver, (r) => r.open() === 0, 5_000)
-    assert.strictEqual(receiver.requests[0]!.outcome, "aborted")
+    // An HTTP request held in flight by a lock on the table it reads.
+    const lock = new pg.Client({ connectionString: databaseUrl })
+    await lock.connect()
+    let stopping = 0
+    try {
+      await lock.query("BEGIN")
+      await lock.query("LOCK TABLE scorecards IN ACCESS EXCLUSIVE MODE")
+      const held = fetch(`http://127.0.0.1:${server.port}/api/v1/protocols/lendwell/scorecards`).then(
+        (r) => r.text().then(() => r.status),
+        (e: Error) => e.message
+      )
+      await until(async () => {
+        const { rows } = await lock.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+        return rows[0].n > 0
+      }, 30_000)
 
+      stopping = performance.now()
+      server.child.kill("SIGTERM")
+      assert.strictEqual(await exited(server.child), 0, server.output())
+      const took = performance.now() - stopping
+      assert.isAtLeast(took, 3_900, "the process waited out the grace")
+      assert.isBelow(took, 7_500, "one grace for both drains, not one after the other")
+      assert.notStrictEqual(await held, 200, "the HTTP request was cut")
+      assert.match(server.output(), /stopped: 1 connection\(s\) still open after 4s were closed/)
+    } finally {
+      await lock.query("ROLLBACK").catch(() => undefined)
+      await lock.end()
+    }
+    await waitForReceiver(receiver, (r) => r.open() === 0, 5_000)
+    const cut = receiver.requests[0]!
+    assert.strictEqual(cut.outcome, "aborted")
+    assert.isAtLeast(cut.end! - stopping, 3_900, "the send ran until the grace ended")
+    assert.include(server.output(), "webhook dispatcher stopped: attempts still running")
     const state = await readOutbox(databaseUrl)
     assert.strictEqual(state.deliveries[0]!.status, "pending", "still owed to the receiver")
     assert.strictEqual(state.deliveries[0]!.attempts, 0)
-    assert.isUndefined(state.attempts.get(state.deliveries[0]!.delivery_id))
+    assert.isUndefined(
+      state.attempts.get(state.deliveries[0]!.delivery_id),
+      "nothing recorded for the cut send"
+    )
+
+    // Left to its claim: another server makes the attempt once the lease has run out.
+    receiver.answer = () => 204
+    const other = await world.startServer(env)
+    const done = await waitForOutbox(databaseUrl, settled, LeaseMs + 30_000)
+    const again = receiver.requests[1]!
+    assert.isAtLeast(again.start - cut.start, LeaseMs - 1_000, "not before the claim expired")
+    assert.deepStrictEqual(
+      done.attempts.get(done.deliveries[0]!.delivery_id)!.map((a) => [a.attempt, a.outcome, a.status_code]),
+      [[0, "delivered", 204]]
+    )
+    other.child.kill("SIGTERM")
+    assert.strictEqual(await exited(other.child), 0, other.output())
   }, 180_000)
 
   it("the server killed (SIGKILL) with deliveries in flight and restarted: every delivery ends delivered or failed after exactly five retries at the scaled offsets, none is lost, and no attempt is recorded twice", async () => {

@@ -24,6 +24,7 @@ import type { KeyTier } from "@ratings/domain/model/Caller"
 import { WebhookDispatcher } from "@ratings/domain/services/WebhookDispatcher"
 import { RetryOffsetsMs } from "@ratings/domain/webhooks/RetrySchedule"
 import { WebhookTargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
+import { TargetNotAllowedMessage } from "@ratings/adapters-webhook/UndiciTransport"
 import { Clock, Effect } from "effect"
 import { type Received, receiver } from "./WebhookReceiver.ts"
 import { onEachBackend, type RequestOptions, type Response, type ServerIt, TestServer } from "./TestServer.ts"
@@ -782,6 +783,9 @@ describe("with production's target policy", () => {
 /** An internal name (one the public cannot resolve) that the transport's resolver maps to loopback. */
 const InternalName = "ratings-db.internal"
 
+/** A name the transport's resolver does not resolve (ENOTFOUND, as the system resolver says it). */
+const MissingName = "ratings-nothing.internal"
+
 describe("with private targets not allowed at send time (issue 13: no internal-name oracle)", () => {
   onEachBackend(
     (it) => {
@@ -798,14 +802,14 @@ describe("with private targets not allowed at send time (issue 13: no internal-n
                 const answered = yield* caller.post(`/alert-rules/${rule.id}/test-webhook`)
                 const report = ok(answered)
                 assert.strictEqual(report.delivered, false, url)
-                assert.strictEqual(report.error, "target_refused: the target address is not allowed", url)
+                assert.strictEqual(report.error, `target_refused: ${TargetNotAllowedMessage}`, url)
                 const log = yield* caller.get(`/alert-rules/${rule.id}/deliveries`)
                 const tested = (ok(log).items as Array<Json>).find(
                   (d) => d.delivery_id === report.delivery_id
                 )
                 assert.deepStrictEqual(
                   tested?.attempt_log.map((a: Json) => a.error),
-                  ["target_refused: the target address is not allowed"],
+                  [`target_refused: ${TargetNotAllowedMessage}`],
                   url
                 )
                 for (const text of [answered.text, log.text])
@@ -816,19 +820,80 @@ describe("with private targets not allowed at send time (issue 13: no internal-n
             })
           )
       )
+
+      it.effect(
+        "test-webhook to a name that does not resolve answers exactly as to a name that resolves to loopback: same status, same report and the same delivery log, so a caller cannot tell whether an internal name exists",
+        () =>
+          Effect.scoped(
+            Effect.gen(function* () {
+              const caller = yield* account()
+              const hook = yield* receiver(200)
+              const port = new URL(hook.url).port
+              const seen: Array<{ readonly status: number; readonly answer: Json; readonly log: unknown }> =
+                []
+              for (const name of [InternalName, MissingName, "nothing.invalid"]) {
+                const url = `http://${name}:${port}/hooks`
+                const rule = created(yield* caller.post("/alert-rules", ruleFor(url)))
+                const answered = yield* caller.post(`/alert-rules/${rule.id}/test-webhook`)
+                const {
+                  delivery_id,
+                  attempted_at: _at,
+                  elapsed_ms: _elapsed,
+                  next_attempt_at,
+                  ...answer
+                } = answered.json as Json
+                assert.isString(next_attempt_at, `${name}: a retry is scheduled either way`)
+                const items = ok(yield* caller.get(`/alert-rules/${rule.id}/deliveries`)).items as Array<Json>
+                const tested = items.find((d) => d.delivery_id === delivery_id)
+                seen.push({
+                  status: answered.status,
+                  answer,
+                  log: {
+                    status: tested?.status,
+                    last_error: tested?.last_error,
+                    attempts: tested?.attempt_log.map((a: Json) => [a.outcome, a.status_code, a.error])
+                  }
+                })
+              }
+              assert.deepStrictEqual(seen[0], {
+                status: 200,
+                answer: {
+                  delivered: false,
+                  outcome: "network_error",
+                  status_code: null,
+                  error: `target_refused: ${TargetNotAllowedMessage}`
+                },
+                log: {
+                  status: "pending",
+                  last_error: `target_refused: ${TargetNotAllowedMessage}`,
+                  attempts: [["network_error", null, `target_refused: ${TargetNotAllowedMessage}`]]
+                }
+              })
+              assert.deepStrictEqual(seen[1], seen[0], "a name that does not resolve answers the same")
+              assert.deepStrictEqual(seen[2], seen[0], "so does a name under .invalid")
+              assert.lengthOf(hook.received, 0, "nothing reached the receiver")
+            })
+          )
+      )
     },
     {
       server: {
         webhookTransport: {
           allowPrivateTargets: false,
           requireHttps: false,
-          resolveHost: async (hostname) =>
-            hostname === InternalName
+          resolveHost: async (hostname) => {
+            if (hostname === MissingName || hostname.endsWith(".invalid"))
+              throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+                code: "ENOTFOUND",
+                hostname
+              })
+            return hostname === InternalName
               ? [{ address: "127.0.0.1", family: 4 }]
               : [
                   { address: "127.0.0.1", family: 4 },
                   { address: "::1", family: 6 }
                 ]
+          }
         }
       }
     }

@@ -7,7 +7,7 @@
  * machine on the `RetryPolicy` in context), exactly as in memory, and handed
  * to this adapter as a guarded write. The adapter is split by concern:
  * - `PgDeliveryOutbox/Claims`: due deliveries leased to the caller
- *   (`FOR UPDATE SKIP LOCKED` and a lease column);
+ *   (`FOR UPDATE SKIP LOCKED` and a lease column), and claims handed back;
  * - `PgDeliveryOutbox/Writes`: enqueueing, and the guarded writes, a batch
  *   of them one statement (the dispatcher's hot path);
  * - `PgDeliveryOutbox/Reads`: deliveries with their attempt logs;
@@ -40,7 +40,7 @@ export const layer: Layer.Layer<DeliveryOutbox, never, SqlClient.SqlClient> = La
     const policy = yield* RetryPolicy
     const reads = makeReads(sql)
     const writes = makeWrites(sql)
-    const { claimDue } = makeClaims(sql)
+    const { claimDue, releaseClaims } = makeClaims(sql)
     const store: TransitionStore = { read: reads.read, writeGuarded: writes.writeGuarded }
 
     const recordAll = (attempts: ReadonlyArray<AttemptToRecord>) =>
@@ -60,6 +60,7 @@ export const layer: Layer.Layer<DeliveryOutbox, never, SqlClient.SqlClient> = La
       enqueue: writes.enqueue,
       enqueueClaimed: writes.enqueueClaimed,
       claimDue,
+      releaseClaims,
       recordAttempt,
       recordAttempts: recordAll,
       get: reads.get,

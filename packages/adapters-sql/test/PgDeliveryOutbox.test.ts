@@ -283,6 +283,55 @@ describe("PgDeliveryOutbox", () => {
     )
 
     it.effect(
+      "a stopping process hands back its claims not started: another server process claims them at once, and a claim that process took over after the lease ran out is untouched",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const sql = yield* SqlClient.SqlClient
+          const outbox = yield* DeliveryOutbox
+          const lease = 60 * SECOND
+          const otherProcess = yield* Layer.build(
+            PgDeliveryOutbox.layer.pipe(Layer.provide(otherProcessClient))
+          )
+          const elsewhere = <A>(f: (o: typeof outbox) => Effect.Effect<A>) =>
+            Effect.provide(Effect.flatMap(DeliveryOutbox, f), otherProcess)
+          yield* outbox.enqueue([delivery(1)])
+          yield* outbox.claimDue({ at: T0, limit: 10, leaseMs: lease, token: "this:1" })
+          yield* outbox.enqueue([delivery(2), delivery(3)])
+          yield* outbox.claimDue({ at: T0 + 1, limit: 2, leaseMs: lease, token: "this:2" })
+          // Delivery 1's claim ran out meanwhile; the other process takes it over.
+          const [takenOver] = yield* elsewhere((o) =>
+            o.claimDue({ at: T0 + lease, limit: 10, leaseMs: lease, token: "other:1" })
+          )
+          assert.strictEqual(takenOver?.delivery_id, deliveryId(1))
+          const released = yield* outbox.releaseClaims([
+            { deliveryId: deliveryId(1), token: "this:1" },
+            { deliveryId: deliveryId(2), token: "this:2" },
+            { deliveryId: deliveryId(3), token: "this:2" }
+          ])
+          assert.deepStrictEqual(released, [deliveryId(2), deliveryId(3)])
+          const leases = yield* sql<{ readonly delivery_id: string; readonly claim_token: string | null }>`
+            SELECT delivery_id, claim_token FROM webhook_deliveries ORDER BY seq
+          `
+          assert.deepStrictEqual(
+            leases.map((r) => [r.delivery_id, r.claim_token]),
+            [
+              [deliveryId(1), "other:1"],
+              [deliveryId(2), null],
+              [deliveryId(3), null]
+            ]
+          )
+          const [two, three] = yield* elsewhere((o) => o.claimDue({ at: T0 + lease + 1, limit: 10 }))
+          assert.deepStrictEqual(
+            [two?.delivery_id, three?.delivery_id],
+            [deliveryId(2), deliveryId(3)],
+            "claimed at once by the other process, long before their leases end"
+          )
+          assert.deepStrictEqual([two, three], [delivery(2), delivery(3)], "no attempt counted")
+        }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
+    it.effect(
       "a row that does not decode with the domain's schema is a StoreError defect, not a value cast into shape",
       () =>
         Effect.gen(function* () {

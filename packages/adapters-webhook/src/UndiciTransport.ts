@@ -27,8 +27,12 @@
  * through them. A refused target's message never names an address either:
  * the caller who chose the URL reads it (test-webhook, delivery logs), and
  * `internal.name: refused target 10.0.0.5` would tell them what an internal
- * name resolves to. It says only `the target address is not allowed`; the
- * name and address go to the operator's log (a warning) instead.
+ * name resolves to. While private targets are refused, a name that does not
+ * resolve is answered exactly like one that resolves to a refused address
+ * (`target_refused`, TargetNotAllowedMessage, and as fast: both end at the
+ * lookup); otherwise `dns: ENOTFOUND` beside `target_refused` would tell the
+ * caller which internal names exist. The name, and the address or the
+ * resolver's error, go to the operator's log (a warning) instead.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns"
 import type { Socket } from "node:net"
@@ -70,13 +74,18 @@ const systemResolver: ResolveHost = (hostname) =>
     )
   })
 
-/** What a caller reads of an address the policy refused at send time: never the address. */
-export const TargetNotAllowedMessage = "the target address is not allowed"
+/**
+ * What a caller reads of a target refused at send time: an address the
+ * policy refuses, or (while private targets are refused) a name that does
+ * not resolve. Never the address, nor which of the two it was.
+ */
+export const TargetNotAllowedMessage = "the target could not be resolved to an allowed address"
 
 /**
- * Raised inside the connector when the policy refuses an address; becomes
+ * Raised inside the connector when the policy refuses an address, or a name
+ * does not resolve while private targets are refused; becomes
  * `target_refused` with TargetNotAllowedMessage. `detail` (the name and the
- * address refused) is for the operator's log only.
+ * address refused, or the resolver's error) is for the operator's log only.
  */
 export class TargetRefusedError extends Error {
   readonly code = "ERR_WEBHOOK_TARGET_REFUSED"
@@ -91,7 +100,7 @@ class TransportTimeout extends Error {
   readonly code = "ERR_WEBHOOK_TIMEOUT"
 }
 
-const dnsError = (hostname: string): Error =>
+const dnsError = (hostname: string): NodeJS.ErrnoException =>
   Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname })
 
 type Connector = buildConnector.connector
@@ -107,6 +116,12 @@ type LookupCallback = (
  * the connected peer is checked again before undici may write to it.
  */
 const makeConnector = (policy: TargetPolicy, resolveHost: ResolveHost): Connector => {
+  // While private targets are refused, a name that does not resolve is refused like one that
+  // resolves inward, so that the caller cannot tell which internal names exist.
+  const unresolved = (hostname: string, error: NodeJS.ErrnoException): NodeJS.ErrnoException =>
+    policy.allowPrivateTargets
+      ? error
+      : new TargetRefusedError(`${hostname}: did not resolve (${error?.code ?? error?.message})`)
   const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     resolveHost(hostname).then(
       (resolved) => {
@@ -117,11 +132,11 @@ const makeConnector = (policy: TargetPolicy, resolveHost: ResolveHost): Connecto
         const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : options.family
         const usable = family === 4 || family === 6 ? resolved.filter((a) => a.family === family) : resolved
         const first = usable[0]
-        if (first === undefined) return callback(dnsError(hostname), [])
+        if (first === undefined) return callback(unresolved(hostname, dnsError(hostname)), [])
         if (options.all) return callback(null, [...usable])
         return callback(null, first.address, first.family)
       },
-      (error: NodeJS.ErrnoException) => callback(error, [])
+      (error: NodeJS.ErrnoException) => callback(unresolved(hostname, error), [])
     )
   }
   // undici's 10 s connect timeout stays: it frees a pool slot stuck on a

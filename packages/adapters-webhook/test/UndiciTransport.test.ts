@@ -161,10 +161,9 @@ describe("UndiciTransport", () => {
       })
     )
 
-    it.effect("a name that does not resolve is dns, under either policy", () =>
+    it.effect("a name that does not resolve is dns while configuration allows private targets", () =>
       Effect.gen(function* () {
         assertNoResponse(yield* send(post("http://nonexistent.invalid/")), "dns")
-        assertNoResponse(yield* send(post("http://nonexistent.invalid/"), strict), "dns")
       })
     )
 
@@ -334,7 +333,7 @@ describe("UndiciTransport", () => {
             )
             assertNoResponse(outcome, "target_refused")
             if (outcome._tag === "NoResponse") {
-              assert.strictEqual(outcome.message, "the target address is not allowed", url)
+              assert.strictEqual(outcome.message, UndiciTransport.TargetNotAllowedMessage, url)
               for (const secret of ["10.1.2.3", "127.0.0.1", "internal", "localhost", "private", "loopback"])
                 assert.notInclude(outcome.message, secret, url)
             }
@@ -344,6 +343,50 @@ describe("UndiciTransport", () => {
           assert.include(logged[0], "webhook target refused")
           assert.include(logged[0], "internal.example: refused target 10.1.2.3")
           assert.include(logged[1], "localhost: refused target 127.0.0.1")
+        })
+    )
+
+    it.effect(
+      "a name that does not resolve is answered exactly like a name that resolves to a refused address: target_refused with one message, and no connection (no DNS oracle); the operator's log tells them apart",
+      () =>
+        Effect.gen(function* () {
+          const r = yield* receiver(answer(200))
+          const logged: Array<string> = []
+          const logger = Logger.make(({ message, fiber }) => {
+            logged.push(
+              `${Formatter.format(message)} ${JSON.stringify(fiber.getRef(References.CurrentLogAnnotations))}`
+            )
+          })
+          const notFound = (hostname: string) =>
+            Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname })
+          const resolveHost: UndiciTransport.ResolveHost = async (hostname) => {
+            if (hostname === "db.internal.example") return [{ address: "10.1.2.3", family: 4 }]
+            throw notFound(hostname)
+          }
+          const answers = []
+          for (const [url, options] of [
+            [`http://db.internal.example:${r.port}/`, { ...strict, resolveHost }],
+            [`http://missing.internal.example:${r.port}/`, { ...strict, resolveHost }],
+            // The system resolver: a name under .invalid never resolves.
+            [`http://nonexistent.invalid:${r.port}/`, strict]
+          ] as const) {
+            const outcome = yield* send(post(url), options).pipe(Effect.provide(Logger.layer([logger])))
+            assertNoResponse(outcome, "target_refused")
+            const { elapsed_ms: _, ...answer } = outcome as Extract<TransportOutcome, { _tag: "NoResponse" }>
+            answers.push(answer)
+          }
+          assert.deepStrictEqual(answers[0], {
+            _tag: "NoResponse",
+            reason: "target_refused",
+            message: UndiciTransport.TargetNotAllowedMessage
+          })
+          assert.deepStrictEqual(answers[1], answers[0], "a missing name answers like a refused one")
+          assert.deepStrictEqual(answers[2], answers[0], "so does a name the system resolver cannot resolve")
+          assert.strictEqual(r.connections(), 0)
+          assert.lengthOf(logged, 3)
+          assert.include(logged[0], "db.internal.example: refused target 10.1.2.3")
+          assert.include(logged[1], "missing.internal.example: did not resolve (ENOTFOUND)")
+          assert.include(logged[2], "nonexistent.invalid: did not resolve")
         })
     )
 

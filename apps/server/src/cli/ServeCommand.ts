@@ -6,12 +6,14 @@
  * fetched and the stored snapshot (the demo sample, say) is served as it is.
  * Every server process also runs the webhook dispatcher loop beside the HTTP
  * server: deliveries are claimed from the shared outbox, so any number of
- * processes can serve one database. Shutdown (SIGTERM or SIGINT) first
- * drains the HTTP server (no new connections; requests in flight get
- * RATINGS_SHUTDOWN_GRACE to finish), then closes the other layers, which
- * interrupts the loop and any send in flight (the claims of those sends
- * expire and the attempts are made again, here after a restart or by another
- * process), then the pool and the embedded Postgres; the process exits 0.
+ * processes can serve one database. Shutdown (SIGTERM or SIGINT) drains,
+ * side by side and within one RATINGS_SHUTDOWN_GRACE: the HTTP server (no
+ * new connections; requests in flight finish) and the dispatcher (no new
+ * claims; deliveries claimed but not started are handed back at once; sends
+ * in flight finish and their attempts are recorded). What is
+ * still running when the grace ends is cut (a cut send's claim expires and
+ * the attempt is made again, here after a restart or by another process).
+ * Then the pool and the embedded Postgres close; the process exits 0.
  */
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import { describeUrl } from "@ratings/adapters-http/upstream/LayerQuSource"
@@ -117,8 +119,8 @@ export const ServeCommand = Command.make(
       }),
       refresher,
       metrics === undefined
-        ? webhookDispatcherLoop
-        : webhookDispatcherLoop.pipe(Layer.provide(countedTransport))
+        ? webhookDispatcherLoop(config.shutdownGrace)
+        : webhookDispatcherLoop(config.shutdownGrace).pipe(Layer.provide(countedTransport))
     )
     return yield* Effect.scoped(
       Effect.gen(function* () {

@@ -127,7 +127,8 @@ const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedW
         next_attempt_at = i.new_next_attempt_at,
         first_attempt_at = i.new_first_attempt_at,
         last_error = i.new_last_error,
-        leased_until = NULL
+        leased_until = NULL,
+        claim_token = NULL
       FROM input i
       WHERE d.delivery_id = i.delivery_id
         AND d.status = i.status

@@ -9,6 +9,7 @@ import ExportKey from "./0005_export_key.ts"
 import QuantumSnapshotSize from "./0006_quantum_snapshot_size.ts"
 import ContactRequests from "./0007_contact_requests.ts"
 import ContactReceipts from "./0008_contact_receipts.ts"
+import DeliveryClaimToken from "./0009_delivery_claim_token.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -18,5 +19,6 @@ export const Migrations = {
   "0005_export_key": ExportKey,
   "0006_quantum_snapshot_size": QuantumSnapshotSize,
   "0007_contact_requests": ContactRequests,
-  "0008_contact_receipts": ContactReceipts
+  "0008_contact_receipts": ContactReceipts,
+  "0009_delivery_claim_token": DeliveryClaimToken
 }

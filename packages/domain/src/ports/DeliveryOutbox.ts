@@ -15,6 +15,13 @@
  * written, and a store that applies them together (one SQL statement instead
  * of a transaction each) is what lets it keep up with its receivers.
  *
+ * `releaseClaims` hands claims back before their leases end, for a worker
+ * that claimed more than it will send (a server stopping with deliveries
+ * claimed ahead of its send slots): the deliveries are claimable again at
+ * once, due as they were, with no attempt counted. A claim is named by the
+ * token its `claimDue` was given, so a release never touches a claim taken
+ * since, by another worker or by the same one again after its lease ran out.
+ *
  * `enqueueClaimed` writes a new delivery already leased to its caller, for an
  * attempt made at once (the test-webhook route): enqueueing and then claiming
  * would leave a window in which a dispatcher takes it first, and the caller
@@ -46,6 +53,18 @@ export interface ClaimOptions {
   readonly at: number
   readonly limit: number
   readonly leaseMs?: number | undefined
+  /**
+   * Names the claims of this call, for `releaseClaims`: a token no other
+   * claim uses (the dispatcher's are a random id of the process and a
+   * counter). Without one, the claims can only end by a record or their lease.
+   */
+  readonly token?: string | undefined
+}
+
+/** A claim its holder hands back: the delivery, and the token of the `claimDue` that took it. */
+export interface HeldClaim {
+  readonly deliveryId: string
+  readonly token: string
 }
 
 /** One attempt to record: the delivery as it was claimed, and what the attempt gave. */
@@ -89,6 +108,14 @@ export class DeliveryOutbox extends Context.Service<
     readonly recordAttempts: (
       attempts: ReadonlyArray<AttemptToRecord>
     ) => Effect.Effect<ReadonlyArray<AttemptRecordResult>>
+    /**
+     * Ends the claims still held under their tokens at once: each delivery is
+     * claimable again right away (at its due time, unchanged), with no
+     * attempt counted. A delivery claimed since with another token, recorded,
+     * or unknown is left as it is. Returns the ids of the deliveries released,
+     * in the order given.
+     */
+    readonly releaseClaims: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<ReadonlyArray<string>>
     readonly get: (deliveryId: string) => Effect.Effect<DeliveryWithAttempts, DeliveryNotFound>
     /** A rule's deliveries with their attempts, newest first. */
     readonly listByRule: (

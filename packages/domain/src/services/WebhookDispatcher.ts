@@ -56,6 +56,17 @@
  *   delivery comes back when its lease ends. If a claim fails, it is logged
  *   and retried at the next poll; if reading the rules of a claimed batch
  *   fails, nothing of it is sent and it comes back when its leases end.
+ * - A stop is graceful (the layer's `stopGrace`): the loop claims nothing
+ *   more, and the attempts in flight are sent and recorded if they end within
+ *   the grace. Cutting a send instead would leave a request the receiver may
+ *   have acted on unrecorded, and it would be sent again once its lease ran
+ *   out. Claimed deliveries not yet started are handed back at once
+ *   (`releaseClaims`, matched by the token of their claim), so another
+ *   process sends them without waiting out a lease; nothing reached a
+ *   receiver for them and no attempt is counted. Attempts still running when
+ *   the grace ends are left to their leases: the receiver may have acted on
+ *   the cut request (or may still be handling it), and the lease keeps a
+ *   second copy from following it at once.
  * - `deliverNow` records its own attempt directly, not in a batch: it answers
  *   a person waiting on the test-webhook route, and never waits on (or is
  *   interrupted with) the loop's recording.
@@ -81,9 +92,9 @@ import { WebhookTransport } from "../ports/WebhookTransport.ts"
 import type { AttemptRecorded } from "../webhooks/DeliveryStateMachine.ts"
 import { RetryPolicy } from "../webhooks/RetrySchedule.ts"
 import { attempt, attemptSafely } from "./dispatcher/Attempt.ts"
-import { claim } from "./dispatcher/Claim.ts"
+import { claim, makeClaimTokens, release } from "./dispatcher/Claim.ts"
 import { makeRecordBatch } from "./dispatcher/RecordBatch.ts"
-import { type Dispatching, runLoop, runOnce } from "./dispatcher/RunLoop.ts"
+import { type Dispatching, runLoop, runOnce, runUntilClosed } from "./dispatcher/RunLoop.ts"
 import {
   ClaimPerSlot,
   checkOptions,
@@ -123,7 +134,13 @@ export class WebhookDispatcher extends Context.Service<
     readonly deliverNow: (delivery: Delivery) => Effect.Effect<AttemptRecorded>
   }
 >()("@ratings/domain/services/WebhookDispatcher") {
-  /** The dispatcher with its `run` loop forked for the lifetime of the layer. */
+  /**
+   * The dispatcher with its `run` loop forked for the lifetime of the layer.
+   * Closing the layer stops the loop gracefully: it claims nothing more,
+   * hands back what it claimed but did not start, and its attempts in flight
+   * have `stopGrace` to be sent and recorded; what still runs then is
+   * interrupted and left to its lease.
+   */
   static readonly layer = (
     options: WebhookDispatcherOptions = {}
   ): Layer.Layer<
@@ -134,8 +151,8 @@ export class WebhookDispatcher extends Context.Service<
     Layer.effect(
       WebhookDispatcher,
       Effect.gen(function* () {
-        const dispatcher = yield* make(options)
-        yield* Effect.forkScoped(dispatcher.run)
+        const { dispatcher, dispatching, stopGraceMs } = yield* make(options)
+        yield* runUntilClosed(dispatching, stopGraceMs)
         return dispatcher
       })
     )
@@ -151,18 +168,25 @@ export class WebhookDispatcher extends Context.Service<
     WebhookDispatcher,
     never,
     AlertRuleRepository | DeliveryOutbox | Signer | WebhookTransport
-  > => Layer.effect(WebhookDispatcher, make(options))
+  > =>
+    Layer.effect(
+      WebhookDispatcher,
+      Effect.map(make(options), ({ dispatcher }) => dispatcher)
+    )
 }
 
 /**
- * The dispatcher over its ports and the retry policy in context. Bad options
+ * The dispatcher over its ports and the retry policy in context, with what
+ * its loop runs on and the grace of the loop's stop. Bad options
  * are a wiring bug: a defect when the layer is built. The recorder's writers
  * live in the layer's scope.
  */
 const make = (options: WebhookDispatcherOptions) =>
   Effect.gen(function* () {
     const policy = yield* RetryPolicy
-    const { concurrency, pollMs, leaseMs } = yield* Effect.sync(() => checkOptions(options, policy))
+    const { concurrency, pollMs, leaseMs, stopGraceMs } = yield* Effect.sync(() =>
+      checkOptions(options, policy)
+    )
     const ports: DispatcherPorts = {
       outbox: yield* DeliveryOutbox,
       rules: yield* AlertRuleRepository,
@@ -171,6 +195,7 @@ const make = (options: WebhookDispatcherOptions) =>
       policy
     }
     const recordInBatch = yield* makeRecordBatch(ports.outbox)
+    const nextClaimToken = yield* makeClaimTokens
     const recordAlone = (toRecord: Parameters<typeof recordInBatch>[0]) =>
       ports.outbox.recordAttempt(toRecord.claimed, toRecord.input)
     const dispatching: Dispatching = {
@@ -184,7 +209,9 @@ const make = (options: WebhookDispatcherOptions) =>
       // A ready delivery must start early enough that its send, cut off at the timeout plus the
       // grace, still ends that long before its lease does: the margin a claim sent at once has.
       startDeadlineMs: leaseMs - 2 * (policy.receiverTimeoutMs + TransportGraceMs),
-      claim: (at, limit) => claim(ports, leaseMs, at, limit),
+      claim: (at, limit) =>
+        Effect.flatMap(nextClaimToken, (token) => claim(ports, leaseMs, token, at, limit)),
+      release: (claims) => release(ports, claims),
       attemptSafely: (claimed) => attemptSafely(ports, claimed, recordInBatch)
     }
 
@@ -198,9 +225,10 @@ const make = (options: WebhookDispatcherOptions) =>
       )
     })
 
-    return WebhookDispatcher.of({
+    const dispatcher = WebhookDispatcher.of({
       runOnce: runOnce(dispatching),
       run: runLoop(dispatching),
       deliverNow
     })
+    return { dispatcher, dispatching, stopGraceMs }
   })

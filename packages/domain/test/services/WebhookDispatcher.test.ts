@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type { AlertRuleRecord } from "../../src/model/AlertRule.ts"
 import { type Delivery, millisOf, noResponse, responded } from "../../src/model/Delivery.ts"
@@ -725,6 +725,154 @@ describe("WebhookDispatcher", () => {
     }
   )
 
+  /**
+   * The loop's dispatcher built in a scope of its own at T0 (the clock
+   * withDispatcher set), so the test can close it while sends are in flight.
+   * `closed()` tells whether the close has finished.
+   */
+  const loopInScope = (options: WebhookDispatcherOptions) =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      yield* Layer.buildWithScope(WebhookDispatcher.layer(options), scope)
+      let closed = false
+      return {
+        close: Effect.forkChild(
+          Effect.andThen(
+            Scope.close(scope, Exit.void),
+            Effect.sync(() => {
+              closed = true
+            })
+          )
+        ),
+        closed: () => closed
+      }
+    })
+
+  it.effect(
+    "a stopped dispatcher claims nothing more and lets the sends in flight finish within its stop grace, recording their attempts (SIGTERM drains webhook sends)",
+    () => {
+      const { stats, layer } = timedTransport(() => 3 * SECOND)
+      return withDispatcher(
+        { deliveries: [delivery(1), delivery(2)], loop: false, transport: layer },
+        Effect.gen(function* () {
+          const outbox = yield* DeliveryOutbox
+          const dispatcher = yield* loopInScope({ stopGrace: "10 seconds" })
+          yield* TestClock.adjust(SECOND)
+          assert.strictEqual(stats.inFlight, 2, "both sends are in flight when the stop comes")
+          const closing = yield* dispatcher.close
+          yield* Effect.yieldNow
+          // Due while the dispatcher stops: it is not claimed.
+          yield* outbox.enqueue([delivery(3, RULE, T0 + SECOND)])
+          yield* TestClock.adjust(2 * SECOND - 1)
+          assert.isFalse(dispatcher.closed(), "the stop waits for the sends in flight")
+          yield* TestClock.adjust(1)
+          yield* Fiber.join(closing)
+          assert.isTrue(dispatcher.closed(), "and ends as soon as they are recorded, well inside the grace")
+          for (const n of [1, 2]) {
+            const stored = yield* attemptLog(deliveryId(n))
+            assert.strictEqual(stored.status, "delivered", `delivery ${n}`)
+            assert.deepStrictEqual(
+              stored.attempt_log.map((a) => [a.outcome, millisOf(a.started_at)]),
+              [["delivered", T0]],
+              `delivery ${n}: its one attempt is recorded`
+            )
+          }
+          assert.lengthOf(stats.sent, 2, "nothing was sent after the stop")
+          const unclaimed = yield* outbox.claimDue({ at: T0 + 3 * SECOND, limit: 10 })
+          assert.deepStrictEqual(
+            unclaimed.map((d) => d.delivery_id),
+            [deliveryId(3)],
+            "the delivery due during the stop was never claimed"
+          )
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "sends still running when the stop grace ends are interrupted, not recorded, and left to their claims: attempted again once the lease runs out",
+    () => {
+      const { stats, layer } = timedTransport(() => 5 * SECOND)
+      return withDispatcher(
+        { deliveries: [delivery(1)], loop: false, transport: layer },
+        Effect.gen(function* () {
+          const outbox = yield* DeliveryOutbox
+          const dispatcher = yield* loopInScope({ stopGrace: "2 seconds" })
+          yield* TestClock.adjust(SECOND)
+          assert.strictEqual(stats.inFlight, 1)
+          const closing = yield* dispatcher.close
+          yield* TestClock.adjust(2 * SECOND - 1)
+          assert.isFalse(dispatcher.closed(), "the stop waits for the grace")
+          yield* TestClock.adjust(1)
+          yield* Fiber.join(closing)
+          assert.isTrue(dispatcher.closed(), "and ends when the grace does")
+          const stored = yield* attemptLog(deliveryId(1))
+          assert.strictEqual(stored.status, "pending")
+          assert.lengthOf(stored.attempt_log, 0, "the cut send is not recorded")
+          assert.lengthOf(yield* outbox.claimDue({ at: T0 + 60 * SECOND - 1, limit: 10 }), 0, "still claimed")
+          const again = yield* outbox.claimDue({ at: T0 + 60 * SECOND, limit: 10 })
+          assert.deepStrictEqual(
+            again.map((d) => d.delivery_id),
+            [deliveryId(1)],
+            "claimable again when the lease of its claim ends"
+          )
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "on stop, deliveries claimed but not yet started are handed back at once, not attempted: another dispatcher sends them at once, not after their leases (SIGTERM drains webhook sends)",
+    () => {
+      const { stats, layer } = timedTransport(() => 3 * SECOND)
+      const sentIds = () => stats.sent.map((r) => r.headers["webhook-id"])
+      return withDispatcher(
+        { deliveries: [delivery(1), delivery(2), delivery(3)], loop: false, transport: layer },
+        Effect.gen(function* () {
+          const outbox = yield* DeliveryOutbox
+          // One send slot: the loop claims all three ahead, sends 1, and holds 2 and 3 ready.
+          const stopping = yield* loopInScope({ concurrency: 1, stopGrace: "10 seconds" })
+          yield* TestClock.adjust(SECOND)
+          assert.deepStrictEqual(sentIds(), [deliveryId(1)])
+          assert.lengthOf(yield* outbox.claimDue({ at: T0 + SECOND, limit: 10 }), 0, "2 and 3 are claimed")
+          const closing = yield* stopping.close
+          yield* TestClock.adjust(0)
+          for (const n of [2, 3]) {
+            const stored = yield* attemptLog(deliveryId(n))
+            assert.deepStrictEqual(
+              [stored.status, stored.attempts, stored.attempt_log.length, millisOf(stored.next_attempt_at!)],
+              ["pending", 0, 0, T0],
+              `delivery ${n} was not attempted, and is due as it was`
+            )
+          }
+          // Another server process's dispatcher, started while the first still drains its send.
+          const other = yield* loopInScope({})
+          yield* TestClock.adjust(0)
+          assert.deepStrictEqual(
+            sentIds(),
+            [deliveryId(1), deliveryId(2), deliveryId(3)],
+            "2 and 3 are sent at once, not when their 60 s leases end"
+          )
+          yield* TestClock.adjust(2 * SECOND)
+          yield* Fiber.join(closing)
+          assert.isTrue(stopping.closed(), "the stop ended when its one send was recorded")
+          yield* TestClock.adjust(SECOND)
+          for (const n of [1, 2, 3]) {
+            const stored = yield* attemptLog(deliveryId(n))
+            assert.strictEqual(stored.status, "delivered", `delivery ${n}`)
+            assert.deepStrictEqual(
+              stored.attempt_log.map((a) => millisOf(a.started_at)),
+              [n === 1 ? T0 : T0 + SECOND],
+              `delivery ${n}: one attempt`
+            )
+          }
+          assert.lengthOf(stats.sent, 3, "each sent once")
+          yield* Fiber.join(yield* other.close)
+        })
+      )
+    }
+  )
+
   it.effect(
     "options that could let a send outlive its claim, or stall the loop, are refused when the layer is built",
     () =>
@@ -733,7 +881,8 @@ describe("WebhookDispatcher", () => {
           { leaseMs: 20 * SECOND },
           { concurrency: 0 },
           { concurrency: 1.5 },
-          { pollInterval: 0 }
+          { pollInterval: 0 },
+          { stopGrace: -1 }
         ]
         for (const options of refused) {
           const exit = yield* Effect.exit(

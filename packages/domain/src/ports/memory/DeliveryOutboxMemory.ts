@@ -27,6 +27,8 @@ interface Entry {
   readonly attempts: ReadonlyArray<DeliveryAttempt>
   /** Epoch ms until which the delivery is claimed, if it is. */
   readonly leasedUntil: number | undefined
+  /** The token of the claim that set the lease, if it was given one. */
+  readonly claimToken: string | undefined
 }
 
 type Entries = ReadonlyMap<string, Entry>
@@ -50,21 +52,28 @@ const guardedStore = (state: Ref.Ref<Entries>): TransitionStore => ({
         const entry = next.get(from.delivery_id)
         if (entry === undefined || !sameState(entry.delivery, from)) return undefined
         const attempts = attempt === undefined ? entry.attempts : [...entry.attempts, attempt]
-        next.set(from.delivery_id, { delivery: to, attempts, leasedUntil: undefined })
+        next.set(from.delivery_id, { delivery: to, attempts, leasedUntil: undefined, claimToken: undefined })
         return to
       })
       return [written, next] as const
     })
 })
 
-/** What puts deliveries into the outbox and claims them: enqueue, enqueueClaimed, claimDue. */
-const queueing = (state: Ref.Ref<Entries>): Pick<Outbox, "enqueue" | "enqueueClaimed" | "claimDue"> => ({
+/** What puts deliveries into the outbox and claims them: enqueue, enqueueClaimed, claimDue, releaseClaims. */
+const queueing = (
+  state: Ref.Ref<Entries>
+): Pick<Outbox, "enqueue" | "enqueueClaimed" | "claimDue" | "releaseClaims"> => ({
   enqueue: (deliveries) =>
     Ref.update(state, (entries) => {
       const next = new Map(entries)
       for (const delivery of deliveries) {
         if (!next.has(delivery.delivery_id)) {
-          next.set(delivery.delivery_id, { delivery, attempts: [], leasedUntil: undefined })
+          next.set(delivery.delivery_id, {
+            delivery,
+            attempts: [],
+            leasedUntil: undefined,
+            claimToken: undefined
+          })
         }
       }
       return next
@@ -80,21 +89,37 @@ const queueing = (state: Ref.Ref<Entries>): Pick<Outbox, "enqueue" | "enqueueCla
               new Map(entries).set(delivery.delivery_id, {
                 delivery,
                 attempts: [],
-                leasedUntil: at + leaseMs
+                leasedUntil: at + leaseMs,
+                claimToken: undefined
               })
             ]
       )
     ),
 
-  claimDue: ({ at, limit, leaseMs = DefaultLeaseMs }) =>
+  claimDue: ({ at, limit, leaseMs = DefaultLeaseMs, token }) =>
     Ref.modify(state, (entries) => {
       const claimable = [...entries.values()]
         .filter((e) => isDue(e.delivery, at) && (e.leasedUntil === undefined || e.leasedUntil <= at))
         .sort((a, b) => millisOf(a.delivery.next_attempt_at!) - millisOf(b.delivery.next_attempt_at!))
         .slice(0, Math.max(0, limit))
       const next = new Map(entries)
-      for (const e of claimable) next.set(e.delivery.delivery_id, { ...e, leasedUntil: at + leaseMs })
+      for (const e of claimable) {
+        next.set(e.delivery.delivery_id, { ...e, leasedUntil: at + leaseMs, claimToken: token })
+      }
       return [claimable.map((e) => e.delivery), next] as const
+    }),
+
+  releaseClaims: (claims) =>
+    Ref.modify(state, (entries) => {
+      const next = new Map(entries)
+      const released: Array<string> = []
+      for (const { deliveryId, token } of claims) {
+        const entry = next.get(deliveryId)
+        if (entry === undefined || entry.claimToken !== token) continue
+        next.set(deliveryId, { ...entry, leasedUntil: undefined, claimToken: undefined })
+        released.push(deliveryId)
+      }
+      return [released, next] as const
     })
 })
 

@@ -1,10 +1,12 @@
 /**
  * The dispatcher's two ways of sending what is due: `runOnce` (claim up to
  * `concurrency`, attempt them all, report) and `run`, the loop that claims
- * ahead of its send slots and sleeps while nothing is due.
+ * ahead of its send slots and sleeps while nothing is due, and which stops
+ * gracefully when its scope closes (`runUntilClosed`).
  */
-import { Clock, Duration, Effect, FiberSet, Latch } from "effect"
+import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Latch, Option, type Scope } from "effect"
 import { millisOf } from "../../model/Delivery.ts"
+import type { HeldClaim } from "../../ports/DeliveryOutbox.ts"
 import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
 import type { Claim } from "./Claim.ts"
 import type { Claimed, DispatchSummary } from "./Settings.ts"
@@ -21,6 +23,8 @@ export interface Dispatching {
   /** A ready delivery claimed longer ago than this is not started: it is left to its lease. */
   readonly startDeadlineMs: number
   readonly claim: (at: number, limit: number) => Effect.Effect<Claim>
+  /** Hands claims back to the outbox at once; it never fails (what it could not release keeps its lease). */
+  readonly release: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<void>
   /** An attempt recorded with the next batch, that never fails (undefined when not recorded). */
   readonly attemptSafely: (claimed: Claimed) => Effect.Effect<AttemptRecorded | undefined>
 }
@@ -52,8 +56,8 @@ export const runOnce = (d: Dispatching): Effect.Effect<DispatchSummary> =>
  * fields are enough.
  */
 interface LoopState {
-  /** Claimed deliveries waiting for a slot, with when they were claimed. */
-  readonly ready: Array<{ readonly claimed: Claimed; readonly at: number }>
+  /** Claimed deliveries waiting for a slot, with when and under which token they were claimed. */
+  readonly ready: Array<{ readonly claimed: Claimed; readonly at: number; readonly token: string }>
   /** The retry times this process has recorded, so that it wakes exactly when one falls due. */
   readonly dueTimes: Set<number>
   /** The attempts running now (at most `concurrency`), each a send and the record of its outcome. */
@@ -62,7 +66,18 @@ interface LoopState {
   wakeAt: number
   /** The loop waits for the window to empty enough for a claim; the next attempt that ends opens `kick`. */
   waitingForRoom: boolean
+  /** Asked to stop: nothing more is claimed or started, what is ready is handed back, and the loop waits for its attempts in flight. */
+  stopping: boolean
 }
+
+const newLoopState = (): LoopState => ({
+  ready: [],
+  dueTimes: new Set<number>(),
+  inFlight: 0,
+  wakeAt: Number.NEGATIVE_INFINITY,
+  waitingForRoom: false,
+  stopping: false
+})
 
 /**
  * The send slots of the loop: an effect that starts ready deliveries in the
@@ -78,7 +93,7 @@ const sendSlots = (
   kick: Latch.Latch
 ): Effect.Effect<void> => {
   const startReady: Effect.Effect<void> = Effect.gen(function* () {
-    while (state.inFlight < d.concurrency && state.ready.length > 0) {
+    while (!state.stopping && state.inFlight < d.concurrency && state.ready.length > 0) {
       const next = state.ready.shift()!
       const now = yield* Clock.currentTimeMillis
       if (now - next.at > d.startDeadlineMs) {
@@ -123,25 +138,32 @@ const soonestDue = (dueTimes: Set<number>, now: number): number => {
 }
 
 /**
- * `run`, the loop: claims for a batch whenever its window has room for one,
- * starts what it claimed in the free slots, and sleeps until the poll
- * interval or the earliest retry it recorded, whichever comes first.
+ * The loop: claims for a batch whenever its window has room for one, starts
+ * what it claimed in the free slots, and sleeps until the poll interval or
+ * the earliest retry it recorded, whichever comes first. Once `stop` has
+ * completed it claims and starts nothing more, hands back the deliveries it
+ * claimed but did not start (due at once for any process, no attempt
+ * counted), waits for its attempts in flight to be sent and recorded, and
+ * returns. Interrupted, it interrupts them.
  */
-export const runLoop = (d: Dispatching): Effect.Effect<never> =>
+const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effect.Effect<void> =>
   Effect.scoped(
     Effect.gen(function* () {
       const fibers = yield* FiberSet.make<void>()
       const kick = yield* Latch.make(false)
-      const state: LoopState = {
-        ready: [],
-        dueTimes: new Set<number>(),
-        inFlight: 0,
-        wakeAt: Number.NEGATIVE_INFINITY,
-        waitingForRoom: false
-      }
       const startReady = sendSlots(d, state, fibers, kick)
+      // Every wait of the loop below also ends when `kick` opens.
+      yield* Effect.forkScoped(
+        Effect.andThen(
+          stop,
+          Effect.suspend(() => {
+            state.stopping = true
+            return kick.open
+          })
+        )
+      )
 
-      for (;;) {
+      while (!state.stopping) {
         yield* kick.close
         state.wakeAt = Number.NEGATIVE_INFINITY
         const room = d.window - state.inFlight - state.ready.length
@@ -154,8 +176,8 @@ export const runLoop = (d: Dispatching): Effect.Effect<never> =>
           continue
         }
         const now = yield* Clock.currentTimeMillis
-        const { claimed } = yield* d.claim(now, room)
-        for (const c of claimed) state.ready.push({ claimed: c, at: now })
+        const { claimed, token } = yield* d.claim(now, room)
+        for (const c of claimed) state.ready.push({ claimed: c, at: now, token })
         yield* startReady
         // The window was filled: more may be due at once.
         if (claimed.length === room) continue
@@ -166,5 +188,56 @@ export const runLoop = (d: Dispatching): Effect.Effect<never> =>
         state.wakeAt = at + wait
         if (wait > 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), kick.await)
       }
+
+      const unstarted = state.ready.splice(0)
+      if (state.inFlight > 0 || unstarted.length > 0)
+        yield* Effect.logInfo(
+          "webhook dispatcher stopping: claiming no more; attempts in flight may finish and be recorded; " +
+            "claimed deliveries not started are handed back"
+        ).pipe(Effect.annotateLogs({ in_flight: state.inFlight, not_started: unstarted.length }))
+      // The sends in flight go on meanwhile, in their own fibers.
+      yield* d.release(unstarted.map((r) => ({ deliveryId: r.claimed.delivery.delivery_id, token: r.token })))
+      yield* FiberSet.awaitEmpty(fibers)
     })
   )
+
+/** `run`, the loop, forever. */
+export const runLoop = (d: Dispatching): Effect.Effect<never> =>
+  Effect.andThen(
+    Effect.suspend(() => loop(d, newLoopState(), Effect.never)),
+    Effect.never
+  )
+
+/**
+ * The loop forked for the lifetime of the scope, stopped gracefully when the
+ * scope closes: it claims nothing more, hands back what it claimed but did
+ * not start, and its attempts in flight have `graceMs` (from the moment the
+ * scope starts closing) to be sent and recorded. Attempts still running then
+ * are interrupted: nothing is recorded for them, and their deliveries return
+ * when their claims expire (the receiver may have acted on a cut request, so
+ * it is not sent again at once). With no grace the loop is interrupted at
+ * once and everything it claimed is left to its lease.
+ */
+export const runUntilClosed = (d: Dispatching, graceMs: number): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const state = newLoopState()
+    const stop = yield* Deferred.make<void>()
+    const fiber = yield* Effect.forkScoped(loop(d, state, Deferred.await(stop)))
+    // Added after the fork, so it runs before the fork's own finalizer interrupts the loop.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        if (graceMs <= 0) return yield* Fiber.interrupt(fiber)
+        yield* Deferred.succeed(stop, undefined)
+        const ended = yield* Effect.timeoutOption(Fiber.await(fiber), Duration.millis(graceMs))
+        if (Option.isSome(ended)) {
+          yield* Effect.logInfo("webhook dispatcher stopped: every attempt in flight finished")
+          return
+        }
+        yield* Effect.logWarning(
+          "webhook dispatcher stopped: attempts still running at the end of the shutdown grace were " +
+            "interrupted; their deliveries return when their claims expire"
+        ).pipe(Effect.annotateLogs({ interrupted: state.inFlight }))
+        yield* Fiber.interrupt(fiber)
+      })
+    )
+  })

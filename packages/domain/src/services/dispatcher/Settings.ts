@@ -40,6 +40,14 @@ export interface WebhookDispatcherOptions {
   readonly pollInterval?: Duration.Input | undefined
   /** The lease of each claim (default `DefaultLeaseMs`); it must cover a whole send and its recording. */
   readonly leaseMs?: number | undefined
+  /**
+   * When the layer closes (the server stops): how long the attempts in
+   * flight may take to finish and be recorded before they are interrupted
+   * and left to their leases; deliveries claimed but not started are handed
+   * back meanwhile (default 0: interrupted at once, everything claimed left
+   * to its lease).
+   */
+  readonly stopGrace?: Duration.Input | undefined
 }
 
 /** What one `runOnce` did. */
@@ -59,11 +67,15 @@ export const checkOptions = (options: WebhookDispatcherOptions, policy: RetryPol
   const concurrency = options.concurrency ?? DefaultConcurrency
   const pollMs = Duration.toMillis(Duration.fromInputUnsafe(options.pollInterval ?? DefaultPollInterval))
   const leaseMs = options.leaseMs ?? DefaultLeaseMs
+  const stopGraceMs = Duration.toMillis(Duration.fromInputUnsafe(options.stopGrace ?? 0))
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`dispatcher concurrency must be a whole number >= 1, got ${concurrency}`)
   }
   if (!Number.isFinite(pollMs) || pollMs <= 0) {
     throw new RangeError(`dispatcher poll interval must be finite and > 0, got ${pollMs} ms`)
+  }
+  if (!Number.isFinite(stopGraceMs) || stopGraceMs < 0) {
+    throw new RangeError(`dispatcher stop grace must be finite and >= 0, got ${stopGraceMs} ms`)
   }
   // A send may run to the timeout plus the grace; the lease must outlast it with room to record.
   if (!(leaseMs > 2 * (policy.receiverTimeoutMs + TransportGraceMs))) {
@@ -72,7 +84,7 @@ export const checkOptions = (options: WebhookDispatcherOptions, policy: RetryPol
         `(${2 * (policy.receiverTimeoutMs + TransportGraceMs)} ms)`
     )
   }
-  return { concurrency, pollMs, leaseMs }
+  return { concurrency, pollMs, leaseMs, stopGraceMs }
 }
 
 /** What the dispatcher works with: its ports and the retry policy in context. */

@@ -451,6 +451,120 @@ export const deliveryOutboxContract = (name: string, makeLayer: () => Layer.Laye
         )
     )
 
+    it.effect(
+      "a claim handed back (releaseClaims) is claimable again at once, due as it was, with no attempt counted",
+      () =>
+        run(
+          Effect.gen(function* () {
+            const outbox = yield* DeliveryOutbox
+            yield* outbox.enqueue([delivery(1), delivery(2)])
+            const claimed = yield* outbox.claimDue({
+              at: T0 + 5,
+              limit: 10,
+              leaseMs: 60 * SECOND,
+              token: "a:1"
+            })
+            assert.lengthOf(claimed, 2)
+            assert.lengthOf(yield* outbox.claimDue({ at: T0 + 5, limit: 10 }), 0, "both leased")
+            const released = yield* outbox.releaseClaims([{ deliveryId: deliveryId(2), token: "a:1" }])
+            assert.deepStrictEqual(released, [deliveryId(2)])
+            const [again] = yield* outbox.claimDue({ at: T0 + 5, limit: 10, token: "b:1" })
+            assert.strictEqual(
+              again?.delivery_id,
+              deliveryId(2),
+              "claimable at once, long before the lease ends"
+            )
+            assert.deepStrictEqual(again, delivery(2), "due as it was, no attempt counted")
+            const stored = yield* outbox.get(deliveryId(2))
+            assert.deepStrictEqual(stored.attempt_log, [])
+            assert.strictEqual(stored.attempts, 0)
+            assert.lengthOf(
+              yield* outbox.claimDue({ at: T0 + 60 * SECOND + 4, limit: 10 }),
+              0,
+              "delivery 1 keeps its lease, delivery 2 its new claim"
+            )
+            assert.deepStrictEqual(yield* outbox.releaseClaims([]), [])
+          })
+        )
+    )
+
+    it.effect(
+      "a release touches only claims still held under its token: one taken over by another process after the lease ran out, one of another token, one recorded, or an unknown id stay as they are",
+      () =>
+        run(
+          Effect.gen(function* () {
+            const outbox = yield* DeliveryOutbox
+            const lease = 60 * SECOND
+            yield* outbox.enqueue([delivery(1), delivery(2), delivery(3)])
+            const mine = yield* outbox.claimDue({ at: T0, limit: 2, leaseMs: lease, token: "a:1" })
+            assert.deepStrictEqual(
+              mine.map((d) => d.delivery_id),
+              [deliveryId(1), deliveryId(2)]
+            )
+            const [theirs] = yield* outbox.claimDue({ at: T0, limit: 10, leaseMs: 2 * lease, token: "b:1" })
+            assert.strictEqual(theirs?.delivery_id, deliveryId(3))
+            // Delivery 1's lease runs out; another process takes it over under its own token.
+            const [takenOver] = yield* outbox.claimDue({
+              at: T0 + lease,
+              limit: 1,
+              leaseMs: lease,
+              token: "b:2"
+            })
+            assert.strictEqual(takenOver?.delivery_id, deliveryId(1))
+            // Delivery 2's attempt is recorded: that ends the claim.
+            const { delivery: recorded } = yield* outbox.recordAttempt(mine[1]!, {
+              at: T0 + 1,
+              outcome: responded(200, 1)
+            })
+            const released = yield* outbox.releaseClaims([
+              { deliveryId: deliveryId(1), token: "a:1" },
+              { deliveryId: deliveryId(2), token: "a:1" },
+              { deliveryId: deliveryId(3), token: "a:1" },
+              { deliveryId: deliveryId(4), token: "a:1" },
+              { deliveryId: "not-a-uuid", token: "a:1" }
+            ])
+            assert.deepStrictEqual(released, [], "none of them is held under a:1 any more")
+            assert.lengthOf(
+              yield* outbox.claimDue({ at: T0 + lease, limit: 10 }),
+              0,
+              "the other process's claims of 1 and 3 hold"
+            )
+            const { attempt_log, ...stored } = yield* outbox.get(deliveryId(2))
+            assert.deepStrictEqual(stored, recorded, "2 is as its record left it")
+            assert.lengthOf(attempt_log, 1)
+            // The holder's own release does hand them back.
+            assert.deepStrictEqual(
+              yield* outbox.releaseClaims([
+                { deliveryId: deliveryId(1), token: "b:2" },
+                { deliveryId: deliveryId(3), token: "b:1" }
+              ]),
+              [deliveryId(1), deliveryId(3)]
+            )
+            assert.deepStrictEqual(
+              (yield* outbox.claimDue({ at: T0 + lease, limit: 10 })).map((d) => d.delivery_id),
+              [deliveryId(1), deliveryId(3)]
+            )
+          })
+        )
+    )
+
+    it.effect("a claim taken without a token, or enqueued claimed, is not released by any token", () =>
+      run(
+        Effect.gen(function* () {
+          const outbox = yield* DeliveryOutbox
+          yield* outbox.enqueue([delivery(1)])
+          yield* outbox.claimDue({ at: T0, limit: 10 })
+          yield* outbox.enqueueClaimed(delivery(2), { at: T0 })
+          const released = yield* outbox.releaseClaims([
+            { deliveryId: deliveryId(1), token: "" },
+            { deliveryId: deliveryId(2), token: "a:1" }
+          ])
+          assert.deepStrictEqual(released, [])
+          assert.lengthOf(yield* outbox.claimDue({ at: T0, limit: 10 }), 0)
+        })
+      )
+    )
+
     it.effect("an empty batch records nothing", () =>
       run(
         Effect.gen(function* () {
