@@ -234,7 +234,7 @@ const StoreTimeout = PositiveDuration.check(
 /**
  * The shared rate-limit store (REDIS_URL) when it stops answering
  * (RateLimit.ts): how long a call may take before an outage begins
- * (RATINGS_REDIS_TIMEOUT, 100 ms by default), and per kind of limit whether
+ * (RATINGS_REDIS_TIMEOUT, 250 ms by default), and per kind of limit whether
  * it fails open (served without limit) or closed (503) during one:
  * RATINGS_REQUESTS_, RATINGS_FAILED_CREDENTIALS_, RATINGS_CONTACTS_ and
  * RATINGS_MCP_SESSIONS_LIMIT_ON_STORE_FAILURE. Without REDIS_URL the counters

@@ -416,7 +416,7 @@ describe("the shared rate-limit store's outages (issue 23 point 10)", () => {
   it("RATINGS_REDIS_TIMEOUT (100 ms by default, at most 5 seconds) and RATINGS_*_LIMIT_ON_STORE_FAILURE (open or closed per kind of limit; by default only coverage requests fail closed) reach the server's policies; other values stop the start naming the variable", () => {
     const policies = (env: Record<string, string>) => httpOptions(config(env)).policies
     const byDefault = policies({})
-    assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(byDefault.storeTimeout!)), 100)
+    assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(byDefault.storeTimeout!)), 250)
     assert.deepStrictEqual(byDefault.onStoreFailure, {
       requests: "open",
       failedCredentials: "open",

@@ -33,7 +33,7 @@
  * `mcp:<address>`).
  *
  * When the shared store (Redis) fails or does not answer within its timeout
- * (100 ms by default), an outage begins: from then on no request waits on the
+ * (250 ms by default), an outage begins: from then on no request waits on the
  * store; each limit decides by its own policy at once (`onStoreFailure`):
  * open, the request is served without limit headers; closed, it is answered
  * 503 `{"detail": "service unavailable"}` with `Retry-After` and
@@ -115,10 +115,11 @@ export const DefaultRedisKeyPrefix = "ratings:ratelimit:"
 /**
  * How long a call to the shared store may take before it counts as failed
  * (and the outage begins). Redis answers a counter's script in well under a
- * millisecond on a local network; this leaves room for a pause, and bounds
- * what the first requests of an outage wait.
+ * millisecond on a local network; this leaves room for a pause of the
+ * store or of this process under load (a false outage lets requests through
+ * for a probe's interval), and bounds what the first requests of an outage wait.
  */
-export const DefaultStoreTimeout = Duration.millis(100)
+export const DefaultStoreTimeout = Duration.millis(250)
 
 /**
  * The kinds of limit, each with its own choice when the shared store cannot
@@ -215,8 +216,24 @@ const makeStoreGuard = Effect.fnUntraced(function* (
   const clock = yield* Effect.clockWith(Effect.succeed)
   const timedOut = Effect.fail(storeError(`no answer within ${Duration.format(timeout)}`))
   const unreachable = Effect.fail(storeError("the store is unreachable: not called until a probe answers"))
+  // A timer that fired late says this process was busy, not that the store was silent: an answer that
+  // arrived meanwhile is still waiting to be read, so the deadline is moved by that lateness (at most
+  // once, by at most the timeout) before the call counts as failed.
+  const timeoutMillis = Duration.toMillis(timeout)
+  const deadline = Effect.suspend(() => {
+    const started = clock.currentTimeMillisUnsafe()
+    return Effect.andThen(
+      Effect.sleep(timeout),
+      Effect.suspend(() => {
+        const late = clock.currentTimeMillisUnsafe() - started - timeoutMillis
+        return late > 0
+          ? Effect.andThen(Effect.sleep(Duration.millis(Math.min(late, timeoutMillis))), timedOut)
+          : timedOut
+      })
+    )
+  })
   const bounded = <A>(call: Effect.Effect<A, RateLimiter.RateLimiterError>) =>
-    Effect.timeoutOrElse(call, { duration: timeout, orElse: () => timedOut })
+    Effect.raceFirst(call, deadline)
   let downSince: number | undefined
   /** Bumped as each outage begins and ends: a call that began before the change does not begin another. */
   let epoch = 0
