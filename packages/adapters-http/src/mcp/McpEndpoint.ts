@@ -135,6 +135,85 @@ const isBodyTooLarge = (error: unknown): boolean =>
   error.reason._tag === "RequestParseError" &&
   error.reason.reason === "BodyTooLarge"
 
+/** A refused draw's answer: the allowance's 429, or the 503 of a store that fails closed. */
+const rateLimited = (refused: RateLimitedError | ServiceUnavailableError) =>
+  HttpServerResponse.jsonUnsafe(
+    { detail: refused.detail },
+    {
+      status: refused instanceof ServiceUnavailableError ? 503 : 429,
+      headers: { "cache-control": "no-store" }
+    }
+  )
+
+/** A POST's body, read once here (the transport reads the same, cached, or the one rewritten from it). */
+const postedText = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method === "POST"
+    ? Effect.option(
+        request.text.pipe(
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
+        )
+      )
+    : Effect.succeedNone
+
+/**
+ * The transport's whole answer, in a request frame of its own: its own
+ * pre-response handlers applied (one of them names a new session) and its
+ * body read, so that an initialize is drawn only once it is known to have
+ * opened a session.
+ */
+const inFull = <E, R>(answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.gen(function* () {
+    let whole: HttpServerResponse.HttpServerResponse | undefined
+    yield* HttpEffect.toHandled(answer, (_request, response) => {
+      const body = response.body
+      return body._tag === "Stream"
+        ? Effect.map(Stream.mkUint8Array(body.stream), (bytes) => {
+            whole = HttpServerResponse.setBody(response, HttpBody.uint8Array(bytes, body.contentType))
+          })
+        : Effect.sync(() => {
+            whole = response
+          })
+    })
+    if (whole === undefined) return yield* Effect.die(new Error("the MCP transport gave no answer"))
+    return whole
+  })
+
+/** What an initialize needs of the endpoint: the allowance, the transport, and the sessions kept. */
+interface Opening<E, R> {
+  readonly limiter: RequestRateLimiter["Service"]
+  readonly trustedHops: number
+  readonly answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  readonly end: (id: string) => Effect.Effect<void>
+  readonly sessions: ReturnType<typeof sessionTable>
+}
+
+/**
+ * An initialize: refused at once when its client address's allowance is
+ * used up, answered, and drawn only when it opened a session.
+ */
+const initialize = <E, R>(opening: Opening<E, R>, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const { limiter, end, sessions } = opening
+    const address = clientAddressOf(
+      request.remoteAddress,
+      request.headers["x-forwarded-for"],
+      opening.trustedHops
+    )
+    const spent = yield* Effect.flip(limiter.admitMcpSession(address)).pipe(Effect.option)
+    if (Option.isSome(spent)) return rateLimited(spent.value)
+    const answer = yield* inFull(opening.answer)
+    const issued = answer.headers[SessionHeader]
+    if (issued === undefined) return answer
+    const refused = yield* Effect.flip(limiter.checkMcpSession(address)).pipe(Effect.option)
+    if (Option.isSome(refused)) {
+      // Another initialize from the address took the last of the allowance meanwhile: this session ends unused.
+      yield* end(issued)
+      return rateLimited(refused.value)
+    }
+    yield* Effect.forEach(sessions.add(issued), end, { discard: true })
+    return answer
+  })
+
 /**
  * Mounts `transport` (a layer that registers the MCP routes on the HttpRouter
  * it is given) at McpPath of the server's router, as described above.
@@ -147,9 +226,7 @@ export const mountMcp = <A, E, R>(
     Effect.gen(function* () {
       const server = yield* HttpRouter.HttpRouter
       const own = yield* HttpRouter.make
-      const limits = yield* McpSessionLimits
-      const limiter = yield* RequestRateLimiter
-      const sessions = sessionTable(limits, Date.now)
+      const sessions = sessionTable(yield* McpSessionLimits, Date.now)
       const context = yield* Effect.context<never>()
       let app: ReturnType<HttpRouter.HttpRouter["asHttpEffect"]> | undefined
       const mcpApp = () => (app ??= own.asHttpEffect())
@@ -177,64 +254,13 @@ export const mountMcp = <A, E, R>(
         ),
         Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
       )
-
-      /**
-       * The transport's whole answer, in a request frame of its own: its own
-       * pre-response handlers applied (one of them names a new session) and
-       * its body read, so that an initialize is drawn only once it is known
-       * to have opened a session.
-       */
-      const answeredInFull = Effect.gen(function* () {
-        let answer: HttpServerResponse.HttpServerResponse | undefined
-        yield* HttpEffect.toHandled(transportAnswer, (_request, response) => {
-          const body = response.body
-          return body._tag === "Stream"
-            ? Effect.map(Stream.mkUint8Array(body.stream), (bytes) => {
-                answer = HttpServerResponse.setBody(response, HttpBody.uint8Array(bytes, body.contentType))
-              })
-            : Effect.sync(() => {
-                answer = response
-              })
-        })
-        if (answer === undefined) return yield* Effect.die(new Error("the MCP transport gave no answer"))
-        return answer
-      })
-
-      /** A refused draw's answer: the allowance's 429, or the 503 of a store that fails closed. */
-      const rateLimited = (refused: RateLimitedError | ServiceUnavailableError) =>
-        HttpServerResponse.jsonUnsafe(
-          { detail: refused.detail },
-          {
-            status: refused instanceof ServiceUnavailableError ? 503 : 429,
-            headers: { "cache-control": "no-store" }
-          }
-        )
-
-      /**
-       * An initialize: refused at once when its client address's allowance is
-       * used up, answered, and drawn only when it opened a session.
-       */
-      const initialize = (request: HttpServerRequest.HttpServerRequest) =>
-        Effect.gen(function* () {
-          const address = clientAddressOf(
-            request.remoteAddress,
-            request.headers["x-forwarded-for"],
-            trustedHops
-          )
-          const spent = yield* Effect.flip(limiter.admitMcpSession(address)).pipe(Effect.option)
-          if (Option.isSome(spent)) return rateLimited(spent.value)
-          const answer = yield* answeredInFull
-          const issued = answer.headers[SessionHeader]
-          if (issued === undefined) return answer
-          const refused = yield* Effect.flip(limiter.checkMcpSession(address)).pipe(Effect.option)
-          if (Option.isSome(refused)) {
-            // Another initialize from the address took the last of the allowance meanwhile: this session ends unused.
-            yield* end(issued)
-            return rateLimited(refused.value)
-          }
-          yield* Effect.forEach(sessions.add(issued), end, { discard: true })
-          return answer
-        })
+      const opening = {
+        limiter: yield* RequestRateLimiter,
+        trustedHops,
+        answer: transportAnswer,
+        end,
+        sessions
+      }
 
       const handle = Effect.gen(function* () {
         const received = yield* HttpServerRequest.HttpServerRequest
@@ -242,22 +268,13 @@ export const mountMcp = <A, E, R>(
         if (length > MaxMcpBodyBytes) return tooLarge
         const session = received.headers[SessionHeader]
         if (session !== undefined) sessions.touch(session)
-        // A POST's body is read once here (the transport reads the same, cached, or the one rewritten below).
-        const body =
-          received.method === "POST"
-            ? yield* Effect.option(
-                received.text.pipe(
-                  Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
-                )
-              )
-            : Option.none()
-        const text = Option.getOrUndefined(body)
+        const text = Option.getOrUndefined(yield* postedText(received))
         const checked = text === undefined ? undefined : checkBody(text)
         if (checked?._tag === "Refused") return checked.answer
         const ids = checked?.ids
         const request = ids === undefined ? received : withBody(received, ids.body)
-        const opening = session === undefined && text !== undefined && opensSession(text)
-        const answer = yield* (opening ? initialize(request) : transportAnswer).pipe(
+        const opens = session === undefined && text !== undefined && opensSession(text)
+        const answer = yield* (opens ? initialize(opening, request) : transportAnswer).pipe(
           Effect.provideService(HttpServerRequest.HttpServerRequest, request)
         )
         if (received.method === "DELETE" && session !== undefined && answer.status === 204)
@@ -266,7 +283,7 @@ export const mountMcp = <A, E, R>(
         // bound above); should it name one for another request, that one is held to the bound here, after the
         // transport's own pre-response handler has named it.
         yield* HttpEffect.appendPreResponseHandler((_request, response) => {
-          const issued = opening ? undefined : response.headers[SessionHeader]
+          const issued = opens ? undefined : response.headers[SessionHeader]
           const ending =
             issued !== undefined && issued !== session
               ? Effect.forEach(sessions.add(issued), end, { discard: true })

@@ -207,20 +207,19 @@ interface StoreGuard {
   readonly status: () => StoreStatus
 }
 
-const makeStoreGuard = Effect.fnUntraced(function* (
-  probe: Effect.Effect<unknown, RateLimiter.RateLimiterError>,
+/**
+ * Fails with `timedOut` once `timeout` has passed. A timer that fired late
+ * says this process was busy, not that the store was silent: an answer that
+ * arrived meanwhile is still waiting to be read, so the deadline is moved by
+ * that lateness (once, by at most the timeout) before the call counts as failed.
+ */
+const lateTolerantDeadline = <E>(
+  clock: { readonly currentTimeMillisUnsafe: () => number },
   timeout: Duration.Duration,
-  policies: StoreFailurePolicies
-) {
-  const run = yield* FiberSet.makeRuntime<never>()
-  const clock = yield* Effect.clockWith(Effect.succeed)
-  const timedOut = Effect.fail(storeError(`no answer within ${Duration.format(timeout)}`))
-  const unreachable = Effect.fail(storeError("the store is unreachable: not called until a probe answers"))
-  // A timer that fired late says this process was busy, not that the store was silent: an answer that
-  // arrived meanwhile is still waiting to be read, so the deadline is moved by that lateness (at most
-  // once, by at most the timeout) before the call counts as failed.
+  timedOut: Effect.Effect<never, E>
+): Effect.Effect<never, E> => {
   const timeoutMillis = Duration.toMillis(timeout)
-  const deadline = Effect.suspend(() => {
+  return Effect.suspend(() => {
     const started = clock.currentTimeMillisUnsafe()
     return Effect.andThen(
       Effect.sleep(timeout),
@@ -232,6 +231,18 @@ const makeStoreGuard = Effect.fnUntraced(function* (
       })
     )
   })
+}
+
+const makeStoreGuard = Effect.fnUntraced(function* (
+  probe: Effect.Effect<unknown, RateLimiter.RateLimiterError>,
+  timeout: Duration.Duration,
+  policies: StoreFailurePolicies
+) {
+  const run = yield* FiberSet.makeRuntime<never>()
+  const clock = yield* Effect.clockWith(Effect.succeed)
+  const timedOut = Effect.fail(storeError(`no answer within ${Duration.format(timeout)}`))
+  const unreachable = Effect.fail(storeError("the store is unreachable: not called until a probe answers"))
+  const deadline = lateTolerantDeadline(clock, timeout, timedOut)
   const bounded = <A>(call: Effect.Effect<A, RateLimiter.RateLimiterError>) =>
     Effect.raceFirst(call, deadline)
   let downSince: number | undefined
