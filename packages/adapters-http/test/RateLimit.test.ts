@@ -14,7 +14,11 @@ import { Caller } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
 import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Option, Schema, Scope } from "effect"
-import { createServer as createNetServer, connect } from "node:net"
+import { spawn } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { connect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
@@ -847,19 +851,37 @@ describe("rate limits when the shared store stops answering (issue 23 point 10)"
     "a busy process is no outage: a store answer that arrived while the event loop was blocked past the timeout is taken, and the limits hold",
     () =>
       Effect.gen(function* () {
-        // A store that answers over a real socket, at once: only this process's own pause can delay the answer.
-        const echo = createNetServer((socket) => socket.on("data", () => socket.write("+")))
-        yield* Effect.promise(() => new Promise<void>((r) => echo.listen(0, "127.0.0.1", r)))
-        yield* Effect.addFinalizer(() =>
-          Effect.promise(() => new Promise<void>((r) => echo.close(() => r())))
+        // A store in another process that answers over a real socket at once, and then marks a file: its
+        // answer is in this process's socket when the mark appears, however busy this process is.
+        const marks = mkdtempSync(join(tmpdir(), "busy-store-"))
+        const mark = join(marks, "answered")
+        const store = spawn(
+          process.execPath,
+          [
+            "-e",
+            `const fs = require("node:fs");
+             require("node:net").createServer((s) => s.on("data", () => s.write("+", () => fs.writeFileSync(process.argv[1], "1"))))
+               .listen(0, "127.0.0.1", function () { console.log(this.address().port) })`,
+            mark
+          ],
+          { stdio: ["ignore", "pipe", "inherit"] }
         )
-        const { port } = echo.address() as { port: number }
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            store.kill()
+            rmSync(marks, { recursive: true, force: true })
+          })
+        )
+        const port = yield* Effect.promise(
+          () =>
+            new Promise<number>((r) => store.stdout.once("data", (line) => r(Number(String(line).trim()))))
+        )
         const client = connect(port, "127.0.0.1")
         client.setNoDelay(true)
         yield* Effect.promise(() => new Promise((r) => client.once("connect", r)))
         yield* Effect.addFinalizer(() => Effect.sync(() => client.destroy()))
         let sent: (() => void) | undefined
-        const store = Layer.succeed(RateLimiter.RateLimiterStore, {
+        const storeLayer = Layer.succeed(RateLimiter.RateLimiterStore, {
           fixedWindow: () =>
             Effect.callback<readonly [number, number]>((resume) => {
               client.once("data", () => resume(Effect.succeed([1, 60_000] as const)))
@@ -874,15 +896,18 @@ describe("rate limits when the shared store stops answering (issue 23 point 10)"
         const limiter = yield* RequestRateLimiter.make({
           storeTimeout: Duration.millis(50),
           onStoreFailure: { requests: "closed" }
-        }).pipe(Effect.provide(RateLimiter.layer.pipe(Layer.provide(store))))
+        }).pipe(Effect.provide(RateLimiter.layer.pipe(Layer.provide(storeLayer))))
         const written = new Promise<void>((r) => {
           sent = r
         })
         const request = yield* Effect.forkChild(asRequest(limiter.check(stranger)))
         yield* Effect.promise(() => written)
-        // The event loop held well past the timeout: the timer and the answer are both due when it is free.
+        // The event loop held past the timeout until the answer has arrived: the timer and the answer are
+        // both due when it is free.
         const until = Date.now() + 200
-        while (Date.now() < until) {}
+        const giveUp = Date.now() + 10_000
+        while ((Date.now() < until || !existsSync(mark)) && Date.now() < giveUp) {}
+        assert.isTrue(existsSync(mark), "the store answered")
         assert.strictEqual(outcomeOf(yield* Fiber.await(request)), "served", "the store's answer was taken")
         assert.strictEqual(limiter.storeStatus()?.reachable, true, "no outage began")
       })
