@@ -36,6 +36,7 @@ import { feed, findByNonce, findFor } from "./incidents/IncidentReads.ts"
 import { isIncidentConflict, mapSqlError } from "./incidents/IncidentRows.ts"
 import { upsert } from "./incidents/IncidentWrites.ts"
 import { decodeRows } from "./PgRows.ts"
+import { readableSql } from "./ReadableSql.ts"
 
 export { isIncidentConflict } from "./incidents/IncidentRows.ts"
 
@@ -88,7 +89,7 @@ export const layerRatedProtocols: Layer.Layer<RatedProtocols, never, SqlClient.S
   RatedProtocols,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rated = sql`e.entity_type = 'protocol' AND e.status = 'published' AND e.is_active AND NOT e.is_private
+    const rated = sql`e.entity_type = 'protocol' AND ${sql.literal(readableSql("e"))}
       AND EXISTS (SELECT 1 FROM scorecards s WHERE s.entity_id = e.id AND s.status = 'published')`
     const published = sql`
       SELECT e.slug, e.name FROM entities e WHERE ${rated}
