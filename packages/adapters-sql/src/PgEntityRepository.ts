@@ -14,7 +14,7 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { type EntityListQuery, listCriteriaOf, listKeysOf } from "@ratings/domain/access/ListFilter"
-import { isReadable, requiredFields } from "@ratings/domain/access/Readable"
+import { isReadable } from "@ratings/domain/access/Readable"
 import { type EntityRecord, EntityFields, EntityStatus } from "@ratings/domain/model/Entity"
 import { EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
 import {
@@ -29,7 +29,7 @@ import type { SqlError, Statement } from "effect/sql"
 import { AllOfType, type EntityChange, notifyChanges } from "./PgCacheInvalidation.ts"
 import { decodeRows, isoText, orReadError, toReadError } from "./PgRows.ts"
 import { catchSqlError, isUuid } from "./PgTransaction.ts"
-import { fieldsSql, readableSql } from "./ReadableSql.ts"
+import { readableSql, requiredSql } from "./ReadableSql.ts"
 
 /**
  * An entity row, decoded with the domain's schemas where a shared column holds
@@ -226,7 +226,7 @@ const whereOf = (sql: PgClient.PgClient, q: EntityListQuery): Statement.Fragment
   const c = listCriteriaOf(q)
   const clauses: Array<Statement.Fragment> = [
     sql`entity_type = ${q.entity_type}::text`,
-    sql.literal(fieldsSql(requiredFields(q.flags)))
+    sql.literal(requiredSql(q.flags))
   ]
   if (q.entity_type === "vault" && !q.flags.include_frameworks) clauses.push(sql`NOT is_framework`)
   if (c.status !== undefined) clauses.push(sql`status = ${c.status}::text`)

@@ -6,6 +6,7 @@
  * whose predicate is the whole rule.
  */
 import {
+  type ReadBypass,
   type ReadableField,
   ReadableFields,
   requiredFields,
@@ -30,3 +31,16 @@ export const readableSql = (alias = ""): string =>
 
 /** Active and public, whatever the status. */
 export const visibleSql = (alias = ""): string => fieldsSql(VisibleFields, alias)
+
+const Written = new Map<ReadonlyArray<ReadableField>, string>()
+
+/** The conditions a read with this admin bypass checks (`requiredFields`), written once per bypass. */
+export const requiredSql = (bypass: ReadBypass): string => {
+  const fields = requiredFields(bypass)
+  let text = Written.get(fields)
+  if (text === undefined) {
+    text = fieldsSql(fields)
+    Written.set(fields, text)
+  }
+  return text
+}
