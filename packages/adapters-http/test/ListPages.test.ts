@@ -1,9 +1,9 @@
 /**
  * List pages from a list snapshot (ListPages.ts over the domain's
  * `pageOfSnapshot`) against the Postgres adapter: generated entities of every
- * type (names in mixed case and beyond ASCII, LIKE wildcards, slugs whose
- * order a hyphen and a digit decide, hidden chains and organisations,
- * private, inactive, unpublished and framework records) and generated list
+ * type (names and categories in mixed case, names beyond ASCII, LIKE
+ * wildcards, slugs whose order a hyphen and a digit decide, hidden chains and
+ * organisations, private, inactive, unpublished and framework records) and generated list
  * requests (status, search, categories, chain, curator, skip, limit); for
  * each, the body paged from the snapshot must be byte for byte the body the
  * route computes from `RatingsReader.list` over PgEntityRepository, as an
@@ -38,7 +38,7 @@ const idOf = (n: number, group: number) =>
 
 const Chains = ["arb", "base", "eth", "eth-2"] as const
 const Orgs = ["org-a", "org-b", "org-c"] as const
-const Categories = ["lending", "dex", "yield", "rwa"] as const
+const Categories = ["lending", "Lending", "dex", "DEX", "yield", "rwa"] as const
 const Names = [
   "Aave",
   "AAVE v3",

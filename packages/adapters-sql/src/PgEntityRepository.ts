@@ -2,27 +2,19 @@
  * The EntityRepository port on Postgres: the seven entity types in one
  * `entities` table. Shared fields are columns; each type's own fields live in
  * `details` (jsonb), except a vault's curator_id and is_framework, which lists
- * filter on. Lists apply the rules of `access/ListFilter.ts` in SQL, page in the
- * database (ORDER BY slug COLLATE "C", id) and count under the same WHERE.
- *
- * Round trip: a record reads back as it was written, except where a column
- * normalises it: timestamps come back in UTC to the millisecond, in the form
- * this service writes (`isoTimestamp`: `...T00:00:00+00:00`),
- * ids and curator_id in lowercase (uuid), and a token's optional shared fields
- * that were absent come back present and empty (categories [], chains [],
- * urls {}, external_ids {}, description null), which suits clients that read
- * chains and categories on every type. Fields kept in `details` keep their
- * absence.
- *
- * Search compares against `name_lower` and `symbol_lower`, lowercased here with
- * JavaScript's rules (as the domain does), not the server locale's.
- *
- * Upsert writes a row only when some column differs (`IS DISTINCT FROM`), so
- * importing the same input twice rewrites nothing: updated_at is the record's
- * own field, stored as given, never touched by the store.
+ * filter on. The readable rule (ReadableSql.ts) and the list filter's keys and
+ * criteria (access/ListFilter.ts) come from the domain: rows store the keys as
+ * columns (categories lowercased, name_lower, symbol_lower, chain_slugs) and
+ * lists write their WHERE from the criteria, page in the database (ORDER BY
+ * slug COLLATE "C", id) and count under the same WHERE. A record reads back as
+ * written, but for those categories, timestamps in UTC in the wire form
+ * (`isoTimestamp`), uuids in lowercase, and a token's absent shared fields
+ * present and empty (fields kept in `details` keep their absence). An upsert
+ * rewrites only rows that differ: updated_at is the record's, never the store's.
  */
 import { PgClient } from "@effect/sql-pg"
-import { categoryMode, type EntityListQuery, ListParameters } from "@ratings/domain/access/ListFilter"
+import { type EntityListQuery, listCriteriaOf, listKeysOf } from "@ratings/domain/access/ListFilter"
+import { isReadable } from "@ratings/domain/access/Readable"
 import { type EntityRecord, EntityFields, EntityStatus } from "@ratings/domain/model/Entity"
 import { EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
 import {
@@ -37,6 +29,7 @@ import type { SqlError, Statement } from "effect/sql"
 import { AllOfType, type EntityChange, notifyChanges } from "./PgCacheInvalidation.ts"
 import { decodeRows, isoText, orReadError, toReadError } from "./PgRows.ts"
 import { catchSqlError, isUuid } from "./PgTransaction.ts"
+import { readableSql, requiredSql } from "./ReadableSql.ts"
 
 /**
  * An entity row, decoded with the domain's schemas where a shared column holds
@@ -134,31 +127,28 @@ export const toRecord = (row: EntityRow): EntityRecord => {
   return record as unknown as EntityRecord
 }
 
-/** The columns of one entity, with the derived search and chain keys computed here (JavaScript lowercase rules). */
+/** The columns of one entity, its categories and derived keys as the domain's list filter reads them. */
 export const toRow = (entity: StoredEntity) => {
   const r = entity.record as unknown as { readonly [key: string]: unknown } & {
     readonly id: string
     readonly name: string
     readonly chains?: ReadonlyArray<{ readonly slug: string }>
-    readonly chain?: { readonly slug: string }
   }
   const vault = entity.entity_type === "vault"
   const details: Record<string, unknown> = {}
   for (const key of Object.keys(r)) {
     if (!SharedKeys.has(key) && !(vault && VaultColumns.has(key))) details[key] = r[key]
   }
-  const chains = r.chains ?? []
-  const chainSlugs = new Set(chains.map((c) => c.slug))
-  if (r.chain !== undefined) chainSlugs.add(r.chain.slug)
+  const keys = listKeysOf(entity.record)
   return {
     id: r.id,
     entity_type: entity.entity_type,
     slug: r.slug,
     name: r.name,
     status: r.status,
-    categories: r.categories ?? [],
-    chains,
-    chain_slugs: [...chainSlugs],
+    categories: keys.categories,
+    chains: r.chains ?? [],
+    chain_slugs: keys.chainSlugs,
     urls: r.urls ?? {},
     external_ids: r.external_ids ?? {},
     description: r.description ?? null,
@@ -170,8 +160,8 @@ export const toRow = (entity: StoredEntity) => {
     curator_id: vault ? (r.curator_id ?? null) : null,
     is_framework: vault ? r.is_framework === true : false,
     details,
-    name_lower: r.name.toLowerCase(),
-    symbol_lower: typeof r.symbol === "string" ? r.symbol.toLowerCase() : null
+    name_lower: keys.nameLower,
+    symbol_lower: keys.symbolLower ?? null
   }
 }
 
@@ -217,7 +207,7 @@ const shownOf = (row: {
   readonly status: string
   readonly is_active: boolean
   readonly is_private: boolean
-}): Shown => ({ slug: row.slug, readable: row.status === "published" && row.is_active && !row.is_private })
+}): Shown => ({ slug: row.slug, readable: isReadable(row) })
 
 /**
  * Whether writing `after` over `before` may change what a drag hint shows
@@ -227,40 +217,39 @@ const shownOf = (row: {
 const changesShown = (before: Shown | undefined, after: Shown): boolean =>
   before === undefined ? !after.readable : before.readable !== after.readable || before.slug !== after.slug
 
-/** The WHERE of a list query: the rules of `access/ListFilter.ts`, one clause per rule. */
+/** The readable rule over the table's own columns, and over an alias `u`. */
+const Readable = readableSql()
+const ReadableU = readableSql("u")
+
+/** The WHERE of a list query: the list flags' readable fields, then the domain's criteria, one clause each. */
 const whereOf = (sql: PgClient.PgClient, q: EntityListQuery): Statement.Fragment => {
-  const takes = ListParameters[q.entity_type]
-  const clauses: Array<Statement.Fragment> = [sql`entity_type = ${q.entity_type}::text`, sql`NOT is_private`]
-  if (!q.flags.include_inactive) clauses.push(sql`is_active`)
-  if (!q.flags.include_unpublished) clauses.push(sql`status = 'published'`)
+  const c = listCriteriaOf(q)
+  const clauses: Array<Statement.Fragment> = [
+    sql`entity_type = ${q.entity_type}::text`,
+    sql.literal(requiredSql(q.flags))
+  ]
   if (q.entity_type === "vault" && !q.flags.include_frameworks) clauses.push(sql`NOT is_framework`)
-  if (q.status !== undefined && takes.includes("status")) clauses.push(sql`status = ${q.status}::text`)
-  if (q.search !== undefined && q.search !== "" && takes.includes("search")) {
+  if (c.status !== undefined) clauses.push(sql`status = ${c.status}::text`)
+  if (c.needle !== undefined) {
     // A substring as LIKE '%needle%' (wildcards escaped), so that entities_search can serve it.
-    const pattern = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    const pattern = `%${c.needle.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
     clauses.push(
       sql`(name_lower LIKE ${pattern}::text OR slug LIKE ${pattern}::text OR symbol_lower LIKE ${pattern}::text)`
     )
   }
-  if (q.chain !== undefined && takes.includes("chain"))
-    clauses.push(sql`chain_slugs @> ARRAY[${q.chain}::text]`)
-  if (q.curator_id !== undefined && takes.includes("curator_id")) {
+  if (c.chain !== undefined) clauses.push(sql`chain_slugs @> ARRAY[${c.chain}::text]`)
+  if (c.curator !== undefined)
     clauses.push(
-      q.curator_id === ""
+      c.curator === null
         ? sql`curator_id IS NULL`
-        : isUuid(q.curator_id)
-          ? sql`curator_id = ${q.curator_id}::uuid`
-          : sql`false`
+        : c.curator === false
+          ? sql`false`
+          : sql`curator_id = ${c.curator}::uuid`
     )
-  }
-  if (q.categories.length > 0) {
-    const wanted = q.categories.map((c) => c.toLowerCase())
+  if (c.categories.length > 0)
     clauses.push(
-      categoryMode(q.entity_type) === "any"
-        ? sql`categories && ${wanted}::text[]`
-        : sql`categories @> ${wanted}::text[]`
+      c.anyCategory ? sql`categories && ${c.categories}::text[]` : sql`categories @> ${c.categories}::text[]`
     )
-  }
   return sql.and(clauses)
 }
 
@@ -269,7 +258,7 @@ const unreadableJson = (sql: PgClient.PgClient, type: EntityType) =>
   sql`(SELECT coalesce(json_agg(json_build_object('id', u.id, 'slug', u.slug, 'status', u.status,
       'is_private', u.is_private, 'is_active', u.is_active) ORDER BY u.slug COLLATE "C", u.id), '[]'::json)
     FROM entities u
-    WHERE u.entity_type = ${type}::text AND NOT (u.status = 'published' AND u.is_active AND NOT u.is_private))`
+    WHERE u.entity_type = ${type}::text AND NOT (${sql.literal(ReadableU)}))`
 
 /**
  * The unreadable entities of each type as columns unreadable_0, unreadable_1...
@@ -371,8 +360,7 @@ const published = (sql: PgClient.PgClient) => (type: EntityType, limit: number, 
   after !== undefined && !isUuid(after.id)
     ? Effect.fail(new StoreError({ message: `published ${type}: page position id is not a UUID` }))
     : sql`SELECT ${sql.literal(Columns)} FROM entities
-    WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
-      AND NOT is_framework
+    WHERE entity_type = ${type}::text AND ${sql.literal(Readable)} AND NOT is_framework
       ${after === undefined ? sql`` : sql`AND (slug COLLATE "C", id) > (${after.slug}::text COLLATE "C", ${after.id}::uuid)`}
     ORDER BY slug COLLATE "C", id LIMIT ${limit}`.pipe(
         Effect.flatMap(decodeEntities),
@@ -384,8 +372,7 @@ const decodeCounts = decodeRows(Schema.Struct({ n: Schema.Number }))
 
 const countPublished = (sql: PgClient.PgClient) => (type: EntityType) =>
   sql`SELECT count(*)::int AS n FROM entities
-    WHERE entity_type = ${type}::text AND status = 'published' AND is_active AND NOT is_private
-      AND NOT is_framework`.pipe(
+    WHERE entity_type = ${type}::text AND ${sql.literal(Readable)} AND NOT is_framework`.pipe(
     Effect.flatMap(decodeCounts),
     Effect.map((rows) => rows[0]?.n ?? 0),
     orReadError(`count published ${type}`)
@@ -509,7 +496,7 @@ const upsert = (sql: PgClient.PgClient) =>
 
 const unreadable = (sql: PgClient.PgClient) => (type: EntityType) =>
   sql`SELECT id, slug, status, is_private, is_active FROM entities
-    WHERE entity_type = ${type}::text AND NOT (status = 'published' AND is_active AND NOT is_private)
+    WHERE entity_type = ${type}::text AND NOT (${sql.literal(Readable)})
     ORDER BY slug COLLATE "C", id`.pipe(
     Effect.flatMap(decodeShown),
     Effect.map((rows): ReadonlyArray<UnreadableRef> => rows),

@@ -1,33 +1,18 @@
 /**
- * The IncidentRepository port on Postgres, the `RatedProtocols` port over the
- * ratings tables, and the serialisation that keeps ingest safe when several
- * server processes ingest at once (the rule itself is the IncidentService's).
- *
- * What leaves this module: the domain's `IncidentRecord` to the lifecycle
- * (which needs the nonces to spot a replay), and the served `Incident` to the
- * feed, whose query does not select nonces or victim addresses at all.
- *
- * Concurrency. Ingest is read (findByNonce, findFor), decide (the pure
- * lifecycle), write (upsert). Two processes doing that for one hack at the
- * same moment could each miss the other. Two layers of defence:
- * - `findFor` and `upsert` take a transaction-scoped advisory lock on the
- *   report's aggregation key. `withIngestLock` (the port operation the
- *   IncidentService runs each ingest through) runs it in one transaction, so the lock taken by `findFor` is held until the write
- *   commits, and a second ingest of the same hack reads the first one's result
- *   (in READ COMMITTED each statement after the lock sees it).
- * - `upsert` checks, under that lock, that it is not writing from a stale
- *   read: an update must extend the stored nonce list, a new incident must not
- *   land within the aggregation window of one already stored, and the nonce
- *   table's primary key refuses a nonce held elsewhere. A refusal is a
- *   StoreError marked as a conflict (`isIncidentConflict`), which
- *   `withIngestLock` retries; a caller without it gets an error, never a
- *   second incident for one hack or a nonce applied twice.
- *
- * The reads, the write and the rows (decoded with schemas built from the
- * domain's) live in incidents/; this module wires them into the ports.
+ * The IncidentRepository port on Postgres and the `RatedProtocols` port over
+ * the ratings tables. The reads, the write and the rows live in incidents/,
+ * each applying the lifecycle's rules as `IncidentLifecycle` gives them; the
+ * feed's query selects no nonce and no victim address. Concurrent ingest (the
+ * rule is the IncidentService's) is made safe twice: `findFor` and `upsert`
+ * take a transaction-scoped advisory lock on the report's aggregation key,
+ * held to the commit by `withIngestLock`; and `upsert` refuses, as a conflict
+ * that `withIngestLock` retries, a write decided on a stale read (a nonce list
+ * it does not extend, a new incident within the window of a stored one, a
+ * nonce held elsewhere): never a second incident for one hack.
  */
 import { Effect, Layer, Schedule, Schema } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
+import { IncidentLifecycle } from "@ratings/domain/incidents/IncidentLifecycle"
 import type { RatedProtocol } from "@ratings/domain/incidents/IncidentMatching"
 import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
@@ -36,6 +21,7 @@ import { feed, findByNonce, findFor } from "./incidents/IncidentReads.ts"
 import { isIncidentConflict, mapSqlError } from "./incidents/IncidentRows.ts"
 import { upsert } from "./incidents/IncidentWrites.ts"
 import { decodeRows } from "./PgRows.ts"
+import { readableSql } from "./ReadableSql.ts"
 
 export { isIncidentConflict } from "./incidents/IncidentRows.ts"
 
@@ -65,11 +51,12 @@ export const layer: Layer.Layer<IncidentRepository, never, SqlClient.SqlClient> 
   IncidentRepository,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const lifecycle = yield* IncidentLifecycle
     return IncidentRepository.of({
       findByNonce: findByNonce(sql),
-      findFor: findFor(sql),
-      upsert: upsert(sql),
-      feed: feed(sql),
+      findFor: findFor(sql, lifecycle),
+      upsert: upsert(sql, lifecycle),
+      feed: feed(sql, lifecycle),
       withIngestLock: withIngestLock(sql)
     })
   })
@@ -88,7 +75,7 @@ export const layerRatedProtocols: Layer.Layer<RatedProtocols, never, SqlClient.S
   RatedProtocols,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rated = sql`e.entity_type = 'protocol' AND e.status = 'published' AND e.is_active AND NOT e.is_private
+    const rated = sql`e.entity_type = 'protocol' AND ${sql.literal(readableSql("e"))}
       AND EXISTS (SELECT 1 FROM scorecards s WHERE s.entity_id = e.id AND s.status = 'published')`
     const published = sql`
       SELECT e.slug, e.name FROM entities e WHERE ${rated}

@@ -5,11 +5,13 @@ import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { Effect, Exit, Option } from "effect"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import { entityRepositoryContract } from "@ratings/domain/test-support/contract/ratings-entity-repository"
+import { entityRulesContract } from "@ratings/domain/test-support/contract/ratings-entity-rules"
 import { entity, T0, T1 } from "@ratings/domain/test-support/contract/ratings-fixtures"
 import { postgresTarget } from "./PostgresTarget.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 entityRepositoryContract(postgresTarget(PgEntityRepository.layer))
+entityRulesContract(postgresTarget(PgEntityRepository.layer))
 
 const publicList = {
   entity_type: "protocol" as const,
@@ -184,12 +186,22 @@ describe("PgEntityRepository", () => {
     it.effect("schema constraints: protocols hold at most one category, categories are lowercase", () =>
       Effect.gen(function* () {
         const repo = yield* EntityRepository
+        const sql = yield* PgClient.PgClient
         const two = yield* Effect.exit(
           repo.upsert([entity("protocol", "two-cats", { categories: ["dex", "lending"] })])
         )
         assert.include(Exit.isFailure(two) ? String(two.cause) : "", "entities_single_category")
-        const upper = yield* Effect.exit(repo.upsert([entity("chain", "upper-cat", { categories: ["L2"] })]))
-        assert.include(Exit.isFailure(upper) ? String(upper.cause) : "", "entities_categories_check")
+        // The store writes categories lowercased; the table refuses any other write of one in upper case.
+        const upper = entity("chain", "upper-cat", { categories: ["L2"] })
+        yield* repo.upsert([upper])
+        const [row] = yield* sql<{
+          categories: ReadonlyArray<string>
+        }>`SELECT categories FROM entities WHERE id = ${upper.record.id}::uuid`
+        assert.deepStrictEqual(row?.categories, ["l2"])
+        const raw = yield* Effect.exit(
+          sql`UPDATE entities SET categories = '{L2}' WHERE id = ${upper.record.id}::uuid`
+        )
+        assert.include(Exit.isFailure(raw) ? String(raw.cause) : "", "entities_categories_check")
       }).pipe(Effect.provide(PgEntityRepository.layer))
     )
   })

@@ -4,7 +4,7 @@
  * served feed with its count.
  */
 import type { IncidentFeedFilter } from "@ratings/domain/incidents/IncidentFeed"
-import { AggregationWindowMillis, aggregationKey } from "@ratings/domain/incidents/IncidentLifecycle"
+import type { IncidentLifecyclePolicy } from "@ratings/domain/incidents/IncidentLifecycle"
 import { atLeast, IncidentTiers } from "@ratings/domain/incidents/IncidentTier"
 import type { IncidentFeedPage, IncidentRecord, IncidentReport } from "@ratings/domain/model/Incident"
 import { Effect, Option } from "effect"
@@ -49,52 +49,56 @@ export const findByNonce = (sql: SqlClient.SqlClient) => (nonce: string) =>
     Effect.withSpan("PgIncidentRepository.findByNonce")
   )
 
-// Same key, first_seen_at within the window; nearest first, then the earlier, then
-// the smaller id: `selectIncident`'s choice, made by the database.
-export const findFor = (sql: SqlClient.SqlClient) => (report: IncidentReport) =>
-  Effect.gen(function* () {
-    const at = instantOf(report.first_seen_at)
-    if (at === undefined) return Option.none<IncidentRecord>()
-    const key = aggregationKey(report)
-    yield* lockKey(sql, key)
-    const rows = yield* sql`
+// Same key, first_seen_at within the window (the lifecycle's aggregation rule); nearest
+// first, then the earlier, then the smaller id: `selectIncident`'s choice, made by the database.
+export const findFor =
+  (sql: SqlClient.SqlClient, lifecycle: IncidentLifecyclePolicy) => (report: IncidentReport) =>
+    Effect.gen(function* () {
+      const at = instantOf(report.first_seen_at)
+      if (at === undefined) return Option.none<IncidentRecord>()
+      const { key: keyOf, windowMillis } = lifecycle.aggregation
+      const key = keyOf(report)
+      yield* lockKey(sql, key)
+      const rows = yield* sql`
       SELECT ${sql.literal(RecordColumns)}
       FROM incidents i
       WHERE i.aggregation_key = ${key}
-        AND i.first_seen_at BETWEEN ${new Date(at.getTime() - AggregationWindowMillis)}
-                                AND ${new Date(at.getTime() + AggregationWindowMillis)}
+        AND i.first_seen_at BETWEEN ${new Date(at.getTime() - windowMillis)}
+                                AND ${new Date(at.getTime() + windowMillis)}
       ORDER BY GREATEST(i.first_seen_at - ${at}, ${at} - i.first_seen_at), i.first_seen_at, i.incident_id
       LIMIT 1
     `
-    return yield* decodeFor(rows)
-  }).pipe(mapSqlError("findFor"), Effect.withSpan("PgIncidentRepository.findFor"))
+      return yield* decodeFor(rows)
+    }).pipe(mapSqlError("findFor"), Effect.withSpan("PgIncidentRepository.findFor"))
 
 const clampCount = (n: number): number => Math.max(0, Math.trunc(n))
 
-export const feed = (sql: SqlClient.SqlClient) => (filter: IncidentFeedFilter) =>
-  Effect.gen(function* () {
-    const tiers = IncidentTiers.filter((tier) => atLeast(tier, filter.min_status))
-    const where = sql.and([
-      sql`i.servable`,
-      sql`i.status = ANY (${[...tiers]}::text[])`,
-      ...(filter.slug === undefined ? [] : [sql`i.slug = ${filter.slug}`]),
-      ...(filter.sinceMillis === undefined ? [] : [sql`i.detected_at > ${new Date(filter.sinceMillis)}`])
-    ])
-    // The page and the count are independent: sent together, one round trip of latency instead of two.
-    const [rows, [count]] = yield* Effect.all(
-      [
-        sql`
+export const feed =
+  (sql: SqlClient.SqlClient, lifecycle: IncidentLifecyclePolicy) => (filter: IncidentFeedFilter) =>
+    Effect.gen(function* () {
+      const tiers = IncidentTiers.filter((tier) => atLeast(tier, filter.min_status))
+      const where = sql.and([
+        sql`i.servable`,
+        sql`i.status = ANY (${[...tiers]}::text[])`,
+        ...(filter.slug === undefined ? [] : [sql`i.slug = ${filter.slug}`]),
+        ...(filter.sinceMillis === undefined ? [] : [sql`i.detected_at > ${new Date(filter.sinceMillis)}`])
+      ])
+      // The page and the count are independent: sent together, one round trip of latency instead of two.
+      const [rows, [count]] = yield* Effect.all(
+        [
+          sql`
           SELECT ${sql.literal(FeedColumns)}
           FROM incidents i
           WHERE ${where}
           ORDER BY i.detected_at DESC, i.incident_id
           LIMIT ${clampCount(filter.limit)} OFFSET ${clampCount(filter.offset)}
         `.pipe(Effect.flatMap(decodeFeed)),
-        sql`
+          sql`
           SELECT count(*)::integer AS total FROM incidents i WHERE ${where}
         `.pipe(Effect.flatMap(decodeCount))
-      ],
-      { concurrency: 2 }
-    )
-    return { items: rows.map(toIncident), total: count?.total ?? 0 } satisfies IncidentFeedPage
-  }).pipe(mapSqlError("feed"), Effect.withSpan("PgIncidentRepository.feed"))
+        ],
+        { concurrency: 2 }
+      )
+      const items = rows.map((row) => toIncident(row, lifecycle.defaultConfidenceBps))
+      return { items, total: count?.total ?? 0 } satisfies IncidentFeedPage
+    }).pipe(mapSqlError("feed"), Effect.withSpan("PgIncidentRepository.feed"))

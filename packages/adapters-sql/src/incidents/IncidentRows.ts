@@ -5,7 +5,7 @@
  * a statement or of a row's decoding reaches the domain (a StoreError, a
  * unique violation marked as a conflict the ingest retries).
  */
-import { DefaultConfidenceBps } from "@ratings/domain/incidents/IncidentLifecycle"
+import type { IncidentLifecyclePolicy } from "@ratings/domain/incidents/IncidentLifecycle"
 import { IncidentTier } from "@ratings/domain/incidents/IncidentTier"
 import {
   Incident,
@@ -150,7 +150,11 @@ export const FeedRow = Schema.Struct({
 })
 export type FeedRow = typeof FeedRow.Type
 
-export const toIncident = (row: FeedRow): Incident => ({
+/** The served item of a feed row; `floors` gives the confidence of one no report gave (the lifecycle's). */
+export const toIncident = (
+  row: FeedRow,
+  floors: IncidentLifecyclePolicy["defaultConfidenceBps"]
+): Incident => ({
   incident_id: row.incident_id,
   protocol_name: row.protocol_name,
   slug: row.slug,
@@ -159,7 +163,7 @@ export const toIncident = (row: FeedRow): Incident => ({
   exploit_class: row.exploit_class,
   loss_estimate_usd: row.loss_estimate_usd,
   chain: row.chain,
-  confidence_bps: row.confidence_bps ?? DefaultConfidenceBps[row.status],
+  confidence_bps: row.confidence_bps ?? floors[row.status],
   source_count: row.handles.length,
   sources: row.handles.map((handle) => ({ handle })),
   detected_at: row.detected_at_text,

@@ -3,11 +3,7 @@
  * under the advisory lock on its aggregation key, after checking that the
  * decision was not made on a stale read (see PgIncidentRepository).
  */
-import {
-  AggregationWindowMillis,
-  aggregationKey,
-  toServed
-} from "@ratings/domain/incidents/IncidentLifecycle"
+import type { IncidentLifecyclePolicy } from "@ratings/domain/incidents/IncidentLifecycle"
 import type { IncidentRecord } from "@ratings/domain/model/Incident"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Effect } from "effect"
@@ -35,7 +31,13 @@ const instantsOf = (record: IncidentRecord) => {
  * extend the stored nonce list, and a new incident must not land within the
  * aggregation window of one already stored.
  */
-const storedNonces = (sql: SqlClient.SqlClient, record: IncidentRecord, key: string, firstSeen: Date) =>
+const storedNonces = (
+  sql: SqlClient.SqlClient,
+  record: IncidentRecord,
+  key: string,
+  firstSeen: Date,
+  windowMillis: number
+) =>
   Effect.gen(function* () {
     const [stored] = yield* sql`
       SELECT ARRAY(SELECT n.nonce FROM incident_nonces n WHERE n.incident_id = i.incident_id ORDER BY n.position)
@@ -46,8 +48,8 @@ const storedNonces = (sql: SqlClient.SqlClient, record: IncidentRecord, key: str
       const [neighbour] = yield* sql`
         SELECT incident_id FROM incidents
         WHERE aggregation_key = ${key}
-          AND first_seen_at BETWEEN ${new Date(firstSeen.getTime() - AggregationWindowMillis)}
-                                AND ${new Date(firstSeen.getTime() + AggregationWindowMillis)}
+          AND first_seen_at BETWEEN ${new Date(firstSeen.getTime() - windowMillis)}
+                                AND ${new Date(firstSeen.getTime() + windowMillis)}
         LIMIT 1
       `.pipe(Effect.flatMap(decodeNeighbour))
       if (neighbour !== undefined) {
@@ -65,6 +67,7 @@ const writeIncident = (
   sql: SqlClient.SqlClient,
   record: IncidentRecord,
   key: string,
+  servable: boolean,
   { firstSeen, detected, resolved }: { firstSeen: Date; detected: Date | null; resolved: Date | null }
 ) => sql`
   INSERT INTO incidents (
@@ -73,7 +76,7 @@ const writeIncident = (
     loss_estimate_usd, victim_addresses, confidence_bps, resolved_at, resolved_at_text, resolution
   ) VALUES (
     ${record.incident_id}, ${key}, ${record.protocol_name}, ${record.chain}, ${record.exploit_class},
-    ${record.status}, ${toServed(record) !== undefined},
+    ${record.status}, ${servable},
     ${firstSeen}, ${record.first_seen_at}, ${detected}, ${record.detected_at}, ${record.slug},
     ${record.matched_protocol}, ${record.loss_estimate_usd}::double precision,
     ${[...record.victim_addresses]}::text[], ${record.confidence_bps}, ${resolved}, ${record.resolved_at},
@@ -114,19 +117,26 @@ const writeSourcesAndNonces = (sql: SqlClient.SqlClient, record: IncidentRecord,
     }
   })
 
-export const upsert = (sql: SqlClient.SqlClient) => (record: IncidentRecord) =>
-  Effect.gen(function* () {
-    const instants = instantsOf(record)
-    if (instants === undefined) {
-      return yield* new StoreError({
-        message: `incident ${record.incident_id} carries a date-time without a zone`
-      })
-    }
-    const key = aggregationKey(record)
-    yield* lockKey(sql, key)
-    const stored = yield* storedNonces(sql, record, key, instants.firstSeen)
-    yield* writeIncident(sql, record, key, instants)
-    yield* writeSourcesAndNonces(sql, record, stored?.length ?? 0)
-    // The feed's version, bumped at this commit: cached feeds computed before it are never served again.
-    yield* notifyChanges(sql, [{ entity_type: "incident", entity_id: record.incident_id }])
-  }).pipe(sql.withTransaction, mapSqlError("upsert"), Effect.withSpan("PgIncidentRepository.upsert"))
+export const upsert =
+  (sql: SqlClient.SqlClient, lifecycle: IncidentLifecyclePolicy) => (record: IncidentRecord) =>
+    Effect.gen(function* () {
+      const instants = instantsOf(record)
+      if (instants === undefined) {
+        return yield* new StoreError({
+          message: `incident ${record.incident_id} carries a date-time without a zone`
+        })
+      }
+      const key = lifecycle.aggregation.key(record)
+      yield* lockKey(sql, key)
+      const stored = yield* storedNonces(
+        sql,
+        record,
+        key,
+        instants.firstSeen,
+        lifecycle.aggregation.windowMillis
+      )
+      yield* writeIncident(sql, record, key, lifecycle.toServed(record) !== undefined, instants)
+      yield* writeSourcesAndNonces(sql, record, stored?.length ?? 0)
+      // The feed's version, bumped at this commit: cached feeds computed before it are never served again.
+      yield* notifyChanges(sql, [{ entity_type: "incident", entity_id: record.incident_id }])
+    }).pipe(sql.withTransaction, mapSqlError("upsert"), Effect.withSpan("PgIncidentRepository.upsert"))

@@ -14,6 +14,7 @@ import type { EntityType } from "@ratings/domain/model/EntityType"
 import { Effect, Option, Schema } from "effect"
 import { ColumnsOf, decodeEntities, entityMatch, toRecord } from "../PgEntityRepository.ts"
 import { decodeRows, orReadError } from "../PgRows.ts"
+import { readableSql } from "../ReadableSql.ts"
 import {
   AnswersJson,
   DetailRow,
@@ -38,7 +39,7 @@ const HintReadable = `CASE WHEN strpos(s.largest_drag_hint, ': ') > 1 THEN EXIST
     SELECT 1 FROM entities t
     WHERE t.entity_type = left(s.largest_drag_hint, strpos(s.largest_drag_hint, ': ') - 1)
       AND t.slug = substr(s.largest_drag_hint, strpos(s.largest_drag_hint, ': ') + 2)
-      AND t.status = 'published' AND t.is_active AND NOT t.is_private)
+      AND ${readableSql("t")})
   ELSE false END AS sc_hint_readable`
 
 const decodeScorecards = decodeRows(ScorecardRow)

@@ -1,34 +1,19 @@
 /**
  * What each caller sees (spec part 2 "Visibility", part 4 scorecard list rule,
- * part 5 rule 4). Pure functions over plain records, so the rules are written
- * once, and the `Projection` service over them (with Capabilities.ts), which
- * use cases and handlers read.
- *
- * Who reads what:
- * - Use cases and handlers read the service, `yield* Projection`, once when
- *   their layer or handler group is built: RatingsReader, Publisher, Importer,
- *   IncidentService, CompareService, ExportService, and the HTTP entity and
- *   alert-rule handlers. The pure step `preparePublication` is handed the
- *   service's `isPubliclyReadable` by the Publisher.
- * - Stores keep the functions, because there a rule is part of the query the
- *   store runs, not a use case's choice: `ListFilter.runListQuery` (the list
- *   filter the in-memory entity repository runs, `isListed`) and the in-memory
- *   `EntityRepository.unreadable` (`isPubliclyReadable`), each the mirror of a
- *   WHERE clause of PgEntityRepository that says the same in SQL.
- * - The functions stay exported: they are the standard projection's
- *   implementation, which the property tests check directly.
+ * part 5 rule 4): pure functions over plain records, built on the readable
+ * rule (Readable.ts), and the `Projection` service over them (with
+ * Capabilities.ts), which use cases and handlers read with `yield* Projection`.
+ * Stores call the functions themselves, because there a rule is part of the
+ * query they run, not a use case's choice; the property tests check them too.
  */
 import { Context, Layer } from "effect"
 import type { Caller } from "../model/Caller.ts"
-import type { EntityStatus } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import type { ScorecardStatus } from "../model/Scorecard.ts"
 import { authorize, capabilitiesOf } from "./Capabilities.ts"
+import { holdsFields, isReadable, type ReadableRecord, requiredFields } from "./Readable.ts"
 
-export interface VisibleRecord {
-  readonly is_active: boolean
-  readonly is_private: boolean
-  readonly status: EntityStatus | (string & {})
+export interface VisibleRecord extends ReadableRecord {
   /** Vaults only: a framework-tier vault, listed only through the admin bypass. */
   readonly is_framework?: boolean | undefined
 }
@@ -45,6 +30,13 @@ export interface ListFlags {
   readonly include_frameworks: boolean
   /** Admins see draft, scoring and approved entities; everyone else sees published ones only. */
   readonly include_unpublished: boolean
+}
+
+/** The list flags of every caller but an admin: what the public lists, exports and compare show. */
+export const PublicListFlags: ListFlags = {
+  include_inactive: false,
+  include_frameworks: false,
+  include_unpublished: false
 }
 
 export const isAdmin = (caller: Caller): boolean => caller._tag === "Admin"
@@ -66,34 +58,22 @@ export const effectiveListFlags = (
         include_frameworks: requested.include_frameworks === true,
         include_unpublished: true
       }
-    : { include_inactive: false, include_frameworks: false, include_unpublished: false }
+    : PublicListFlags
 
 /**
- * Whether a non-admin may know the entity exists. Part 3 and part 5 rule 4: a
- * slug must not reveal that a draft exists, and part 2 says an unpublished
- * organisation "does not yet resolve" under /organisations; so draft, scoring and
- * approved entities are hidden from non-admins on every route, like private ones.
- */
-const publicStatus = (record: VisibleRecord, flags: Pick<ListFlags, "include_unpublished">): boolean =>
-  record.status === "published" || flags.include_unpublished
-
-/**
- * Part 2 "Visibility": lists hide private and inactive records (and, for
- * non-admins, unpublished ones). The admin bypass shows inactive records (the
- * spec's words); private records stay out of lists.
+ * Part 2 "Visibility": lists hide private and inactive records and, for
+ * non-admins, unpublished ones (part 3 and part 5 rule 4: a slug must not
+ * reveal that a draft exists). The admin bypass shows inactive records (the
+ * spec's words) and unpublished ones; private records stay out of lists.
  */
 export const isListed = (record: VisibleRecord, flags: ListFlags): boolean =>
-  !record.is_private &&
-  (record.is_active || flags.include_inactive) &&
-  (record.is_framework !== true || flags.include_frameworks) &&
-  publicStatus(record, flags)
+  holdsFields(record, requiredFields(flags)) && (record.is_framework !== true || flags.include_frameworks)
 
 /** Detail lookups 404 for private or inactive (or, for non-admins, unpublished) records, unless bypassed. */
 export const isDetailVisible = (
   record: VisibleRecord,
   flags: Pick<ListFlags, "include_inactive" | "include_unpublished">
-): boolean =>
-  !record.is_private && (record.is_active || flags.include_inactive) && publicStatus(record, flags)
+): boolean => holdsFields(record, requiredFields(flags))
 
 /**
  * Scorecard routes and per-entity data: a non-published entity resolves to 404
@@ -109,8 +89,7 @@ export const areScorecardsVisible = (caller: Caller, record: VisibleRecord): boo
  * private. Webhook events name only such entities, and public records embed
  * only such chains (docs/adr/0003-access-and-lists.md).
  */
-export const isPubliclyReadable = (record: VisibleRecord): boolean =>
-  record.status === "published" && !record.is_private && record.is_active
+export const isPubliclyReadable = (record: VisibleRecord): boolean => isReadable(record)
 
 /** Whether scorecards of this type carry mvc_gates at all (part 2 Scorecard rule 3: chains only). */
 export const hasMvcGates = (type: EntityType): boolean => type === "chain"

@@ -2,20 +2,13 @@
  * The incident state machine (spec part 3 "Incident tier") and the rule that
  * decides which incident a report belongs to. Pure and total over validated
  * reports: the use case loads a record, calls `applyReport`, and stores what
- * comes back.
- *
- * The served tier is derived, never claimed: it is the highest tier that at
- * least two independent sources claim (a claim of a tier supports every tier
- * below it), so a single source can never get anything served, at any tier. A
- * rise of that tier, including the first rise from "not servable" to a tier, is
- * an escalation: it keeps incident_id and first_seen_at, refreshes detected_at,
- * and re-runs matching to a rated protocol. Nothing else re-runs matching, so an
- * incident stored before its protocol was rated stays unmatched until it
- * escalates (spec part 3).
- *
- * A report's date-times (first_seen_at, resolved_at) are kept re-spelled in
- * the form this service writes (`canonicalTimestamp`: UTC, `+00:00`,
- * microseconds kept), so that a source's `Z` is not served back as `Z`.
+ * comes back. The served tier is derived, never claimed: the highest tier at
+ * least two independent sources claim, so a single source never gets anything
+ * served. A rise of that tier is an escalation: it keeps incident_id and
+ * first_seen_at, refreshes detected_at, and re-runs matching to a rated
+ * protocol (nothing else does). Date-times are kept in the form this service
+ * writes (`canonicalTimestamp`). Use cases and stores read it all through the
+ * `IncidentLifecycle` service at the end of this file.
  */
 import { Context, Layer, Result } from "effect"
 import {
@@ -88,49 +81,60 @@ export const aggregationKey = (r: {
     r.exploit_class.trim().toUpperCase()
   ])
 
+/** The aggregation rule as a value: the key reports must share, and the window around first_seen_at. */
+export interface Aggregation {
+  readonly key: typeof aggregationKey
+  readonly windowMillis: number
+}
+
+export const StandardAggregation: Aggregation = { key: aggregationKey, windowMillis: AggregationWindowMillis }
+
 const millisOf = (iso: string): number | undefined => {
   const parsed = parseZonedDateTime(iso)
   return Result.isSuccess(parsed) ? parsed.success : undefined
 }
 
 /** Distance between the report's first_seen_at and the incident's, or undefined when it does not belong. */
-const distanceTo = (state: IncidentRecord, report: IncidentReport): number | undefined => {
-  if (aggregationKey(state) !== aggregationKey(report)) return undefined
+const distanceTo = (rule: Aggregation, state: IncidentRecord, report: IncidentReport): number | undefined => {
+  if (rule.key(state) !== rule.key(report)) return undefined
   const a = millisOf(state.first_seen_at)
   const b = millisOf(report.first_seen_at)
   if (a === undefined || b === undefined) return undefined
   const distance = Math.abs(a - b)
-  return distance <= AggregationWindowMillis ? distance : undefined
+  return distance <= rule.windowMillis ? distance : undefined
 }
 
 export const belongsTo = (state: IncidentRecord, report: IncidentReport): boolean =>
-  distanceTo(state, report) !== undefined
+  distanceTo(StandardAggregation, state, report) !== undefined
 
 /**
- * The incident a report belongs to among candidates. When windows of two
- * incidents overlap, the one whose first_seen_at is nearest wins, then the
- * earlier one, then the smaller id, so the choice does not depend on storage order.
+ * The incident a report belongs to among candidates, under `rule`. When
+ * windows of two incidents overlap, the one whose first_seen_at is nearest
+ * wins, then the earlier one, then the smaller id, so the choice does not
+ * depend on storage order.
  */
-export const selectIncident = (
-  candidates: Iterable<IncidentRecord>,
-  report: IncidentReport
-): IncidentRecord | undefined => {
-  let best: { readonly state: IncidentRecord; readonly distance: number; readonly at: number } | undefined
-  for (const state of candidates) {
-    const distance = distanceTo(state, report)
-    if (distance === undefined) continue
-    const at = millisOf(state.first_seen_at) ?? 0
-    if (
-      best === undefined ||
-      distance < best.distance ||
-      (distance === best.distance &&
-        (at < best.at || (at === best.at && state.incident_id < best.state.incident_id)))
-    ) {
-      best = { state, distance, at }
+export const selectIncidentBy =
+  (rule: Aggregation) =>
+  (candidates: Iterable<IncidentRecord>, report: IncidentReport): IncidentRecord | undefined => {
+    let best: { readonly state: IncidentRecord; readonly distance: number; readonly at: number } | undefined
+    for (const state of candidates) {
+      const distance = distanceTo(rule, state, report)
+      if (distance === undefined) continue
+      const at = millisOf(state.first_seen_at) ?? 0
+      if (
+        best === undefined ||
+        distance < best.distance ||
+        (distance === best.distance &&
+          (at < best.at || (at === best.at && state.incident_id < best.state.incident_id)))
+      ) {
+        best = { state, distance, at }
+      }
     }
+    return best?.state
   }
-  return best?.state
-}
+
+/** `selectIncidentBy` the standard aggregation rule. */
+export const selectIncident = selectIncidentBy(StandardAggregation)
 
 // ---------------------------------------------------------------------------
 // Transitions
@@ -249,52 +253,70 @@ export const applyReports = (
 // Projection
 
 /**
- * The served item, or undefined while the incident is not servable. The
- * source count is checked again here so that a record built by any other path
- * (a migration, a hand edit) still cannot serve something single-sourced.
+ * The served item, or undefined while the incident is not servable, with
+ * `floors` as the confidence of an incident no report gave one. The source
+ * count is checked again here so that a record built by any other path (a
+ * migration, a hand edit) still cannot serve something single-sourced.
  */
-export const toServed = (state: IncidentRecord): Incident | undefined => {
-  if (state.status === null || state.detected_at === null) return undefined
-  if (independentSourceCount(state.sources.map((s) => s.handle)) < MinIndependentSources) return undefined
-  return {
-    incident_id: state.incident_id,
-    protocol_name: state.protocol_name,
-    slug: state.slug,
-    matched_protocol: state.matched_protocol,
-    status: state.status,
-    exploit_class: state.exploit_class,
-    loss_estimate_usd: state.loss_estimate_usd,
-    chain: state.chain,
-    confidence_bps: state.confidence_bps ?? DefaultConfidenceBps[state.status],
-    source_count: state.sources.length,
-    sources: state.sources.map((s) => ({ handle: s.handle })),
-    detected_at: state.detected_at,
-    first_seen_at: state.first_seen_at,
-    resolved_at: state.resolved_at,
-    resolution: state.resolution
+export const toServedWith =
+  (floors: typeof DefaultConfidenceBps) =>
+  (state: IncidentRecord): Incident | undefined => {
+    if (state.status === null || state.detected_at === null) return undefined
+    if (independentSourceCount(state.sources.map((s) => s.handle)) < MinIndependentSources) return undefined
+    return {
+      incident_id: state.incident_id,
+      protocol_name: state.protocol_name,
+      slug: state.slug,
+      matched_protocol: state.matched_protocol,
+      status: state.status,
+      exploit_class: state.exploit_class,
+      loss_estimate_usd: state.loss_estimate_usd,
+      chain: state.chain,
+      confidence_bps: state.confidence_bps ?? floors[state.status],
+      source_count: state.sources.length,
+      sources: state.sources.map((s) => ({ handle: s.handle })),
+      detected_at: state.detected_at,
+      first_seen_at: state.first_seen_at,
+      resolved_at: state.resolved_at,
+      resolution: state.resolution
+    }
   }
-}
+
+/** `toServedWith` the standard confidence floors. */
+export const toServed = toServedWith(DefaultConfidenceBps)
 
 // ---------------------------------------------------------------------------
 // The service
 
 export interface IncidentLifecyclePolicy {
-  /** Which stored incident a report belongs to (`selectIncident`). */
+  /** The aggregation rule `selectIncident` applies, for a store that applies it in a query of its own. */
+  readonly aggregation: Aggregation
+  /** Which stored incident a report belongs to (`selectIncidentBy(aggregation)`). */
   readonly selectIncident: typeof selectIncident
   /** One report applied to its incident, or a new incident (`applyReport`). */
   readonly applyReport: typeof applyReport
-  /** The served item, or undefined while not servable (`toServed`). */
+  /** The confidence served when no report gave one, for a store that builds served items itself. */
+  readonly defaultConfidenceBps: typeof DefaultConfidenceBps
+  /** The served item, or undefined while not servable (`toServedWith(defaultConfidenceBps)`). */
   readonly toServed: typeof toServed
 }
 
 /**
- * The incident lifecycle as a service, like `Scoring`: use cases read it
- * (`yield* IncidentLifecycle`) rather than import the functions, so another
- * tool can embed the same core behind one seam. The work is done by the pure
+ * The incident lifecycle as a service, like `Scoring`: use cases and stores
+ * read it (`yield* IncidentLifecycle`) rather than import the functions and
+ * constants, so another tool can embed the same core behind one seam. A
+ * provider replaces a rule and the functions built on it together
+ * (`selectIncidentBy`, `toServedWith`). The work is done by the pure
  * functions above, which the property tests check. Without a provider it is
  * those functions; the app provides `IncidentLifecycle.layer` once.
  */
-const StandardLifecycle: IncidentLifecyclePolicy = { selectIncident, applyReport, toServed }
+const StandardLifecycle: IncidentLifecyclePolicy = {
+  aggregation: StandardAggregation,
+  selectIncident,
+  applyReport,
+  defaultConfidenceBps: DefaultConfidenceBps,
+  toServed
+}
 
 const lifecycleReference = Context.Reference<IncidentLifecyclePolicy>(
   "@ratings/domain/incidents/IncidentLifecycle",

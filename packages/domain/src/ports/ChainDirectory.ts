@@ -10,6 +10,7 @@
  * that tests set through the `ChainDirectoryMemory` service.
  */
 import { Context, Effect, Layer } from "effect"
+import { isVisible } from "../access/Readable.ts"
 import type { ServiceChain } from "../quantum/QuantumRows.ts"
 import { EntityRepository } from "./EntityRepository.ts"
 import type { StoreError } from "./StoreError.ts"
@@ -25,9 +26,7 @@ export class ChainDirectory extends Context.Service<
       return ChainDirectory.of({
         all: Effect.suspend(() =>
           Effect.map(entities.all("chain"), (records) =>
-            records
-              .filter((r) => !r.is_private && r.is_active)
-              .map((r) => ({ slug: r.slug, name: r.name, status: r.status }))
+            records.filter(isVisible).map((r) => ({ slug: r.slug, name: r.name, status: r.status }))
           )
         )
       })

@@ -98,6 +98,10 @@ export class EntityRepository extends Context.Service<
       query: EntityListQuery,
       hidden: ReadonlyArray<EntityType>
     ) => Effect.Effect<WithUnreadable<Page<EntityRecord>>, StoreError>
+    /**
+     * Writes the entities, each replacing the one of its id; a record's
+     * categories are stored lowercased (`withCategoryKeys`, access/ListFilter.ts).
+     */
     readonly upsert: (entities: ReadonlyArray<StoredEntity>) => Effect.Effect<void, StoreError>
     /**
      * Moves one entity to `status` and sets its updated_at, leaving the rest of

@@ -65,13 +65,14 @@ describe("ListFilter (spec part 4 list query parameters)", () => {
   })
 
   it("curator_id applies to vaults only: vaults curated by that organisation", () => {
+    const org1 = "00000000-0000-4000-8000-0000000000a1"
     const records = [
-      rec("v1", { curator_id: "ORG-1" }),
-      rec("v2", { curator_id: "org-2" }),
+      rec("v1", { curator_id: org1.toUpperCase() }),
+      rec("v2", { curator_id: "00000000-0000-4000-8000-0000000000a2" }),
       rec("v3", { curator_id: null })
     ]
-    assert.deepStrictEqual(slugs(records, query("vault", { curator_id: "org-1" })), ["v1"])
-    assert.deepStrictEqual(slugs(records, query("protocol", { curator_id: "org-1" })), ["v1", "v2", "v3"])
+    assert.deepStrictEqual(slugs(records, query("vault", { curator_id: org1 })), ["v1"])
+    assert.deepStrictEqual(slugs(records, query("protocol", { curator_id: org1 })), ["v1", "v2", "v3"])
   })
 
   it("search matches name, slug or symbol case-insensitively; status matches exactly", () => {

@@ -1,17 +1,27 @@
 /** The in-memory `EntityRepository` of tests and tools; the contract is the port's (`../EntityRepository.ts`). */
 import { Effect, Layer, Option, Ref } from "effect"
-import { compareListOrder, type EntityListQuery, runListQuery } from "../../access/ListFilter.ts"
-import { isPubliclyReadable } from "../../access/Projection.ts"
+import {
+  compareListOrder,
+  type EntityListQuery,
+  runListQuery,
+  withCategoryKeys
+} from "../../access/ListFilter.ts"
+import { isListed, PublicListFlags } from "../../access/Projection.ts"
+import { isReadable } from "../../access/Readable.ts"
 import type { EntityRecord } from "../../model/Entity.ts"
 import type { EntityType } from "../../model/EntityType.ts"
 import { StoreError } from "../StoreError.ts"
 import { EntityRepository, type ListPosition, type StoredEntity } from "../EntityRepository.ts"
 
-const isFramework = (r: EntityRecord): boolean => "is_framework" in r && r.is_framework === true
 const isAfter = (r: EntityRecord, p: ListPosition): boolean =>
   r.slug > p.slug || (r.slug === p.slug && r.id.toLowerCase() > p.id.toLowerCase())
-const isListedPublished = (r: EntityRecord): boolean =>
-  r.status === "published" && !r.is_private && r.is_active && !isFramework(r)
+/** What `published` lists: what a public list shows (a framework vault included in none). */
+const isListedPublished = (r: EntityRecord): boolean => isListed(r, PublicListFlags)
+/** A record as the store holds it: categories lowercased (access/ListFilter.ts), as Postgres holds them. */
+const storedOf = (e: StoredEntity): StoredEntity => {
+  const record = withCategoryKeys(e.record)
+  return record === e.record ? e : { ...e, record }
+}
 
 const layer = (seed: ReadonlyArray<StoredEntity> = []) =>
   Layer.effect(
@@ -19,7 +29,7 @@ const layer = (seed: ReadonlyArray<StoredEntity> = []) =>
     Effect.gen(function* () {
       const key = (type: EntityType, id: string) => `${type}:${id.toLowerCase()}`
       const store = yield* Ref.make(
-        new Map<string, StoredEntity>(seed.map((e) => [key(e.entity_type, e.record.id), e]))
+        new Map<string, StoredEntity>(seed.map((e) => [key(e.entity_type, e.record.id), storedOf(e)]))
       )
       const ofType = (type: EntityType) =>
         Ref.get(store).pipe(
@@ -34,7 +44,7 @@ const layer = (seed: ReadonlyArray<StoredEntity> = []) =>
       const unreadable = (type: EntityType) =>
         Effect.map(ofType(type), (records) =>
           records
-            .filter((r) => !isPubliclyReadable(r))
+            .filter((r) => !isReadable(r))
             .sort(compareListOrder)
             .map(({ id, slug, status, is_private, is_active }) => ({
               id,
@@ -86,7 +96,7 @@ const layer = (seed: ReadonlyArray<StoredEntity> = []) =>
         upsert: (entities) =>
           Ref.update(store, (m) => {
             const next = new Map(m)
-            for (const e of entities) next.set(key(e.entity_type, e.record.id), e)
+            for (const e of entities) next.set(key(e.entity_type, e.record.id), storedOf(e))
             return next
           })
       })

@@ -1,7 +1,7 @@
 /** The in-memory `IncidentRepository` of tests and tools; the contract is the port's (`../IncidentRepository.ts`). */
 import { Effect, Layer, Option, Ref } from "effect"
 import { feedPage, type IncidentFeedFilter } from "../../incidents/IncidentFeed.ts"
-import { selectIncident, toServed } from "../../incidents/IncidentLifecycle.ts"
+import { IncidentLifecycle } from "../../incidents/IncidentLifecycle.ts"
 import type { Incident, IncidentRecord, IncidentReport } from "../../model/Incident.ts"
 import { IncidentRepository } from "../IncidentRepository.ts"
 
@@ -9,6 +9,7 @@ const layer = Layer.effect(
   IncidentRepository,
   Effect.gen(function* () {
     const store = yield* Ref.make(new Map<string, IncidentRecord>())
+    const { selectIncident, toServed } = yield* IncidentLifecycle
 
     const findByNonce = (nonce: string) =>
       Ref.get(store).pipe(

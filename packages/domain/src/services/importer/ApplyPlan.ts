@@ -8,6 +8,7 @@
  * Progress is reported per batch through `options.onProgress`.
  */
 import { Duration, Effect, Schema } from "effect"
+import { isVisible } from "../../access/Readable.ts"
 import {
   addCounts,
   countChanges,
@@ -203,9 +204,7 @@ const saveQuantum = Effect.fnUntraced(function* (ports: ImporterPorts, progress:
           rows: matchRows(
             read.rows,
             // As ChainDirectory.layerEntities: no private or inactive chain is matched.
-            chains
-              .filter((c) => !c.is_private && c.is_active)
-              .map((c) => ({ slug: c.slug, name: c.name, status: c.status }))
+            chains.filter(isVisible).map((c) => ({ slug: c.slug, name: c.name, status: c.status }))
           ),
           rows_skipped: read.rows_skipped
         },

@@ -4,7 +4,7 @@
  * flags, visibility and what a public record may name (ReadAccess.ts).
  */
 import { Effect, Option } from "effect"
-import { type EntityListQuery, ListParameters } from "../../access/ListFilter.ts"
+import { type EntityListQuery, listCriteriaOf } from "../../access/ListFilter.ts"
 import type { Caller } from "../../model/Caller.ts"
 import type { EntityType } from "../../model/EntityType.ts"
 import { dragHintTarget, typeOnlyDragHint } from "../../scoring/DependencyDrag.ts"
@@ -41,14 +41,11 @@ export const listEntities = (ports: ReaderPorts, caller: Caller, request: ListRe
     if (ports.projection.isAdmin(caller)) return yield* ports.entities.list(query)
     const read = yield* ports.entities.listWithUnreadable(query, hiddenTypes(request.entity_type))
     const hidden = hiddenOf(read.unreadable)
-    // A hidden chain filters like an unknown one: no record names it.
-    const chain = ListParameters[request.entity_type].includes("chain") ? request.chain : undefined
-    if (chain !== undefined && hidden.chainSlugs.has(chain)) return { items: [], total: 0 }
-    // So does a hidden curator: no record names it either.
-    const curator = ListParameters[request.entity_type].includes("curator_id")
-      ? request.curator_id
-      : undefined
-    if (curator !== undefined && hidden.curatorIds.has(curator.toLowerCase())) return { items: [], total: 0 }
+    // A hidden chain or curator filters like an unknown one: no record names it.
+    const criteria = listCriteriaOf(request)
+    if (criteria.chain !== undefined && hidden.chainSlugs.has(criteria.chain)) return { items: [], total: 0 }
+    if (typeof criteria.curator === "string" && hidden.curatorIds.has(criteria.curator))
+      return { items: [], total: 0 }
     return { items: read.value.items.map((r) => projectRecord(r, hidden)), total: read.value.total }
   })
 

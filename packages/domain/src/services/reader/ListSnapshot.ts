@@ -2,19 +2,23 @@
  * An entity list held whole, to answer any page of it without a query
  * (docs/adr/0007-projection-cache.md, "List snapshots"): every record a
  * non-admin caller may list of one type, in list order, each as the caller
- * is served it, with what the list filters read of the stored record beside
- * it. `pageOfSnapshot` then gives exactly what `listEntities` gives for any
- * filter, skip and limit: the same positions, the same total.
- *
- * The filters here mirror PgEntityRepository's WHERE clause by clause (not
- * the in-memory store's `matchesListQuery`, which lowercases stored
- * categories the SQL compares as stored); a property test holds the two to
- * the same answers over generated data (apps/server/test/ListSnapshot.test.ts).
- * Order needs no rule of its own: the snapshot is read in list order and a
- * filtered list is a subsequence of it.
+ * is served it, with the list keys of the stored record beside it.
+ * `pageOfSnapshot` then gives exactly what `listEntities` gives for any
+ * filter, skip and limit: the same positions, the same total. Which records
+ * match is the list filter's own rule (access/ListFilter.ts); the indexes
+ * here only choose which records to ask it about. Order needs no rule of its
+ * own: the snapshot is read in list order and a filtered list is a
+ * subsequence of it.
  */
 import { Effect } from "effect"
-import { ListParameters, categoryMode } from "../../access/ListFilter.ts"
+import {
+  isUnfiltered,
+  type ListCriteria,
+  type ListKeys,
+  listCriteriaOf,
+  listKeysOf,
+  matchesCriteria
+} from "../../access/ListFilter.ts"
 import type { Caller } from "../../model/Caller.ts"
 import type { EntityRecord } from "../../model/Entity.ts"
 import type { EntityType } from "../../model/EntityType.ts"
@@ -22,23 +26,9 @@ import type { StoreError } from "../../ports/StoreError.ts"
 import type { ListRequest } from "./EntityReads.ts"
 import type { HiddenNames } from "./PublicRecord.ts"
 import { projectRecord } from "./PublicRecord.ts"
-import { hiddenOf, hiddenTypes, isUuid, type ReaderPorts } from "./ReadAccess.ts"
+import { hiddenOf, hiddenTypes, type ReaderPorts } from "./ReadAccess.ts"
 
-/** What the list filters read of a stored record, as the SQL adapter's columns hold it. */
-export interface ListKeys {
-  readonly status: string
-  readonly slug: string
-  /** `name_lower`: JavaScript's lowercase, as the adapter writes it. */
-  readonly nameLower: string
-  /** `symbol_lower`: a string symbol lowercased, else undefined. */
-  readonly symbolLower: string | undefined
-  /** `categories` as stored (the filter lowercases what is asked, not what is held). */
-  readonly categories: ReadonlyArray<string>
-  /** `chain_slugs`: the slugs of `chains` and of a token's own `chain`. */
-  readonly chainSlugs: ReadonlyArray<string>
-  /** `curator_id`, lowercased (a uuid column), null when none. */
-  readonly curator: string | null
-}
+export { type ListKeys, listKeysOf } from "../../access/ListFilter.ts"
 
 export interface ListSnapshot {
   readonly entity_type: EntityType
@@ -60,25 +50,6 @@ export interface ListSnapshot {
   readonly hidden: HiddenNames | undefined
   /** False when the type holds more records than the snapshot may: answer from the store then. */
   readonly complete: boolean
-}
-
-export const listKeysOf = (record: EntityRecord): ListKeys => {
-  const r = record as EntityRecord & {
-    readonly symbol?: unknown
-    readonly chain?: { readonly slug: string } | undefined
-    readonly curator_id?: string | null | undefined
-  }
-  const chainSlugs = new Set((r.chains ?? []).map((c) => c.slug))
-  if (r.chain !== undefined) chainSlugs.add(r.chain.slug)
-  return {
-    status: r.status,
-    slug: r.slug,
-    nameLower: r.name.toLowerCase(),
-    symbolLower: typeof r.symbol === "string" ? r.symbol.toLowerCase() : undefined,
-    categories: r.categories ?? [],
-    chainSlugs: [...chainSlugs],
-    curator: typeof r.curator_id === "string" ? r.curator_id.toLowerCase() : null
-  }
 }
 
 /**
@@ -166,71 +137,13 @@ const searched = (snapshot: ListSnapshot, needle: string): ReadonlyArray<number>
   return positions
 }
 
-/** The filters of one request that the type takes, normalised as the SQL adapter applies them. */
-interface Filter {
-  readonly status: string | undefined
-  readonly needle: string | undefined
-  readonly chain: string | undefined
-  /** undefined: no filter; null: `curator_id IS NULL`; false: matches nothing (not a uuid). */
-  readonly curator: string | null | false | undefined
-  readonly categories: ReadonlyArray<string>
-  readonly anyCategory: boolean
-}
-
-const filterOf = (request: ListRequest): Filter => {
-  const takes = ListParameters[request.entity_type]
-  const curator = takes.includes("curator_id") ? request.curator_id : undefined
-  return {
-    status: takes.includes("status") ? request.status : undefined,
-    needle:
-      request.search !== undefined && request.search !== "" && takes.includes("search")
-        ? request.search.toLowerCase()
-        : undefined,
-    chain: takes.includes("chain") ? request.chain : undefined,
-    curator:
-      curator === undefined
-        ? undefined
-        : curator === ""
-          ? null
-          : isUuid(curator)
-            ? curator.toLowerCase()
-            : false,
-    categories: request.categories.map((c) => c.toLowerCase()),
-    anyCategory: categoryMode(request.entity_type) === "any"
-  }
-}
-
-const isUnfiltered = (f: Filter): boolean =>
-  f.status === undefined &&
-  f.needle === undefined &&
-  f.chain === undefined &&
-  f.curator === undefined &&
-  f.categories.length === 0
-
-const matches = (k: ListKeys, f: Filter): boolean => {
-  if (f.status !== undefined && k.status !== f.status) return false
-  if (
-    f.needle !== undefined &&
-    !k.nameLower.includes(f.needle) &&
-    !k.slug.includes(f.needle) &&
-    k.symbolLower?.includes(f.needle) !== true
-  )
-    return false
-  if (f.chain !== undefined && !k.chainSlugs.includes(f.chain)) return false
-  if (f.curator !== undefined && k.curator !== f.curator) return false
-  if (f.categories.length === 0) return true
-  return f.anyCategory
-    ? f.categories.some((c) => k.categories.includes(c))
-    : f.categories.every((c) => k.categories.includes(c))
-}
-
 /**
  * The positions a filtered request needs to look at, in list order: those
  * its search finds, else those of its chain or of one of the categories every
  * match must hold, whichever are fewer; undefined when none of these filters
  * (every record is looked at).
  */
-const candidatesOf = (snapshot: ListSnapshot, f: Filter): ReadonlyArray<number> | undefined => {
+const candidatesOf = (snapshot: ListSnapshot, f: ListCriteria): ReadonlyArray<number> | undefined => {
   // A search that cannot straddle two fields reads the records whose text holds it.
   if (f.needle !== undefined && !f.needle.includes("\u0000")) return searched(snapshot, f.needle)
   let fewest = f.chain === undefined ? undefined : (snapshot.byChain.get(f.chain) ?? [])
@@ -253,7 +166,7 @@ export interface SnapshotPage {
  * a chain or curator filter naming a hidden one gives an empty page, as there.
  */
 export const pageOfSnapshot = (snapshot: ListSnapshot, request: ListRequest): SnapshotPage => {
-  const f = filterOf(request)
+  const f = listCriteriaOf(request)
   const hidden = snapshot.hidden
   if (hidden !== undefined && f.chain !== undefined && hidden.chainSlugs.has(f.chain))
     return { positions: [], total: 0 }
@@ -271,7 +184,7 @@ export const pageOfSnapshot = (snapshot: ListSnapshot, request: ListRequest): Sn
   let total = 0
   for (let c = 0; c < count; c++) {
     const i = candidates === undefined ? c : candidates[c]!
-    if (!matches(keys[i]!, f)) continue
+    if (!matchesCriteria(keys[i]!, f)) continue
     if (total >= request.skip && total < end) positions.push(i)
     total++
   }

@@ -3,6 +3,7 @@
  * the hidden names of one read, and a record with them removed. Pure, so
  * RatingsReader applies it to every record it serves without a query of its own.
  */
+import { isVisible } from "../../access/Readable.ts"
 import type { EntityRecord } from "../../model/Entity.ts"
 import type { UnreadableRef } from "../../ports/EntityRepository.ts"
 
@@ -23,7 +24,7 @@ export const hiddenNames = (
 ): HiddenNames => ({
   chainIds: new Set(chains.map((c) => c.id.toLowerCase())),
   chainSlugs: new Set(chains.map((c) => c.slug)),
-  ownerIds: new Set(organisations.filter((o) => o.is_private || !o.is_active).map((o) => o.id.toLowerCase())),
+  ownerIds: new Set(organisations.filter((o) => !isVisible(o)).map((o) => o.id.toLowerCase())),
   curatorIds: new Set(organisations.map((o) => o.id.toLowerCase()))
 })
 

@@ -11,6 +11,7 @@ import type { TierProjection } from "../../access/Projection.ts"
 import type { Caller } from "../../model/Caller.ts"
 import type { EntityRecord } from "../../model/Entity.ts"
 import type { EntityType } from "../../model/EntityType.ts"
+import { isUuid } from "../../model/Identifiers.ts"
 import type { Question } from "../../model/Question.ts"
 import type { EntityRepository, UnreadableRef } from "../../ports/EntityRepository.ts"
 import type { RubricRepository } from "../../ports/RubricRepository.ts"
@@ -34,10 +35,8 @@ export interface ReaderPorts {
   readonly projection: TierProjection
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** Spec part 2 Identifiers rule 1: a UUID parse is tried first; if it fails, the value is a slug. */
-export const isUuid = (identifier: string): boolean => UUID.test(identifier)
+export { isUuid }
 
 /** Succeeds when the caller's tier holds the capability, else fails with its AccessDenied. */
 export const gate = (ports: ReaderPorts, caller: Caller, capability: Capability) => {

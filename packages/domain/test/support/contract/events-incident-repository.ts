@@ -8,10 +8,16 @@
  * reference both stores must agree with. Each test gets a fresh, empty store.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, type Layer, Option, Result } from "effect"
+import { Effect, Layer, Option, Result } from "effect"
 import * as fc from "fast-check"
 import { feedPage, type IncidentFeedFilter, toFeedFilter } from "../../../src/incidents/IncidentFeed.ts"
-import { AggregationWindowMillis } from "../../../src/incidents/IncidentLifecycle.ts"
+import {
+  AggregationWindowMillis,
+  aggregationKey,
+  IncidentLifecycle,
+  selectIncidentBy,
+  toServedWith
+} from "../../../src/incidents/IncidentLifecycle.ts"
 import { IncidentTiers } from "../../../src/incidents/IncidentTier.ts"
 import { type Incident, type IncidentRecord, isoOfMillis } from "../../../src/model/Incident.ts"
 import { IncidentRepository } from "../../../src/ports/IncidentRepository.ts"
@@ -306,6 +312,41 @@ export const incidentRepositoryContract = (
             assert.notInclude(text, secret)
         })
       )
+    )
+
+    it.effect(
+      "the store applies the aggregation rule, servability and confidence floor of the IncidentLifecycle provided",
+      () => {
+        const aggregation = { key: aggregationKey, windowMillis: HOUR }
+        const floors = { rumored: 1, corroborated: 2, confirmed: 3 }
+        const lifecycle = {
+          ...IncidentLifecycle.defaultValue(),
+          aggregation,
+          selectIncident: selectIncidentBy(aggregation),
+          defaultConfidenceBps: floors,
+          toServed: (s: IncidentRecord) =>
+            s.protocol_name === "Withheld" ? undefined : toServedWith(floors)(s)
+        }
+        return run(
+          Effect.gen(function* () {
+            const repo = yield* IncidentRepository
+            const shown = { ...recordOf(served(1, { first_seen_at: isoOfMillis(T0) })), confidence_bps: null }
+            yield* repo.upsert(shown)
+            yield* repo.upsert(recordOf(served(2, { protocol_name: "Withheld" })))
+            const found = (first_seen_at: string) =>
+              Effect.map(repo.findFor(report({ first_seen_at })), Option.isSome)
+            assert.isTrue(yield* found(isoOfMillis(T0 + HOUR)))
+            assert.isFalse(yield* found(isoOfMillis(T0 + 2 * HOUR)), "the provided window, not 72 hours")
+            const page = yield* repo.feed(filter())
+            assert.deepStrictEqual(
+              ids(page.items),
+              [shown.incident_id],
+              "the provided toServed withholds one"
+            )
+            assert.strictEqual(page.items[0]?.confidence_bps, floors.confirmed, "the provided floor")
+          })
+        ).pipe(Effect.provide(Layer.succeed(IncidentLifecycle, lifecycle)))
+      }
     )
 
     it.effect("property: for random incidents and filters the feed is feedPage's answer", () =>
