@@ -438,6 +438,38 @@ describe("the Node server's bounds, on a bare handler", () => {
     }
   })
 
+  it("a path given its own body limit (bodyLimits, as the app gives an endpoint mounted beside the API) refuses a body declared past it with a JSON 413 naming the path, in any target form; other paths keep the API's limit", async () => {
+    const server = createServer({ bodyLimits: [{ path: "/small", maxBytes: 100 }] })
+    server.on("request", (request, response) => {
+      request.resume()
+      request.on("end", () => response.end("read"))
+    })
+    const port = await listen(server)
+    const send = (target: string, declared: number) =>
+      exchange(
+        port,
+        [
+          {
+            bytes: `${head("POST", target, { "content-length": String(declared), connection: "close" })}${"x".repeat(Math.min(declared, 200))}`
+          }
+        ],
+        { waitMs: 3_000 }
+      )
+    try {
+      const detail = "request body too large: /small takes at most 100 bytes"
+      for (const target of ["/small", "/small?x=1", "http://127.0.0.1/small"]) {
+        const e = await send(target, 101)
+        assertJsonError(e, 413, detail)
+        assert.strictEqual(e.headers.connection, "close", target)
+      }
+      assert.strictEqual((await send("/small", 100)).status, 200, "at its limit, read")
+      assert.strictEqual((await send("/other", 101)).status, 200, "another path takes up to 1 MiB")
+      assertJsonError(await send("/other", MaxRequestBodyBytes + 1), 413, BodyTooLargeDetail)
+    } finally {
+      await close(server)
+    }
+  })
+
   it("issue 23 point 3: past the total cap of connections a new one is a JSON 503 and closed", async () => {
     const lines: Array<string> = []
     const server = createServer({ maxConnections: 2, onCapped: (line) => lines.push(line) })

@@ -72,6 +72,7 @@ import { type AuthConfig, trustedHops } from "../src/server/AuthConfig.ts"
 import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { layerAuthentication } from "../src/server/Authentication.ts"
 import { type DevKeyPair, generateDevKeyPair, mintDevAdminToken } from "../src/server/DevToken.ts"
+import { McpBodyLimit } from "../src/mcp/McpEndpoint.ts"
 import { allRoutes, layerCallerPolicies, type PoliciesConfig } from "../src/server/HttpServerLive.ts"
 import { type ConnectionLimits, createServer } from "../src/server/NodeServer.ts"
 import type { ResponseCache } from "../src/server/ResponseCache.ts"
@@ -580,7 +581,7 @@ export const onEachBackend = (
  * ECONNRESET. Clients on other machines are not in that race.
  */
 const testNodeServer = (limits?: ConnectionLimits) => {
-  const server = createServer(limits)
+  const server = createServer({ ...limits, bodyLimits: [McpBodyLimit, ...(limits?.bodyLimits ?? [])] })
   server.keepAliveTimeout = 60_000
   return server
 }

@@ -46,6 +46,7 @@ import {
 } from "effect/http"
 import { clientAddressOf } from "../server/Authentication.ts"
 import { type RateLimitedError, ServiceUnavailableError } from "../api/Errors.ts"
+import type { PathBodyLimit } from "../server/NodeServer.ts"
 import { RequestRateLimiter } from "../server/RateLimit.ts"
 import { checkBody, restoreIds } from "./JsonRpcBodies.ts"
 
@@ -53,6 +54,9 @@ import { checkBody, restoreIds } from "./JsonRpcBodies.ts"
 export const McpPath = "/mcp"
 
 export const MaxMcpBodyBytes = 65_536
+
+/** The endpoint's body limit, for the Node server's 413 before any route (NodeServer.ts `bodyLimits`). */
+export const McpBodyLimit: PathBodyLimit = { path: McpPath, maxBytes: MaxMcpBodyBytes }
 
 /** The bounds of the endpoint's sessions; a test provides smaller ones. */
 export interface SessionLimits {

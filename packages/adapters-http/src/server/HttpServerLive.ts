@@ -17,6 +17,7 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { brandedApi, CallerPolicies } from "../api/Api.ts"
 import { attribute, attributionHeadersOf } from "./Attribution.ts"
+import { McpBodyLimit } from "../mcp/McpEndpoint.ts"
 import { mcpRoutes } from "../mcp/RatingsMcpServer.ts"
 import { type AuthConfig, trustedHops } from "./AuthConfig.ts"
 import { layerAuthentication } from "./Authentication.ts"
@@ -255,7 +256,12 @@ export const serve = <E = never, R = never>(options: {
     Layer.provide(Layer.succeed(ServerShutdown, ServerShutdown.of({ cutting: () => cutting }))),
     Layer.provide(
       NodeHttpServer.layer(
-        () => (server = createServer({ ...options.connections, onCapped: (line) => caps.log?.(line) })),
+        () =>
+          (server = createServer({
+            ...options.connections,
+            bodyLimits: [McpBodyLimit, ...(options.connections?.bodyLimits ?? [])],
+            onCapped: (line) => caps.log?.(line)
+          })),
         {
           port: options.port,
           host: options.host ?? "0.0.0.0",
