@@ -21,9 +21,8 @@ import { Cause, Context, Effect, Layer, Schema } from "effect"
 import { McpProtocol, McpSchema, McpServer, Tool } from "effect/ai"
 import { HttpClient, HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
-import { RatingsApi } from "../api/Api.ts"
-import { ApiVersion } from "../api/Api.ts"
-import { AttributionHeader } from "../server/Attribution.ts"
+import { ApiVersion, RatingsApi } from "@ratings/adapters-http/api/Api"
+import { AttributionHeader } from "@ratings/adapters-http/server/Attribution"
 import { InProcessBaseUrl, inProcessClient, onBehalfOf } from "./InProcessClient.ts"
 import { McpPath, mountMcp } from "./McpEndpoint.ts"
 import { RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
@@ -39,7 +38,7 @@ export class RatingsApiAccess extends Context.Service<
     /** The API's origin: the typed client adds /api/v1 and the route. */
     readonly baseUrl: string
   }
->()("@ratings/adapters-http/mcp/RatingsApiAccess") {}
+>()("@ratings/adapters-mcp/RatingsApiAccess") {}
 
 export const ServerName = "defi-risk-ratings"
 

@@ -24,7 +24,7 @@ import type { DomainsBody, MethodologyBody } from "@ratings/domain/model/Respons
 import type { Scorecard } from "@ratings/domain/model/Scorecard"
 import { Data, Schema } from "effect"
 import { HttpClientError } from "effect/http"
-import { InvalidKeyError, InvalidTokenError } from "../api/Authentication.ts"
+import { InvalidKeyError, InvalidTokenError } from "@ratings/adapters-http/api/Authentication"
 import {
   InsufficientTierError,
   MissingKeyError,
@@ -32,7 +32,7 @@ import {
   RateLimitedError,
   ServiceUnavailableError,
   ValidationError
-} from "../api/Errors.ts"
+} from "@ratings/adapters-http/api/Errors"
 
 /** A tool's answer: its text, its data, and whether the call failed (isError in the tool result). */
 export interface ToolAnswer {

@@ -25,11 +25,11 @@
  * Its headers are checked as every answer's are (ResponseOracle.ts `headerProblems`).
  */
 import { EntityTypes } from "@ratings/domain/model/EntityType"
-import { RatingsToolkit, type RatingsToolName } from "../../src/mcp/RatingsTools.ts"
+import { headerProblems } from "@ratings/adapters-http/test/fuzz/ResponseOracle"
+import { type RawRequest, type RawResponse, Transport } from "@ratings/adapters-http/test/fuzz/Transport"
+import { RatingsToolkit, type RatingsToolName } from "../../src/RatingsTools.ts"
 import { Effect } from "effect"
 import * as fc from "fast-check"
-import { headerProblems } from "./ResponseOracle.ts"
-import { type RawRequest, type RawResponse, Transport } from "./Transport.ts"
 
 /** The server's own tool names (the toolkit the server registers), so the fuzz follows the tool list. */
 const ToolNames = Object.keys(RatingsToolkit.tools) as ReadonlyArray<RatingsToolName>

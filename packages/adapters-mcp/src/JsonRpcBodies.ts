@@ -19,7 +19,7 @@
 import { randomUUID } from "node:crypto"
 import { Stream } from "effect"
 import { HttpBody, HttpServerResponse } from "effect/http"
-import { nonFiniteIssues } from "../server/ErrorMapping.ts"
+import { nonFiniteIssues } from "@ratings/adapters-http/server/ErrorMapping"
 
 /** JSON-RPC 2.0: "The JSON sent is not a valid Request object." */
 const InvalidRequestCode = -32600

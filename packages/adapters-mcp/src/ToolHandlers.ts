@@ -20,9 +20,9 @@ import { ListParameters } from "@ratings/domain/access/ListFilter"
 import type { Scorecard } from "@ratings/domain/model/Scorecard"
 import { Effect } from "effect"
 import type { HttpApiClient } from "effect/http-api"
-import type { RatingsApi } from "../api/Api.ts"
-import { NotFoundError } from "../api/Errors.ts"
-import { MaxListLimit } from "../api/Parameters.ts"
+import type { RatingsApi } from "@ratings/adapters-http/api/Api"
+import { NotFoundError } from "@ratings/adapters-http/api/Errors"
+import { MaxListLimit } from "@ratings/adapters-http/api/Parameters"
 import { DefaultToolItems, type RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
 import {
   type EntityLine,

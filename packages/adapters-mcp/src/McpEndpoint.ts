@@ -44,10 +44,10 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
-import { clientAddressOf } from "../server/Authentication.ts"
-import { type RateLimitedError, ServiceUnavailableError } from "../api/Errors.ts"
-import type { PathBodyLimit } from "../server/NodeServer.ts"
-import { RequestRateLimiter } from "../server/RateLimit.ts"
+import { clientAddressOf } from "@ratings/adapters-http/server/Authentication"
+import { type RateLimitedError, ServiceUnavailableError } from "@ratings/adapters-http/api/Errors"
+import type { PathBodyLimit } from "@ratings/adapters-http/server/NodeServer"
+import { RequestRateLimiter } from "@ratings/adapters-http/server/RateLimit"
 import { checkBody, restoreIds } from "./JsonRpcBodies.ts"
 
 /** Where the server's streamable HTTP endpoint is mounted. */
@@ -64,12 +64,9 @@ export interface SessionLimits {
   readonly idle: Duration.Duration
 }
 
-export const McpSessionLimits = Context.Reference<SessionLimits>(
-  "@ratings/adapters-http/mcp/McpSessionLimits",
-  {
-    defaultValue: () => ({ maxSessions: 2_000, idle: Duration.minutes(30) })
-  }
-)
+export const McpSessionLimits = Context.Reference<SessionLimits>("@ratings/adapters-mcp/McpSessionLimits", {
+  defaultValue: () => ({ maxSessions: 2_000, idle: Duration.minutes(30) })
+})
 
 const SessionHeader = "mcp-session-id"
 
