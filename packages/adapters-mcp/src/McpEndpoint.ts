@@ -146,15 +146,20 @@ const rateLimited = (refused: RateLimitedError | ServiceUnavailableError) =>
     }
   )
 
-/** A POST's body, read once here (the transport reads the same, cached, or the one rewritten from it). */
-const postedText = (request: HttpServerRequest.HttpServerRequest) =>
+/**
+ * A POST's body, read once here (the transport reads the same, cached, or the
+ * one rewritten from it); "too large" past MaxMcpBodyBytes (a chunked body
+ * declares no length to refuse it by).
+ */
+const postedText = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<string | "too large" | undefined> =>
   request.method === "POST"
-    ? Effect.option(
-        request.text.pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
-        )
+    ? request.text.pipe(
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes)),
+        Effect.catch((error) => Effect.succeed(isBodyTooLarge(error) ? ("too large" as const) : undefined))
       )
-    : Effect.succeedNone
+    : Effect.succeed(undefined)
 
 /**
  * The transport's whole answer, in a request frame of its own: its own
@@ -269,7 +274,8 @@ export const mountMcp = <A, E, R>(
         if (length > MaxMcpBodyBytes) return tooLarge
         const session = received.headers[SessionHeader]
         if (session !== undefined) sessions.touch(session)
-        const text = Option.getOrUndefined(yield* postedText(received))
+        const text = yield* postedText(received)
+        if (text === "too large") return tooLarge
         const checked = text === undefined ? undefined : checkBody(text)
         if (checked?._tag === "Refused") return checked.answer
         const ids = checked?.ids

@@ -3,9 +3,10 @@
  * through the server's routes, its body limit given to the Node server): it
  * answers where the OpenAPI document points agents; its errors carry the
  * server's headers (no-store, nosniff); a body declared past its limit is a
- * JSON 413 at once and a body at the limit is read; a body in another
- * charset than UTF-8 is a 415; and while the rate-limit store does not
- * answer, an initialize is a fast 503 when MCP sessions fail closed.
+ * JSON 413 at once, a chunked one past it a 413 too, and a body at the limit
+ * is read; a body in another charset than UTF-8 is a 415; and while the
+ * rate-limit store does not answer, an initialize is a fast 503 when MCP
+ * sessions fail closed.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { type Exchange, exchange, head, type Step } from "@ratings/adapters-http/test/RawClient"
@@ -184,6 +185,32 @@ layer(McpTestServer.layerMemory(), { excludeTestServices: true })("/mcp on the N
         assert.notInclude(continued.answer, "100 Continue")
         assertJsonError(continued, 413, TooLarge)
         assert.isBelow(continued.closedMs ?? Number.POSITIVE_INFINITY, 2_000, describeExchange(continued))
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.effect(
+    "a chunked body (no Content-Length) past /mcp's limit is a JSON 413 whatever the request's other headers (an Accept the transport would refuse), and the connection is closed",
+    () =>
+      Effect.gen(function* () {
+        const chunk = `10000\r\n${"x".repeat(0x10000)}\r\n`
+        for (const headers of [McpAccept, {}, { accept: "text/html" }]) {
+          const e = yield* run(
+            [
+              {
+                bytes: head("POST", "/mcp", {
+                  ...headers,
+                  "content-type": "application/json",
+                  "transfer-encoding": "chunked"
+                })
+              }
+            ],
+            10_000,
+            () => ({ bytes: chunk, afterMs: 5 })
+          )
+          assertJsonError(e, 413, TooLarge)
+          assert.isDefined(e.closedMs, `closed: ${describeExchange(e)}`)
+        }
       }),
     { timeout: 60_000 }
   )
