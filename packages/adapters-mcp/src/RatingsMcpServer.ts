@@ -27,7 +27,8 @@ import { InProcessBaseUrl, inProcessClient, onBehalfOf } from "./InProcessClient
 import { McpPath, mountMcp } from "./McpEndpoint.ts"
 import { RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
 import { type ToolRun, ToolRuns } from "./ToolHandlers.ts"
-import { invalidArgumentsOf, refusal, type ToolAnswer, UnexpectedAnswer } from "./ToolText.ts"
+import { invalidArgumentsOf, refusal, UnexpectedAnswer } from "./ToolRefusals.ts"
+import type { ToolAnswer } from "./ToolText.ts"
 
 /** Where the typed client of a tool call sends its requests, and as whom. */
 export class RatingsApiAccess extends Context.Service<
@@ -110,7 +111,7 @@ const call = <Name extends RatingsToolName>(
         })
       ),
       baseUrl: access.baseUrl,
-      // A response the contract does not decode is told apart from a request it refuses (ToolText.ts).
+      // A response the contract does not decode is told apart from a request it refuses (ToolRefusals.ts).
       transformResponse: (decoded) =>
         Effect.mapError(decoded, (error) =>
           Schema.isSchemaError(error) ? new UnexpectedAnswer({ cause: error }) : error

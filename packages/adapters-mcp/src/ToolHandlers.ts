@@ -10,7 +10,7 @@
  * caller and answers the caller's own receipt, the same whether or not the
  * request repeats an open one.
  *
- * The API's refusals become plain answers (ToolText.ts `refusal`): a 404 is
+ * The API's refusals become plain answers (ToolRefusals.ts `refusal`): a 404 is
  * "no rating found for <type> <slug>", a 401 or 403 on a tiered route says
  * which tier is needed and how to get a key, a 429 when to retry, a 422 what
  * was wrong.
@@ -24,17 +24,16 @@ import type { RatingsApi } from "@ratings/adapters-http/api/Api"
 import { NotFoundError } from "@ratings/adapters-http/api/Errors"
 import { MaxListLimit } from "@ratings/adapters-http/api/Parameters"
 import { DefaultToolItems, type RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
+import { formatQuantumChain, formatQuantumLeague } from "./QuantumText.ts"
+import { invalidArguments } from "./ToolRefusals.ts"
 import {
   type EntityLine,
   entityLines,
   formatBreakdown,
   formatIncidents,
   formatMethodology,
-  formatQuantumChain,
-  formatQuantumLeague,
   formatRating,
   formatReceipt,
-  invalidArguments,
   notFound,
   type ToolAnswer
 } from "./ToolText.ts"

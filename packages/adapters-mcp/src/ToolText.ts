@@ -1,38 +1,14 @@
 /**
  * The MCP tools' answers as an agent reads them: plain text lines, with the
  * same data as structured content. A figure the API serves as null is said in
- * words ("not rated yet", "not assessed"), never printed as "null": a
- * quantum reading without qri, band or stage is "not assessed" (api-facts:
- * clients treat such rows as unusable), in the text and in the structured
- * content alike.
- *
- * `refusal` turns what the API refused into an answer: 404 "no rating found",
- * 401/403 on a tiered route the tier needed and how to get a key, 429 when to
- * retry, 422 what was wrong.
+ * words ("not rated yet"), never printed as "null". Quantum readings are
+ * QuantumText.ts's; what the API refused, ToolRefusals.ts's.
  */
-import type { Tier } from "@ratings/domain/model/Caller"
 import type { ContactReceipt } from "@ratings/domain/model/ContactRequest"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import type { Incident, IncidentFeedPage } from "@ratings/domain/model/Incident"
-import {
-  isUsableReading,
-  type QuantumChainResponse,
-  type QuantumLeagueResponse,
-  type QuantumRow
-} from "@ratings/domain/model/Quantum"
 import type { DomainsBody, MethodologyBody } from "@ratings/domain/model/Responses"
 import type { Scorecard } from "@ratings/domain/model/Scorecard"
-import { Data, Schema } from "effect"
-import { HttpClientError } from "effect/http"
-import { InvalidKeyError, InvalidTokenError } from "@ratings/adapters-http/api/Authentication"
-import {
-  InsufficientTierError,
-  MissingKeyError,
-  NotFoundError,
-  RateLimitedError,
-  ServiceUnavailableError,
-  ValidationError
-} from "@ratings/adapters-http/api/Errors"
 
 /** A tool's answer: its text, its data, and whether the call failed (isError in the tool result). */
 export interface ToolAnswer {
@@ -41,24 +17,9 @@ export interface ToolAnswer {
   readonly isError?: boolean | undefined
 }
 
-/** How a caller without the tier a tool needs gets a key: said in every tier explanation. */
-export const HowToGetAKey =
-  "To get a key, ask the operator of this ratings service for an API key of that tier (operators issue them " +
-  "with `ratings keys create --tier pro`). Then give it to your MCP client: RATINGS_API_KEY for `ratings mcp` " +
-  "(stdio), or the header `Authorization: Bearer <key>` for the /mcp endpoint."
-
-const tierName = (tier: Tier) => `${tier[0]!.toUpperCase()}${tier.slice(1)}`
-
-const tiersFrom = (tier: Tier) => (tier === "enterprise" ? "an Enterprise" : `a ${tierName(tier)} or higher`)
-
 export const notFound = (type: EntityType, identifier: string): ToolAnswer => ({
   text: `no rating found for ${type} ${identifier}`,
   structured: { found: false, entity_type: type, identifier }
-})
-
-export const invalidArguments = (what: string): ToolAnswer => ({
-  text: `invalid arguments: ${what}`,
-  isError: true
 })
 
 /** A figure 0-100 with one decimal as served. */
@@ -270,105 +231,6 @@ export const formatMethodology = (m: MethodologyBody): ToolAnswer => ({
   structured: m as unknown as Record<string, unknown>
 })
 
-const NotAssessed = "not assessed"
-
-/** A reading in words and as data without nulls: the figures when usable, else "not assessed". */
-const reading = (
-  r: Pick<QuantumRow, "qri" | "band" | "band_label" | "stage" | "hybrid" | "danger" | "ci">
-) =>
-  isUsableReading(r)
-    ? {
-        words:
-          `QRI ${r.qri}, band ${r.band}${r.band_label === null ? "" : ` (${r.band_label})`}, stage ${r.stage}` +
-          `, hybrid signatures ${r.hybrid}` +
-          (r.danger === true ? ", danger flagged" : ""),
-        data: {
-          assessed: true,
-          qri: r.qri,
-          band: r.band,
-          ...(r.band_label === null ? {} : { band_label: r.band_label }),
-          stage: r.stage,
-          hybrid: r.hybrid,
-          ...(r.danger === null ? {} : { danger: r.danger }),
-          ...(r.ci === null ? {} : { ci: r.ci })
-        }
-      }
-    : { words: NotAssessed, data: { assessed: false, reading: NotAssessed } }
-
-const sourceLine = (p: {
-  readonly source: string
-  readonly source_url: string
-  readonly as_of?: string
-  readonly stale?: true
-}) =>
-  `Source: ${p.source} (${p.source_url})` +
-  (p.as_of === undefined ? "" : `, as of ${p.as_of}`) +
-  (p.stale === true ? " (stale: the source could not be refreshed)" : "")
-
-export const formatQuantumLeague = (body: QuantumLeagueResponse): ToolAnswer => {
-  if (body.available === false)
-    return {
-      text: `Quantum readiness is not available: ${body.reason}.\n${body.attribution}`,
-      structured: { available: false, reason: body.reason, source: body.source }
-    }
-  const rows = body.rows.map((row) => ({ row, reading: reading(row) }))
-  const assessed = rows.filter((r) => r.reading.data.assessed).length
-  return {
-    text: [
-      `Quantum readiness league table: ${rows.length} chains, ${assessed} assessed. ${sourceLine(body)}`,
-      ...rows.map(
-        ({ row, reading }) =>
-          `- ${row.name} (${row.slug}): ${reading.words}` +
-          (row.matched_chain_slug === null ? "" : `; this service's chain ${row.matched_chain_slug}`)
-      ),
-      ...(body.rows_skipped === 0 ? [] : [`${body.rows_skipped} source rows could not be read.`]),
-      "Shown beside ratings; it never feeds grades.",
-      body.attribution
-    ].join("\n"),
-    structured: {
-      available: true,
-      source: body.source,
-      source_url: body.source_url,
-      as_of: body.as_of,
-      ...(body.stale === true ? { stale: true } : {}),
-      rows: rows.map(({ row, reading }) => ({
-        slug: row.slug,
-        name: row.name,
-        profile: row.profile,
-        ...(row.matched_chain_slug === null ? {} : { matched_chain_slug: row.matched_chain_slug }),
-        ...reading.data
-      })),
-      rows_skipped: body.rows_skipped
-    }
-  }
-}
-
-export const formatQuantumChain = (chain: string, body: QuantumChainResponse): ToolAnswer => {
-  if (body.available === false)
-    return {
-      text: `Quantum readiness of ${chain}: ${NotAssessed} (${body.reason}).`,
-      structured: { available: false, chain, reading: NotAssessed, reason: body.reason }
-    }
-  const r = reading(body)
-  return {
-    text: [
-      `Quantum readiness of ${body.chain_slug}: ${r.words}.`,
-      sourceLine(body),
-      "Shown beside ratings; it never feeds grades.",
-      body.attribution
-    ].join("\n"),
-    structured: {
-      available: true,
-      chain_slug: body.chain_slug,
-      source: body.source,
-      source_url: body.source_url,
-      as_of: body.as_of,
-      ...(body.stale === true ? { stale: true } : {}),
-      ...r.data
-    }
-  }
-}
-
 /** The caller's own receipt: one wording whether or not the request repeats an open one, so it tells nothing else. */
 export const formatReceipt = (receipt: ContactReceipt): ToolAnswer => ({
   text:
@@ -377,97 +239,3 @@ export const formatReceipt = (receipt: ContactReceipt): ToolAnswer => ({
     `${receipt.contact_email}.`,
   structured: { ...receipt }
 })
-
-const tierExplanation = (what: string, required: Tier, current: Tier | undefined): ToolAnswer => ({
-  text:
-    `${what} needs ${tiersFrom(required)} API key` +
-    (current === undefined
-      ? "; this call was made without a key."
-      : `; the key used is ${current === "anonymous" ? "not a key" : `a ${tierName(current)} key`}.`) +
-    ` ${HowToGetAKey}`,
-  structured: { needs_tier: required, ...(current === undefined ? {} : { tier: current }) }
-})
-
-/** An answer of the API that the contract's schema does not decode (the typed client's response decoding). */
-export class UnexpectedAnswer extends Data.TaggedError("UnexpectedAnswer")<{ readonly cause: unknown }> {}
-
-/**
- * A request the contract refuses, before it is sent: the schema's message,
- * `Input should be ...\n  at ["since"]`, as `since: Input should be ...`.
- */
-const issuesOf = (message: string) =>
-  message.split(/\n(?=\S)/).map((issue) => {
-    const at = /\n\s*at \[(.*)\]\s*$/.exec(issue)
-    return at === null
-      ? { argument: "", msg: issue.trim() }
-      : { argument: at[1]!.replace(/"/g, "").replace(/\]\[/g, "."), msg: issue.slice(0, at.index).trim() }
-  })
-
-const refused = (what: string, message: string): ToolAnswer => {
-  const issues = issuesOf(message)
-  return {
-    text: `${what}: ${issues.map((i) => (i.argument === "" ? i.msg : `${i.argument}: ${i.msg}`)).join("; ")}`,
-    structured: { invalid: issues },
-    isError: true
-  }
-}
-
-const invalidRequest = (message: string): ToolAnswer => refused("invalid request", message)
-
-/** Arguments the tool's schema refuses, each named: `invalid arguments: entity_type: Expected ...`. */
-export const invalidArgumentsOf = (message: string): ToolAnswer => refused("invalid arguments", message)
-
-/** `["query", "since"]` as `since`: where a 422 found the problem, named as the tool's argument. */
-const locationOf = (loc: ReadonlyArray<string | number>) =>
-  loc.filter((part, index) => !(index === 0 && ["query", "path", "body"].includes(String(part)))).join(".")
-
-/**
- * What the API refused, as the tool's answer. `what` names the tool's data
- * ("the domain breakdown"), `tier` the tier its route needs.
- */
-export const refusal = (error: unknown, what: string, tier: Tier): ToolAnswer => {
-  if (error instanceof MissingKeyError) return tierExplanation(what, tier, undefined)
-  if (error instanceof InsufficientTierError)
-    return tierExplanation(what, error.detail.required_tier, error.detail.tier)
-  if (error instanceof RateLimitedError)
-    return {
-      text: `rate limited, retry after ${error.detail.retry_after} seconds`,
-      structured: { rate_limited: true, retry_after: error.detail.retry_after },
-      isError: true
-    }
-  if (error instanceof ValidationError)
-    return {
-      text: `invalid request: ${error.detail.map((issue) => `${locationOf(issue.loc)}: ${issue.msg}`).join("; ")}`,
-      structured: {
-        invalid: error.detail.map((issue) => ({ argument: locationOf(issue.loc), msg: issue.msg }))
-      },
-      isError: true
-    }
-  if (error instanceof InvalidKeyError || error instanceof InvalidTokenError)
-    return {
-      text:
-        "the API refused the credential sent (401): the key is unknown, revoked or malformed. Check " +
-        `RATINGS_API_KEY or the Authorization header, or leave it out to call anonymously. ${HowToGetAKey}`,
-      isError: true
-    }
-  if (error instanceof NotFoundError) return { text: "no rating found", structured: { found: false } }
-  if (error instanceof ServiceUnavailableError)
-    return { text: "the ratings service is unavailable right now (503); retry later", isError: true }
-  if (HttpClientError.isHttpClientError(error)) {
-    const status = error.response?.status
-    return {
-      text:
-        status === undefined
-          ? `the ratings API could not be reached (${error.reason._tag}` +
-            `${"description" in error.reason && error.reason.description !== undefined ? `: ${error.reason.description}` : ""}` +
-            "); check the API URL and retry"
-          : `the ratings API answered ${status} unexpectedly; retry later`,
-      isError: true
-    }
-  }
-  if (error instanceof UnexpectedAnswer)
-    return { text: "the ratings API answered in a shape this tool does not know; retry later", isError: true }
-  // The typed client checks a request against the contract before sending it, with the API's own messages.
-  if (Schema.isSchemaError(error)) return invalidRequest(error.message)
-  return { text: "the tool failed unexpectedly; retry later", isError: true }
-}
