@@ -1,14 +1,14 @@
 /**
- * The /mcp endpoint's bounds (mcp/McpEndpoint.ts): the sessions MCP clients
+ * The /mcp endpoint's bounds (McpEndpoint.ts): the sessions MCP clients
  * open are at most McpSessionLimits.maxSessions, the one idle longest ended
  * when a new one would pass it, and any idle for McpSessionLimits.idle ended;
  * a client's DELETE ends its own; a body past 64 KiB is a 413; a browser
  * page's request is refused; nothing /mcp answers may be cached; a client
- * address opens at most its allowance of sessions (RateLimit.ts
+ * address opens at most its allowance of sessions (adapters-http RateLimit.ts
  * checkMcpSession), counted per forwarded address behind a trusted proxy and
  * across servers on one Redis, and only the initializes that open one count;
  * a number beyond a double in a body is a JSON-RPC invalid request, and every
- * request's id is answered exactly as written (mcp/JsonRpcBodies.ts).
+ * request's id is answered exactly as written (JsonRpcBodies.ts).
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Layer } from "effect"

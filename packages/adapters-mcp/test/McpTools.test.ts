@@ -1,5 +1,5 @@
 /**
- * The MCP tools (mcp/ToolHandlers.ts) given string arguments a caller may
+ * The MCP tools (ToolHandlers.ts) given string arguments a caller may
  * send and a URL or a UTF-16 string cannot hold as they are: dot segments
  * (`.`, `..`), characters a URL gives a meaning to (`/`, `%`, `?`, `#`), lone
  * surrogates, NUL and very long strings. Each tool answers as it answers any
