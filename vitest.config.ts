@@ -4,8 +4,8 @@
  *   set-up, and one module graph shared by its files (no per-file isolation:
  *   these tests hold no global state, and importing Effect once instead of once
  *   per file is most of their time).
- * - adapters: the SQL, HTTP and webhook adapters over real Postgres, real HTTP
- *   and real receivers. No per-file isolation either: each file builds its
+ * - adapters: the SQL, HTTP, webhook and MCP adapters over real Postgres, real
+ *   HTTP and real receivers. No per-file isolation either: each file builds its
  *   own servers, databases and layers and releases them, so files share only
  *   the modules they import (which halves the project's time).
  * - e2e: the `ratings` command line and server processes (apps/server) and the
@@ -24,8 +24,9 @@
  * scoring property tests once more without it, against the package as built and
  * shipped (dist/, built by its global set-up; issue 16).
  *
- * The fuzz campaign runs at a quick size here and at its full size in
- * `npm run test:fuzz` (FUZZ_SIZE=full; packages/adapters-http/test/Fuzz.test.ts).
+ * The fuzz campaigns run at a quick size here and at their full size in
+ * `npm run test:fuzz` (FUZZ_SIZE=full; packages/adapters-http/test/Fuzz.test.ts,
+ * packages/adapters-mcp/test/McpFuzz.test.ts).
  */
 import { join } from "node:path"
 import { defineConfig } from "vitest/config"
@@ -86,7 +87,8 @@ export default defineConfig({
           include: [
             "packages/adapters-sql/test/**/*.test.ts",
             "packages/adapters-http/test/**/*.test.ts",
-            "packages/adapters-webhook/test/**/*.test.ts"
+            "packages/adapters-webhook/test/**/*.test.ts",
+            "packages/adapters-mcp/test/**/*.test.ts"
           ],
           globalSetup: withPostgres,
           isolate: false

@@ -6,8 +6,8 @@
  * another charset than UTF-8 refused, the repeat of an open request answered
  * 201 with a receipt of its own that shows nothing of the earlier request,
  * and never stored twice (one after another and all at once), a closed
- * request blocking nothing, anonymous callers, the MCP tool request_coverage,
- * and the document. Then the
+ * request blocking nothing, anonymous callers, and the document (the MCP
+ * tool request_coverage: adapters-mcp McpVisibility.test.ts). Then the
  * per-address allowance, apart from the read limits, over servers with a
  * small one (2 an hour, behind a trusted proxy so a test can speak from
  * several addresses), and shared by two servers on one Redis.
@@ -21,7 +21,6 @@ import { Context, Duration, Effect, Layer, Schema } from "effect"
 import { ProductionContactLimits, type RateLimitConfig } from "../src/server/RateLimit.ts"
 import { MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
 import { Seed } from "./fixtures.ts"
-import { mcpSession } from "./McpSession.ts"
 import { onEachBackend, type RequestOptions, type Response, TestServer, TestPolicies } from "./TestServer.ts"
 import { RedisUrl, redisReachable } from "./Redis.ts"
 
@@ -316,11 +315,10 @@ onEachBackend((it) => {
             assert.include(detail, "UTF-8", contentType)
           }
           assert.strictEqual(yield* storedCount(email), 0)
-          // Every route that reads a body, and /mcp, refuses it before authentication or decoding.
+          // Every route that reads a body refuses it before authentication or decoding (/mcp: adapters-mcp).
           for (const [path, authorization] of [
             ["/api/v1/alert-rules", server.bearerFor("pro")],
-            ["/api/v1/admin/incidents", server.bearerFor("admin")],
-            ["/mcp", undefined]
+            ["/api/v1/admin/incidents", server.bearerFor("admin")]
           ] as const) {
             const r = yield* send(path, "application/json; charset=utf-16", utf16, authorization)
             assert.strictEqual(r.status, 415, `${path}: ${r.text}`)
@@ -608,71 +606,6 @@ onEachBackend((it) => {
           )
           assert.deepStrictEqual(open?.receipt_ids, [json(again).id, json(repeat).id])
         })
-    )
-
-    it.effect(
-      "a repeated coverage request does not return another person's receipt over MCP: request_coverage answers a repeat as it answers a new request, with only what its caller sent",
-      () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const run = crypto.randomUUID().slice(0, 8)
-          const victim = `victim.${run}@example.com`
-          const first = yield* post({
-            protocol_name: `Obscure Protocol ${run}`,
-            contact_email: victim,
-            request_type: "correction",
-            entity_type: "oracle"
-          })
-          assert.strictEqual(first.status, 201, first.text)
-          const mcp = yield* mcpSession(server.baseUrl, undefined)
-          const ask = (entity_name: string) =>
-            mcp.call("request_coverage", {
-              entity_name,
-              entity_type: "protocol",
-              contact_email: `victim.${run}@EXAMPLE.com`,
-              note: "a guess"
-            })
-          const repeat = yield* ask(`obscure  PROTOCOL ${run}`)
-          const fresh = yield* ask(`obscure  PROTOCOL ${run}-new`)
-          assert.isFalse(repeat.isError, repeat.text)
-          // The receipt and the attribution every answer carries, nothing more.
-          const { attribution: _, ...structured } = repeat.structured as Json
-          assert.deepStrictEqual(Object.keys(structured).sort(), ReceiptKeys)
-          assert.deepStrictEqual(
-            Object.keys(fresh.structured as Json).sort(),
-            [...ReceiptKeys, "attribution"].sort()
-          )
-          assert.deepStrictEqual(
-            { ...structured, id: "", created_at: "" },
-            {
-              id: "",
-              protocol_name: `obscure  PROTOCOL ${run}`,
-              entity_type: "protocol",
-              contact_email: `victim.${run}@EXAMPLE.com`,
-              request_type: "rating-request",
-              status: "open",
-              created_at: ""
-            }
-          )
-          const masked = (r: { readonly text: string; readonly structured: unknown }) => {
-            const receipt = r.structured as Json
-            return r.text
-              .replace(receipt.id, "<id>")
-              .replace(receipt.created_at, "<time>")
-              .replace(receipt.protocol_name, "<name>")
-          }
-          assert.strictEqual(masked(repeat), masked(fresh), "one wording, new or repeat")
-          for (const secret of [
-            json(first).id,
-            json(first).created_at,
-            victim,
-            "Obscure Protocol",
-            "correction",
-            "oracle"
-          ])
-            assert.notInclude(JSON.stringify(repeat), secret)
-          assert.notInclude(repeat.text, "already open")
-        }).pipe(Effect.scoped)
     )
 
     it.effect(

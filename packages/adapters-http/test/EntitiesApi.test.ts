@@ -8,9 +8,8 @@
  * with the fixtures); the store-failure suite needs no backend.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { type Capability, Capabilities, holdsTier } from "@ratings/domain/access/Capabilities"
+import type { Capability } from "@ratings/domain/access/Capabilities"
 import { ListParameters } from "@ratings/domain/access/ListFilter"
-import { callerKind } from "@ratings/domain/model/Caller"
 import {
   type EntityType,
   EntityTypes,
@@ -25,7 +24,6 @@ import { Effect, Layer, Option } from "effect"
 import {
   type CallerName,
   CallerNames,
-  Callers5,
   cardsOf,
   entityId,
   type HiddenKind,
@@ -36,7 +34,7 @@ import {
   UnpublishedKinds,
   uuid
 } from "./fixtures.ts"
-import { mcpSession } from "./McpSession.ts"
+import { flagSets, holds, isVisible, UnknownCard, UnknownId, UnknownSlug } from "./HiddenRecords.ts"
 import { MemoryFeeds, onEachBackend, type Response, type ServerIt, TestServer } from "./TestServer.ts"
 import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
 import { RubricRepositoryMemory } from "@ratings/domain/ports/memory/RubricRepositoryMemory"
@@ -406,63 +404,12 @@ const accessTiers = (it: ServerIt) =>
     )
   })
 
-/**
- * What each caller may see of a hidden record on each kind of route, by the
- * domain's rules (ADR 0003): private records never list or resolve on detail;
- * inactive ones only for an admin asking include_inactive; draft, scoring and
- * approved ones only for an admin, on every route (a slug must not reveal that
- * a draft exists); framework vaults are listed only for an admin asking
- * include_frameworks; non-published, private and inactive entities resolve on
- * scorecard routes for admins only.
- */
-const isVisible = (
-  kind: HiddenKind,
-  route: "list" | "detail" | "scorecards",
-  caller: CallerName,
-  flags: { readonly include_inactive: boolean; readonly include_frameworks: boolean }
-): boolean => {
-  const admin = caller === "admin"
-  if (route === "scorecards") return admin || kind === "framework"
-  switch (kind) {
-    case "private":
-      return false
-    case "retired":
-      return admin && flags.include_inactive
-    case "draft":
-    case "scoring":
-    case "approved":
-      return admin
-    case "framework":
-      return route === "detail" || (admin && flags.include_frameworks)
-  }
-}
-
-const holds = (caller: CallerName, capability: Capability) =>
-  holdsTier(callerKind(Callers5[caller]), Capabilities[capability])
-
 /** Same status, same body, same content type: nothing tells the two apart. */
 const assertAlike = (hidden: Response, unknown: Response, what: string) => {
   assert.strictEqual(hidden.status, unknown.status, what)
   assert.strictEqual(hidden.text, unknown.text, what)
   assert.strictEqual(hidden.headers.get("content-type"), unknown.headers.get("content-type"), what)
 }
-
-const UnknownSlug = "no-such-entity"
-const UuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const UnknownId = uuid(999_999)
-const UnknownCard = uuid(999_998)
-
-const flagSets = (type: EntityType) =>
-  [
-    { include_inactive: false, include_frameworks: false },
-    { include_inactive: true, include_frameworks: false },
-    ...(type === "vault"
-      ? [
-          { include_inactive: false, include_frameworks: true },
-          { include_inactive: true, include_frameworks: true }
-        ]
-      : [])
-  ] as const
 
 const queryOf = (flags: { readonly include_inactive: boolean; readonly include_frameworks: boolean }) =>
   `?include_inactive=${flags.include_inactive}&include_frameworks=${flags.include_frameworks}`
@@ -552,64 +499,6 @@ const leakTest = (it: ServerIt) =>
           ),
           ([caller, type, kind]) => walkOne(caller, type, kind),
           { concurrency: 8, discard: true }
-        ),
-      { timeout: 120_000 }
-    )
-
-    it.effect(
-      "the MCP tools never show a hidden record: over /mcp, as each non-admin caller, list_ratings, search_ratings, get_rating and get_rating_breakdown answer a hidden record's slug or id exactly like an unknown one",
-      () =>
-        Effect.forEach(
-          ["anonymous", "free", "pro", "enterprise"] as const,
-          (caller) =>
-            Effect.scoped(
-              Effect.gen(function* () {
-                const server = yield* TestServer
-                const mcp = yield* mcpSession(server.baseUrl, server.bearerFor(caller))
-                for (const type of EntityTypes) {
-                  const listed = yield* mcp.call("list_ratings", { entity_type: type, limit: 25 })
-                  const byType = yield* mcp.call("search_ratings", { query: type, limit: 25 })
-                  assert.isFalse(listed.isError, listed.text)
-                  assert.isAbove((listed.structured as Json).items.length, 0, `${type} as ${caller}`)
-                  /** The tool's whole answer (text and data) for `arg`, as for an unknown one in its place. */
-                  const alikeUnknown = (
-                    tool: string,
-                    args: Record<string, unknown>,
-                    arg: string,
-                    value: string
-                  ) =>
-                    Effect.gen(function* () {
-                      const unknown = UuidShape.test(value) ? UnknownId : UnknownSlug
-                      const answer = JSON.stringify(yield* mcp.call(tool, { ...args, [arg]: value }))
-                      const alike = JSON.stringify(yield* mcp.call(tool, { ...args, [arg]: unknown }))
-                      assert.strictEqual(answer, alike.replaceAll(unknown, value), `${tool} ${value}`)
-                      return answer
-                    })
-                  for (const kind of HiddenKinds.filter((k) => hasKind(type, k))) {
-                    const record = Seed.entities.find((e) => e.record.id === entityId(type, kind))!.record
-                    const what = (tool: string) => `${tool}: ${type} ${kind} as ${caller}`
-                    for (const trace of [record.slug, record.id, record.name]) {
-                      assert.notInclude(JSON.stringify(listed), trace, what("list_ratings"))
-                      assert.notInclude(JSON.stringify(byType), trace, what("search_ratings by type"))
-                    }
-                    const searched = yield* alikeUnknown("search_ratings", {}, "query", record.slug)
-                    assert.notInclude(searched, record.id, what("search_ratings"))
-                    if (isVisible(kind, "detail", caller, flagSets(type)[0])) continue
-                    for (const identifier of [record.slug, record.id])
-                      for (const tool of ["get_rating", "get_rating_breakdown"]) {
-                        const answer = yield* alikeUnknown(tool, { entity_type: type }, "slug", identifier)
-                        for (const trace of [record.slug, record.id, record.name].filter(
-                          (t) => t !== identifier
-                        ))
-                          assert.notInclude(answer, trace, what(tool))
-                        if (tool === "get_rating" || holds(caller, "domains") || identifier === record.id)
-                          assert.include(answer, `no rating found for ${type} ${identifier}`, what(tool))
-                      }
-                  }
-                }
-              })
-            ),
-          { concurrency: 2, discard: true }
         ),
       { timeout: 120_000 }
     )

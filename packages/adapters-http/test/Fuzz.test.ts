@@ -21,6 +21,8 @@
  * (4,000 and 2,000, every operation still fuzzed and every body route still
  * sent non-finite numbers and credential-less bodies).
  *
+ * /mcp has a campaign of its own (adapters-mcp McpFuzz.test.ts).
+ *
  * Slow and oversized requests are fuzzed on raw connections too
  * (fuzz/SlowClients.ts: declared and chunked bodies over the limit, trickled
  * headers and bodies, idle connections, slow requests within the timeouts),
@@ -36,7 +38,6 @@ import { Arbitrum, CallerNames, type CallerName, Ethereum, quantumRow, Seed, slu
 import { type CampaignOptions, formatSummary, formatViolations, runCampaign } from "./fuzz/Campaign.ts"
 import { type OpenApiDocument, operationsOf } from "./fuzz/Document.ts"
 import { KnownBugs } from "./fuzz/Known.ts"
-import { fuzzMcp, IdKinds } from "./fuzz/Mcp.ts"
 import { fuzzSlowClients, type SlowKind, type SlowTimeouts } from "./fuzz/SlowClients.ts"
 import type { Hints } from "./fuzz/Requests.ts"
 import { TestServer } from "./TestServer.ts"
@@ -50,12 +51,6 @@ if (FuzzSize !== "quick" && FuzzSize !== "full")
 const Sizes = {
   full: { memory: { total: 10_000, floor: 120 }, postgres: { total: 5_000, floor: 50 } },
   quick: { memory: { total: 4_000, floor: 50 }, postgres: { total: 2_000, floor: 25 } }
-}[FuzzSize]
-
-/** Requests to /mcp over each backend (fuzz/Mcp.ts). */
-const McpSizes = {
-  full: { memory: 3_000, postgres: 1_000 },
-  quick: { memory: 800, postgres: 300 }
 }[FuzzSize]
 
 /** Slow and oversized requests on raw connections (fuzz/SlowClients.ts), over memory only: it is the transport that is fuzzed. */
@@ -173,36 +168,7 @@ const fuzz = (label: string, options: Omit<CampaignOptions, "seed" | "known" | "
     if (report.violations.length > 0) assert.fail(formatViolations(report.violations))
   })
 
-/** /mcp with malformed JSON-RPC, wrong headers and wild tool arguments (fuzz/Mcp.ts). */
-const fuzzMcpEndpoint = (label: string, total: number) =>
-  Effect.gen(function* () {
-    const server = yield* TestServer
-    serverErrors.splice(0)
-    const report = yield* fuzzMcp(
-      server.baseUrl,
-      {
-        identifiers: Seed.entities.flatMap((e) => [e.record.slug, e.record.id]),
-        authorizations: CallerNames.flatMap((c) => {
-          const bearer = server.bearerFor(c)
-          return bearer === undefined ? [] : [bearer]
-        })
-      },
-      { seed: FuzzSeed, total, concurrency: 8 }
-    )
-    console.log(
-      `mcp fuzz ${label}: ${report.requests} requests, ${report.toolAnswers} tool answers, statuses ${JSON.stringify(Object.fromEntries(report.statuses))}, ids answered ${JSON.stringify(Object.fromEntries(report.idsEchoed))}`
-    )
-    const logged = serverErrors.splice(0)
-    assert.deepStrictEqual(logged, [], "the server logged no error")
-    assert.strictEqual(report.requests, total)
-    assert.isAtLeast(report.toolAnswers, total / 10, "tool calls reached the tools")
-    // JSON-RPC ids of every kind were sent and answered exactly as written (non-finite ones refused).
-    for (const kind of IdKinds)
-      assert.isAbove(report.idsEchoed.get(kind) ?? 0, 0, `ids of kind ${kind} were answered`)
-    if (report.violations.length > 0) assert.fail(report.violations.join("\n"))
-  })
-
-/** Slow and oversized requests to every operation, /mcp and unknown paths (fuzz/SlowClients.ts). */
+/** Slow and oversized requests to every operation and unknown paths (fuzz/SlowClients.ts). */
 const fuzzSlow = (total: number) =>
   Effect.gen(function* () {
     const server = yield* TestServer
@@ -233,14 +199,9 @@ const fuzzSlow = (total: number) =>
   })
 
 const SlowTestName =
-  "issue 23 point 3: slow and oversized requests on raw connections, to every operation, /mcp and unknown " +
+  "issue 23 point 3: slow and oversized requests on raw connections, to every operation and unknown " +
   "paths, get a JSON 413 at once or a JSON 408 within the timeouts and are closed; requests sent within " +
   "the timeouts are answered; never a 5xx"
-
-const McpTestName =
-  "issue 17: /mcp, fuzzed with malformed JSON-RPC bodies, wrong headers and wild tool arguments, always " +
-  "answers, never with a 5xx or a JSON-RPC internal error, and no tool fails unexpectedly; ids of every kind " +
-  "(non-finite, unsafe integers, fractions, strings, null) are refused when beyond a double and else echoed exactly"
 
 const TestName =
   "spec parts 7 and 9: every operation of /openapi.json, fuzzed, answers only documented statuses, " +
@@ -254,7 +215,6 @@ layer(TestServer.layerMemory(Seed, { logger: serverLog }), {
     it.effect(TestName, () => fuzz("memory", { ...Sizes.memory, concurrency: 8, warmUp: 4 }), {
       timeout: 180_000
     })
-    it.effect(McpTestName, () => fuzzMcpEndpoint("memory", McpSizes.memory), { timeout: 180_000 })
   })
 })
 
@@ -275,6 +235,5 @@ layer(TestServer.layerPostgres(Seed, { logger: serverLog }), {
     it.effect(TestName, () => fuzz("postgres", { ...Sizes.postgres, concurrency: 8, warmUp: 2 }), {
       timeout: 180_000
     })
-    it.effect(McpTestName, () => fuzzMcpEndpoint("postgres", McpSizes.postgres), { timeout: 180_000 })
   })
 })

@@ -2,8 +2,8 @@
  * The headers every answer carries (server/SecurityHeaders.ts), over a real
  * server: every answer that is not a success says `Cache-Control: no-store`
  * (ADR 0007: errors are never stored), whoever answers it (a handler,
- * authentication, the rate limit, the router's fallbacks, /mcp, or Node
- * before any route); every answer is `X-Content-Type-Options: nosniff`; an
+ * authentication, the rate limit, the router's fallbacks, or Node before any
+ * route; /mcp's: adapters-mcp McpMount.test.ts); every answer is `X-Content-Type-Options: nosniff`; an
  * HTML page has a Content-Security-Policy and refuses framing. The docs
  * page's policy in a browser: DocsPage.test.ts; the lane of cache hits:
  * apps/server/test/HitLane.test.ts.
@@ -13,7 +13,6 @@ import { connect } from "node:net"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { MaxMcpBodyBytes } from "../src/mcp/McpEndpoint.ts"
 import { generateApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
 import { DefaultPagePolicy, secureResponse } from "../src/server/SecurityHeaders.ts"
@@ -73,11 +72,10 @@ const assertRefused = (answer: Answer, status: number, what: string) => {
 }
 
 const json = { "content-type": "application/json" }
-const mcpAccept = { accept: "application/json, text/event-stream" }
 
 layer(TestServer.layerMemory(), { excludeTestServices: true })("security headers", (it) => {
   it.effect(
-    "every non-2xx answer of the router is Cache-Control: no-store and nosniff: 401s, 403, 404s, 405, 413, 415, 422 and /mcp's errors",
+    "every non-2xx answer of the router is Cache-Control: no-store and nosniff: 401s, 403, 404s, 405, 413, 415 and 422",
     () =>
       Effect.gen(function* () {
         const server = yield* TestServer
@@ -125,23 +123,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("security headers
             )
           ],
           [422, "a path parameter that is not a UUID", raw("GET", "/api/v1/chain-scorecards/not-a-uuid")],
-          [422, "a query parameter out of range", raw("GET", "/api/v1/protocols?limit=0")],
-          [
-            413,
-            "/mcp: a body past its bound",
-            raw(
-              "POST",
-              "/mcp",
-              { ...json, ...mcpAccept },
-              JSON.stringify({ pad: "x".repeat(MaxMcpBodyBytes) })
-            )
-          ],
-          [
-            403,
-            "/mcp: a browser page's request",
-            raw("POST", "/mcp", { ...json, ...mcpAccept, origin: "https://evil.example" }, "{}")
-          ],
-          [405, "/mcp: GET without a session", raw("GET", "/mcp", mcpAccept)]
+          [422, "a query parameter out of range", raw("GET", "/api/v1/protocols?limit=0")]
         ]
         for (const [status, what, send] of cases) assertRefused(yield* send, status, what)
       })

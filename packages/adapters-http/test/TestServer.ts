@@ -1,6 +1,7 @@
 /**
  * The real HTTP server of the ratings API on an ephemeral port, for tests. It
- * serves the production routes (allRoutes) over whatever stores it is given:
+ * serves the API's production routes (allRoutes; `routes` mounts more beside
+ * them, as the MCP endpoint's tests do) over whatever stores it is given:
  * the domain's in-memory ones (`layerMemory`), or the Postgres repositories
  * over a fresh database (`layerPostgres`), both seeded with the same fixtures.
  * `onEachBackend` declares a suite once per backend, so that every rule is
@@ -72,7 +73,12 @@ import { type AuthConfig, trustedHops } from "../src/server/AuthConfig.ts"
 import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { layerAuthentication } from "../src/server/Authentication.ts"
 import { type DevKeyPair, generateDevKeyPair, mintDevAdminToken } from "../src/server/DevToken.ts"
-import { allRoutes, layerCallerPolicies, type PoliciesConfig } from "../src/server/HttpServerLive.ts"
+import {
+  allRoutes,
+  layerCallerPolicies,
+  type PoliciesConfig,
+  type RouteServices
+} from "../src/server/HttpServerLive.ts"
 import { type ConnectionLimits, createServer } from "../src/server/NodeServer.ts"
 import type { ResponseCache } from "../src/server/ResponseCache.ts"
 import { MaxPathParamLength } from "../src/server/RouterFallbacks.ts"
@@ -269,6 +275,11 @@ export interface TestServerOptions {
   readonly branding?: Branding | undefined
   /** Request timeouts and connection caps of the Node server; by default those of production (DefaultConnectionLimits). */
   readonly connections?: ConnectionLimits | undefined
+  /**
+   * More routes beside the API's, as `serve`'s `routes` (the MCP endpoint's
+   * tests mount it), given the proxy hops `auth` trusts; by default none.
+   */
+  readonly routes?: ((trustedHops: number) => Layer.Layer<never, never, RouteServices>) | undefined
 }
 
 export class TestServer extends Context.Service<
@@ -417,11 +428,16 @@ export class TestServer extends Context.Service<
 
         return Layer.effect(TestServer, service).pipe(
           Layer.provide(
-            HttpRouter.serve(allRoutes(trustedHops(auth.trustProxy)), {
-              routerConfig: { maxParamLength: MaxPathParamLength },
-              disableLogger: options.logger === undefined,
-              disableListenLog: true
-            })
+            HttpRouter.serve(
+              options.routes === undefined
+                ? allRoutes
+                : Layer.merge(allRoutes, options.routes(trustedHops(auth.trustProxy))),
+              {
+                routerConfig: { maxParamLength: MaxPathParamLength },
+                disableLogger: options.logger === undefined,
+                disableListenLog: true
+              }
+            )
           ),
           Layer.provide(observed),
           Layer.provide(layerCallerPolicies(options.policies ?? TestPolicies)),

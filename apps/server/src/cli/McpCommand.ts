@@ -1,9 +1,9 @@
 /**
- * `ratings mcp`: the service's MCP server for AI agents over stdio (issue 17
- * point 4), for an agent host that starts it as a subprocess. Its tools
- * (adapters-http mcp/RatingsTools.ts) call the API at RATINGS_API_URL with
- * the key in RATINGS_API_KEY (none: as an anonymous caller), through the typed
- * client of the contract, so the key's tier and rate limits apply.
+ * `ratings mcp`: the service's MCP server for AI agents over stdio, for an
+ * agent host that starts it as a subprocess. Its tools (adapters-mcp
+ * RatingsTools.ts) call the API at RATINGS_API_URL with the key in
+ * RATINGS_API_KEY (none: as an anonymous caller), through the typed client of
+ * the contract, so the key's tier and rate limits apply.
  *
  * Standard output carries the protocol's messages and nothing else: log lines
  * go to standard error. The server ends, exiting 0, when the host closes its
@@ -15,7 +15,7 @@ import {
   ServerInstructions,
   ServerName,
   StdioProtocols
-} from "@ratings/adapters-http/mcp/RatingsMcpServer"
+} from "@ratings/adapters-mcp/RatingsMcpServer"
 import { ApiVersion } from "@ratings/adapters-http/api/Api"
 import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
 import { McpServer } from "effect/ai"

@@ -15,8 +15,11 @@
  * the attempt is made again, here after a restart or by another process).
  * Then the pool and the embedded Postgres close; the process exits 0.
  */
+import { type AuthConfig, trustedHops } from "@ratings/adapters-http/server/AuthConfig"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import { describeUrl } from "@ratings/adapters-http/upstream/LayerQuSource"
+import { McpBodyLimit } from "@ratings/adapters-mcp/McpEndpoint"
+import { mcpRoutes } from "@ratings/adapters-mcp/RatingsMcpServer"
 import { DemoDataDir } from "@ratings/demo-data"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
@@ -54,6 +57,13 @@ const loadDemo = Effect.gen(function* () {
   if (outcome._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(outcome.issues)))
   yield* Console.log("demo dataset loaded")
 })
+
+/**
+ * The routes served beside the API: the dashboard page, and the MCP server
+ * for AI agents at /mcp, which limits per client address as authentication
+ * establishes it (behind the proxies `auth` trusts).
+ */
+const appRoutes = (auth: AuthConfig) => Layer.merge(DashboardRoutes, mcpRoutes(trustedHops(auth.trustProxy)))
 
 /** What the server says once its port is bound and its configuration checked. */
 const announce = (
@@ -109,9 +119,10 @@ export const ServeCommand = Command.make(
         host: config.host,
         auth: http.auth,
         policies: http.policies,
-        connections: http.connections,
+        // /mcp's own body limit, for the Node server's 413 before any route.
+        connections: { ...http.connections, bodyLimits: [McpBodyLimit] },
         responseCache: responseCache(),
-        routes: DashboardRoutes,
+        routes: appRoutes(http.auth),
         shutdownGrace: config.shutdownGrace,
         metrics,
         // Traced requests are the router's: the lane of cache hits makes no spans.

@@ -17,8 +17,7 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { brandedApi, CallerPolicies } from "../api/Api.ts"
 import { attribute, attributionHeadersOf } from "./Attribution.ts"
-import { mcpRoutes } from "../mcp/RatingsMcpServer.ts"
-import { type AuthConfig, trustedHops } from "./AuthConfig.ts"
+import type { AuthConfig } from "./AuthConfig.ts"
 import { layerAuthentication } from "./Authentication.ts"
 import { cacheHeaders } from "./Caching.ts"
 import { Cors } from "./Cors.ts"
@@ -56,17 +55,20 @@ export const DocsRoute = Layer.unwrap(
 ).pipe(Layer.provide(DocsPagePolicy.layer))
 
 /**
- * The API, its docs page, and the MCP server for agents at /mcp
- * (mcp/RatingsMcpServer.ts); `trustedHops`: the proxies whose
- * X-Forwarded-For entries name the client (AuthConfig.trustedHops), for what
- * /mcp limits per client address. SecurityHeaders is provided, so built
- * first: it wraps the other global middleware and every route, the app's
- * own (the dashboard) included.
+ * The API and its docs page. SecurityHeaders is provided, so built first: it
+ * wraps the other global middleware and every route, the app's own (the
+ * dashboard, the MCP endpoint) included.
  */
-export const allRoutes = (trustedHops: number) =>
-  Layer.mergeAll(ApiRoutes, DocsRoute, mcpRoutes(trustedHops), Cors, RouterFallbacks).pipe(
-    Layer.provide(SecurityHeaders)
-  )
+export const allRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors, RouterFallbacks).pipe(
+  Layer.provide(SecurityHeaders)
+)
+
+/**
+ * What routes mounted beside the API's (`serve`'s `routes`) may use: the
+ * router (a handler's failure is answered as the router answers any), and
+ * the server's rate limiter (the MCP endpoint draws its sessions from it).
+ */
+export type RouteServices = HttpRouter.HttpRouter | HttpRouter.Request<"Error", unknown> | RequestRateLimiter
 
 /** The configuration of the caller policies: where rate-limit counters live, and the limits. */
 export type PoliciesConfig = RateLimitConfig
@@ -205,8 +207,11 @@ export const serve = <E = never, R = never>(options: {
   readonly auth?: AuthConfig | undefined
   readonly policies?: PoliciesConfig | undefined
   readonly responseCache?: Layer.Layer<ResponseCache, E, R> | undefined
-  /** More routes beside the API's (the app's dashboard page). */
-  readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter> | undefined
+  /**
+   * More routes beside the API's (the app's dashboard page, the MCP endpoint);
+   * a path among them with its own body limit goes in `connections.bodyLimits`.
+   */
+  readonly routes?: Layer.Layer<never, never, RouteServices> | undefined
   /** How long requests in flight may take to finish when the server stops; default 20 seconds. */
   readonly shutdownGrace?: Duration.Duration | undefined
   /** Prometheus metrics and GET /metrics; absent, off. */
@@ -230,8 +235,7 @@ export const serve = <E = never, R = never>(options: {
   const log = options.accessLog === false ? undefined : (options.accessLog ?? makeAccessLog())
   const laneOn =
     (options.hitLane ?? true) && options.responseCache !== undefined && options.metrics === undefined
-  const routesOfApi = allRoutes(trustedHops(options.auth?.trustProxy))
-  const app = options.routes === undefined ? routesOfApi : Layer.merge(routesOfApi, options.routes)
+  const app = options.routes === undefined ? allRoutes : Layer.merge(allRoutes, options.routes)
   const router = HttpRouter.serve(options.metrics === undefined ? app : withMetrics(app, options.metrics), {
     routerConfig: { maxParamLength: MaxPathParamLength },
     disableLogger: true,

@@ -14,8 +14,9 @@
  * time is not bounded: a long export streams on), the connections open at
  * once from one socket address and in all (a connection past a cap is
  * answered 429 or 503 and closed, before any request of it is read), and a
- * body declared larger than its route takes is a 413 at once, before the lane
- * of cache hits and the router, without reading the body.
+ * body declared larger than its route takes (the API's MaxRequestBodyBytes, or
+ * a path's own limit in `bodyLimits`) is a 413 at once, before the lane of
+ * cache hits and the router, without reading the body.
  *
  * `drain` stops a server gracefully: no new connections, every request in
  * flight (and its streamed body) may finish within a grace period, and each
@@ -30,7 +31,6 @@ import {
 } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
 import type { Duplex } from "node:stream"
-import { McpPath, MaxMcpBodyBytes } from "../mcp/McpEndpoint.ts"
 import { BodyTooLargeDetail, MaxRequestBodyBytes } from "./RouterFallbacks.ts"
 
 const answerOf = (code: string | undefined): readonly [number, string, string] => {
@@ -95,6 +95,14 @@ export interface ConnectionLimits {
   readonly maxConnections?: number | undefined
   /** Told, in a line for the log, when an address (or the server) reaches its cap; not again until it has fallen to half. */
   readonly onCapped?: ((line: string) => void) | undefined
+  /** The paths whose routes take another body size than the API's (an endpoint mounted beside it). */
+  readonly bodyLimits?: ReadonlyArray<PathBodyLimit> | undefined
+}
+
+/** A path (without query) whose route reads at most `maxBytes` of body instead of MaxRequestBodyBytes. */
+export interface PathBodyLimit {
+  readonly path: string
+  readonly maxBytes: number
 }
 
 /** The bounds unless configured: tens of seconds to send a request, 256 connections per address, no total cap. */
@@ -163,25 +171,36 @@ const closeGently = (socket: Socket): void => {
 type Internals = { _consuming: boolean; _last: boolean }
 
 const pathOf = (url: string): string => {
-  // An absolute-form target (`POST http://host/mcp`) names the same route as its path.
+  // An absolute-form target (`POST http://host/path`) names the same route as its path.
   const path = url.startsWith("/") ? url : url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, "")
   const end = path.search(/[?#]/)
   return end === -1 ? path : path.slice(0, end)
 }
 
-/** The most body bytes a request's route takes (the limits the body readers apply). */
-const bodyLimitOf = (url: string): number => (pathOf(url) === McpPath ? MaxMcpBodyBytes : MaxRequestBodyBytes)
+/** The body limits of a server, looked up per request: the smallest, and each path's own with its 413. */
+interface BodyLimits {
+  readonly smallest: number
+  readonly byPath: ReadonlyMap<string, { readonly maxBytes: number; readonly detail: string }>
+}
+
+const bodyLimitsOf = (paths: ReadonlyArray<PathBodyLimit>): BodyLimits => ({
+  smallest: Math.min(MaxRequestBodyBytes, ...paths.map((p) => p.maxBytes)),
+  byPath: new Map(
+    paths.map((p) => [
+      p.path,
+      { maxBytes: p.maxBytes, detail: `request body too large: ${p.path} takes at most ${p.maxBytes} bytes` }
+    ])
+  )
+})
 
 /** The 413 of a request whose declared Content-Length is over its route's limit; undefined for the others. */
-const declaredTooLarge = (request: IncomingMessage): string | undefined => {
+const declaredTooLarge = (request: IncomingMessage, limits: BodyLimits): string | undefined => {
   const declared = request.headers["content-length"]
   // Node has checked it is a number; under the smallest limit (most requests), no path to look at.
-  if (declared === undefined || !(Number(declared) > MaxMcpBodyBytes)) return undefined
-  const limit = bodyLimitOf(request.url ?? "/")
-  if (Number(declared) <= limit) return undefined
-  return limit === MaxMcpBodyBytes
-    ? `request body too large: ${McpPath} takes at most ${MaxMcpBodyBytes} bytes`
-    : BodyTooLargeDetail
+  if (declared === undefined || !(Number(declared) > limits.smallest)) return undefined
+  const own = limits.byPath.size === 0 ? undefined : limits.byPath.get(pathOf(request.url ?? "/"))
+  if (own !== undefined) return Number(declared) > own.maxBytes ? own.detail : undefined
+  return Number(declared) > MaxRequestBodyBytes ? BodyTooLargeDetail : undefined
 }
 
 /**
@@ -294,6 +313,7 @@ const track = (server: Server, limits: ConnectionLimits): void => {
     requests: 0
   }
   tracking.set(server, t)
+  const bodyLimits = bodyLimitsOf(limits.bodyLimits ?? [])
   const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
   server.emit = ((event: string, ...args: Array<unknown>): boolean => {
     if (event === "connection") return admit(t, limits, args[0] as Socket) && emit(event, ...args)
@@ -302,7 +322,7 @@ const track = (server: Server, limits: ConnectionLimits): void => {
     const response = args[1] as ServerResponse
     t.requests++
     trackRequest(t, request, response)
-    const tooLarge = declaredTooLarge(request)
+    const tooLarge = declaredTooLarge(request, bodyLimits)
     if (tooLarge !== undefined) {
       refuseBody(request, response, tooLarge)
       return true

@@ -88,8 +88,8 @@ export const ProductionContactLimits: ReadonlyArray<RateWindow> = [{ limit: 5, w
  * MCP sessions opened at /mcp (an `initialize` without a session): 60 an hour
  * per client address, whoever opens them, on a counter of their own (the tool
  * calls a session makes are counted as API requests of its caller). The
- * endpoint keeps a bounded number of sessions (McpEndpoint.ts): without this
- * an address could push every other client's session out.
+ * endpoint keeps a bounded number of sessions (adapters-mcp McpEndpoint.ts):
+ * without this an address could push every other client's session out.
  */
 export const ProductionMcpSessionLimits: ReadonlyArray<RateWindow> = [{ limit: 60, window: "1 hour" }]
 

@@ -1,8 +1,9 @@
 /**
  * Fuzzing how the server meets slow and oversized requests (issue 23 point
  * 3), on raw TCP connections (../RawClient.ts), for every operation of the
- * served document, /mcp, /health and an unknown path. Cases are drawn with
- * fast-check from a fixed seed:
+ * served document, /health, an unknown path, and the routes mounted beside
+ * the API that read a body (the MCP endpoint's campaign gives /mcp). Cases
+ * are drawn with fast-check from a fixed seed:
  *
  * - declared-over: a Content-Length past the route's limit (by 1 byte to a
  *   gigabyte), a few bytes of body or none, sometimes `Expect: 100-continue`,
@@ -19,7 +20,6 @@
  * interval and some slack), never before it; a request sent within the
  * timeouts is answered as usual, never 408; nothing is ever a 5xx.
  */
-import { MaxMcpBodyBytes } from "../../src/mcp/McpEndpoint.ts"
 import { MaxRequestBodyBytes } from "../../src/server/RouterFallbacks.ts"
 import { Effect } from "effect"
 import * as fc from "fast-check"
@@ -31,11 +31,13 @@ export interface SlowTimeouts {
   readonly requestTimeoutMs: number
 }
 
-interface Target {
+export interface Target {
   readonly method: string
   readonly target: string
   /** The most body bytes its route takes. */
   readonly limit: number
+  /** Its answers are its own protocol's (JSON-RPC at /mcp), not held to the API's JSON detail. */
+  readonly ownAnswers?: boolean | undefined
 }
 
 type SlowCase =
@@ -72,38 +74,42 @@ const slackOf = (t: SlowTimeouts) => Math.min(t.headersTimeoutMs, t.requestTimeo
 /**
  * The documented operations as targets (path parameters filled with fixture
  * identifiers), and the others; with `takingBody`, only those that read a
- * body (the operations that take one, and /mcp).
+ * body (the operations that take one, and the mounted routes, which all do).
+ * Without operations (a campaign of mounted routes only), the others alone.
  */
 const targetsOf = (
   allOperations: ReadonlyArray<Operation>,
   identifiers: ReadonlyArray<string>,
+  mounted: ReadonlyArray<Target>,
   takingBody: boolean
 ) => {
   const operations = takingBody ? allOperations.filter((op) => op.requestBody !== undefined) : allOperations
   const others: ReadonlyArray<Target> = takingBody
-    ? [{ method: "POST", target: "/mcp", limit: MaxMcpBodyBytes }]
+    ? mounted
     : [
-        { method: "POST", target: "/mcp", limit: MaxMcpBodyBytes },
+        ...mounted,
         { method: "GET", target: "/health", limit: MaxRequestBodyBytes },
         { method: "POST", target: "/no/such/path", limit: MaxRequestBodyBytes }
       ]
-  return fc.oneof(
-    {
-      weight: 6,
-      arbitrary: fc.tuple(fc.constantFrom(...operations), fc.constantFrom(...identifiers)).map(
-        ([op, id]): Target => ({
-          method: op.method.toUpperCase(),
-          target: op.path.replace(/\{[^}]+\}/g, encodeURIComponent(id)),
-          limit: MaxRequestBodyBytes
-        })
-      )
-    },
-    { weight: 1, arbitrary: fc.constantFrom(...others) }
+  if (operations.length === 0) return fc.constantFrom(...others)
+  const fromOperations = fc.tuple(fc.constantFrom(...operations), fc.constantFrom(...identifiers)).map(
+    ([op, id]): Target => ({
+      method: op.method.toUpperCase(),
+      target: op.path.replace(/\{[^}]+\}/g, encodeURIComponent(id)),
+      limit: MaxRequestBodyBytes
+    })
   )
+  return others.length === 0
+    ? fromOperations
+    : fc.oneof({ weight: 6, arbitrary: fromOperations }, { weight: 1, arbitrary: fc.constantFrom(...others) })
 }
 
-const caseOf = (operations: ReadonlyArray<Operation>, identifiers: ReadonlyArray<string>) => {
-  const to = targetsOf(operations, identifiers, false)
+const caseOf = (
+  operations: ReadonlyArray<Operation>,
+  identifiers: ReadonlyArray<string>,
+  mounted: ReadonlyArray<Target>
+) => {
+  const to = targetsOf(operations, identifiers, mounted, false)
   return fc.oneof(
     {
       weight: 6,
@@ -120,7 +126,7 @@ const caseOf = (operations: ReadonlyArray<Operation>, identifiers: ReadonlyArray
       weight: 1,
       arbitrary: fc.record({
         kind: fc.constant("chunked-over" as const),
-        to: targetsOf(operations, identifiers, true)
+        to: targetsOf(operations, identifiers, mounted, true)
       })
     },
     {
@@ -300,11 +306,11 @@ export const problemsOf = (c: SlowCase, e: Exchange, t: SlowTimeouts): ReadonlyA
     case "slow-in-time":
       if (last.status === undefined) problems.push("no answer")
       else if (last.status === 408) problems.push("a 408 though the request came within the timeouts")
-      // The shapes of /mcp's own answers are the MCP fuzz's (fuzz/Mcp.ts) to hold.
+      // The shapes of a mounted protocol's own answers are its own fuzz's to hold (adapters-mcp's for /mcp).
       else if (
         last.status >= 400 &&
         !isHead &&
-        c.to.target !== "/mcp" &&
+        c.to.ownAnswers !== true &&
         jsonDetailOf(last.body) === undefined
       )
         problems.push(`the ${last.status} has no JSON detail: ${last.body.slice(0, 200)}`)
@@ -320,16 +326,28 @@ export interface SlowFuzzReport {
   readonly violations: ReadonlyArray<string>
 }
 
-/** Sends `total` drawn cases, `concurrency` at once, to the server at `baseUrl` with the given timeouts. */
+/**
+ * Sends `total` drawn cases, `concurrency` at once, to the server at
+ * `baseUrl` with the given timeouts; `mounted`: the routes beside the API's
+ * that read a body, with their limits.
+ */
 export const fuzzSlowClients = (
   baseUrl: string,
   operations: ReadonlyArray<Operation>,
   identifiers: ReadonlyArray<string>,
-  options: { readonly seed: number; readonly total: number; readonly concurrency: number } & SlowTimeouts
+  options: {
+    readonly seed: number
+    readonly total: number
+    readonly concurrency: number
+    readonly mounted?: ReadonlyArray<Target> | undefined
+  } & SlowTimeouts
 ) =>
   Effect.gen(function* () {
     const port = Number(new URL(baseUrl).port)
-    const cases = fc.sample(caseOf(operations, identifiers), { seed: options.seed, numRuns: options.total })
+    const cases = fc.sample(caseOf(operations, identifiers, options.mounted ?? []), {
+      seed: options.seed,
+      numRuns: options.total
+    })
     const kinds = new Map<SlowKind, number>()
     const statuses = new Map<number, number>()
     const violations: Array<string> = []

@@ -1,5 +1,5 @@
 /**
- * The MCP tools (mcp/ToolHandlers.ts) given string arguments a caller may
+ * The MCP tools (ToolHandlers.ts) given string arguments a caller may
  * send and a URL or a UTF-16 string cannot hold as they are: dot segments
  * (`.`, `..`), characters a URL gives a meaning to (`/`, `%`, `?`, `#`), lone
  * surrogates, NUL and very long strings. Each tool answers as it answers any
@@ -9,9 +9,10 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Cause, Effect, Formatter, Logger } from "effect"
-import { Seed } from "./fixtures.ts"
+import { Seed } from "@ratings/adapters-http/test/fixtures"
+import { TestServer } from "@ratings/adapters-http/test/TestServer"
 import { mcpSession } from "./McpSession.ts"
-import { TestServer } from "./TestServer.ts"
+import { McpTestServer } from "./McpTestServer.ts"
 
 /** What the server logged at Error or above. */
 const logged: Array<string> = []
@@ -59,7 +60,7 @@ const callsWith = (value: string): ReadonlyArray<readonly [string, Record<string
   ]
 }
 
-layer(TestServer.layerMemory(Seed, { logger: errorLog }), { excludeTestServices: true })(
+layer(McpTestServer.layerMemory(Seed, { logger: errorLog }), { excludeTestServices: true })(
   "mcp tools",
   (it) => {
     it.effect(

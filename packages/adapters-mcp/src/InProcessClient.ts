@@ -1,16 +1,13 @@
 /**
  * An HttpClient whose requests are answered by the server's own router in
- * this process, for the MCP tools behind /mcp: the request goes through the
- * very routes, middleware (authentication, rate limits, attribution, cache
- * headers) and handlers a request from the network goes through, and never
- * leaves the process.
- *
- * The request is made on behalf of the MCP caller: it carries the caller's own
- * Authorization header, X-Forwarded-For header and client address, exactly
- * as the caller's POST to /mcp arrived, so authentication establishes the
- * same caller (tier, key, or the anonymous address under the TRUST_PROXY
- * rule) and the same rate limit is drawn, as if the caller had asked the API
- * itself. Nothing is added that the caller did not send.
+ * this process, for the MCP tools behind /mcp: a request goes through the
+ * very routes, middleware and handlers a request from the network goes
+ * through, and never leaves the process. It is made on behalf of the MCP
+ * caller: it carries the caller's own Authorization, X-Forwarded-For and
+ * client address, exactly as the caller's POST to /mcp arrived, so
+ * authentication establishes the same caller (tier, key, or the anonymous
+ * address under the TRUST_PROXY rule) and the same rate limit is drawn.
+ * Nothing is added that the caller did not send.
  */
 import { Context, Effect, type Option, type Scope } from "effect"
 import {

@@ -1,19 +1,15 @@
 /**
- * The service's MCP server (issue 17 point 4), on Effect's MCP support
- * (`effect/ai` McpServer): the tools of RatingsTools.ts, each answered by
- * ToolHandlers.ts over the typed client of the HTTP contract.
- *
- * Where the typed client's requests go is the transport's choice
- * (RatingsApiAccess): `ratings mcp` (stdio) sends them to the configured API
- * with the configured key; the /mcp endpoint (McpRoutes) answers them in this
- * process, through the server's own router, on behalf of the caller of /mcp
- * (InProcessClient.ts), so the caller's tier, visibility and rate limits
- * apply to every API call a tool makes.
- *
- * A tool's answer is its text (ToolText.ts), with the same data as structured
- * content; the attribution the API sends anonymous and Free callers
- * (X-Attribution) ends the text. Arguments that do not decode are an answer
- * that says what was wrong (isError), as the API's 422s are.
+ * The service's MCP server on Effect's MCP support (`effect/ai` McpServer):
+ * the tools of RatingsTools.ts, each answered by ToolHandlers.ts over the
+ * typed client of the HTTP contract. Where that client's requests go is the
+ * transport's choice (RatingsApiAccess): `ratings mcp` (stdio) sends them to
+ * the configured API with the configured key; /mcp (`mcpRoutes`) answers them
+ * in this process through the server's own router, on behalf of the caller of
+ * /mcp (InProcessClient.ts), so the caller's tier, visibility and rate limits
+ * apply. A tool's answer is its text (ToolText.ts) with the same data as
+ * structured content, ended by the attribution the API sends anonymous and
+ * Free callers; arguments that do not decode are an answer saying what was
+ * wrong (isError), as the API's 422s are.
  */
 import { Capabilities } from "@ratings/domain/access/Capabilities"
 import type { Tier } from "@ratings/domain/model/Caller"
@@ -21,14 +17,14 @@ import { Cause, Context, Effect, Layer, Schema } from "effect"
 import { McpProtocol, McpSchema, McpServer, Tool } from "effect/ai"
 import { HttpClient, HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
-import { RatingsApi } from "../api/Api.ts"
-import { ApiVersion } from "../api/Api.ts"
-import { AttributionHeader } from "../server/Attribution.ts"
+import { ApiVersion, RatingsApi } from "@ratings/adapters-http/api/Api"
+import { AttributionHeader } from "@ratings/adapters-http/server/Attribution"
 import { InProcessBaseUrl, inProcessClient, onBehalfOf } from "./InProcessClient.ts"
 import { McpPath, mountMcp } from "./McpEndpoint.ts"
 import { RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
 import { type ToolRun, ToolRuns } from "./ToolHandlers.ts"
-import { invalidArgumentsOf, refusal, type ToolAnswer, UnexpectedAnswer } from "./ToolText.ts"
+import { invalidArgumentsOf, refusal, UnexpectedAnswer } from "./ToolRefusals.ts"
+import type { ToolAnswer } from "./ToolText.ts"
 
 /** Where the typed client of a tool call sends its requests, and as whom. */
 export class RatingsApiAccess extends Context.Service<
@@ -39,7 +35,7 @@ export class RatingsApiAccess extends Context.Service<
     /** The API's origin: the typed client adds /api/v1 and the route. */
     readonly baseUrl: string
   }
->()("@ratings/adapters-http/mcp/RatingsApiAccess") {}
+>()("@ratings/adapters-mcp/RatingsApiAccess") {}
 
 export const ServerName = "defi-risk-ratings"
 
@@ -111,7 +107,7 @@ const call = <Name extends RatingsToolName>(
         })
       ),
       baseUrl: access.baseUrl,
-      // A response the contract does not decode is told apart from a request it refuses (ToolText.ts).
+      // A response the contract does not decode is told apart from a request it refuses (ToolRefusals.ts).
       transformResponse: (decoded) =>
         Effect.mapError(decoded, (error) =>
           Schema.isSchemaError(error) ? new UnexpectedAnswer({ cause: error }) : error

@@ -3,38 +3,31 @@
  * of the typed client the HTTP contract generates (`HttpApiClient.makeWith`
  * over RatingsApi), so a tool reads exactly what the API serves the caller,
  * with the caller's tier, visibility and rate limit, and can never drift from
- * the API's shapes. Each answer is text an agent reads as it is, with the
- * same data as structured content.
- *
- * request_coverage posts the coverage request (POST /contacts) as its
- * caller and answers the caller's own receipt, the same whether or not the
- * request repeats an open one.
- *
- * The API's refusals become plain answers (ToolText.ts `refusal`): a 404 is
- * "no rating found for <type> <slug>", a 401 or 403 on a tiered route says
- * which tier is needed and how to get a key, a 429 when to retry, a 422 what
- * was wrong.
+ * the API's shapes. request_coverage posts the coverage request (POST
+ * /contacts) as its caller and answers the caller's own receipt, the same
+ * whether or not the request repeats an open one. The API's refusals become
+ * plain answers (ToolRefusals.ts): a 404 is "no rating found for <type>
+ * <slug>", a 401 or 403 says which tier is needed and how to get a key.
  */
 import { type EntityType, EntityTypes, PluralOf } from "@ratings/domain/model/EntityType"
 import { ListParameters } from "@ratings/domain/access/ListFilter"
 import type { Scorecard } from "@ratings/domain/model/Scorecard"
 import { Effect } from "effect"
 import type { HttpApiClient } from "effect/http-api"
-import type { RatingsApi } from "../api/Api.ts"
-import { NotFoundError } from "../api/Errors.ts"
-import { MaxListLimit } from "../api/Parameters.ts"
+import type { RatingsApi } from "@ratings/adapters-http/api/Api"
+import { NotFoundError } from "@ratings/adapters-http/api/Errors"
+import { MaxListLimit } from "@ratings/adapters-http/api/Parameters"
 import { DefaultToolItems, type RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
+import { formatQuantumChain, formatQuantumLeague } from "./QuantumText.ts"
+import { invalidArguments } from "./ToolRefusals.ts"
 import {
   type EntityLine,
   entityLines,
   formatBreakdown,
   formatIncidents,
   formatMethodology,
-  formatQuantumChain,
-  formatQuantumLeague,
   formatRating,
   formatReceipt,
-  invalidArguments,
   notFound,
   type ToolAnswer
 } from "./ToolText.ts"

@@ -1,5 +1,5 @@
 /**
- * Fuzzing the MCP endpoint /mcp (issue 17): it is JSON-RPC, not an operation
+ * Fuzzing the MCP endpoint /mcp: it is JSON-RPC, not an operation
  * of the OpenAPI document, so it has generators and an oracle of its own.
  * Requests are drawn with fast-check from a fixed seed: bodies that are not
  * JSON, truncated, empty, deeply nested, batches, JSON-RPC messages with
@@ -22,14 +22,14 @@
  * whose id is beyond a double is a JSON-RPC invalid request (-32600, id null);
  * any other id is answered exactly as it was written, or with null in an
  * error that could not read it.
- * Its headers are checked as every answer's are (ResponseOracle.ts `headerProblems`).
+ * Its headers are checked as every answer's are (adapters-http fuzz/ResponseOracle.ts `headerProblems`).
  */
 import { EntityTypes } from "@ratings/domain/model/EntityType"
-import { RatingsToolkit, type RatingsToolName } from "../../src/mcp/RatingsTools.ts"
+import { headerProblems } from "@ratings/adapters-http/test/fuzz/ResponseOracle"
+import { type RawRequest, type RawResponse, Transport } from "@ratings/adapters-http/test/fuzz/Transport"
+import { RatingsToolkit, type RatingsToolName } from "../../src/RatingsTools.ts"
 import { Effect } from "effect"
 import * as fc from "fast-check"
-import { headerProblems } from "./ResponseOracle.ts"
-import { type RawRequest, type RawResponse, Transport } from "./Transport.ts"
 
 /** The server's own tool names (the toolkit the server registers), so the fuzz follows the tool list. */
 const ToolNames = Object.keys(RatingsToolkit.tools) as ReadonlyArray<RatingsToolName>

@@ -1,5 +1,5 @@
 /**
- * The tools of the service's MCP server (issue 17 point 4), as Effect AI
+ * The tools of the service's MCP server, as Effect AI
  * `Tool` definitions in one `Toolkit`: the names and arguments of the live
  * service's agent server (api-facts "The live service's agent (MCP) server"),
  * so that an agent's prompts carry over, each with a description an agent can

@@ -1,35 +1,13 @@
 /**
- * The /mcp endpoint on the server's router: Effect's streamable HTTP MCP
- * transport (McpServer.layerHttp), mounted on a router of its own and served
- * through one handler on the server's, which bounds what a caller can make
- * the server keep:
- *
- * - A session (the MCP revisions before 2026-07-28 open one per `initialize`)
- *   is kept in memory by the transport until the client ends it, and it
- *   keeps none of its own accord: the endpoint remembers the sessions it has
- *   seen issued, at most MaxSessions of them, and ends (an in-process DELETE)
- *   the one idle longest when a new one would pass the bound, and any idle
- *   for SessionIdle. A client whose session was ended gets 404 for it, on
- *   which MCP clients initialize again.
- * - A request body is at most MaxMcpBodyBytes (tool arguments are a few
- *   hundred bytes): past it, 413 before it is read whole.
- * - A session opened (an `initialize` POSTed without `mcp-session-id` that
- *   the transport accepts and answers with a new session) is drawn from its
- *   client address's MCP-session allowance (RequestRateLimiter: 60 an hour by
- *   default, whoever the caller is). An initialize from an address whose
- *   allowance is used up is the API's 429, with Retry-After and the RateLimit
- *   headers of that allowance, before any session is opened; one the
- *   transport refuses (an Origin header, a wrong media type, malformed
- *   parameters) opens none and costs nothing, so that no web page can use up
- *   its visitors' allowance. The address is the socket's, or behind
- *   `trustedHops` trusted proxies the one they forwarded (as authentication
- *   establishes it for the API). A session's own requests are not drawn here:
- *   the tool calls they make are counted as API requests of their caller.
- * - A body is held to the API's rule on JSON numbers, and each request's id
- *   is answered exactly as written (JsonRpcBodies.ts `checkBody`).
- *
- * Nothing of /mcp is cached: it is POST (the lane of cache hits and the
- * response cache serve GETs of the API only) and its answers carry
+ * The /mcp endpoint: Effect's streamable HTTP MCP transport (McpServer.layerHttp)
+ * on a router of its own, served through one handler on the server's (the app
+ * mounts it beside the API), which bounds what a caller can make the server
+ * keep: the sessions kept (McpSessionLimits), a body of at most
+ * MaxMcpBodyBytes (413), and the sessions a client address opens (its
+ * MCP-session allowance; `initialize`). A body is held to the API's rule on
+ * JSON numbers and each request's id is answered exactly as written
+ * (JsonRpcBodies.ts). Nothing of /mcp is cached: it is POST (the lane of cache
+ * hits and the response cache serve the API's GETs) and every answer is
  * `Cache-Control: no-store`.
  */
 import { ByteSize, Context, Duration, Effect, Layer, Option, Stream } from "effect"
@@ -44,9 +22,10 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
-import { clientAddressOf } from "../server/Authentication.ts"
-import { type RateLimitedError, ServiceUnavailableError } from "../api/Errors.ts"
-import { RequestRateLimiter } from "../server/RateLimit.ts"
+import { clientAddressOf } from "@ratings/adapters-http/server/Authentication"
+import { type RateLimitedError, ServiceUnavailableError } from "@ratings/adapters-http/api/Errors"
+import type { PathBodyLimit } from "@ratings/adapters-http/server/NodeServer"
+import { RequestRateLimiter } from "@ratings/adapters-http/server/RateLimit"
 import { checkBody, restoreIds } from "./JsonRpcBodies.ts"
 
 /** Where the server's streamable HTTP endpoint is mounted. */
@@ -54,18 +33,26 @@ export const McpPath = "/mcp"
 
 export const MaxMcpBodyBytes = 65_536
 
-/** The bounds of the endpoint's sessions; a test provides smaller ones. */
+/** The endpoint's body limit, for the Node server's 413 before any route (NodeServer.ts `bodyLimits`). */
+export const McpBodyLimit: PathBodyLimit = { path: McpPath, maxBytes: MaxMcpBodyBytes }
+
+/**
+ * The bounds of the endpoint's sessions; a test provides smaller ones. A
+ * session (the MCP revisions before 2026-07-28 open one per `initialize`) is
+ * kept in memory by the transport until its client ends it: the endpoint
+ * remembers the sessions it has seen issued, at most `maxSessions`, and ends
+ * (an in-process DELETE) the one idle longest when a new one would pass the
+ * bound, and any idle for `idle`. A client whose session was ended gets 404
+ * for it, on which MCP clients initialize again.
+ */
 export interface SessionLimits {
   readonly maxSessions: number
   readonly idle: Duration.Duration
 }
 
-export const McpSessionLimits = Context.Reference<SessionLimits>(
-  "@ratings/adapters-http/mcp/McpSessionLimits",
-  {
-    defaultValue: () => ({ maxSessions: 2_000, idle: Duration.minutes(30) })
-  }
-)
+export const McpSessionLimits = Context.Reference<SessionLimits>("@ratings/adapters-mcp/McpSessionLimits", {
+  defaultValue: () => ({ maxSessions: 2_000, idle: Duration.minutes(30) })
+})
 
 const SessionHeader = "mcp-session-id"
 
@@ -145,15 +132,20 @@ const rateLimited = (refused: RateLimitedError | ServiceUnavailableError) =>
     }
   )
 
-/** A POST's body, read once here (the transport reads the same, cached, or the one rewritten from it). */
-const postedText = (request: HttpServerRequest.HttpServerRequest) =>
+/**
+ * A POST's body, read once here (the transport reads the same, cached, or the
+ * one rewritten from it); "too large" past MaxMcpBodyBytes (a chunked body
+ * declares no length to refuse it by).
+ */
+const postedText = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<string | "too large" | undefined> =>
   request.method === "POST"
-    ? Effect.option(
-        request.text.pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes))
-        )
+    ? request.text.pipe(
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxMcpBodyBytes)),
+        Effect.catch((error) => Effect.succeed(isBodyTooLarge(error) ? ("too large" as const) : undefined))
       )
-    : Effect.succeedNone
+    : Effect.succeed(undefined)
 
 /**
  * The transport's whole answer, in a request frame of its own: its own
@@ -188,8 +180,15 @@ interface Opening<E, R> {
 }
 
 /**
- * An initialize: refused at once when its client address's allowance is
- * used up, answered, and drawn only when it opened a session.
+ * An initialize: refused at once (the API's 429, with Retry-After and the
+ * allowance's RateLimit headers) when its client address's MCP-session
+ * allowance is used up, answered, and drawn only when it opened a session.
+ * One the transport refuses (an Origin header, a wrong media type, malformed
+ * parameters) costs nothing, so that no web page can use up its visitors'
+ * allowance. The address is the socket's or, behind `trustedHops` trusted
+ * proxies, the one they forwarded (as authentication establishes it). A
+ * session's own requests are not drawn here: the tool calls they make count
+ * as API requests of their caller.
  */
 const initialize = <E, R>(opening: Opening<E, R>, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
@@ -268,7 +267,8 @@ export const mountMcp = <A, E, R>(
         if (length > MaxMcpBodyBytes) return tooLarge
         const session = received.headers[SessionHeader]
         if (session !== undefined) sessions.touch(session)
-        const text = Option.getOrUndefined(yield* postedText(received))
+        const text = yield* postedText(received)
+        if (text === "too large") return tooLarge
         const checked = text === undefined ? undefined : checkBody(text)
         if (checked?._tag === "Refused") return checked.answer
         const ids = checked?.ids

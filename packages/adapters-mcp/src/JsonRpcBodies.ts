@@ -1,25 +1,19 @@
 /**
- * What the /mcp endpoint (McpEndpoint.ts) makes of a JSON-RPC body before the
- * MCP transport reads it, by the API's rules for JSON numbers:
- *
- * - A number beyond the range of a double anywhere in the body (`1e400`,
- *   which `JSON.parse` reads as Infinity and no JSON can carry back) makes
- *   the body an invalid request: JSON-RPC -32600 with id null, its data the
- *   API's `finite_number` entries (where each such number is, as written),
- *   and nothing runs. The API answers the same bodies with a 422.
- * - A request's numeric id is echoed exactly as written, also when its text
- *   does not survive a double (`9007199254740993` reads as ...992, `1.0`
- *   prints as `1`): the transport is handed the body with each such id
- *   replaced by a placeholder string of this request, and every placeholder
- *   in its answer is replaced by the id's text.
- * - A batch holding a request whose id is neither a string nor a number is an
- *   invalid request as a whole (a request alone with such an id the
- *   transport itself answers as one).
+ * What the /mcp endpoint makes of a JSON-RPC body before the MCP transport
+ * reads it, by the API's rules for JSON numbers: a number beyond a double
+ * anywhere in it (`1e400`) makes it an invalid request (-32600, id null, its
+ * data the API's `finite_number` entries; the API answers such bodies 422),
+ * and nothing runs. A numeric id is echoed exactly as written, also when its
+ * text does not survive a double (`9007199254740993`, `1.0`): the transport
+ * gets the body with each such id replaced by a placeholder string of this
+ * request, and each placeholder in its answer is replaced by the id's text.
+ * A batch holding a request whose id is neither a string nor a number is an
+ * invalid request as a whole (the transport answers such a request alone).
  */
 import { randomUUID } from "node:crypto"
 import { Stream } from "effect"
 import { HttpBody, HttpServerResponse } from "effect/http"
-import { nonFiniteIssues } from "../server/ErrorMapping.ts"
+import { nonFiniteIssues } from "@ratings/adapters-http/server/ErrorMapping"
 
 /** JSON-RPC 2.0: "The JSON sent is not a valid Request object." */
 const InvalidRequestCode = -32600

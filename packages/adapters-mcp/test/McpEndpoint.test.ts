@@ -1,23 +1,24 @@
 /**
- * The /mcp endpoint's bounds (mcp/McpEndpoint.ts): the sessions MCP clients
+ * The /mcp endpoint's bounds (McpEndpoint.ts): the sessions MCP clients
  * open are at most McpSessionLimits.maxSessions, the one idle longest ended
  * when a new one would pass it, and any idle for McpSessionLimits.idle ended;
  * a client's DELETE ends its own; a body past 64 KiB is a 413; a browser
  * page's request is refused; nothing /mcp answers may be cached; a client
- * address opens at most its allowance of sessions (RateLimit.ts
+ * address opens at most its allowance of sessions (adapters-http RateLimit.ts
  * checkMcpSession), counted per forwarded address behind a trusted proxy and
  * across servers on one Redis, and only the initializes that open one count;
  * a number beyond a double in a body is a JSON-RPC invalid request, and every
- * request's id is answered exactly as written (mcp/JsonRpcBodies.ts).
+ * request's id is answered exactly as written (JsonRpcBodies.ts).
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Layer } from "effect"
 import { McpClient, McpProtocol } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
-import { MaxMcpBodyBytes, McpSessionLimits, opensSession } from "../src/mcp/McpEndpoint.ts"
-import { RatingsToolkit } from "../src/mcp/RatingsTools.ts"
-import { RedisUrl, redisReachable } from "./Redis.ts"
-import { readResponse, TestPolicies, TestServer } from "./TestServer.ts"
+import { RedisUrl, redisReachable } from "@ratings/adapters-http/test/Redis"
+import { readResponse, TestPolicies, TestServer } from "@ratings/adapters-http/test/TestServer"
+import { MaxMcpBodyBytes, McpSessionLimits, opensSession } from "../src/McpEndpoint.ts"
+import { RatingsToolkit } from "../src/RatingsTools.ts"
+import { McpTestServer } from "./McpTestServer.ts"
 
 const ToolCount = Object.keys(RatingsToolkit.tools).length
 
@@ -53,7 +54,7 @@ const initialize = (headers: Record<string, string> = {}) =>
   })
 
 const withLimits = (maxSessions: number, idle: Duration.Duration) =>
-  TestServer.layerMemory().pipe(Layer.provide(Layer.succeed(McpSessionLimits, { maxSessions, idle })))
+  McpTestServer.layerMemory().pipe(Layer.provide(Layer.succeed(McpSessionLimits, { maxSessions, idle })))
 
 layer(withLimits(3, Duration.minutes(5)), { excludeTestServices: true })("mcp endpoint", (it) => {
   describe("sessions", () => {
@@ -153,7 +154,7 @@ layer(withLimits(100, Duration.millis(300)), { excludeTestServices: true })(
 
 const TwoSessions = [{ limit: 2, window: "1 minute" }] as const
 
-layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
+layer(McpTestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
   excludeTestServices: true
 })("mcp endpoint, sessions per address", (it) => {
   it.effect(
@@ -195,7 +196,7 @@ layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessio
 })
 
 layer(
-  TestServer.layerMemory(undefined, {
+  McpTestServer.layerMemory(undefined, {
     policies: { ...TestPolicies, mcpSessions: TwoSessions },
     auth: () => ({ trustProxy: true })
   }),
@@ -244,7 +245,7 @@ const InitializeParams = {
   clientInfo: { name: "t", version: "1" }
 }
 
-layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
+layer(McpTestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
   excludeTestServices: true
 })("mcp endpoint, refused requests and the allowance", (it) => {
   it.effect(
@@ -283,7 +284,7 @@ layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessio
   )
 })
 
-layer(TestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
+layer(McpTestServer.layerMemory(undefined, { policies: { ...TestPolicies, mcpSessions: TwoSessions } }), {
   excludeTestServices: true
 })("mcp endpoint, initializes at once", (it) => {
   it.effect(
@@ -325,7 +326,7 @@ describe("mcp endpoint, sessions per address on Redis", () => {
       redisKeyPrefix: `ratings-test:${crypto.randomUUID()}:`
     }
     const program = Effect.gen(function* () {
-      const serverOf = Effect.map(Layer.build(TestServer.layerMemory(undefined, { policies })), (c) =>
+      const serverOf = Effect.map(Layer.build(McpTestServer.layerMemory(undefined, { policies })), (c) =>
         Context.get(c, TestServer)
       )
       const a = yield* serverOf
@@ -377,7 +378,7 @@ const openSession = (version: string) =>
     return { "mcp-session-id": opened.headers.get("mcp-session-id")!, "mcp-protocol-version": version }
   })
 
-layer(TestServer.layerMemory(), { excludeTestServices: true })("mcp endpoint, JSON-RPC ids", (it) => {
+layer(McpTestServer.layerMemory(), { excludeTestServices: true })("mcp endpoint, JSON-RPC ids", (it) => {
   it.effect(
     "non-finite JSON-RPC ids: an id of 1e400, or any number beyond a double in an /mcp body, is a JSON-RPC invalid request (-32600, id null) saying where, as the API's finite_number rule, and nothing runs",
     () =>
