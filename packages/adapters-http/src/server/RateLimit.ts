@@ -1,9 +1,8 @@
 /**
- * Request rate limits (spec part 8 "request rate"; api-facts for anonymous
- * callers): per minute Free 300, Pro 1,000, Enterprise 10,000; anonymous 120
- * per minute and 20,000 per day per client address. Admins get the Enterprise
- * rate: high enough never to be in the way, finite so that a leaked token
- * cannot flood the service, and their responses carry the same headers.
+ * Request rate limits: the windows of each kind of caller are the domain's
+ * access policy (domain access/RequestLimits.ts: spec part 8 "request rate",
+ * api-facts for anonymous callers), which the configuration may replace per
+ * kind; admins' responses carry the same headers as anyone's.
  *
  * Counters live in Effect's RateLimiter ("fixed-window": each request adds
  * window/limit to the counter's lifetime, so a burst of the whole limit is
@@ -49,6 +48,12 @@
  */
 import { createHash } from "node:crypto"
 import { NodeRedis } from "@effect/platform-node"
+import {
+  CoverageRequestAllowance,
+  type RateLimitTable,
+  type RateWindow,
+  RequestRateLimits
+} from "@ratings/domain/access/RequestLimits"
 import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
 import { Context, Duration, Effect, Exit, FiberSet, Layer, Option, References, Result } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -57,32 +62,10 @@ import { RateLimiter } from "effect/persistence"
 import { RateLimitedError } from "../api/Api.ts"
 import { ServiceUnavailableError } from "../api/Errors.ts"
 
-/** One counting window: at most `limit` requests per `window`. */
-export interface RateWindow {
-  readonly limit: number
-  readonly window: Duration.Input
-}
+export type { RateLimitTable, RateWindow }
 
-/** The windows that apply to each kind of caller (an empty list: not limited). */
-export type RateLimitTable = { readonly [K in CallerKind]: ReadonlyArray<RateWindow> }
-
-export const ProductionRateLimits: RateLimitTable = {
-  anonymous: [
-    { limit: 120, window: "1 minute" },
-    { limit: 20_000, window: "1 day" }
-  ],
-  free: [{ limit: 300, window: "1 minute" }],
-  pro: [{ limit: 1_000, window: "1 minute" }],
-  enterprise: [{ limit: 10_000, window: "1 minute" }],
-  admin: [{ limit: 10_000, window: "1 minute" }]
-}
-
-/**
- * Coverage requests (POST /contacts): 5 an hour per client address, whoever
- * sends them (a key is not needed, nor does it raise the allowance), on a
- * counter of their own besides the caller's request rate.
- */
-export const ProductionContactLimits: ReadonlyArray<RateWindow> = [{ limit: 5, window: "1 hour" }]
+/** The windows of coverage requests (POST /contacts) per client address: the domain's allowance. */
+export const ProductionContactLimits: ReadonlyArray<RateWindow> = [CoverageRequestAllowance]
 
 /**
  * MCP sessions opened at /mcp (an `initialize` without a session): 60 an hour
@@ -98,7 +81,7 @@ export interface RateLimitConfig {
   readonly redisUrl?: string | undefined
   /** Prefix of the Redis keys, so that several deployments (or test runs) can share one Redis. */
   readonly redisKeyPrefix?: string | undefined
-  /** Per caller kind, replaces the production windows of that kind. */
+  /** Per caller kind, replaces the domain's windows of that kind (RequestRateLimits). */
   readonly limits?: Partial<RateLimitTable> | undefined
   /** The windows of coverage requests per client address; ProductionContactLimits when absent. */
   readonly contacts?: ReadonlyArray<RateWindow> | undefined
@@ -1030,7 +1013,7 @@ export class RequestRateLimiter extends Context.Service<
       const store = yield* Effect.serviceOption(RateLimiter.RateLimiterStore)
       const steps = localStore && Option.isSome(store) ? memoryStores.get(store.value) : undefined
       const clock = yield* Effect.clockWith(Effect.succeed)
-      const table: RateLimitTable = { ...ProductionRateLimits, ...config.limits }
+      const table: RateLimitTable = { ...RequestRateLimits, ...config.limits }
       const policies = Object.fromEntries(
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
       ) as { readonly [K in CallerKind]: string }
