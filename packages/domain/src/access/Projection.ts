@@ -15,11 +15,13 @@
  *   filter the in-memory entity repository runs, `isListed`) and the in-memory
  *   `EntityRepository.unreadable` (`isPubliclyReadable`), each the mirror of a
  *   WHERE clause of PgEntityRepository that says the same in SQL.
+ * - The HTTP adapter's response cache keys its entries by
+ *   `projectionClassOf`: callers of one class share a cached answer.
  * - The functions stay exported: they are the standard projection's
  *   implementation, which the property tests check directly.
  */
 import { Context, Layer } from "effect"
-import type { Caller } from "../model/Caller.ts"
+import { type Caller, type CallerKind, callerKind } from "../model/Caller.ts"
 import type { EntityStatus } from "../model/Entity.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import type { ScorecardStatus } from "../model/Scorecard.ts"
@@ -118,6 +120,29 @@ export const hasMvcGates = (type: EntityType): boolean => type === "chain"
 const byVersionDesc = <S extends ScorecardLike>(a: S, b: S) => b.scorecard_version - a.scorecard_version
 
 /**
+ * Callers who see the same projection of every read share a class: "public"
+ * (anonymous and Free: the latest published scorecard only, its
+ * domain_scores and mvc_gates null) or "full" (Pro and Enterprise: the whole
+ * published history). An admin's reads are its own (drafts, and the bypass
+ * flags its request asks for): shared with no one, undefined. The class
+ * speaks of what a read shows, not of whether the caller may make it: that
+ * is `authorize`, asked on every request.
+ */
+export type ProjectionClass = "public" | "full"
+
+export const ProjectionClasses: { readonly [K in CallerKind]: ProjectionClass | undefined } = {
+  anonymous: "public",
+  free: "public",
+  pro: "full",
+  enterprise: "full",
+  admin: undefined
+}
+
+/** The caller's projection class: callers of one class get identical projections of any record. */
+export const projectionClassOf = (caller: Caller): ProjectionClass | undefined =>
+  ProjectionClasses[callerKind(caller)]
+
+/**
  * The scorecard list route (part 4): anonymous and Free callers get the latest
  * published scorecard only, with domain_scores and mvc_gates null; Pro and
  * Enterprise get the full published version history, newest first; admins also
@@ -134,7 +159,7 @@ export const projectScorecardList = <S extends ScorecardLike>(
   const published = scorecards
     .filter((s) => admin || s.status === "published" || s.status === "superseded")
     .sort(byVersionDesc)
-  if (caller._tag === "Anonymous" || (caller._tag === "ApiKey" && caller.tier === "free")) {
+  if (projectionClassOf(caller) === "public") {
     const latest = published.find((s) => s.status === "published")
     return latest === undefined ? [] : [{ ...latest, domain_scores: null, mvc_gates: null }]
   }
