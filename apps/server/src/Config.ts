@@ -12,6 +12,7 @@ import {
   type LimitKind,
   type StoreFailurePolicy
 } from "@ratings/adapters-http/server/RateLimit"
+import { CoverageRequestAllowance } from "@ratings/domain/access/RequestLimits"
 import {
   DefaultConcurrency,
   DefaultPollInterval,
@@ -133,10 +134,15 @@ const allowanceConfig = (prefix: string, limit: number, window: Duration.Duratio
 
 /**
  * The allowance of coverage requests (POST /api/v1/contacts) per client
- * address: RATINGS_CONTACTS_LIMIT requests per RATINGS_CONTACTS_WINDOW, 5 an
- * hour by default, on a counter apart from the request rate.
+ * address: RATINGS_CONTACTS_LIMIT requests per RATINGS_CONTACTS_WINDOW, by
+ * default the domain's (CoverageRequestAllowance: 5 an hour), on a counter
+ * apart from the request rate.
  */
-export const ContactsLimitConfig = allowanceConfig("RATINGS_CONTACTS", 5, Duration.hours(1))
+export const ContactsLimitConfig = allowanceConfig(
+  "RATINGS_CONTACTS",
+  CoverageRequestAllowance.limit,
+  Duration.fromInputUnsafe(CoverageRequestAllowance.window)
+)
 
 /**
  * The MCP sessions a client address may open at /mcp:

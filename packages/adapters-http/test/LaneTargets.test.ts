@@ -5,7 +5,9 @@
  * ago is forgotten first, with all its entries).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { MaxLaneTargets, makeTargets } from "@ratings/adapters-http/server/HitLane"
+import { AnonymousKind, KeyedKinds, MaxLaneTargets, makeTargets } from "@ratings/adapters-http/server/HitLane"
+import { ProjectionClasses } from "@ratings/domain/access/Projection"
+import { type CallerKind, KeyTiers } from "@ratings/domain/model/Caller"
 
 const learned = (key: string) => ({ topics: [], projection: "public" as never, key, headers: {} })
 
@@ -38,5 +40,17 @@ describe("the lane's request targets", () => {
     assert.strictEqual(targets.size(), MaxLaneTargets - 1)
     assert.strictEqual(targets.get("pro", "/t/next")?.key, "next")
     assert.strictEqual(targets.get("pro", "/t/0")?.key, "0", "the others stay")
+  })
+
+  it("the lane serves the caller kinds the domain's Projection shares answers between: anonymous and each key tier with a class, never an admin", () => {
+    const shared = (Object.keys(ProjectionClasses) as Array<CallerKind>).filter(
+      (kind) => ProjectionClasses[kind] !== undefined
+    )
+    assert.deepStrictEqual([...AnonymousKind, ...KeyedKinds], shared)
+    assert.deepStrictEqual(
+      KeyedKinds,
+      KeyTiers.filter((tier) => shared.includes(tier))
+    )
+    assert.notInclude([...AnonymousKind, ...KeyedKinds], "admin")
   })
 })

@@ -10,6 +10,7 @@
  * of requests; one test holds the production values themselves.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { RequestRateLimits } from "@ratings/domain/access/RequestLimits"
 import { Caller } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
@@ -26,7 +27,7 @@ import { RateLimitedError, ServiceUnavailableError } from "../src/api/Errors.ts"
 import {
   addressKey,
   DefaultStoreFailurePolicies,
-  ProductionRateLimits,
+  policyHeader,
   type RateLimitConfig,
   type RateLimitTable,
   layerStoreMemory,
@@ -76,9 +77,9 @@ const statuses = (n: number, send: Effect.Effect<Response, never, TestServer>) =
   Effect.map(Effect.replicateEffect(send, n), (rs) => rs.map((r) => r.status))
 
 describe("request rate limits (spec part 8)", () => {
-  it("the production limits: per minute Free 300, Pro 1,000, Enterprise 10,000; anonymous 120 per minute and 20,000 per day per IP", () => {
+  it("the production limits (the domain's access policy): per minute Free 300, Pro 1,000, Enterprise 10,000; anonymous 120 per minute and 20,000 per day per IP", () => {
     const windows = (kind: keyof RateLimitTable) =>
-      ProductionRateLimits[kind].map((w) => [w.limit, Duration.toSeconds(Duration.fromInputUnsafe(w.window))])
+      RequestRateLimits[kind].map((w) => [w.limit, Duration.toSeconds(Duration.fromInputUnsafe(w.window))])
     assert.deepStrictEqual(windows("free"), [[300, 60]])
     assert.deepStrictEqual(windows("pro"), [[1_000, 60]])
     assert.deepStrictEqual(windows("enterprise"), [[10_000, 60]])
@@ -111,6 +112,23 @@ describe("request rate limits (spec part 8)", () => {
           })
         }
       }).pipe(Effect.provide(TestServer.layerMemory(Seed, { policies: {} })))
+  )
+
+  it.effect(
+    "a configured override replaces its caller kind's windows only: every other kind keeps the domain's access policy",
+    () =>
+      Effect.gen(function* () {
+        const callers: ReadonlyArray<CallerName> = ["anonymous", "free", "pro", "enterprise", "admin"]
+        for (const caller of callers) {
+          const r = yield* get(list, { caller })
+          assert.strictEqual(r.status, 200, caller)
+          assert.strictEqual(
+            rateHeaders(r).policy,
+            caller === "pro" ? "7;w=60" : policyHeader(RequestRateLimits[caller]),
+            caller
+          )
+        }
+      }).pipe(Effect.provide(TestServer.layerMemory(Seed, { policies: { limits: { pro: perMinute(7) } } })))
   )
 
   it.effect(

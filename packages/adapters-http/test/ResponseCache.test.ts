@@ -7,7 +7,7 @@
  * cache: HttpApiBuilder's own encoding) is the reference for the bytes.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { projectScorecardList } from "@ratings/domain/access/Projection"
+import { projectionClassOf, projectScorecardList } from "@ratings/domain/access/Projection"
 import type { EntityRecord } from "@ratings/domain/model/Entity"
 import { type EntityType, EntityTypes } from "@ratings/domain/model/EntityType"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
@@ -25,11 +25,10 @@ import {
 import {
   type CacheVersions,
   MaxVersionQueries,
-  projectionClassOf,
   ResponseCache,
   type ResponseCacheConfig
 } from "../src/server/ResponseCache.ts"
-import { type CallerName, Callers5, cardsOf, entityId, Seed, slugOf } from "./fixtures.ts"
+import { type CallerName, CallerNames, Callers5, cardsOf, entityId, Seed, slugOf } from "./fixtures.ts"
 import { type GetOptions, MemoryFeeds, type Response, TestPolicies, TestServer } from "./TestServer.ts"
 import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
 import { EntityRepositoryMemory } from "@ratings/domain/ports/memory/EntityRepositoryMemory"
@@ -178,7 +177,7 @@ describe("ProjectionStore, values that show other topics or change with the cloc
 })
 
 describe("projection classes", () => {
-  it("Anonymous and Free share one class, Pro and Enterprise another; an admin's reads are never cached", () => {
+  it("the domain's classes: Anonymous and Free share one, Pro and Enterprise another; an admin's reads have none", () => {
     assert.strictEqual(projectionClassOf(Callers5.anonymous), "public")
     assert.strictEqual(projectionClassOf(Callers5.free), "public")
     assert.strictEqual(projectionClassOf(Callers5.pro), "full")
@@ -560,6 +559,28 @@ describe("ResponseCache over the HTTP routes", () => {
         }).pipe(Effect.provide(layer))
       })
     }
+  )
+
+  it.effect(
+    "callers share a cached answer exactly when the domain's Projection gives them one projection class",
+    () =>
+      withCachedServer((reads) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const cache = yield* ResponseCache
+          for (const path of CacheableRoutes)
+            for (const first of CallerNames)
+              for (const second of CallerNames) {
+                yield* cache.clear
+                assert.strictEqual((yield* server.get(path, { caller: first })).status, 200, path)
+                const before = reads.count
+                assert.strictEqual((yield* server.get(path, { caller: second })).status, 200, path)
+                const shared = projectionClassOf(Callers5[first])
+                const expected = shared !== undefined && shared === projectionClassOf(Callers5[second])
+                assert.strictEqual(reads.count === before, expected, `${path}: ${first}, then ${second}`)
+              }
+        })
+      )
   )
 
   it.effect("an admin's responses are never cached", () =>

@@ -41,7 +41,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { performance } from "node:perf_hooks"
-import { Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
+import { type ProjectionClass, ProjectionClasses } from "@ratings/domain/access/Projection"
+import { Caller, type CallerKind, callerKind, KeyTiers } from "@ratings/domain/model/Caller"
 import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 import { Context, Effect, Layer, Option } from "effect"
 import type { HttpServerResponse } from "effect/http"
@@ -55,7 +56,6 @@ import { drawnAhead, type LaneDraw, RequestRateLimiter } from "./RateLimit.ts"
 import {
   type CacheHits,
   type CacheVersions,
-  type ProjectionClass,
   ResponseCache,
   type ServedFromCache,
   servedFromCache,
@@ -76,8 +76,13 @@ interface Learned {
 
 const RateLimitHeader = /^ratelimit-|^retry-after$/
 
-const KeyedKinds: ReadonlyArray<CallerKind> = ["free", "pro", "enterprise"]
-const AnonymousKind: ReadonlyArray<CallerKind> = ["anonymous"]
+/** The kinds whose reads are shared (the domain's projection classes): only theirs can be in the cache. */
+const sharing = (kinds: ReadonlyArray<CallerKind>): ReadonlyArray<CallerKind> =>
+  kinds.filter((kind) => ProjectionClasses[kind] !== undefined)
+
+/** The kinds of caller an API key can give and an anonymous request gives, whose answers the lane may serve. */
+export const KeyedKinds = sharing(KeyTiers)
+export const AnonymousKind = sharing(["anonymous"])
 
 export class HitLane extends Context.Service<
   HitLane,

@@ -1,9 +1,8 @@
 /**
- * Request rate limits (spec part 8 "request rate"; api-facts for anonymous
- * callers): per minute Free 300, Pro 1,000, Enterprise 10,000; anonymous 120
- * per minute and 20,000 per day per client address. Admins get the Enterprise
- * rate: high enough never to be in the way, finite so that a leaked token
- * cannot flood the service, and their responses carry the same headers.
+ * Request rate limits: the windows of each kind of caller are the domain's
+ * access policy (domain access/RequestLimits.ts: spec part 8 "request rate",
+ * api-facts for anonymous callers), which the configuration may replace per
+ * kind; admins' responses carry the same headers as anyone's.
  *
  * Counters live in Effect's RateLimiter ("fixed-window": each request adds
  * window/limit to the counter's lifetime, so a burst of the whole limit is
@@ -48,41 +47,51 @@
  * this is on its path.
  */
 import { createHash } from "node:crypto"
-import { NodeRedis } from "@effect/platform-node"
+import {
+  CoverageRequestAllowance,
+  type RateLimitTable,
+  type RateWindow,
+  RequestRateLimits
+} from "@ratings/domain/access/RequestLimits"
 import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
-import { Context, Duration, Effect, Exit, FiberSet, Layer, Option, References, Result } from "effect"
+import { Context, Duration, Effect, Layer, Option, Result } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IpNetwork, NetAddress } from "effect/net"
 import { RateLimiter } from "effect/persistence"
 import { RateLimitedError } from "../api/Api.ts"
 import { ServiceUnavailableError } from "../api/Errors.ts"
+import {
+  DefaultRedisKeyPrefix,
+  DefaultStoreFailurePolicies,
+  DefaultStoreTimeout,
+  type LimitKind,
+  layerStoreRedis,
+  makeStoreGuard,
+  StoreDownRetryAfterSeconds,
+  type StoreFailurePolicies,
+  type StoreFailurePolicy,
+  type StoreGuard,
+  type StoreStatus
+} from "./RateLimitStore.ts"
 
-/** One counting window: at most `limit` requests per `window`. */
-export interface RateWindow {
-  readonly limit: number
-  readonly window: Duration.Input
-}
+export {
+  DefaultRedisKeyPrefix,
+  DefaultStoreFailurePolicies,
+  DefaultStoreTimeout,
+  type LimitKind,
+  LimitKindLabels,
+  LimitKinds,
+  StoreDownRetryAfterSeconds,
+  type StoreFailurePolicies,
+  type StoreFailurePolicy,
+  StoreProbeEvery,
+  type StoreStatus
+} from "./RateLimitStore.ts"
 
-/** The windows that apply to each kind of caller (an empty list: not limited). */
-export type RateLimitTable = { readonly [K in CallerKind]: ReadonlyArray<RateWindow> }
+export type { RateLimitTable, RateWindow }
 
-export const ProductionRateLimits: RateLimitTable = {
-  anonymous: [
-    { limit: 120, window: "1 minute" },
-    { limit: 20_000, window: "1 day" }
-  ],
-  free: [{ limit: 300, window: "1 minute" }],
-  pro: [{ limit: 1_000, window: "1 minute" }],
-  enterprise: [{ limit: 10_000, window: "1 minute" }],
-  admin: [{ limit: 10_000, window: "1 minute" }]
-}
-
-/**
- * Coverage requests (POST /contacts): 5 an hour per client address, whoever
- * sends them (a key is not needed, nor does it raise the allowance), on a
- * counter of their own besides the caller's request rate.
- */
-export const ProductionContactLimits: ReadonlyArray<RateWindow> = [{ limit: 5, window: "1 hour" }]
+/** The windows of coverage requests (POST /contacts) per client address: the domain's allowance. */
+export const ProductionContactLimits: ReadonlyArray<RateWindow> = [CoverageRequestAllowance]
 
 /**
  * MCP sessions opened at /mcp (an `initialize` without a session): 60 an hour
@@ -98,7 +107,7 @@ export interface RateLimitConfig {
   readonly redisUrl?: string | undefined
   /** Prefix of the Redis keys, so that several deployments (or test runs) can share one Redis. */
   readonly redisKeyPrefix?: string | undefined
-  /** Per caller kind, replaces the production windows of that kind. */
+  /** Per caller kind, replaces the domain's windows of that kind (RequestRateLimits). */
   readonly limits?: Partial<RateLimitTable> | undefined
   /** The windows of coverage requests per client address; ProductionContactLimits when absent. */
   readonly contacts?: ReadonlyArray<RateWindow> | undefined
@@ -109,202 +118,6 @@ export interface RateLimitConfig {
   /** Per kind of limit, what it does while the shared store cannot be reached; DefaultStoreFailurePolicies for the rest. */
   readonly onStoreFailure?: Partial<StoreFailurePolicies> | undefined
 }
-
-export const DefaultRedisKeyPrefix = "ratings:ratelimit:"
-
-/**
- * How long a call to the shared store may take before it counts as failed
- * (and the outage begins). Redis answers a counter's script in well under a
- * millisecond on a local network; this leaves room for a pause of the
- * store or of this process under load (a false outage lets requests through
- * for a probe's interval), and bounds what the first requests of an outage wait.
- */
-export const DefaultStoreTimeout = Duration.millis(250)
-
-/**
- * The kinds of limit, each with its own choice when the shared store cannot
- * be reached: the request rate (per key, admin or anonymous address), failed
- * credentials (per address), coverage requests and MCP sessions (per address).
- */
-export const LimitKinds = ["requests", "failedCredentials", "contacts", "mcpSessions"] as const
-export type LimitKind = (typeof LimitKinds)[number]
-
-/** open: served as if the limit were not there; closed: refused with 503 until the store answers again. */
-export type StoreFailurePolicy = "open" | "closed"
-export type StoreFailurePolicies = { readonly [K in LimitKind]: StoreFailurePolicy }
-
-/**
- * Reads stay up through an outage of the store (the request rate, MCP
- * sessions); a coverage request, a form anyone may post that writes a row, is
- * refused until the limit can hold. Failed credentials fail open: closed
- * would refuse every key and token for the outage's length.
- */
-export const DefaultStoreFailurePolicies: StoreFailurePolicies = {
-  requests: "open",
-  failedCredentials: "open",
-  contacts: "closed",
-  mcpSessions: "open"
-}
-
-/** How often the store is probed during an outage: the outage ends at the first answer. */
-export const StoreProbeEvery = Duration.seconds(1)
-
-/** The `Retry-After` of a refusal while the store is unreachable (a few probes later). */
-export const StoreDownRetryAfterSeconds = 5
-
-/** What a limit's name is in the log and in /metrics. */
-export const LimitKindLabels: { readonly [K in LimitKind]: string } = {
-  requests: "requests",
-  failedCredentials: "failed_credentials",
-  contacts: "contacts",
-  mcpSessions: "mcp_sessions"
-}
-
-/** The shared store as the limiter last saw it, and what it decided without it (read at /metrics). */
-export interface StoreStatus {
-  readonly reachable: boolean
-  /** When the outage in course began (epoch milliseconds); undefined while the store is reachable. */
-  readonly unreachableSince: number | undefined
-  /** Per kind of limit, the requests decided without the store since the start: admitted (open) or refused (closed). */
-  readonly decidedWithoutStore: {
-    readonly [K in LimitKind]: { readonly admitted: number; readonly refused: number }
-  }
-}
-
-const storeError = (message: string) =>
-  new RateLimiter.RateLimiterError({ reason: new RateLimiter.RateLimitStoreError({ message }) })
-
-/** A Redis URL in an error's text is replaced: it may hold a password. */
-const withoutUrls = (text: string): string => text.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, "<url>")
-
-const policyLine = (policies: StoreFailurePolicies): string => {
-  const of = (policy: StoreFailurePolicy) =>
-    LimitKinds.filter((k) => policies[k] === policy)
-      .map((k) => LimitKindLabels[k])
-      .join(", ")
-  const open = of("open")
-  const closed = of("closed")
-  return [
-    ...(open === "" ? [] : [`failing open (served without limit) for ${open}`]),
-    ...(closed === "" ? [] : [`failing closed (503) for ${closed}`])
-  ].join("; ")
-}
-
-/**
- * The circuit breaker in front of a shared store. While the store is
- * reachable a call is bounded by `timeout`, and a call that fails or times
- * out begins an outage; during one, calls fail at once without reaching the
- * store, and a fiber of the limiter's own probes the store every
- * `StoreProbeEvery` until it answers. Each outage is logged once as it
- * begins and once as it ends, with its length; never the store's URL.
- */
-interface StoreGuard {
-  readonly call: <A>(
-    call: Effect.Effect<A, RateLimiter.RateLimiterError>
-  ) => Effect.Effect<A, RateLimiter.RateLimiterError>
-  /** Notes a request decided by a limit's policy without the store. */
-  readonly decided: (kind: LimitKind, policy: StoreFailurePolicy) => void
-  readonly status: () => StoreStatus
-}
-
-/**
- * Fails with `timedOut` once `timeout` has passed. A timer that fired late
- * says this process was busy, not that the store was silent: an answer that
- * arrived meanwhile is still waiting to be read, so the deadline is moved by
- * that lateness (once, by at most the timeout) before the call counts as failed.
- */
-const lateTolerantDeadline = <E>(
-  clock: { readonly currentTimeMillisUnsafe: () => number },
-  timeout: Duration.Duration,
-  timedOut: Effect.Effect<never, E>
-): Effect.Effect<never, E> => {
-  const timeoutMillis = Duration.toMillis(timeout)
-  return Effect.suspend(() => {
-    const started = clock.currentTimeMillisUnsafe()
-    return Effect.andThen(
-      Effect.sleep(timeout),
-      Effect.suspend(() => {
-        const late = clock.currentTimeMillisUnsafe() - started - timeoutMillis
-        return late > 0
-          ? Effect.andThen(Effect.sleep(Duration.millis(Math.min(late, timeoutMillis))), timedOut)
-          : timedOut
-      })
-    )
-  })
-}
-
-const makeStoreGuard = Effect.fnUntraced(function* (
-  probe: Effect.Effect<unknown, RateLimiter.RateLimiterError>,
-  timeout: Duration.Duration,
-  policies: StoreFailurePolicies
-) {
-  const run = yield* FiberSet.makeRuntime<never>()
-  const clock = yield* Effect.clockWith(Effect.succeed)
-  const timedOut = Effect.fail(storeError(`no answer within ${Duration.format(timeout)}`))
-  const unreachable = Effect.fail(storeError("the store is unreachable: not called until a probe answers"))
-  const deadline = lateTolerantDeadline(clock, timeout, timedOut)
-  const bounded = <A>(call: Effect.Effect<A, RateLimiter.RateLimiterError>) =>
-    Effect.raceFirst(call, deadline)
-  let downSince: number | undefined
-  /** Bumped as each outage begins and ends: a call that began before the change does not begin another. */
-  let epoch = 0
-  const decided = Object.fromEntries(LimitKinds.map((k) => [k, { admitted: 0, refused: 0 }])) as Record<
-    LimitKind,
-    { admitted: number; refused: number }
-  >
-  const iso = (millis: number) => new Date(millis).toISOString()
-
-  const outage = (since: number, reason: string) =>
-    Effect.gen(function* () {
-      yield* Effect.logWarning(
-        `rate-limit store unreachable since ${iso(since)} (${reason}): ${policyLine(policies)}; ` +
-          `probing it every ${Duration.format(StoreProbeEvery)}`
-      )
-      while (true) {
-        yield* Effect.sleep(StoreProbeEvery)
-        if (Exit.isSuccess(yield* Effect.exit(bounded(probe)))) break
-      }
-      const now = clock.currentTimeMillisUnsafe()
-      downSince = undefined
-      epoch++
-      yield* Effect.logInfo(
-        `rate-limit store reachable again after ${Duration.format(Duration.millis(now - since))} ` +
-          `(unreachable since ${iso(since)}): limits hold again`
-      )
-    })
-
-  const begin = (startedIn: number, error: RateLimiter.RateLimiterError) =>
-    Effect.sync(() => {
-      if (error.reason._tag !== "RateLimitStoreError" || downSince !== undefined || startedIn !== epoch)
-        return
-      const since = clock.currentTimeMillisUnsafe()
-      downSince = since
-      epoch++
-      const cause = error.reason.cause
-      const reason = withoutUrls(
-        cause instanceof Error ? `${error.reason.message}: ${cause.message}` : error.reason.message
-      )
-      run(outage(since, reason))
-    })
-
-  const guard: StoreGuard = {
-    call: (call) =>
-      Effect.suspend(() => {
-        if (downSince !== undefined) return unreachable
-        const startedIn = epoch
-        return Effect.tapError(bounded(call), (error) => begin(startedIn, error))
-      }),
-    decided: (kind, policy) => {
-      decided[kind][policy === "open" ? "admitted" : "refused"]++
-    },
-    status: () => ({
-      reachable: downSince === undefined,
-      unreachableSince: downSince,
-      decidedWithoutStore: decided
-    })
-  }
-  return guard
-})
 
 export const RateLimitHeaders = {
   limit: "ratelimit-limit",
@@ -1030,7 +843,7 @@ export class RequestRateLimiter extends Context.Service<
       const store = yield* Effect.serviceOption(RateLimiter.RateLimiterStore)
       const steps = localStore && Option.isSome(store) ? memoryStores.get(store.value) : undefined
       const clock = yield* Effect.clockWith(Effect.succeed)
-      const table: RateLimitTable = { ...ProductionRateLimits, ...config.limits }
+      const table: RateLimitTable = { ...RequestRateLimits, ...config.limits }
       const policies = Object.fromEntries(
         Object.entries(table).map(([kind, windows]) => [kind, policyHeader(windows)])
       ) as { readonly [K in CallerKind]: string }
@@ -1104,37 +917,7 @@ export class RequestRateLimiter extends Context.Service<
       Layer.provide(
         config.redisUrl === undefined
           ? layerStoreMemory
-          : RateLimiter.layerStoreRedis({ prefix: config.redisKeyPrefix ?? DefaultRedisKeyPrefix }).pipe(
-              Layer.provide(layerRedis(config.redisUrl))
-            )
+          : layerStoreRedis(config.redisUrl, config.redisKeyPrefix ?? DefaultRedisKeyPrefix)
       )
     )
 }
-
-/**
- * The Redis client of the shared store (node-redis through Effect's
- * NodeRedis), made to fail fast rather than wait:
- * - commands sent while it reconnects are refused at once, not queued until
- *   Redis is back (`disableOfflineQueue`); it keeps reconnecting (NodeRedis's
- *   backoff, up to about 2 seconds between attempts);
- * - the client's own warnings (one per failed reconnection) are not logged:
- *   the limiter logs each outage once, as it begins and as it ends;
- * - it is destroyed as the layer closes, instead of closed: closing waits for
- *   the replies of commands already sent, which a frozen Redis never sends.
- */
-const layerRedis = (url: string) =>
-  Layer.effectDiscard(
-    Effect.flatMap(NodeRedis.NodeRedis, ({ client }) =>
-      Effect.addFinalizer(() =>
-        Effect.sync(() => {
-          if (client.isOpen) client.destroy()
-        })
-      )
-    )
-  ).pipe(
-    Layer.provideMerge(
-      NodeRedis.layer({ url, disableOfflineQueue: true }).pipe(
-        Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error"))
-      )
-    )
-  )

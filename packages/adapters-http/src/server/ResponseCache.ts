@@ -8,9 +8,8 @@
  * as on any request, and Caching.ts reuses the ETag the response carries.
  *
  * - Keys: the route and its normalised parameters (built by the handlers)
- *   plus the caller's projection class. Anonymous and Free callers see the
- *   same projection; Pro and Enterprise another; an admin's (drafts, bypass
- *   flags) is never cached.
+ *   plus the caller's projection class, the domain's `projectionClassOf`
+ *   (access/Projection.ts); an admin's reads, of no class, are never cached.
  * - The schema stays the contract: the bytes are the endpoint's own success
  *   codec (what HttpApiBuilder encodes with) run through `JSON.stringify`, as
  *   the builder does, so a hit is byte-identical to the uncached route.
@@ -35,6 +34,7 @@
  *   `invalidate` before answering.
  * - Bounded: LRU by entries and bytes, and a TTL as a safety net.
  */
+import { type ProjectionClass, projectionClassOf } from "@ratings/domain/access/Projection"
 import { type Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
 import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 import {
@@ -57,28 +57,6 @@ import { entityTag } from "./Caching.ts"
 import { type EntityChange, ProjectionStore, type StoreStats } from "./ProjectionStore.ts"
 
 export { AllOfType, type EntityChange } from "./ProjectionStore.ts"
-
-/** Callers who see the same projection of every cacheable route share one class. */
-export type ProjectionClass = "public" | "full"
-
-/**
- * Anonymous and Free callers see the same lists, details and scorecard lists
- * (the latest published scorecard, domain_scores and mvc_gates null); Pro and
- * Enterprise see the full published history. An admin sees drafts and honours
- * the bypass flags: never cached (undefined).
- */
-export const projectionClassOf = (caller: Caller): ProjectionClass | undefined => {
-  switch (callerKind(caller)) {
-    case "anonymous":
-    case "free":
-      return "public"
-    case "pro":
-    case "enterprise":
-      return "full"
-    case "admin":
-      return undefined
-  }
-}
 
 export interface ResponseCacheConfig {
   /** Most responses held (default 20,000). */

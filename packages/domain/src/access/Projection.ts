@@ -5,9 +5,10 @@
  * Capabilities.ts), which use cases and handlers read with `yield* Projection`.
  * Stores call the functions themselves, because there a rule is part of the
  * query they run, not a use case's choice; the property tests check them too.
+ * Callers of one `projectionClassOf` share a cached answer.
  */
 import { Context, Layer } from "effect"
-import type { Caller } from "../model/Caller.ts"
+import { type Caller, type CallerKind, callerKind } from "../model/Caller.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import type { ScorecardStatus } from "../model/Scorecard.ts"
 import { authorize, capabilitiesOf } from "./Capabilities.ts"
@@ -97,6 +98,29 @@ export const hasMvcGates = (type: EntityType): boolean => type === "chain"
 const byVersionDesc = <S extends ScorecardLike>(a: S, b: S) => b.scorecard_version - a.scorecard_version
 
 /**
+ * Callers who see the same projection of every read share a class: "public"
+ * (anonymous and Free: the latest published scorecard only, its
+ * domain_scores and mvc_gates null) or "full" (Pro and Enterprise: the whole
+ * published history). An admin's reads are its own (drafts, and the bypass
+ * flags its request asks for): shared with no one, undefined. The class
+ * speaks of what a read shows, not of whether the caller may make it: that
+ * is `authorize`, asked on every request.
+ */
+export type ProjectionClass = "public" | "full"
+
+export const ProjectionClasses: { readonly [K in CallerKind]: ProjectionClass | undefined } = {
+  anonymous: "public",
+  free: "public",
+  pro: "full",
+  enterprise: "full",
+  admin: undefined
+}
+
+/** The caller's projection class: callers of one class get identical projections of any record. */
+export const projectionClassOf = (caller: Caller): ProjectionClass | undefined =>
+  ProjectionClasses[callerKind(caller)]
+
+/**
  * The scorecard list route (part 4): anonymous and Free callers get the latest
  * published scorecard only, with domain_scores and mvc_gates null; Pro and
  * Enterprise get the full published version history, newest first; admins also
@@ -113,7 +137,7 @@ export const projectScorecardList = <S extends ScorecardLike>(
   const published = scorecards
     .filter((s) => admin || s.status === "published" || s.status === "superseded")
     .sort(byVersionDesc)
-  if (caller._tag === "Anonymous" || (caller._tag === "ApiKey" && caller.tier === "free")) {
+  if (projectionClassOf(caller) === "public") {
     const latest = published.find((s) => s.status === "published")
     return latest === undefined ? [] : [{ ...latest, domain_scores: null, mvc_gates: null }]
   }

@@ -1,15 +1,22 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import {
   areScorecardsVisible,
   effectiveListFlags,
   isDetailVisible,
   isListed,
   latestPublished,
-  projectScorecardList
+  type ProjectionClass,
+  ProjectionClasses,
+  projectionClassOf,
+  projectScorecardList,
+  type ScorecardLike,
+  type VisibleRecord
 } from "../../src/access/Projection.ts"
-import { Caller } from "../../src/model/Caller.ts"
+import { AdminRoles, Caller, type CallerKind, callerKind, Tiers } from "../../src/model/Caller.ts"
 import { type EntityStatus, EntityStatuses } from "../../src/model/Entity.ts"
-import type { ScorecardStatus } from "../../src/model/Scorecard.ts"
+import { type EntityType, EntityTypes } from "../../src/model/EntityType.ts"
+import { type ScorecardStatus, ScorecardStatuses } from "../../src/model/Scorecard.ts"
 
 const anonymous = Caller.anonymous("203.0.113.7")
 const free = Caller.apiKey("free", "a", "k")
@@ -164,5 +171,115 @@ describe("Scorecard list projection (spec part 4)", () => {
   it("latest published is the highest published version", () => {
     assert.strictEqual(latestPublished(history)?.scorecard_version, 2)
     assert.isUndefined(latestPublished([card(1, "draft")]))
+  })
+})
+
+describe("projection classes: which callers share a projection of a read", () => {
+  const kindsOf = (cls: ProjectionClass) =>
+    (Object.keys(ProjectionClasses) as Array<CallerKind>).filter((k) => ProjectionClasses[k] === cls)
+  const classes = [...new Set(Object.values(ProjectionClasses))].filter(
+    (c): c is ProjectionClass => c !== undefined
+  )
+
+  const callerOfKind = (kind: CallerKind): fc.Arbitrary<Caller> =>
+    kind === "anonymous"
+      ? fc.ipV4().map((ip) => Caller.anonymous(ip))
+      : kind === "admin"
+        ? fc.tuple(fc.string(), fc.constantFrom(...AdminRoles)).map(([s, role]) => Caller.admin(s, role))
+        : fc.tuple(fc.uuid(), fc.uuid()).map(([account, key]) => Caller.apiKey(kind, account, key))
+
+  const scorecard = fc.record({
+    id: fc.uuid(),
+    scorecard_version: fc.integer({ min: 1, max: 20 }),
+    status: fc.constantFrom(...ScorecardStatuses),
+    domain_scores: fc.option(
+      fc.dictionary(fc.constantFrom("security", "economic"), fc.double({ noNaN: true }))
+    ),
+    mvc_gates: fc.option(fc.record({ finality: fc.boolean() }))
+  })
+
+  /** A read: a record, its scorecards, its type, and the bypass flags the request asks for. */
+  const read = fc.record({
+    record: fc.record({
+      is_active: fc.boolean(),
+      is_private: fc.boolean(),
+      status: fc.constantFrom(...EntityStatuses),
+      is_framework: fc.option(fc.boolean(), { nil: undefined })
+    }),
+    cards: fc.array(scorecard, { maxLength: 6 }),
+    type: fc.constantFrom(...EntityTypes),
+    requested: fc.record({
+      include_inactive: fc.option(fc.boolean(), { nil: undefined }),
+      include_frameworks: fc.option(fc.boolean(), { nil: undefined })
+    })
+  })
+
+  /** Everything the projection rules show a caller of the read. */
+  interface Read {
+    readonly record: VisibleRecord
+    readonly cards: ReadonlyArray<ScorecardLike>
+    readonly type: EntityType
+    readonly requested: {
+      readonly include_inactive?: boolean | undefined
+      readonly include_frameworks?: boolean | undefined
+    }
+  }
+
+  const projectionOf = (caller: Caller, r: Read) => {
+    const flags = effectiveListFlags(caller, r.requested)
+    return {
+      flags,
+      listed: isListed(r.record, flags),
+      detail: isDetailVisible(r.record, flags),
+      scorecardsVisible: areScorecardsVisible(caller, r.record),
+      scorecards: projectScorecardList(caller, r.type, r.cards)
+    }
+  }
+
+  it("a caller's class is its kind's: anonymous and Free share one, Pro and Enterprise another, an admin none", () => {
+    assert.deepStrictEqual(kindsOf("public"), ["anonymous", "free"])
+    assert.deepStrictEqual(kindsOf("full"), ["pro", "enterprise"])
+    assert.isUndefined(projectionClassOf(admin))
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Tiers, "admin" as const).chain(callerOfKind),
+        (c) => projectionClassOf(c) === ProjectionClasses[callerKind(c)]
+      )
+    )
+  })
+
+  it("two callers of one class get identical projections of any record and its scorecards", () => {
+    const sameClass = fc
+      .constantFrom(...classes)
+      .chain((cls) =>
+        fc.tuple(
+          fc.constantFrom(...kindsOf(cls)).chain(callerOfKind),
+          fc.constantFrom(...kindsOf(cls)).chain(callerOfKind)
+        )
+      )
+    fc.assert(
+      fc.property(sameClass, read, ([a, b], r) => {
+        assert.strictEqual(projectionClassOf(a), projectionClassOf(b))
+        assert.deepStrictEqual(projectionOf(a, r), projectionOf(b, r))
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("callers of different classes can get different projections of one record, and an admin's differs from both", () => {
+    const r: Read = {
+      record: record(),
+      cards: history,
+      type: "chain" as const,
+      requested: {}
+    }
+    const representatives = [anonymous, pro, admin]
+    assert.deepStrictEqual(
+      representatives.map((c) => projectionClassOf(c)),
+      ["public", "full", undefined]
+    )
+    for (const [i, a] of representatives.entries())
+      for (const b of representatives.slice(i + 1))
+        assert.notDeepEqual(projectionOf(a, r), projectionOf(b, r), `${a._tag} and ${b._tag}`)
   })
 })
