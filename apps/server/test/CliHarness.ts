@@ -13,6 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
 import { assert } from "@effect/vitest"
+import { onTestFailed } from "vitest"
 
 export const MainScript = join(import.meta.dirname, "..", "src", "main.ts")
 
@@ -96,11 +97,39 @@ export const runCliBothWays = async (
   return spawned
 }
 
+/**
+ * A `ratings` process running beside the test. Its output is kept, not
+ * printed; when the test that started it fails, the output is printed after
+ * the failure (a process started by a suite's set-up shows its output in the
+ * failure of a wait on it).
+ */
 export const startCli = (
   args: ReadonlyArray<string>,
   env: Record<string, string | undefined>
-): ChildProcess =>
-  spawn(process.execPath, [MainScript, ...args], { env: cliEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+): ChildProcess => {
+  const child = spawn(process.execPath, [MainScript, ...args], {
+    env: cliEnv(env),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  printedIfTheTestFails(child, args)
+  return child
+}
+
+/** The most of a child's output printed when its test fails: its end, where the failure usually is. */
+const MaxPrinted = 20_000
+
+const printedIfTheTestFails = (child: ChildProcess, args: ReadonlyArray<string>) => {
+  const transcript = transcriptOf(child)
+  try {
+    onTestFailed(() => {
+      const text = transcript.text
+      const shown = text.length > MaxPrinted ? `...${text.slice(-MaxPrinted)}` : text
+      console.error(`output of \`ratings ${args.join(" ")}\` (pid ${child.pid}):\n${shown}`)
+    })
+  } catch {
+    // Not inside a test (a suite's beforeAll): there is no test to attach it to.
+  }
+}
 
 /** Resolves when the child prints a line matching `pattern` (fails if it exits first or after `timeoutMs`). */
 /**

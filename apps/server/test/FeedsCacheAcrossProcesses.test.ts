@@ -38,15 +38,20 @@ const serverOf = (url: string, cached: boolean) =>
     const port = yield* freePort
     if (!cached) {
       const u = yield* buildAlone(processOf(url))
-      yield* buildAlone(serve({ port, host: "127.0.0.1" }).pipe(Layer.provide(Layer.succeedContext(u))))
+      yield* buildAlone(
+        serve({ port, host: "127.0.0.1", accessLog: false }).pipe(Layer.provide(Layer.succeedContext(u)))
+      )
       return { base: `http://127.0.0.1:${port}`, cache: undefined }
     }
     const b = yield* buildAlone(silentCache.pipe(Layer.provideMerge(processOf(url))))
     const cache = Context.get(b, ResponseCache)
     yield* buildAlone(
-      serve({ port, host: "127.0.0.1", responseCache: Layer.succeed(ResponseCache, cache) }).pipe(
-        Layer.provide(Layer.succeedContext(b))
-      )
+      serve({
+        port,
+        host: "127.0.0.1",
+        accessLog: false,
+        responseCache: Layer.succeed(ResponseCache, cache)
+      }).pipe(Layer.provide(Layer.succeedContext(b)))
     )
     return { base: `http://127.0.0.1:${port}`, cache }
   })

@@ -11,7 +11,7 @@ import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import { ResponseCache } from "@ratings/adapters-http/server/ResponseCache"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted, References } from "effect"
 import type { SqlClient } from "effect/sql"
 import { application, database } from "../src/Layers.ts"
 import { scratchDatabase } from "./CliHarness.ts"
@@ -22,8 +22,14 @@ export const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 /** One process: the production layers over the database, built in a memo map of its own. */
 export const processOf = (url: string) => application(serverKey).pipe(Layer.provideMerge(database(url)))
 
+/** What a process logs: warnings and errors only, so that a test run prints test results. */
+export const quietLogs = Layer.succeed(References.MinimumLogLevel, "Warn")
+
+/** Builds a process (and what runs in it later, through its context) logging as `quietLogs`. */
 export const buildAlone = <A, E>(layer: Layer.Layer<A, E>) =>
-  Effect.flatMap(Effect.scope, (scope) => Layer.buildWithMemoMap(layer, Layer.makeMemoMapUnsafe(), scope))
+  Effect.flatMap(Effect.scope, (scope) =>
+    Layer.buildWithMemoMap(layer.pipe(Layer.provideMerge(quietLogs)), Layer.makeMemoMapUnsafe(), scope)
+  )
 
 /** Imports the example (with lendwell's v3 draft) into a fresh database through process A: its URL, and A. */
 export const importedDatabase = Effect.gen(function* () {
@@ -39,7 +45,7 @@ export const importedDatabase = Effect.gen(function* () {
   return { url: db.url, a }
 })
 
-/** `serve`'s options but the port, host and cache, which `serverProcess` sets. */
+/** `serve`'s options but the port, host and cache, which `serverProcess` sets (no access log unless given). */
 export type ServeOptions = Omit<Parameters<typeof serve>[0], "port" | "host" | "responseCache">
 
 /**
@@ -57,6 +63,7 @@ export const serverProcess = <E>(
     const cacheB = Context.get(b, ResponseCache)
     yield* buildAlone(
       serve({
+        accessLog: false,
         ...options,
         port,
         host: "127.0.0.1",

@@ -114,6 +114,40 @@ onEachBackend((it) => {
         })
     )
 
+    it.effect(
+      "OpenAPI tag names in one style (sentence case), listed in the order a reader needs them: entities, incidents, quantum readiness, methodology, export and compare, alert rules, coverage requests, system",
+      () =>
+        Effect.gen(function* () {
+          const doc = yield* Document
+          const names: ReadonlyArray<string> = doc.tags.map((tag: Json) => tag.name)
+          for (const name of names) assert.match(name, /^[A-Z][a-z]+( [a-z]+)*$/, `tag "${name}"`)
+          assert.deepStrictEqual(names, [
+            "Protocols",
+            "Chains",
+            "Tokens",
+            "Oracles",
+            "Vaults",
+            "Organisations",
+            "Bridges",
+            "Incidents",
+            "Quantum readiness",
+            "Methodology",
+            "Export and compare",
+            "Alert rules",
+            "Coverage requests",
+            "System"
+          ])
+          const used = new Set<string>()
+          for (const [path, methods] of Object.entries(doc.paths as Json))
+            for (const [method, op] of Object.entries(methods as Json)) {
+              assert.strictEqual(op.tags.length, 1, `${method} ${path}`)
+              assert.include(names, op.tags[0], `${method} ${path}: tag ${op.tags[0]}`)
+              used.add(op.tags[0])
+            }
+          assert.deepStrictEqual([...used].sort(), [...names].sort(), "every tag has operations")
+        })
+    )
+
     it.effect("every per-entity route of every type is documented under /api/v1", () =>
       Effect.gen(function* () {
         const doc = yield* Document

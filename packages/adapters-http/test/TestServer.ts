@@ -248,6 +248,12 @@ const fixtureKeyOf = (tier: KeyTier) => {
   return { id: caller.key_id, account_id: caller.account_id }
 }
 
+/**
+ * What a test server, and the test's effects run beside it, log when the test
+ * captures no logs: warnings and errors only, so that a run prints test results.
+ */
+export const QuietLogs = Layer.succeed(References.MinimumLogLevel, "Warn")
+
 /** Rate limits far above what any test sends, so that only the rate-limit tests meet a 429. */
 const Unreached = [{ limit: 1_000_000, window: "1 minute" }] as const
 export const TestPolicies: PoliciesConfig = {
@@ -261,7 +267,7 @@ export interface TestServerOptions {
   readonly auth?: ((idp: TestIdp) => AuthConfig) | undefined
   /** Wraps the backend's key store (to observe what it is given); by default the store as is. */
   readonly apiKeys?: Layer.Layer<ApiKeyRepository, never, ApiKeyRepository> | undefined
-  /** Receives every log line of the server, request logs included, at every level. */
+  /** Receives every log line of the server, request logs included, at every level; without it, QuietLogs. */
   readonly logger?: Logger.Logger<unknown, unknown> | undefined
   /** Rate-limit store and limits; by default in memory, with limits no test reaches (TestPolicies). */
   readonly policies?: PoliciesConfig | undefined
@@ -463,7 +469,8 @@ export class TestServer extends Context.Service<
             NodeHttpServer.layer(() => testNodeServer(options.connections), { port: 0, host: "127.0.0.1" })
           ),
           Layer.provide(logging),
-          Layer.provide(options.branding === undefined ? Layer.empty : Branding.layer(options.branding))
+          Layer.provide(options.branding === undefined ? Layer.empty : Branding.layer(options.branding)),
+          Layer.provideMerge(options.logger === undefined ? QuietLogs : Layer.empty)
         )
       })
     )
