@@ -712,6 +712,9 @@ export interface ReadResult {
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
 
+/** ADR 0009: with the cache off, no read route below half its baseline. */
+export const CacheOffFloor = 0.5
+
 export const targetsOf = (rows: ReadonlyArray<Row>): ReadonlyArray<Target> => {
   const targets: Array<Target> = []
   const routeOf = new Map(Routes.map((r) => [r.name, r]))
@@ -756,9 +759,9 @@ export const targetsOf = (rows: ReadonlyArray<Row>): ReadonlyArray<Target> => {
     targets.push({
       name: "list of 50 as anonymous: ours / ceiling",
       value,
-      min: 40,
+      min: 60,
       unit: "%",
-      pass: value >= 40
+      pass: value >= 60
     })
   }
   for (const r of rows) {
@@ -766,9 +769,9 @@ export const targetsOf = (rows: ReadonlyArray<Row>): ReadonlyArray<Target> => {
     targets.push({
       name: `${r.route} as ${r.caller}: cache off / baseline`,
       value,
-      min: 1,
+      min: CacheOffFloor,
       unit: "x",
-      pass: value >= 1
+      pass: value >= CacheOffFloor
     })
   }
   return targets
