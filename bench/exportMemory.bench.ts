@@ -1,5 +1,5 @@
 /**
- * Export memory benchmark (issue 6: "CSV streamed, with flat memory at 5000
+ * Export memory benchmark ("CSV streamed, with flat memory at 5000
  * rows"). The server's memory while it sends CSV exports of 500 and of 5000
  * rows, ours beside a baseline in the same run, over the same database.
  *

@@ -1,5 +1,5 @@
 /**
- * Import benchmark (issue 3): the generated dataset (100,000 entities with full
+ * Import benchmark: the generated dataset (100,000 entities with full
  * scorecards by default) loaded by `ratings import`'s pipeline (validate, then
  * write all in one transaction, then replay the publications), against a plain
  * `COPY ... FROM STDIN` of the very rows the import wrote into the same tables

@@ -1,5 +1,5 @@
 /**
- * Read benchmark (issue 15): every read route a caller can reach, as every
+ * Read benchmark: every read route a caller can reach, as every
  * caller kind, against the scale dataset (PROTOCOLS protocols, from
  * @ratings/demo-data's writeDataset, plus the demo's incident reports and
  * quantum sample so that those routes serve data) imported into a fresh
@@ -39,7 +39,7 @@
  * skipped, with the reason.
  *
  * Prints a Markdown table (req/s, p99, errors per server, and the ratios), the
- * targets of issue 15 as ratios from this run with PASS or FAIL, and the total
+ * targets as ratios from this run with PASS or FAIL, and the total
  * time. A FAIL is a finding, not a broken run: the exit code is 0. A broken run
  * exits 1: a request that errors or answers other than 2xx under load, a
  * sample that does not answer 200, or bodies unlike the baseline's.
@@ -967,7 +967,7 @@ export const readBench = async (
             : [
                 `bodies checked against the baseline, not loaded (LOAD) (${checkedOnly.length}): ${checkedOnly.join(", ")}`
               ]),
-          "targets (issue 15), from this run:",
+          "targets, from this run:",
           ...targets.map(
             (t) =>
               `  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.unit === "x" ? `${t.value.toFixed(2)}x` : `${Math.round(t.value)} %`} ` +

@@ -1,5 +1,5 @@
 /**
- * Scoring benchmark (issue 2): 10,000 scorecards of 300 answers scored by the
+ * Scoring benchmark: 10,000 scorecards of 300 answers scored by the
  * domain core and, in the same run over the same data, by a hand-written loop.
  * Prints answers per second for both and the ratio; the target is >= 0.8.
  *

@@ -1,5 +1,5 @@
 /**
- * Soak benchmark (issue 7, "Soak"): minutes of mixed traffic at the server's
+ * Soak benchmark: minutes of mixed traffic at the server's
  * saturation point, proving zero errors, flat memory and no growth of file
  * descriptors or connections.
  *
@@ -77,10 +77,10 @@ export const Tolerance = { rssGrowth: 0.2, fds: 5, tcp: 2, postgres: 2 } as cons
 /** The saturation point: the least concurrency within this fraction of the ramp's best throughput. */
 const SaturationShare = 0.95
 
-/** The reference run the mix is held against (issue 15): the anonymous cached list, the read benchmark's route. */
+/** The reference run the mix is held against: the anonymous cached list, the read benchmark's route. */
 export const ListReference = "GET /api/v1/protocols?limit=50"
 
-/** Issue 15's targets of the soak, each a ratio from the same run. */
+/** The targets of the soak, each a ratio from the same run. */
 export const Targets = {
   /** The mix's throughput over the list reference's, at the same concurrency, same server and load generator. */
   mixedOverList: 0.6,
@@ -145,7 +145,7 @@ export interface Check {
   readonly detail: string
 }
 
-/** A target of issue 15: PASS or FAIL, printed beside the run's checks; undefined value: not measured. */
+/** A target: PASS or FAIL, printed beside the run's checks; undefined value: not measured. */
 export interface Target {
   readonly name: string
   readonly value: number | undefined
@@ -184,7 +184,7 @@ export interface SoakResult {
   /** Socket errors, timeouts and unexpected statuses over every load of the run (ramp and warm-up too). */
   readonly errors: number
   readonly checks: ReadonlyArray<Check>
-  /** Issue 15's targets: findings, as bench:read prints them; they do not change the verdict or the exit code. */
+  /** The targets: findings, as bench:read prints them; they do not change the verdict or the exit code. */
   readonly targets: ReadonlyArray<Target>
   readonly pass: boolean
 }
@@ -630,7 +630,7 @@ export const checksOf = (measured: {
 }
 
 /**
- * Issue 15's targets, from one run: the mix saturates at no less than 60 % of
+ * The targets, from one run: the mix saturates at no less than 60 % of
  * the anonymous cached list (measured at the same concurrency on the same
  * server with the same load generator), with 0 errors; RSS at rest after the
  * soak at most 1.5x the idle server's.
@@ -942,7 +942,7 @@ export const formatResult = (r: SoakResult): string => {
   lines.push(...classLines(s, r.bodyBytes))
   lines.push(...aloneLines(r))
   for (const c of r.checks) lines.push(`  ${c.pass ? "ok  " : "FAIL"} ${c.name}: ${c.detail}`)
-  lines.push("targets (issue 15), from this run:")
+  lines.push("targets, from this run:")
   for (const t of r.targets) lines.push(`  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.detail}`)
   lines.push(`${r.targets.filter((t) => t.pass).length} of ${r.targets.length} targets pass`)
   lines.push(`verdict: ${r.pass ? "PASS" : "FAIL"}`)

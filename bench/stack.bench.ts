@@ -1,8 +1,8 @@
 /**
- * Stack benchmark (issue 15, "cache off at least 1.0x the baseline"): what
- * an HTTP stack alone costs per request, without a database, measured as
- * the server process's CPU time per response (user + system, from
- * /proc/<pid>/stat over the measured run) and as req/s, side by side:
+ * Stack benchmark: what an HTTP stack alone costs per request, without a
+ * database, measured as the server process's CPU time per response (user +
+ * system, from /proc/<pid>/stat over the measured run) and as req/s, side
+ * by side:
  *
  * - node:http, Fastify (the read bench's baseline stack) and Effect's
  *   HttpApi as the service builds it, each answering `GET /health` and a

@@ -1,5 +1,5 @@
 /**
- * Webhook fan-out benchmark (issue 6, "Proof"): one publish fanned out to
+ * Webhook fan-out benchmark: one publish fanned out to
  * 10,000 alert rules, delivered to a local receiver by the real dispatcher,
  * against plain undici POSTs to the same receiver in the same run.
  *

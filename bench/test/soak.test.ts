@@ -163,7 +163,7 @@ describe("soak benchmark", () => {
           /^ {4}detail \{type\} by slug +[\d.]+% +[\d.]+% +[\d.]+ ms +\d+ ms +[\d,]+ B$/m,
           /route classes alone \(\d+ s each at 4 connections\), by the server's CPU per response \(the list reference: [\d,]+ µs\)/,
           /^ {4}questions \(Enterprise\) +[\d.]+% +[\d,]+ +[\d,]+ µs +[\d.]+ +0$/m,
-          /targets \(issue 15\), from this run:/,
+          /targets, from this run:/,
           /^ {2}(PASS|FAIL) {2}mixed \/ list: \d+ % \(mixed [\d,]+ req\/s over the anonymous list's [\d,]+ req\/s; at least 60 %\); server CPU per response: mixed [\d,]+ µs, list [\d,]+ µs \(\d+ % on CPU alone\)$/m,
           /^ {2}PASS {2}errors: 0 over every load of the run \(exactly 0\)$/m,
           /^ {2}(PASS|FAIL) {2}RSS after the soak \/ idle: [\d.]+x \([\d.]+ MiB 8 s after the soak over [\d.]+ MiB idle; [\d.]+ MiB at once; at most 1.5x\)$/m,

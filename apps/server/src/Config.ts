@@ -259,7 +259,7 @@ export const RateLimitStoreConfig = Config.all({
 })
 
 /**
- * Operator branding (issue 17): the names, site, terms and attribution text
+ * Operator branding: the names, site, terms and attribution text
  * the service publishes itself under. The service name and the attribution
  * are sent in HTTP headers (the Link header's title, X-Attribution), so they
  * are printable ASCII; the framework name only goes into JSON and HTML, so any
@@ -433,8 +433,8 @@ export const WebhookDeliveryConfig = Config.all({
 export const WebhookAllowPrivateTargetsSetting = "RATINGS_WEBHOOK_ALLOW_PRIVATE_TARGETS"
 
 /**
- * Which webhook targets may be called (issue 6, "Webhook URLs are
- * validated"), for both the create-time check and every send: https unless
+ * Which webhook targets may be called (webhook URLs are
+ * validated), for both the create-time check and every send: https unless
  * NODE_ENV is exactly development (unset is not: `npm start` sets it), and no private, loopback or link-local targets unless
  * RATINGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true. The default is the safe one: a
  * caller-chosen URL must not reach the service's own network.

@@ -1,5 +1,5 @@
 /**
- * The Node options a `ratings serve` process runs with (issue 15, bench:soak's
+ * The Node options a `ratings serve` process runs with (bench:soak's
  * RSS target). V8 sizes the young generation from the heap limit: with the
  * 4 GiB limit of a 24 GiB machine it lets each semi-space grow to 64 MiB
  * under load and keeps it, so a server's RSS doubled through a soak while

@@ -17,8 +17,7 @@
  *
  * Below the watchlist, without a key, the post-quantum readiness league
  * (GET /api/v1/quantum-readiness, public): a reading the source gives no
- * QRI, band or stage for is shown as "not assessed", never "null" (issue 17
- * point 5). The title and the footer carry the operator's branding (the
+ * QRI, band or stage for is shown as "not assessed", never "null". The title and the footer carry the operator's branding (the
  * `Branding` in context when the routes are built), HTML-escaped.
  */
 import { Branding } from "@ratings/domain/model/ServiceInfo"

@@ -74,7 +74,7 @@ type Json = Record<string, any>
 export const apiTitleOf = (branding: Branding): string => `${branding.serviceName} API`
 
 /**
- * The document's `info` under a branding (issue 17, "Operator branding"): the
+ * The document's `info` under a branding ("Operator branding"): the
  * title is `<service name> API`, the terms of service and the contact are the
  * operator's, and the methodology is linked as the external documentation,
  * under the framework's name.

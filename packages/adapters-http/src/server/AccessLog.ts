@@ -1,7 +1,7 @@
 /**
  * The access log: one line per answered request, in place of the
  * multi-line record of Effect's `HttpMiddleware.logger` (whose object
- * formatting cost a tenth of a cached read, issue 15):
+ * formatting cost a tenth of a cached read):
  *
  *   [04:50:43.029] INFO (access): GET /api/v1/protocols 200 0.41ms
  *   [04:50:43.030] INFO (access): GET /api/v1/protocols 200 0.05ms lane

@@ -1,5 +1,5 @@
 /**
- * The lane of cache hits (issue 15): a request whose answer is already in
+ * The lane of cache hits: a request whose answer is already in
  * the response cache is answered in front of the Effect router, as plain
  * Node code, with the same bytes and headers the handlers would send, and
  * the same checks in the same order. Everything else, and any request for

@@ -1,6 +1,6 @@
 /**
- * Memory back to the operating system once traffic stops (issue 15, the
- * soak's "RSS after the soak at most 1.5x idle").
+ * Memory back to the operating system once traffic stops (the soak's "RSS
+ * after the soak at most 1.5x idle").
  *
  * Under load V8 promotes many short-lived request objects to the old
  * generation (they are still in flight at a young collection) and lets that

@@ -1,5 +1,5 @@
 /**
- * API keys held in memory under the keys' version (issue 15): with a
+ * API keys held in memory under the keys' version : with a
  * response cache that reads versions from the database (ResponseCache.ts), a
  * key found by its digest is remembered with the keys' version read before
  * the lookup (every revocation bumps it in its own statement,

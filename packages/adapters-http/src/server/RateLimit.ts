@@ -370,7 +370,7 @@ interface Limits {
   /**
    * Whether the store may be slow or silent (Redis): then the windows of one
    * check are read at once. The memory store answers at once: no fiber per
-   * window (a cached read's whole cost is of that order, issue 15).
+   * window (a cached read's whole cost is of that order).
    */
   readonly remote: boolean
   /** The memory store's step and clock, when the store is the memory store: draws then need no effect. */
@@ -607,7 +607,7 @@ const drawForLane = (limits: Limits) =>
 /**
  * One window's counter drawn at once from the memory store: what Effect's
  * limiter's `consume` (fixed window, failing when exceeded) answers for the
- * same counter, without an effect (the lane's draw, issue 15: a cached
+ * same counter, without an effect (the lane's draw: a cached
  * read's whole cost is of the order of a fiber's).
  */
 const consumeNow = (

@@ -4,7 +4,7 @@
  * website; AI assistants and agents are governed by the automated-access clause).
  *
  * The constants are the defaults. An operator publishes under their own
- * names (issue 17, "Operator branding"): the `Branding` service carries the
+ * names ("Operator branding"): the `Branding` service carries the
  * values in use, read with `yield* Branding` by everything that shows them
  * (the methodology, the attribution headers, the OpenAPI document, the docs
  * and dashboard pages). Without a provider it is `DefaultBranding`, these

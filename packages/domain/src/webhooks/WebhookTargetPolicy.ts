@@ -1,6 +1,6 @@
 /**
- * Which webhook targets may be called (spec part 6; issue 6 "Webhook URLs are
- * validated"; issue 7 "SSRF targets refused"): the pure classification of IP
+ * Which webhook targets may be called (spec part 6: webhook URLs are
+ * validated, SSRF targets refused): the pure classification of IP
  * addresses, the check of a webhook URL, and the `WebhookTargetPolicy`
  * service that carries the configured policy to every layer that applies it.
  *
