@@ -13,8 +13,8 @@
  *   hold tier-gated data that no shared cache may hand to someone else.
  * - `Vary: Authorization` on all of them: the same URL answers differently by
  *   tier (scorecard lists, the admin bypass), so a cache keys on the header.
- * - Errors are never cached: 4xx and 5xx carry `Cache-Control: no-store`
- *   (a 404 is otherwise heuristically cacheable, and a 429 or 503 is transient).
+ * - Errors are never cached: every answer but a success or a 304 is
+ *   `Cache-Control: no-store`, set for the whole router by SecurityHeaders.ts.
  */
 import { createHash } from "node:crypto"
 import { type Caller, callerKind } from "@ratings/domain/model/Caller"
@@ -74,7 +74,6 @@ export const cacheResponse = (
   response: HttpServerResponse.HttpServerResponse,
   cacheControl: string
 ): HttpServerResponse.HttpServerResponse => {
-  if (response.status >= 400) return HttpServerResponse.setHeader(response, "cache-control", NoStore)
   if (response.status !== 200 || (request.method !== "GET" && request.method !== "HEAD")) return response
   const etag = bodyTag(response)
   if (etag === undefined) return response

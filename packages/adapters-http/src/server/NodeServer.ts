@@ -48,6 +48,20 @@ const answerOf = (code: string | undefined): readonly [number, string, string] =
   }
 }
 
+/**
+ * An answer written on the socket itself, before or instead of Node's HTTP
+ * machinery: the API's JSON body, never stored or sniffed, and the
+ * connection closed after it.
+ */
+const rawAnswer = (status: number, reason: string, detail: string, extra = ""): string => {
+  const body = JSON.stringify({ detail })
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n` +
+    `X-Content-Type-Options: nosniff\r\n${extra}Connection: close\r\n\r\n${body}`
+  )
+}
+
 /** The response a connection is writing, if any (Node's own field, which its default answer reads too). */
 type HttpSocket = Duplex & { readonly _httpMessage?: ServerResponse | null }
 
@@ -55,13 +69,7 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
   const net = socket as HttpSocket
   const writing = net._httpMessage
   if (error.code !== "ECONNRESET" && net.writable && (writing == null || !writing.headersSent)) {
-    const [status, reason, detail] = answerOf(error.code)
-    const body = JSON.stringify({ detail })
-    net.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
-        "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n" +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-    )
+    net.end(rawAnswer(...answerOf(error.code)))
   }
   net.destroy()
 }
@@ -230,14 +238,14 @@ const refuseBody = (request: IncomingMessage, response: ServerResponse, detail: 
 
 /** Answers a connection past a cap before any request of it is read, and closes it. */
 const refuseConnection = (socket: Socket, status: 429 | 503, detail: string): void => {
-  const body = JSON.stringify({ detail })
   socket.on("error", () => {})
   socket.write(
-    `HTTP/1.1 ${status} ${status === 429 ? "Too Many Requests" : "Service Unavailable"}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Retry-After: 1\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n` +
-      "Access-Control-Allow-Origin: *\r\n" +
-      `Connection: close\r\n\r\n${body}`
+    rawAnswer(
+      status,
+      status === 429 ? "Too Many Requests" : "Service Unavailable",
+      detail,
+      "Retry-After: 1\r\nAccess-Control-Allow-Origin: *\r\n"
+    )
   )
   // What the client sends meanwhile is discarded, so that it ends cleanly.
   socket.resume()
