@@ -10,7 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Caller } from "@ratings/domain/model/Caller"
 import { Effect, Layer, Metric } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { RateLimiter } from "effect/persistence"
+import { failingLimiter } from "./FakeStores.ts"
 import { Authentication } from "../src/api/Authentication.ts"
 import { CurrentCaller } from "../src/api/CurrentCaller.ts"
 import { RateLimitedError, ServiceUnavailableError } from "../src/api/Errors.ts"
@@ -113,20 +113,7 @@ describe("request metrics", () => {
     "with a shared store (issue 23 point 10): ratings_rate_limit_store_up is 0 during an outage, and the requests each limit decided without the store are counted (admitted or refused)",
     () =>
       Effect.gen(function* () {
-        const failing = Layer.succeed(RateLimiter.RateLimiterStore, {
-          fixedWindow: () =>
-            Effect.fail(
-              new RateLimiter.RateLimiterError({
-                reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" })
-              })
-            ),
-          tokenBucket: () => Effect.die("unused"),
-          adaptiveConsume: () => Effect.die("unused"),
-          adaptiveFeedback: () => Effect.die("unused")
-        })
-        const limiter = yield* RequestRateLimiter.make({}).pipe(
-          Effect.provide(RateLimiter.layer.pipe(Layer.provide(failing)))
-        )
+        const limiter = yield* RequestRateLimiter.make({}).pipe(Effect.provide(failingLimiter))
         const incoming = HttpServerRequest.fromWeb(new Request("http://localhost/"))
         const asRequest = <A, E>(effect: Effect.Effect<A, E, HttpServerRequest.HttpServerRequest>) =>
           Effect.exit(Effect.provideService(effect, HttpServerRequest.HttpServerRequest, incoming))

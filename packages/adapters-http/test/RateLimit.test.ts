@@ -37,6 +37,7 @@ import {
   StoreProbeEvery
 } from "../src/server/RateLimit.ts"
 import { generateApiKey } from "../src/server/ApiKeyCrypto.ts"
+import { failingLimiter, limiterOverStore, storeFailure } from "./FakeStores.ts"
 import { type CallerName, Seed } from "./fixtures.ts"
 import { type Response, TestPolicies, TestServer, type TestServerOptions } from "./TestServer.ts"
 import {
@@ -328,19 +329,8 @@ describe("request rate limits (spec part 8)", () => {
     "if the counter store fails, the request is served (without limit headers) rather than refused",
     () =>
       Effect.gen(function* () {
-        const failing = Layer.succeed(RateLimiter.RateLimiterStore, {
-          fixedWindow: () =>
-            Effect.fail(
-              new RateLimiter.RateLimiterError({
-                reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" })
-              })
-            ),
-          tokenBucket: () => Effect.die("unused"),
-          adaptiveConsume: () => Effect.die("unused"),
-          adaptiveFeedback: () => Effect.die("unused")
-        })
         const limiter = yield* RequestRateLimiter.make({ limits: { anonymous: perMinute(1) } }).pipe(
-          Effect.provide(RateLimiter.layer.pipe(Layer.provide(failing)))
+          Effect.provide(failingLimiter)
         )
         const anonymous: Caller = { _tag: "Anonymous", ip: "203.0.113.1" }
         const request = HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/protocols"))
@@ -403,14 +393,8 @@ describe("request rate limits (spec part 8)", () => {
     "if the counter store does not answer within the timeout, the request is served rather than held",
     () =>
       Effect.gen(function* () {
-        const silent = Layer.succeed(RateLimiter.RateLimiterStore, {
-          fixedWindow: () => Effect.never,
-          tokenBucket: () => Effect.die("unused"),
-          adaptiveConsume: () => Effect.die("unused"),
-          adaptiveFeedback: () => Effect.die("unused")
-        })
         const limiter = yield* RequestRateLimiter.make({}).pipe(
-          Effect.provide(RateLimiter.layer.pipe(Layer.provide(silent)))
+          Effect.provide(limiterOverStore(() => Effect.never))
         )
         const request = HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/protocols"))
         const fiber = yield* Effect.forkChild(
@@ -626,14 +610,8 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
 
   it.effect("any other store: no draw at once (the effect runs, bounded by the store's time-out)", () =>
     Effect.gen(function* () {
-      const other = Layer.succeed(RateLimiter.RateLimiterStore, {
-        fixedWindow: () => Effect.succeed([1, 1000] as const),
-        tokenBucket: () => Effect.die("unused"),
-        adaptiveConsume: () => Effect.die("unused"),
-        adaptiveFeedback: () => Effect.die("unused")
-      })
       const limiter = yield* RequestRateLimiter.make({ limits }).pipe(
-        Effect.provide(RateLimiter.layer.pipe(Layer.provide(other)))
+        Effect.provide(limiterOverStore(() => Effect.succeed([1, 1000] as const)))
       )
       assert.isUndefined(limiter.drawForLaneNow(free, "203.0.113.7"))
       assert.strictEqual((yield* limiter.drawForLane(free, "203.0.113.7"))?._tag, "Admitted")
@@ -825,27 +803,18 @@ describe("rate limits shared between server processes (Redis)", () => {
 /** A shared store a test steers: answering (a counter of 1 at every draw), silent, or failing; its calls counted. */
 const steeredStore = () => {
   const steer = { mode: "up" as "up" | "silent" | "failing", calls: 0, failure: "connection refused" }
-  const layer = Layer.succeed(RateLimiter.RateLimiterStore, {
-    fixedWindow: () =>
-      Effect.suspend(() => {
-        steer.calls++
-        if (steer.mode === "silent") return Effect.never
-        if (steer.mode === "failing")
-          return Effect.fail(
-            new RateLimiter.RateLimiterError({
-              reason: new RateLimiter.RateLimitStoreError({
-                message: "Failed to execute fixedWindow rate limiting command",
-                cause: new Error(steer.failure)
-              })
-            })
-          )
-        return Effect.succeed([1, 60_000] as const)
-      }),
-    tokenBucket: () => Effect.die("unused"),
-    adaptiveConsume: () => Effect.die("unused"),
-    adaptiveFeedback: () => Effect.die("unused")
-  })
-  return { steer, limiterLayer: RateLimiter.layer.pipe(Layer.provide(layer)) }
+  const limiterLayer = limiterOverStore(() =>
+    Effect.suspend(() => {
+      steer.calls++
+      if (steer.mode === "silent") return Effect.never
+      if (steer.mode === "failing")
+        return Effect.fail(
+          storeFailure("Failed to execute fixedWindow rate limiting command", new Error(steer.failure))
+        )
+      return Effect.succeed([1, 60_000] as const)
+    })
+  )
+  return { steer, limiterLayer }
 }
 
 const someRequest = HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/protocols"))
@@ -899,22 +868,18 @@ describe("rate limits when the shared store stops answering (issue 23 point 10)"
         yield* Effect.promise(() => new Promise((r) => client.once("connect", r)))
         yield* Effect.addFinalizer(() => Effect.sync(() => client.destroy()))
         let sent: (() => void) | undefined
-        const storeLayer = Layer.succeed(RateLimiter.RateLimiterStore, {
-          fixedWindow: () =>
-            Effect.callback<readonly [number, number]>((resume) => {
-              client.once("data", () => resume(Effect.succeed([1, 60_000] as const)))
-              client.write("?", () => {
-                sent?.()
-              })
-            }),
-          tokenBucket: () => Effect.die("unused"),
-          adaptiveConsume: () => Effect.die("unused"),
-          adaptiveFeedback: () => Effect.die("unused")
-        })
+        const storeLayer = limiterOverStore(() =>
+          Effect.callback<readonly [number, number]>((resume) => {
+            client.once("data", () => resume(Effect.succeed([1, 60_000] as const)))
+            client.write("?", () => {
+              sent?.()
+            })
+          })
+        )
         const limiter = yield* RequestRateLimiter.make({
           storeTimeout: Duration.millis(50),
           onStoreFailure: { requests: "closed" }
-        }).pipe(Effect.provide(RateLimiter.layer.pipe(Layer.provide(storeLayer))))
+        }).pipe(Effect.provide(storeLayer))
         const written = new Promise<void>((r) => {
           sent = r
         })
