@@ -4,7 +4,11 @@
  * connection open without a request. It records when the server's first
  * bytes came and when it closed the connection.
  */
+import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestServer } from "./TestServer.ts"
 
 /** Bytes to send, after waiting `afterMs` since the previous step (or the connection). */
 export interface Step {
@@ -122,3 +126,50 @@ export const head = (method: string, target: string, headers: Readonly<Record<st
 /** `text` a byte at a time, each byte `everyMs` after the previous one. */
 export const trickle = (text: string, everyMs: number): ReadonlyArray<Step> =>
   [...text].map((c) => ({ bytes: c, afterMs: everyMs }))
+
+/** An exchange in a line, for an assertion's message. */
+export const describeExchange = (e: Exchange) =>
+  `status ${e.status}, first byte ${e.firstByteMs?.toFixed(0)} ms, closed ${e.closedMs?.toFixed(0)} ms: ${e.answer.slice(0, 300)}`
+
+/** Asserts an exchange ended in the API's JSON error: `status`, and a `detail` equal to or matching `detail`. */
+export const assertJsonError = (e: Exchange, status: number, detail: RegExp | string) => {
+  assert.strictEqual(e.status, status, describeExchange(e))
+  assert.match(e.headers["content-type"] ?? "", /^application\/json/, describeExchange(e))
+  const body = JSON.parse(e.body) as { detail: string }
+  if (typeof detail === "string") assert.strictEqual(body.detail, detail)
+  else assert.match(body.detail, detail)
+}
+
+/** An answer to `rawRequest`: its status, headers and body text. */
+export interface RawAnswer {
+  readonly status: number
+  readonly headers: Record<string, string | Array<string> | undefined>
+  readonly text: string
+}
+
+/** A request to the test server as written (fetch would normalise the path), answering status, headers and body. */
+export const rawRequest = (
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: string
+) =>
+  Effect.gen(function* () {
+    const server = yield* TestServer
+    const url = new URL(server.baseUrl)
+    return yield* Effect.promise(
+      () =>
+        new Promise<RawAnswer>((resolve, reject) => {
+          const req = httpRequest(
+            { host: url.hostname, port: url.port, method, path: target, headers },
+            (res) => {
+              let text = ""
+              res.on("data", (d) => (text += d))
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }))
+            }
+          )
+          req.on("error", reject)
+          req.end(body)
+        })
+    )
+  })

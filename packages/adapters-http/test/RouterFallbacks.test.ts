@@ -4,34 +4,12 @@
  * path's route answer, and a non-JSON body is a JSON 415 that says what to
  * send. Spec part 7: bad input gets a clear error, never an empty answer.
  */
-import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
+import { rawRequest } from "./RawClient.ts"
 import { TestServer } from "./TestServer.ts"
-
-/** A raw request (fetch would normalise the path), answering status, headers and body. */
-const raw = (method: string, target: string, headers: Record<string, string> = {}, body?: string) =>
-  Effect.gen(function* () {
-    const server = yield* TestServer
-    const url = new URL(server.baseUrl)
-    return yield* Effect.promise(
-      () =>
-        new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-          const req = httpRequest(
-            { host: url.hostname, port: url.port, method, path: target, headers },
-            (res) => {
-              let text = ""
-              res.on("data", (d) => (text += d))
-              res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }))
-            }
-          )
-          req.on("error", reject)
-          req.end(body)
-        })
-    )
-  })
 
 layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks", (it) => {
   it.effect("an unroutable path (bad percent-encoding, unknown path) is a JSON 404 with CORS", () =>
@@ -44,7 +22,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
       ],
       (target) =>
         Effect.gen(function* () {
-          const r = yield* raw("GET", target, { origin: "https://elsewhere.example" })
+          const r = yield* rawRequest("GET", target, { origin: "https://elsewhere.example" })
           assert.strictEqual(r.status, 404, target)
           assert.deepStrictEqual(JSON.parse(r.text), { detail: "not found" }, target)
           assert.match(String(r.headers["content-type"]), /^application\/json/, target)
@@ -55,10 +33,10 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
 
   it.effect("a segment longer than the router's default 100 characters still reaches its route", () =>
     Effect.gen(function* () {
-      const r = yield* raw("GET", `/api/v1/protocols/${"a".repeat(300)}`)
+      const r = yield* rawRequest("GET", `/api/v1/protocols/${"a".repeat(300)}`)
       assert.strictEqual(r.status, 404)
       assert.deepStrictEqual(JSON.parse(r.text), { detail: "not found" })
-      const uuid = yield* raw("GET", `/api/v1/chain-scorecards/${"a".repeat(300)}`)
+      const uuid = yield* rawRequest("GET", `/api/v1/chain-scorecards/${"a".repeat(300)}`)
       assert.strictEqual(uuid.status, 422, "the route's own check answers: not a UUID")
       assert.deepStrictEqual(JSON.parse(uuid.text).detail[0].loc, ["path", "scorecard_id"])
     })
@@ -69,7 +47,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
       ["/api/v1/tokens/;/evidence", "/api/v1/protocols;x=1", "/api/v1/protocols/protocol-alpha;v=2"],
       (target) =>
         Effect.gen(function* () {
-          const r = yield* raw("GET", target)
+          const r = yield* rawRequest("GET", target)
           assert.strictEqual(r.status, 404, target)
           assert.deepStrictEqual(JSON.parse(r.text), { detail: "not found" }, target)
         })
@@ -79,7 +57,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
   it.effect("a body that is not application/json is a JSON 415 naming the type sent", () =>
     Effect.gen(function* () {
       const server = yield* TestServer
-      const r = yield* raw(
+      const r = yield* rawRequest(
         "POST",
         "/api/v1/admin/incidents",
         { "content-type": "application/x-www-form-urlencoded", authorization: server.bearerFor("admin")! },
@@ -101,7 +79,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
           channels: { webhook_url: "https://x.example" }
         })
         for (const target of ["/api/v1/alert-rules", "/api/v1/admin/incidents"]) {
-          const r = yield* raw("POST", target, { "content-type": "application/json" }, big)
+          const r = yield* rawRequest("POST", target, { "content-type": "application/json" }, big)
           assert.strictEqual(r.status, 413, `${target}: ${r.text}`)
           assert.deepStrictEqual(JSON.parse(r.text), {
             detail: `request body too large: at most ${MaxRequestBodyBytes} bytes (1 MiB)`
@@ -109,7 +87,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
           assert.match(String(r.headers["content-type"]), /^application\/json/)
         }
         // Documented: every operation that takes a body lists the 413.
-        const doc = JSON.parse((yield* raw("GET", "/openapi.json")).text)
+        const doc = JSON.parse((yield* rawRequest("GET", "/openapi.json")).text)
         const withBody = Object.values(
           doc.paths as Record<string, Record<string, { requestBody?: unknown; responses: object }>>
         )
@@ -119,7 +97,12 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
         for (const op of withBody) assert.property(op.responses, "413")
         // Just under the limit the body is read and decoded as usual (here: no key, so 401).
         const under = JSON.stringify({ name: "n".repeat(MaxRequestBodyBytes - 200) })
-        const r = yield* raw("POST", "/api/v1/alert-rules", { "content-type": "application/json" }, under)
+        const r = yield* rawRequest(
+          "POST",
+          "/api/v1/alert-rules",
+          { "content-type": "application/json" },
+          under
+        )
         assert.notStrictEqual(r.status, 413, r.text)
       })
   )
@@ -136,7 +119,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
           ["PATCH", "/api/v1/alert-rules", "GET, HEAD, POST"]
         ]
         for (const [method, target, allow] of cases) {
-          const r = yield* raw(method, target)
+          const r = yield* rawRequest(method, target)
           assert.strictEqual(r.status, 405, `${method} ${target}: ${r.text}`)
           assert.strictEqual(r.headers.allow, allow, `${method} ${target}`)
           assert.deepStrictEqual(JSON.parse(r.text), {
@@ -147,7 +130,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
           ["PUT", "/api/v1/nope"],
           ["GET", "/api/v1/protocols/a/b/c/d"]
         ] as const) {
-          const r = yield* raw(method, target)
+          const r = yield* rawRequest(method, target)
           assert.strictEqual(r.status, 404, `${method} ${target}: ${r.text}`)
         }
       })
@@ -181,7 +164,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("router fallbacks
         assert.match(malformed, /^HTTP\/1\.1 400 /)
         assert.include(malformed, '{"detail":"malformed HTTP request"}')
         // The server still answers afterwards.
-        assert.strictEqual((yield* raw("GET", "/health")).status, 200)
+        assert.strictEqual((yield* rawRequest("GET", "/health")).status, 200)
       })
   )
 })

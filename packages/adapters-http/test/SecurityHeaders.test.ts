@@ -8,7 +8,6 @@
  * page's policy in a browser: DocsPage.test.ts; the lane of cache hits:
  * apps/server/test/HitLane.test.ts.
  */
-import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -17,35 +16,10 @@ import { generateApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
 import { DefaultPagePolicy, secureResponse } from "../src/server/SecurityHeaders.ts"
 import { Seed } from "./fixtures.ts"
+import { type RawAnswer, rawRequest } from "./RawClient.ts"
 import { TestPolicies, TestServer } from "./TestServer.ts"
 
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string | Array<string> | undefined>
-  readonly text: string
-}
-
-/** A raw request (fetch would normalise the path), answering status, headers and body. */
-const raw = (method: string, target: string, headers: Record<string, string> = {}, body?: string) =>
-  Effect.gen(function* () {
-    const server = yield* TestServer
-    const url = new URL(server.baseUrl)
-    return yield* Effect.promise(
-      () =>
-        new Promise<Answer>((resolve, reject) => {
-          const req = httpRequest(
-            { host: url.hostname, port: url.port, method, path: target, headers },
-            (res) => {
-              let text = ""
-              res.on("data", (d) => (text += d))
-              res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }))
-            }
-          )
-          req.on("error", reject)
-          req.end(body)
-        })
-    )
-  })
+type Answer = RawAnswer
 
 /** Sends raw bytes on a fresh connection and reads until the server closes it. */
 const rawBytes = (bytes: string) =>
@@ -85,27 +59,39 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("security headers
           [
             401,
             "an unknown key",
-            raw("GET", "/api/v1/protocols", { authorization: `Bearer ${generateApiKey()}` })
+            rawRequest("GET", "/api/v1/protocols", { authorization: `Bearer ${generateApiKey()}` })
           ],
-          [401, "a malformed key", raw("GET", "/api/v1/protocols", { authorization: "Bearer rk_short" })],
-          [401, "an invalid token", raw("GET", "/api/v1/protocols", { authorization: "Bearer not.a.jwt" })],
+          [
+            401,
+            "a malformed key",
+            rawRequest("GET", "/api/v1/protocols", { authorization: "Bearer rk_short" })
+          ],
+          [
+            401,
+            "an invalid token",
+            rawRequest("GET", "/api/v1/protocols", { authorization: "Bearer not.a.jwt" })
+          ],
           [
             401,
             "a header that is not a bearer",
-            raw("GET", "/health", { authorization: "Basic dXNlcjpwYXNz" })
+            rawRequest("GET", "/health", { authorization: "Basic dXNlcjpwYXNz" })
           ],
-          [401, "no key where one is needed", raw("GET", "/api/v1/alert-rules")],
-          [403, "a tier below the route's", raw("GET", "/api/v1/alert-rules", { authorization: free })],
-          [404, "an unknown path", raw("GET", "/nope")],
-          [404, "an unknown path under the API", raw("GET", "/api/v1/nope")],
-          [404, "a raw ';' in the path", raw("GET", "/api/v1/protocols;x=1")],
-          [404, "an unknown entity", raw("GET", "/api/v1/protocols/no-such-protocol")],
-          [405, "a method the path does not take", raw("PUT", "/api/v1/protocols/aave-v3")],
-          [405, "a HEAD of an export", raw("HEAD", "/api/v1/export.csv")],
+          [401, "no key where one is needed", rawRequest("GET", "/api/v1/alert-rules")],
+          [
+            403,
+            "a tier below the route's",
+            rawRequest("GET", "/api/v1/alert-rules", { authorization: free })
+          ],
+          [404, "an unknown path", rawRequest("GET", "/nope")],
+          [404, "an unknown path under the API", rawRequest("GET", "/api/v1/nope")],
+          [404, "a raw ';' in the path", rawRequest("GET", "/api/v1/protocols;x=1")],
+          [404, "an unknown entity", rawRequest("GET", "/api/v1/protocols/no-such-protocol")],
+          [405, "a method the path does not take", rawRequest("PUT", "/api/v1/protocols/aave-v3")],
+          [405, "a HEAD of an export", rawRequest("HEAD", "/api/v1/export.csv")],
           [
             413,
             "a body over 1 MiB",
-            raw(
+            rawRequest(
               "POST",
               "/api/v1/alert-rules",
               json,
@@ -115,15 +101,19 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("security headers
           [
             415,
             "a body that is not JSON",
-            raw(
+            rawRequest(
               "POST",
               "/api/v1/admin/incidents",
               { "content-type": "application/x-www-form-urlencoded", authorization: admin },
               "nonce=1"
             )
           ],
-          [422, "a path parameter that is not a UUID", raw("GET", "/api/v1/chain-scorecards/not-a-uuid")],
-          [422, "a query parameter out of range", raw("GET", "/api/v1/protocols?limit=0")]
+          [
+            422,
+            "a path parameter that is not a UUID",
+            rawRequest("GET", "/api/v1/chain-scorecards/not-a-uuid")
+          ],
+          [422, "a query parameter out of range", rawRequest("GET", "/api/v1/protocols?limit=0")]
         ]
         for (const [status, what, send] of cases) assertRefused(yield* send, status, what)
       })
@@ -158,23 +148,25 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("security headers
           "/openapi.json",
           "/health"
         ]) {
-          const answer = yield* raw("GET", target)
+          const answer = yield* rawRequest("GET", target)
           assert.strictEqual(answer.status, 200, target)
           assert.match(String(answer.headers["content-type"]), /^application\/json/, target)
           assert.strictEqual(answer.headers["x-content-type-options"], "nosniff", target)
         }
-        const list = yield* raw("GET", "/api/v1/protocols")
+        const list = yield* rawRequest("GET", "/api/v1/protocols")
         assert.strictEqual(list.headers["cache-control"], "public, max-age=60")
-        const revalidated = yield* raw("GET", "/api/v1/protocols", {
+        const revalidated = yield* rawRequest("GET", "/api/v1/protocols", {
           "if-none-match": String(list.headers.etag)
         })
         assert.strictEqual(revalidated.status, 304)
         assert.strictEqual(revalidated.headers["cache-control"], "public, max-age=60")
         assert.strictEqual(revalidated.headers["x-content-type-options"], "nosniff")
-        const keyed = yield* raw("GET", "/api/v1/protocols", { authorization: server.bearerFor("pro")! })
+        const keyed = yield* rawRequest("GET", "/api/v1/protocols", {
+          authorization: server.bearerFor("pro")!
+        })
         assert.strictEqual(keyed.headers["cache-control"], "private, max-age=60")
         assert.strictEqual(keyed.headers["x-content-type-options"], "nosniff")
-        const preflight = yield* raw("OPTIONS", "/api/v1/protocols", {
+        const preflight = yield* rawRequest("OPTIONS", "/api/v1/protocols", {
           origin: "https://elsewhere.example",
           "access-control-request-method": "GET"
         })
@@ -187,7 +179,7 @@ layer(TestServer.layerMemory(), { excludeTestServices: true })("security headers
     "/docs has a Content-Security-Policy that refuses framing, X-Frame-Options: DENY and nosniff",
     () =>
       Effect.gen(function* () {
-        const docs = yield* raw("GET", "/docs")
+        const docs = yield* rawRequest("GET", "/docs")
         assert.strictEqual(docs.status, 200)
         assert.match(String(docs.headers["content-type"]), /^text\/html/)
         const policy = String(docs.headers["content-security-policy"])
@@ -212,12 +204,20 @@ layer(
   it.effect("the failed-credential 429 and the rate limit's 429 are no-store and nosniff", () =>
     Effect.gen(function* () {
       const unknownKey = { authorization: `Bearer ${generateApiKey()}` }
-      assertRefused(yield* raw("GET", "/api/v1/protocols", unknownKey), 401, "a failed credential")
-      const failed = yield* raw("GET", "/api/v1/protocols", unknownKey)
+      assertRefused(yield* rawRequest("GET", "/api/v1/protocols", unknownKey), 401, "a failed credential")
+      const failed = yield* rawRequest("GET", "/api/v1/protocols", unknownKey)
       assertRefused(failed, 429, "a failed credential past the address's allowance")
       assert.include(failed.text, "rate_limited")
-      assertRefused(yield* raw("GET", "/api/v1/protocols"), 429, "an anonymous read past the allowance")
-      assertRefused(yield* raw("GET", "/api/v1/protocols/protocol-alpha"), 429, "a detail past the allowance")
+      assertRefused(
+        yield* rawRequest("GET", "/api/v1/protocols"),
+        429,
+        "an anonymous read past the allowance"
+      )
+      assertRefused(
+        yield* rawRequest("GET", "/api/v1/protocols/protocol-alpha"),
+        429,
+        "a detail past the allowance"
+      )
     })
   )
 })

@@ -17,7 +17,16 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createServer, installLane } from "../src/server/NodeServer.ts"
 import { BodyTooLargeDetail, MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
-import { type Exchange, exchange, firstResponse, head, type Step, trickle } from "./RawClient.ts"
+import {
+  assertJsonError,
+  describeExchange,
+  type Exchange,
+  exchange,
+  firstResponse,
+  head,
+  type Step,
+  trickle
+} from "./RawClient.ts"
 import { TestServer } from "./TestServer.ts"
 
 /** The test server's timeouts: short, so that the tests wait a second or two, not the production tens. */
@@ -34,17 +43,6 @@ const run = (
   waitMs: number,
   keepSending?: () => Step | undefined
 ) => Effect.promise(() => exchange(portOf(baseUrl), steps, { waitMs, keepSending }))
-
-const describeExchange = (e: Exchange) =>
-  `status ${e.status}, first byte ${e.firstByteMs?.toFixed(0)} ms, closed ${e.closedMs?.toFixed(0)} ms: ${e.answer.slice(0, 300)}`
-
-const assertJsonError = (e: Exchange, status: number, detail: RegExp | string) => {
-  assert.strictEqual(e.status, status, describeExchange(e))
-  assert.match(e.headers["content-type"] ?? "", /^application\/json/, describeExchange(e))
-  const body = JSON.parse(e.body) as { detail: string }
-  if (typeof detail === "string") assert.strictEqual(body.detail, detail)
-  else assert.match(body.detail, detail)
-}
 
 /** A JSON body of exactly `bytes` bytes: a coverage request padded with spaces. */
 const paddedOf = (bytes: number) => {

@@ -9,7 +9,13 @@
  * sessions fail closed.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { type Exchange, exchange, head, type Step } from "@ratings/adapters-http/test/RawClient"
+import {
+  assertJsonError,
+  describeExchange,
+  exchange,
+  head,
+  type Step
+} from "@ratings/adapters-http/test/RawClient"
 import {
   redisServerInstalled,
   startThrowawayRedis,
@@ -30,22 +36,11 @@ const Initialize = {
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
 }
 
-const describeExchange = (e: Exchange) =>
-  `status ${e.status}, first byte ${e.firstByteMs?.toFixed(0)} ms, closed ${e.closedMs?.toFixed(0)} ms: ${e.answer.slice(0, 300)}`
-
 /** A raw exchange with the test server (fetch would normalise the target and hold back the body). */
 const run = (steps: ReadonlyArray<Step>, waitMs: number, keepSending?: () => Step | undefined) =>
   Effect.flatMap(TestServer, (server) =>
     Effect.promise(() => exchange(Number(new URL(server.baseUrl).port), steps, { waitMs, keepSending }))
   )
-
-const assertJsonError = (e: Exchange, status: number, detail: RegExp | string) => {
-  assert.strictEqual(e.status, status, describeExchange(e))
-  assert.match(e.headers["content-type"] ?? "", /^application\/json/, describeExchange(e))
-  const body = JSON.parse(e.body) as { detail: string }
-  if (typeof detail === "string") assert.strictEqual(body.detail, detail)
-  else assert.match(body.detail, detail)
-}
 
 /** An error answer: the status expected, never stored, never sniffed. */
 const assertRefused = (answer: Response, status: number, what: string) => {
