@@ -42,7 +42,8 @@ import { hashApiKey, KeyPrefix, looksLikeApiKey } from "./ApiKeyCrypto.ts"
 import { type JwtVerifier, makeJwtVerifier, NoIdentityProvider } from "./JwtVerifier.ts"
 import { RequestRateLimiter } from "./RateLimit.ts"
 import { KeyMemo } from "./KeyMemo.ts"
-import { type CacheVersions, RequestVersions, ResponseCache, versionsReadAhead } from "./ResponseCache.ts"
+import { handoffOf } from "./front/Handoff.ts"
+import { type CacheVersions, RequestVersions, ResponseCache } from "./ResponseCache.ts"
 
 /**
  * The client's address as authentication established it (the socket's, or
@@ -153,7 +154,7 @@ export const layerAuthentication = (
         address: string
       ) {
         // Versions the lane of cache hits read for this request before handing it over (HitLane.ts).
-        const preRead = versionsReadAhead.get(request.source)
+        const preRead = handoffOf(request)?.versions
         const anonymous = (): Established => ({ caller: Caller.anonymous(address), versions: preRead })
         // A failed credential is counted on the address first: past the allowance it is a 429, not a 401.
         const refuse = (error: InvalidKeyError | InvalidTokenError, reason: string) =>

@@ -52,15 +52,15 @@ import { hashApiKey, looksLikeApiKey } from "./ApiKeyCrypto.ts"
 import { type Credential, clientAddressOf, credentialOf } from "./Authentication.ts"
 import { matchesIfNoneMatch } from "./Caching.ts"
 import { KeyMemo } from "./KeyMemo.ts"
-import { drawnAhead, type LaneDraw, RequestRateLimiter } from "./RateLimit.ts"
+import type { FrontDoorRequest } from "./front/Handoff.ts"
+import { type LaneDraw, RequestRateLimiter } from "./RateLimit.ts"
 import {
   type CacheHits,
   type CacheVersions,
   ResponseCache,
   type ServedFromCache,
   servedFromCache,
-  versionStamp,
-  versionsReadAhead
+  versionStamp
 } from "./ResponseCache.ts"
 
 /** The most entries remembered (a request target's, per caller kind); past it the target learned longest ago is forgotten. */
@@ -88,7 +88,7 @@ export class HitLane extends Context.Service<
   HitLane,
   {
     /** Answers the request, or calls `handOver` (at once or later) for the router to answer it. */
-    readonly serve: (request: IncomingMessage, response: ServerResponse, handOver: () => void) => void
+    readonly serve: (request: FrontDoorRequest, response: ServerResponse, handOver: () => void) => void
   }
 >()("@ratings/adapters-http/HitLane") {
   /** The lane over the server's response cache, key memo and limiter; `log` gets its requests' lines. */
@@ -268,7 +268,7 @@ interface Attempt {
   readonly deps: LaneDeps
   readonly hits: CacheHits
   readonly targets: Targets
-  readonly request: IncomingMessage
+  readonly request: FrontDoorRequest
   readonly response: ServerResponse
   readonly target: string
   readonly key: string | undefined
@@ -288,7 +288,7 @@ const entryFor = (a: Attempt, versions: CacheVersions) => {
 }
 
 const attempt = (a: Attempt, versions: CacheVersions | undefined): void => {
-  if (versions !== undefined) versionsReadAhead.set(a.request, versions)
+  if (versions !== undefined) a.request.handoff = { versions }
   const found = versions === undefined ? undefined : entryFor(a, versions)
   if (found === undefined) {
     a.give()
@@ -301,7 +301,7 @@ const attempt = (a: Attempt, versions: CacheVersions | undefined): void => {
       a.deps.log?.line("GET", a.target, status, a.started, true)
       return
     }
-    if (draw?._tag === "HandOver") drawnAhead.set(a.request, draw.drawn)
+    if (draw?._tag === "HandOver") a.request.handoff = { ...a.request.handoff, drawn: draw.drawn }
     a.give()
   })
 }
@@ -310,7 +310,7 @@ const attempt = (a: Attempt, versions: CacheVersions | undefined): void => {
 export const makeLane = (deps: LaneDeps): HitLane["Service"] => {
   const targets = makeTargets()
   const hits = deps.hits
-  const serve = (request: IncomingMessage, response: ServerResponse, passOn: () => void): void => {
+  const serve = (request: FrontDoorRequest, response: ServerResponse, passOn: () => void): void => {
     const target = request.url
     if (hits === undefined || request.method !== "GET" || target === undefined) {
       passOn()

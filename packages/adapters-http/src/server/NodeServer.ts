@@ -31,6 +31,7 @@ import {
 } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
 import type { Duplex } from "node:stream"
+import { FrontDoorRequest } from "./front/Handoff.ts"
 import { BodyTooLargeDetail, MaxRequestBodyBytes } from "./RouterFallbacks.ts"
 
 const answerOf = (code: string | undefined): readonly [number, string, string] => {
@@ -79,7 +80,7 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
  * itself, or calls `handOver` (at once or later) for the application's
  * handler to answer it.
  */
-export type Lane = (request: IncomingMessage, response: ServerResponse, handOver: () => void) => void
+export type Lane = (request: FrontDoorRequest, response: ServerResponse, handOver: () => void) => void
 
 /**
  * What a client may hold of the server. Node's own defaults let a request's
@@ -336,7 +337,7 @@ const track = (server: Server, limits: ConnectionLimits): void => {
       return true
     }
     if (t.lane === undefined || event === "checkContinue") return emit(event, request, response)
-    t.lane(request, response, () => emit(event, request, response))
+    t.lane(request as FrontDoorRequest, response, () => emit(event, request, response))
     return true
   }) as Server["emit"]
 }
@@ -363,6 +364,7 @@ export const createServer = (limits: ConnectionLimits = {}): Server => {
     requestTimeout
   )
   const server = createNodeServer({
+    IncomingMessage: FrontDoorRequest,
     headersTimeout,
     requestTimeout,
     connectionsCheckingInterval: checkingIntervalOf(headersTimeout, requestTimeout)

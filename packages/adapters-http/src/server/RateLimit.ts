@@ -60,6 +60,7 @@ import { IpNetwork, NetAddress } from "effect/net"
 import { RateLimiter } from "effect/persistence"
 import { RateLimitedError } from "../api/Api.ts"
 import { ServiceUnavailableError } from "../api/Errors.ts"
+import { handoffOf } from "./front/Handoff.ts"
 import {
   DefaultRedisKeyPrefix,
   DefaultStoreFailurePolicies,
@@ -491,15 +492,11 @@ export interface DrawnAhead {
   readonly refusal: Refusal | undefined
 }
 
-/** Draws made ahead for requests handed over to the handlers, by the server request's `source`. */
-export const drawnAhead = new WeakMap<object, DrawnAhead>()
-
 const check = (limits: Limits) =>
   Effect.fnUntraced(function* (caller: Caller) {
     const kind = callerKind(caller)
     const request = yield* HttpServerRequest.HttpServerRequest
-    const ahead = drawnAhead.get(request.source)
-    if (ahead !== undefined) drawnAhead.delete(request.source)
+    const ahead = handoffOf(request)?.drawn
     const { states, refusal } = ahead ?? (yield* draw(limits, subjectOf(caller), limits.table[kind]))
     yield* conclude(limits, kind, states, refusal)
   })

@@ -91,15 +91,6 @@ export class RequestVersions extends Context.Service<RequestVersions, CacheVersi
   "@ratings/adapters-http/RequestVersions"
 ) {}
 
-/**
- * Versions read for a request before its handler ran, by the server
- * request's `source` (Node's IncomingMessage): the lane of cache hits
- * (HitLane.ts) reads them from a query sent after the request began, and
- * when it hands the request over, authentication provides them as the
- * request's RequestVersions instead of reading them again.
- */
-export const versionsReadAhead = new WeakMap<object, CacheVersions>()
-
 export interface ResponseCacheOptions<R = never> extends ResponseCacheConfig {
   /**
    * The current versions. Each call must read them afresh, in a snapshot
