@@ -3,7 +3,7 @@
  * port of the domain, the outbound webhook ports, the domain's use cases over
  * them, the importer, and the HTTP server's response cache.
  */
-import { ResponseCache, type ResponseCacheConfig } from "@ratings/adapters-http/server/ResponseCache"
+import { ResponseCache, type ResponseCacheConfig } from "@ratings/adapters-http/server/cache/ResponseCache"
 import * as LayerQuSource from "@ratings/adapters-http/upstream/LayerQuSource"
 import { NodeIdGenerator } from "@ratings/adapters-sql/NodeIdGenerator"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"

@@ -11,7 +11,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { issueApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
-import { ResponseCache } from "@ratings/adapters-http/server/ResponseCache"
+import { ResponseCache } from "@ratings/adapters-http/server/cache/ResponseCache"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
 import type { Tier } from "@ratings/domain/model/Caller"

@@ -15,7 +15,7 @@ import type { RateLimitTable } from "@ratings/adapters-http/server/RateLimit"
 import type { KeyTier } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Publisher } from "@ratings/domain/services/Publisher"
-import { type Context, Effect, PubSub } from "effect"
+import { type Context, Effect, PubSub, Redacted } from "effect"
 import { responseCache } from "../src/Layers.ts"
 import { importedDatabase, type ServeOptions, serverProcess } from "./ServerProcess.ts"
 
@@ -309,15 +309,45 @@ describe("the lane of cache hits and POSTs", () => {
   )
 })
 
-describe("the lane of cache hits, off", () => {
-  it.live("with metrics on, every request is answered (and counted) by the router", () =>
-    Effect.gen(function* () {
-      const { baseUrl, access } = yield* laneServer({ metrics: {} })
-      for (let i = 0; i < 3; i++) yield* get(baseUrl, "/protocols/lendwell")
-      assert.deepStrictEqual(
-        access.lines.map((l) => l.lane),
-        [false, false, false]
-      )
-    })
+describe("the lane of cache hits and observability", () => {
+  it.live(
+    "with metrics on, the lane stays on and its answers appear in the same request counts and cache-hit figures",
+    () =>
+      Effect.gen(function* () {
+        const token = "lane-metrics-token"
+        const { baseUrl, access } = yield* laneServer({ metrics: { token: Redacted.make(token) } })
+        const path = "/protocols/lendwell"
+        for (let i = 0; i < 3; i++) yield* get(baseUrl, path)
+        assert.deepStrictEqual(
+          access.lines.map((l) => l.lane),
+          [false, true, true],
+          "the first read is the router's, the next two the lane's"
+        )
+        const scrape = yield* Effect.promise(() =>
+          fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text())
+        )
+        const sample = (name: string, labels: string) =>
+          Number(
+            scrape
+              .split("\n")
+              .find((line) => line.startsWith(name) && labels.split(",").every((l) => line.includes(l)))
+              ?.split(" ")
+              .at(-1)
+          )
+        assert.strictEqual(
+          sample("http_requests_total", 'route="/api/v1/protocols/:identifier",method="GET",status="200"'),
+          3,
+          "router and lane answers counted in one series"
+        )
+        assert.strictEqual(
+          sample("http_request_duration_seconds_count", 'route="/api/v1/protocols/:identifier",status="200"'),
+          3
+        )
+        assert.isAtLeast(
+          sample("ratings_response_cache_hits_total", ""),
+          2,
+          "the lane's answers are cache hits"
+        )
+      })
   )
 })

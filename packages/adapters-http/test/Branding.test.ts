@@ -20,7 +20,7 @@ import { MethodologyName } from "@ratings/domain/scoring/Methodology"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { attributionLinkOf, quotedString, withAttribution } from "../src/server/Attribution.ts"
-import { ResponseCache } from "../src/server/ResponseCache.ts"
+import { ResponseCache } from "../src/server/cache/ResponseCache.ts"
 import { AcmeBranding, Seed } from "./fixtures.ts"
 import { type Response, TestServer } from "./TestServer.ts"
 

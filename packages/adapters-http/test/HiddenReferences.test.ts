@@ -24,7 +24,7 @@ import { EntityRepository, type StoredEntity } from "@ratings/domain/ports/Entit
 import type { HistoryEntryRecord, StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
 import { defaultDomainWeights } from "@ratings/domain/scoring/ScoreEntity"
 import { Effect, Layer } from "effect"
-import { ResponseCache } from "../src/server/ResponseCache.ts"
+import { ResponseCache } from "../src/server/cache/ResponseCache.ts"
 import type { CallerName, Seed } from "./fixtures.ts"
 import { database, onEachBackend, TestServer } from "./TestServer.ts"
 

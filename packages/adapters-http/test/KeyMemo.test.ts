@@ -18,7 +18,7 @@ import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Effect, Layer, Option } from "effect"
 import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyCrypto.ts"
-import { ResponseCache } from "../src/server/ResponseCache.ts"
+import { ResponseCache } from "../src/server/cache/ResponseCache.ts"
 import { Seed } from "./fixtures.ts"
 import { database, TestServer } from "./TestServer.ts"
 

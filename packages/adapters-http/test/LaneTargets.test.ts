@@ -1,15 +1,16 @@
 /**
- * The lane of cache hits' memory of request targets (HitLane.ts makeTargets):
+ * The lane of cache hits' memory of request targets (cache/Answers.ts makeTargets):
  * what a target leads to per kind of caller, one lookup for any of several
  * kinds, and its bound (MaxLaneTargets entries; the target learned longest
  * ago is forgotten first, with all its entries).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { AnonymousKind, KeyedKinds, MaxLaneTargets, makeTargets } from "@ratings/adapters-http/server/HitLane"
+import { MaxLaneTargets, makeTargets } from "@ratings/adapters-http/server/cache/Answers"
+import { AnonymousKind, KeyedKinds } from "@ratings/adapters-http/server/HitLane"
 import { ProjectionClasses } from "@ratings/domain/access/Projection"
 import { type CallerKind, KeyTiers } from "@ratings/domain/model/Caller"
 
-const learned = (key: string) => ({ topics: [], projection: "public" as never, key, headers: {} })
+const learned = (key: string) => ({ topics: [], projection: "public" as never, key, route: undefined })
 
 describe("the lane's request targets", () => {
   it("a target's entry is per kind of caller; one lookup tells whether any of several kinds has one", () => {

@@ -21,13 +21,13 @@ import {
   type EntityChange,
   ProjectionStore,
   type StoreLimits
-} from "../src/server/ProjectionStore.ts"
+} from "../src/server/cache/ProjectionStore.ts"
 import {
   type CacheVersions,
   MaxVersionQueries,
   ResponseCache,
   type ResponseCacheConfig
-} from "../src/server/ResponseCache.ts"
+} from "../src/server/cache/ResponseCache.ts"
 import { type CallerName, CallerNames, Callers5, cardsOf, entityId, Seed, slugOf } from "./fixtures.ts"
 import { type GetOptions, MemoryFeeds, type Response, TestPolicies, TestServer } from "./TestServer.ts"
 import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"

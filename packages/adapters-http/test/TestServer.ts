@@ -80,7 +80,7 @@ import {
   type RouteServices
 } from "../src/server/HttpServerLive.ts"
 import { type ConnectionLimits, createServer } from "../src/server/NodeServer.ts"
-import type { ResponseCache } from "../src/server/ResponseCache.ts"
+import type { ResponseCache } from "../src/server/cache/ResponseCache.ts"
 import { MaxPathParamLength } from "../src/server/RouterFallbacks.ts"
 import { type CallerName, Callers5, Seed } from "./fixtures.ts"
 import { ScratchDatabase } from "./ScratchDatabase.ts"

@@ -124,9 +124,7 @@ export const ServeCommand = Command.make(
         responseCache: responseCache(),
         routes: appRoutes(http.auth),
         shutdownGrace: config.shutdownGrace,
-        metrics,
-        // Traced requests are the router's: the lane of cache hits makes no spans.
-        hitLane: Option.isNone(observability.otlpEndpoint)
+        metrics
       }),
       refresher,
       metrics === undefined

@@ -43,7 +43,7 @@ import { type JwtVerifier, makeJwtVerifier, NoIdentityProvider } from "./JwtVeri
 import { RequestRateLimiter } from "./RateLimit.ts"
 import { KeyMemo } from "./KeyMemo.ts"
 import { handoffOf } from "./front/Handoff.ts"
-import { type CacheVersions, RequestVersions, ResponseCache } from "./ResponseCache.ts"
+import { type CacheVersions, RequestVersions, ResponseCache } from "./cache/ResponseCache.ts"
 
 /**
  * The client's address as authentication established it (the socket's, or

@@ -7,7 +7,7 @@
 import { Effect, Option, type Schema } from "effect"
 import type { HttpApiGroup } from "effect/http-api"
 import { RatingsApi } from "../api/Api.ts"
-import { ResponseCache } from "./ResponseCache.ts"
+import { ResponseCache } from "./cache/ResponseCache.ts"
 
 /** The endpoint's success codec (the endpoint holds it already turned into its JSON codec). */
 export const successCodecOf = (group: string, endpoint: string): Schema.Top => {

@@ -36,7 +36,7 @@ import { type ListQuery, toListRequest } from "../api/Parameters.ts"
 import { optionalCache, successCodecOf } from "./CachedRoutes.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
 import { type EncodedList, encodeList, listPageBody, MaxListSnapshotItems } from "./ListPages.ts"
-import type { ResponseCache, SnapshotSource } from "./ResponseCache.ts"
+import type { ResponseCache, SnapshotSource } from "./cache/ResponseCache.ts"
 
 /** The caller the authentication middleware established, or an anonymous one by address. */
 export const currentCaller = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Caller> =>

@@ -31,7 +31,7 @@ import { HitLane } from "./HitLane.ts"
 import { KeyMemo } from "./KeyMemo.ts"
 import { type AccessLog, accessLogMiddleware, makeAccessLog } from "./AccessLog.ts"
 import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
-import type { ResponseCache } from "./ResponseCache.ts"
+import { ResponseCache } from "./cache/ResponseCache.ts"
 import { DefaultShutdownGrace, ServerShutdown } from "./ServerShutdown.ts"
 import { DocsPagePolicy } from "./DocsPage.ts"
 import { SecurityHeaders } from "./SecurityHeaders.ts"
@@ -111,7 +111,8 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}, countRefusals =
 const installHitLane = (
   server: () => Server | undefined,
   auth: AuthConfig | undefined,
-  log: AccessLog | undefined
+  log: AccessLog | undefined,
+  metrics: boolean
 ) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
@@ -121,7 +122,24 @@ const installHitLane = (
       installLane(node, lane.serve)
       yield* Effect.addFinalizer(() => Effect.sync(() => installLane(node, undefined)))
     })
-  ).pipe(Layer.provide(HitLane.layer(auth, log))) as Layer.Layer<never, never, KeyMemo | RequestRateLimiter>
+  ).pipe(Layer.provide(HitLane.layer(auth, log, metrics))) as Layer.Layer<
+    never,
+    never,
+    KeyMemo | RequestRateLimiter
+  >
+
+/**
+ * The response cache's recorder of complete answers (cache/Answers.ts), as
+ * the outermost global middleware of the routes it is provided to; nothing
+ * without a response cache.
+ */
+const RecordAnswers = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const router = yield* HttpRouter.HttpRouter
+    const cache = yield* Effect.serviceOption(ResponseCache)
+    if (cache._tag === "Some") yield* router.addGlobalMiddleware(cache.value.recorder)
+  })
+)
 
 /**
  * Closing the layer drains the server (NodeServer.drain): no new
@@ -218,8 +236,8 @@ export const serve = <E = never, R = never>(options: {
   readonly metrics?: MetricsOptions | undefined
   /**
    * The lane of cache hits (HitLane.ts) in front of the router: on by
-   * default with a response cache and without metrics (whose per-request
-   * records the router makes); the app turns it off when tracing is on.
+   * default with a response cache; its answers are counted in the request
+   * metrics and traced like the router's.
    */
   readonly hitLane?: boolean | undefined
   /** Where the access log goes (AccessLog.ts); default standard output, `false` none. */
@@ -233,9 +251,10 @@ export const serve = <E = never, R = never>(options: {
   let server: Server | undefined
   let cutting = false
   const log = options.accessLog === false ? undefined : (options.accessLog ?? makeAccessLog())
-  const laneOn =
-    (options.hitLane ?? true) && options.responseCache !== undefined && options.metrics === undefined
-  const app = options.routes === undefined ? allRoutes : Layer.merge(allRoutes, options.routes)
+  const laneOn = (options.hitLane ?? true) && options.responseCache !== undefined
+  const app = (options.routes === undefined ? allRoutes : Layer.merge(allRoutes, options.routes)).pipe(
+    Layer.provide(RecordAnswers)
+  )
   const router = HttpRouter.serve(options.metrics === undefined ? app : withMetrics(app, options.metrics), {
     routerConfig: { maxParamLength: MaxPathParamLength },
     disableLogger: true,
@@ -244,7 +263,7 @@ export const serve = <E = never, R = never>(options: {
   const withLane = laneOn
     ? Layer.merge(
         router,
-        installHitLane(() => server, options.auth, log)
+        installHitLane(() => server, options.auth, log, options.metrics !== undefined)
       )
     : router
   const caps: { log: ((line: string) => void) | undefined } = { log: undefined }

@@ -18,7 +18,7 @@ import type { ApiKeyInfo } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Context, Effect, Layer, Option } from "effect"
 import { ServiceUnavailableError } from "../api/Errors.ts"
-import { type CacheVersions, ResponseCache } from "./ResponseCache.ts"
+import { type CacheVersions, ResponseCache } from "./cache/ResponseCache.ts"
 
 /** The most keys held in memory; past it the longest held is forgotten first. */
 export const MaxRememberedKeys = 10_000

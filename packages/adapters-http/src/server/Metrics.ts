@@ -31,7 +31,7 @@ import { Authentication, InvalidKeyError, InvalidTokenError } from "../api/Authe
 import { CurrentCaller } from "../api/CurrentCaller.ts"
 import { RateLimitedError, ServiceUnavailableError } from "../api/Errors.ts"
 import { LimitKindLabels, LimitKinds, RequestRateLimiter } from "./RateLimit.ts"
-import { ResponseCache } from "./ResponseCache.ts"
+import { ResponseCache } from "./cache/ResponseCache.ts"
 
 export interface MetricsOptions {
   /** A bearer token that may read /metrics besides an admin JWT; absent: admin JWTs only. */
@@ -120,25 +120,41 @@ const seriesOf =
   }
 
 /**
+ * Records one answered request (route template, method, status, time since
+ * `started`, a `performance.now()` reading): shared by the router's request
+ * middleware and the lane of cache hits, so both count in the same series.
+ */
+export class RequestMetrics extends Context.Service<
+  RequestMetrics,
+  { readonly record: (route: string, method: string, status: number, started: number) => void }
+>()("@ratings/adapters-http/RequestMetrics") {
+  static readonly make = Effect.gen(function* () {
+    const context = yield* Effect.context<never>()
+    const series = seriesOf(new Map())
+    return RequestMetrics.of({
+      record: (route, method, status, started) => {
+        const [count, duration] = series(route, Methods.has(method) ? method : "OTHER", status)
+        count.updateUnsafe(1, context)
+        duration.updateUnsafe((performance.now() - started) / 1000, context)
+      }
+    })
+  })
+}
+
+/**
  * Outermost on the router: times every request and counts it under its
  * route template and final status (a failure's status is the response it is
  * answered with).
  */
 const requestMetrics = HttpRouter.middleware(
   Effect.gen(function* () {
-    const context = yield* Effect.context<never>()
-    const series = seriesOf(new Map())
+    const metrics = yield* RequestMetrics.make
     return (httpEffect) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-        const method = Methods.has(request.method) ? request.method : "OTHER"
         const holder = { route: UnmatchedRoute }
         const started = performance.now()
-        const record = (status: number) => {
-          const [count, duration] = series(holder.route, method, status)
-          count.updateUnsafe(1, context)
-          duration.updateUnsafe((performance.now() - started) / 1000, context)
-        }
+        const record = (status: number) => metrics.record(holder.route, request.method, status, started)
         return Effect.provideService(httpEffect, MatchedRoute, holder).pipe(
           Effect.onExit((exit) =>
             exit._tag === "Success"

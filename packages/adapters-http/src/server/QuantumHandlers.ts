@@ -19,7 +19,7 @@ import { RatingsApi } from "../api/Api.ts"
 import { optionalCache, successCodecOf } from "./CachedRoutes.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
-import type { ResponseCache } from "./ResponseCache.ts"
+import type { ResponseCache } from "./cache/ResponseCache.ts"
 
 /** A timed quantum read through the cache (its value, or the cached response), or computed without one. */
 const timedRead = <A, E>(

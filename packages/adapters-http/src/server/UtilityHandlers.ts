@@ -28,7 +28,7 @@ import { optionalCache, successCodecOf } from "./CachedRoutes.ts"
 import { csvLine, csvRows } from "./Csv.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
-import type { ResponseCache } from "./ResponseCache.ts"
+import type { ResponseCache } from "./cache/ResponseCache.ts"
 import { cuttingConnections } from "./ServerShutdown.ts"
 
 // The contract already checked both; these only narrow the types.

@@ -8,7 +8,7 @@
 import { IncomingMessage } from "node:http"
 import type { HttpServerRequest } from "effect/http"
 import type { DrawnAhead } from "../RateLimit.ts"
-import type { CacheVersions } from "../ResponseCache.ts"
+import type { CacheVersions } from "../cache/ResponseCache.ts"
 
 export interface Handoff {
   /** The versions read for the request, from a query sent after it began. */
