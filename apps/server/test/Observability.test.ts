@@ -197,6 +197,23 @@ describe("OTLP export", () => {
   }, 30_000)
 })
 
+describe("OTLP export of the lane of cache hits", () => {
+  it("with tracing on, reads answered by the lane of cache hits are exported as server spans too", async () => {
+    // The first read is the router's (and fills the cache); the next ones are the lane's.
+    for (let i = 0; i < 3; i++) await get(server.port, "/api/v1/chains?limit=5")
+    const laneSpan = () =>
+      traces.some((t) => t.path === "/v1/traces" && t.body.includes("ratings.answered_by"))
+    const deadline = Date.now() + 20_000
+    while (Date.now() < deadline && !laneSpan()) await new Promise((resolve) => setTimeout(resolve, 250))
+    const exported = traces
+      .filter((t) => t.path === "/v1/traces")
+      .map((t) => t.body)
+      .join("\n")
+    assert.include(exported, "ratings.answered_by", "a span of the lane")
+    assert.include(exported, '"stringValue":"lane"')
+  }, 30_000)
+})
+
 describe("metrics off (the default)", () => {
   it("has no /metrics route: a 404 like any unknown path, even for the token", async () => {
     const off = await start({})
