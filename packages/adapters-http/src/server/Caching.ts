@@ -1,20 +1,10 @@
 /**
- * HTTP caching of reads (RFC 9110 section 13, RFC 9111): published ratings
- * change only when a human publishes, so a client or a shared cache may keep
- * a read for a minute and then revalidate it for the price of a 304.
- *
- * - A successful GET gets a strong `ETag`: a digest of the body bytes (two
- *   bodies with the same tag are the same bytes), unless the response already
- *   carries one (a response cache that computed it once).
- * - `If-None-Match` that matches it (weak comparison, `*` included) turns the
- *   response into a 304 with the same validators and no body.
- * - `Cache-Control: public, max-age=60` for anonymous callers;
- *   `private, max-age=60` for any caller with credentials, whose response may
- *   hold tier-gated data that no shared cache may hand to someone else.
- * - `Vary: Authorization` on all of them: the same URL answers differently by
- *   tier (scorecard lists, the admin bypass), so a cache keys on the header.
- * - Errors are never cached: every answer but a success or a 304 is
- *   `Cache-Control: no-store`, set for the whole router by SecurityHeaders.ts.
+ * HTTP caching of reads (RFC 9110 section 13, RFC 9111): a successful GET
+ * gets a strong ETag (a digest of its body, unless the response carries one),
+ * a matching If-None-Match turns it into a 304; anonymous answers are
+ * `public, max-age=60`, answers to callers with credentials `private`, all
+ * `Vary: Authorization` (the same URL answers differently by tier). Errors
+ * are never stored: SecurityHeaders.ts marks them `no-store`.
  */
 import { createHash } from "node:crypto"
 import { type Caller, callerKind } from "@ratings/domain/model/Caller"

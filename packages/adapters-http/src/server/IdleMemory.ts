@@ -1,26 +1,11 @@
 /**
- * Memory back to the operating system once traffic stops (the soak's "RSS
- * after the soak at most 1.5x idle").
- *
- * Under load V8 promotes many short-lived request objects to the old
- * generation (they are still in flight at a young collection) and lets that
- * generation grow between major collections. A major collection frees them,
- * but V8 keeps the freed pages in a pool for reuse instead of returning them.
- * Its memory reducer, which would return them, starts only when it sees the
- * allocation rate drop, and it measures that rate at collections: a server
- * that goes quiet makes no allocation and so no collection, and the pool
- * stays until V8's watchdog about 100 seconds later. Measured on the read
- * bench's server after 15 s of 422s: 388 MiB for two minutes, then 182 MiB
- * (192 MiB idle before the load).
- *
- * So a server that has served requests and then has started none for
- * `quietMs` asks V8 for a memory-reducing collection (the `last-resort`
- * flavour, which also releases the pooled pages), once per quiet spell, and
- * only when its RSS has grown by a tenth over what it was after the last one
- * (or at start): a few tens of milliseconds of collection on an idle process.
- * V8 exposes that collection only as `gc()`, present when Node runs with
- * `--expose-gc` (ServeNodeFlags.ts gives it to `ratings serve`); without it
- * this does nothing.
+ * Memory back to the operating system once traffic stops. V8 keeps the pages
+ * a load freed in a pool and returns them only when its memory reducer sees
+ * the allocation rate drop, which an idle server (no allocation, so no
+ * collection) never shows it. So a server quiet for `quietMs` after serving
+ * requests, its RSS grown by a tenth since the last time, asks V8 once for a
+ * memory-reducing collection (`gc()`, present with `--expose-gc`, which
+ * ServeNodeFlags.ts gives `ratings serve`; without it this does nothing).
  */
 import type { Server } from "node:http"
 

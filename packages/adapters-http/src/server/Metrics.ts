@@ -1,26 +1,12 @@
 /**
- * Prometheus metrics of the HTTP server, on only when `serve` is given a
- * `metrics` option (off by default: then nothing here is installed, and a
- * request does no metric work at all).
- *
- * - Every request: `http_requests_total{route,method,status}` and
- *   `http_request_duration_seconds{route,method,status}` (time to the
- *   response head). The route label is the matched route's template
- *   (`/api/v1/protocols/:identifier`), never the raw path; a request no route
- *   matched (a 404, a preflight) is `unmatched`.
- * - Rate-limit refusals (429) by caller kind, counted by wrapping the limiter;
- *   with a shared store (Redis), whether it answers and the requests each
- *   limit decided without it during outages, read from the limiter at scrape.
- * - Response cache hits and misses, read from the cache's own counters when
- *   /metrics is scraped.
- * - Whatever the application adds (`MetricsOptions.beforeScrape`: the
- *   webhook queue depth) is refreshed at scrape time.
- *
- * `GET /metrics` answers in the Prometheus text format to an admin JWT or to
- * `Authorization: Bearer <metrics token>` (compared in constant time); other
- * callers get the API's JSON error bodies (401, 403). It is not an operation
- * of the API (not JSON, not in the OpenAPI document), is never cached, and
- * counts against no rate limit except a failed credential's, as on any route.
+ * Prometheus metrics of the HTTP server, installed only with `serve`'s
+ * `metrics` option: per request `http_requests_total` and
+ * `http_request_duration_seconds` by route template, method and status (the
+ * lane of cache hits records into the same series); 429s by caller kind; the
+ * shared rate-limit store's health; cache hits and misses and the app's own
+ * gauges, read at scrape. `GET /metrics` answers an admin JWT or the metrics
+ * token (constant-time compare) in the Prometheus text format, never cached,
+ * outside the API's contract and rate limits (a failed credential counts).
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import { type CallerKind, callerKind } from "@ratings/domain/model/Caller"

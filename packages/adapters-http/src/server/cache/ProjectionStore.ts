@@ -1,23 +1,11 @@
 /**
- * The memory behind the response cache (ResponseCache.ts): values by key,
- * bounded by entry count and by bytes (the least recently used go first),
- * each dropped after a TTL, and indexed by what invalidates them.
- *
- * A value depends either on one entity (a detail, a scorecard list) or on
- * every entity of its type (a list: any change of the type may add, remove or
- * reorder rows). A change of `(type, id)` drops the values of that entity and
- * every type-wide value of the type; a change of `(type, "*")` drops every
- * value of the type. A value may also show every entity of other topics
- * (`Dependency.also`: the incident feed shows protocols), and is then dropped
- * by a change of any of them too; one that changes with the clock (a quantum
- * stale flag) carries its own expiry, kept if it comes before the TTL.
- *
- * A value computed while a change happened must not be stored: its query may
- * have read the state before the change, and the change's notification has
- * already passed. So a computation takes a ticket (`ticket()`) before it
- * reads, and `set` refuses the value when any change of its type (or a clear)
- * came after that ticket. Plain synchronous data: no Effect per operation, the
- * caller passes the time.
+ * The memory behind the response cache: values by key, bounded by entries and
+ * bytes (least recently used first), each dropped after a TTL, and indexed by
+ * what invalidates them: one entity, every entity of its type (a list), and
+ * other topics it shows (`Dependency.also`). A computation takes a `ticket()`
+ * before it reads, and `set` refuses its value when a change of its type (or
+ * a clear) came after that ticket. Plain synchronous data: the caller passes
+ * the time.
  */
 import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 
