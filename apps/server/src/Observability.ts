@@ -21,7 +21,7 @@ import * as OtlpTracing from "@ratings/adapters-http/server/OtlpTracing"
 import * as PgMetricsProbe from "@ratings/adapters-sql/PgMetricsProbe"
 import * as CountedTransport from "@ratings/adapters-webhook/CountedTransport"
 import { Config, Effect, Layer, Option, Schema } from "effect"
-import { booleanSetting, HttpUrl } from "./Config.ts"
+import { booleanSetting, HttpUrl } from "./ConfigValues.ts"
 
 export const MetricsTokenSetting = "RATINGS_METRICS_TOKEN"
 
