@@ -40,12 +40,8 @@ import { WebhookDispatcher } from "@ratings/domain/services/WebhookDispatcher"
 import { RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import { WebhookTargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
 import { Duration, Effect, Layer, Option, type Redacted } from "effect"
-import {
-  QuantumConfig,
-  QuantumSourceUrlSetting,
-  WebhookDeliveryConfig,
-  WebhookTargetsConfig
-} from "./Config.ts"
+import { QuantumConfig, QuantumSourceUrlSetting } from "./Config.ts"
+import { WebhookDeliveryConfig, WebhookTargetsConfig } from "./WebhookConfig.ts"
 
 /**
  * The policies the domain is built around, provided once for everything that

@@ -1,27 +1,20 @@
 /**
- * Observability settings and wiring (README "Observability"):
- *
- * - OTEL_EXPORTER_OTLP_ENDPOINT set: every span the code declares (and a
- *   server span per request) is exported over OTLP/HTTP (JSON) to
- *   `<endpoint>/v1/traces`, as service OTEL_SERVICE_NAME (default
- *   `ratings-service`), with the headers of OTEL_EXPORTER_OTLP_HEADERS
- *   (`key=value,key2=value2`). Unset: no tracer is installed.
- * - RATINGS_METRICS=true, or a RATINGS_METRICS_TOKEN: `ratings serve` counts
- *   requests, cache hits, rate-limit refusals and webhook attempts, and
- *   serves them at GET /metrics (Metrics.ts of the HTTP adapter). Off by
- *   default: nothing is installed.
- *
- * The layers themselves are the adapters': the OTLP tracer (adapters-http
- * `server/OtlpTracing.ts`), the counted webhook transport (adapters-webhook
- * `CountedTransport.ts`) and the gauges read at each scrape (adapters-sql
- * `PgMetricsProbe.ts`).
+ * Observability settings and wiring (README "Observability"): spans exported
+ * over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set (`TracingLayer`),
+ * and counts of requests, cache hits, rate-limit refusals and webhook
+ * attempts served at GET /metrics when RATINGS_METRICS=true or a
+ * RATINGS_METRICS_TOKEN is set. Both are off by default: nothing is
+ * installed. The layers themselves are the adapters': the OTLP tracer
+ * (adapters-http `server/OtlpTracing.ts`), the counted webhook transport
+ * (adapters-webhook `CountedTransport.ts`) and the gauges read at each scrape
+ * (adapters-sql `PgMetricsProbe.ts`).
  */
 import type { MetricsOptions } from "@ratings/adapters-http/server/Metrics"
 import * as OtlpTracing from "@ratings/adapters-http/server/OtlpTracing"
 import * as PgMetricsProbe from "@ratings/adapters-sql/PgMetricsProbe"
 import * as CountedTransport from "@ratings/adapters-webhook/CountedTransport"
 import { Config, Effect, Layer, Option, Schema } from "effect"
-import { booleanSetting, HttpUrl } from "./Config.ts"
+import { booleanSetting, HttpUrl } from "./ConfigValues.ts"
 
 export const MetricsTokenSetting = "RATINGS_METRICS_TOKEN"
 
@@ -49,7 +42,12 @@ export const ObservabilityConfig = Config.all({
 
 export type ObservabilitySettings = Config.Success<typeof ObservabilityConfig>
 
-/** Spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing otherwise. */
+/**
+ * Spans exported over OTLP/HTTP (JSON) to `<endpoint>/v1/traces` when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set, every span the code declares and a
+ * server span per request, as service OTEL_SERVICE_NAME with the headers of
+ * OTEL_EXPORTER_OTLP_HEADERS (`key=value,key2=value2`); nothing otherwise.
+ */
 export const TracingLayer = Layer.unwrap(
   Effect.map(ObservabilityConfig, (settings) =>
     Option.match(settings.otlpEndpoint, {

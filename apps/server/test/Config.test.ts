@@ -9,14 +9,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Result } from "effect"
 import { DefaultBranding } from "@ratings/domain/model/ServiceInfo"
-import {
-  BrandingSettings,
-  clientBaseOf,
-  McpConfig,
-  ServerConfig,
-  WebhookDeliveryConfig,
-  WebhookTargetsConfig
-} from "../src/Config.ts"
+import { BrandingSettings } from "../src/BrandingConfig.ts"
+import { ServerConfig } from "../src/Config.ts"
+import { clientBaseOf, McpConfig } from "../src/McpConfig.ts"
+import { WebhookDeliveryConfig, WebhookTargetsConfig } from "../src/WebhookConfig.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
 import { DefaultConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
 import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"

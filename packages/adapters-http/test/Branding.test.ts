@@ -4,7 +4,8 @@
  * attribution text are what /methodology, the Link and X-Attribution headers,
  * the OpenAPI `info` and the docs page say, through the response cache too;
  * without one, every value is today's default. The configuration that makes
- * a branding (and refuses bad values) is apps/server Config.ts, tested there.
+ * a branding (and refuses bad values) is apps/server BrandingConfig.ts,
+ * tested in apps/server Config.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import {

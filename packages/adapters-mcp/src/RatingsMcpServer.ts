@@ -4,12 +4,10 @@
  * typed client of the HTTP contract. Where that client's requests go is the
  * transport's choice (RatingsApiAccess): `ratings mcp` (stdio) sends them to
  * the configured API with the configured key; /mcp (`mcpRoutes`) answers them
- * in this process through the server's own router, on behalf of the caller of
- * /mcp (InProcessClient.ts), so the caller's tier, visibility and rate limits
- * apply. A tool's answer is its text (ToolText.ts) with the same data as
- * structured content, ended by the attribution the API sends anonymous and
- * Free callers; arguments that do not decode are an answer saying what was
- * wrong (isError), as the API's 422s are.
+ * in this process on behalf of the caller of /mcp (InProcessClient.ts), so
+ * the caller's tier, visibility and rate limits apply. A tool's answer is its
+ * text (ToolText.ts) with the same data as structured content; arguments that
+ * do not decode are an answer saying what was wrong (isError), as 422s are.
  */
 import { Capabilities } from "@ratings/domain/access/Capabilities"
 import type { Tier } from "@ratings/domain/model/Caller"

@@ -2,16 +2,10 @@
  * The Postgres of a data folder: a DATABASE_URL when one is given, else the
  * embedded Postgres under the folder (its cluster in `<dataDir>/pg`, its
  * superuser's password in `<dataDir>/pg-password`, generated on first use,
- * mode 0600).
- *
- * One data folder has one owner (DataDirLock.ts): the process that starts its
- * embedded Postgres. A server (role "serve") always owns it: a second server
- * on the same folder is refused, naming the owner's pid, and a Postgres left
- * running by an owner that is gone (`kill -9`) is stopped and started again
- * under the new owner, which stops it when its scope closes. A command is not
- * a server: it connects to the Postgres running for the folder (with the
- * folder's password file), and only when none runs does it take the folder
- * and start one for itself.
+ * mode 0600). One data folder has one owner (DataDirLock.ts): the process
+ * that starts its embedded Postgres. A server always owns it; a command
+ * connects to the Postgres running for the folder, and takes the folder only
+ * when none runs.
  */
 import { join, resolve } from "node:path"
 import { Console, Effect, Option, Redacted, type Scope } from "effect"
@@ -32,7 +26,11 @@ const clusterDir = (dataDir: string): string => join(dataDir, "pg")
 /** The superuser's password of the data folder (generated on first use, mode 0600). */
 export const passwordFile = (dataDir: string): string => join(dataDir, "pg-password")
 
-/** Takes the folder, stops a Postgres its former owner left running, and starts ours; returns its URL. */
+/**
+ * Takes the folder, stops a Postgres its former owner left running (`kill
+ * -9`), and starts ours, stopped when the scope closes; returns its URL. A
+ * second server on the folder is refused, naming the owner's pid.
+ */
 export const startOwned = (
   dataDir: string,
   onNotice: (line: string) => Effect.Effect<void>,

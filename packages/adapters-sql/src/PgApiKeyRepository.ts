@@ -3,13 +3,9 @@
  * each key and a short display prefix, never the key: the schema refuses
  * anything in `hash` that is not a hex digest, and prefixes longer than 12
  * characters, so a key handed over by mistake cannot be stored in clear.
- * Lookups go through the unique index on `hash`.
- *
- * A revocation bumps the keys' version (the `api_keys` row of cache_versions,
- * PgCacheInvalidation.ts) in the same statement: a server that holds looked-up
- * keys in memory stamps each with the version it read before the lookup, and
- * the first request that begins after the revocation commits reads the new
- * version and looks the key up again (then refused), in every process.
+ * Lookups go through the unique index on `hash`. A revocation bumps the keys'
+ * version (cache_versions) in the same statement, so every process looks a
+ * key up again on the first request after it commits.
  */
 import { PgClient } from "@effect/sql-pg"
 import { ApiKeyInfo } from "@ratings/domain/model/Caller"
@@ -56,6 +52,8 @@ export const make = Effect.gen(function* () {
       orReadError("list API keys")
     )
 
+  // A server stamps the keys it holds with the version read before their lookup, so the
+  // first request that begins after this commits looks the key up again, and is refused.
   const revoke = (id: string, at: string) =>
     sql`WITH revoked AS (
         UPDATE api_keys SET revoked_at = ${at}::timestamptz WHERE id = ${id}::text AND revoked_at IS NULL

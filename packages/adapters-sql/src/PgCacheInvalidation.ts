@@ -1,19 +1,13 @@
 /**
- * Cache invalidation between server processes, over Postgres.
- *
- * Every process may hold cached projections of entities and scorecards
- * (docs/adr/0007-projection-cache.md). When any process changes one (a
- * publish, an entity upsert, a rubric) it calls `notifyChanges` inside its own
- * transaction, which does two things that take effect exactly when that
- * transaction commits, and never when it rolls back:
- *
- * - bumps the version counter of each changed type (table cache_versions), so
- *   any transaction that starts after the commit reads the new version: a
- *   cache that checks the version of its entry's type before serving it
- *   (`currentVersions`) never serves a state older than the last committed
- *   change, whatever the notification latency;
- * - sends `NOTIFY ratings_changed, '<entity_type>:<entity_id>'`, which
- *   listeners use to drop what they hold at once (memory, not correctness).
+ * Cache invalidation between server processes, over Postgres
+ * (docs/adr/0007-projection-cache.md). A process that changes an entity, a
+ * scorecard or a rubric calls `notifyChanges` inside its own transaction,
+ * which takes effect exactly when that transaction commits: it bumps the
+ * version counter of each changed type (cache_versions), so a cache that
+ * checks its entry's version (`currentVersions`) never serves a state older
+ * than the last committed change; and it sends `NOTIFY ratings_changed`,
+ * which listeners use to drop what they hold at once (memory, not
+ * correctness).
  */
 import { PgClient } from "@effect/sql-pg"
 import { ChangeTopic } from "@ratings/domain/model/ChangeTopic"

@@ -1,15 +1,7 @@
 /**
  * The ContactRequestRepository port on Postgres (migrations 0007 and 0008).
- *
- * `submit` is one statement, the same for a new request and a repeat: an
- * INSERT with ON CONFLICT on the partial unique index over open requests
- * (`contact_requests_open_once`), whose conflict turns into a no-op update of
- * the open row, so the statement has the stored request's id either way; and
- * the INSERT of the submission's receipt against that id. The request is new
- * exactly when its id is the submission's. Two identical requests at once, in
- * one process or in two, queue on the index entry: the second sees the
- * first's row once it commits, and never stores a second.
- *
+ * `submit` is one statement, the same for a new request and a repeat, so two
+ * identical requests at once, in one process or in two, never store a second.
  * Failures name the operation and the database's message, never the detail
  * of the row (which would hold the requester's address): nothing here may
  * put an e-mail address in a log.
@@ -69,6 +61,13 @@ const failed =
 export const make = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
 
+  /**
+   * An INSERT with ON CONFLICT on the partial unique index over open requests
+   * (`contact_requests_open_once`), whose conflict is a no-op update of the open
+   * row, so the statement has the stored request's id either way; then the
+   * submission's receipt against that id. The request is new exactly when its id
+   * is the submission's. Two identical requests at once queue on the index entry.
+   */
   const submit = Effect.fn("PgContactRequestRepository.submit")(function* (submission: NewContactRequest) {
     const { entity_key, email_key } = contactKeysOf(submission)
     const rows = yield* sql<{ request_id: string }>`

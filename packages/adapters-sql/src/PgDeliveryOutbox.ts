@@ -1,21 +1,13 @@
 /**
  * The DeliveryOutbox port on Postgres: the durable queue behind signed
- * webhooks, shared by every server process.
- *
- * Stores store: every transition (an attempt's outcome, a manual re-fire) is
- * computed by the domain (webhooks/DeliveryTransitions: the pure state
- * machine on the `RetryPolicy` in context), exactly as in memory, and handed
- * to this adapter as a guarded write. The adapter is split by concern:
- * - `PgDeliveryOutbox/Claims`: due deliveries leased to the caller
- *   (`FOR UPDATE SKIP LOCKED` and a lease column), and claims handed back;
- * - `PgDeliveryOutbox/Writes`: enqueueing, and the guarded writes, a batch
- *   of them one statement (the dispatcher's hot path);
- * - `PgDeliveryOutbox/Reads`: deliveries with their attempt logs;
- * - `PgDeliveryOutbox/Rows`: the rows, decoded with schemas built from the
- *   domain's.
- *
- * The port has no error channel for store failures; a database failure is a
- * defect carrying a StoreError with the reason, never a bare SqlError.
+ * webhooks, shared by every server process. Stores store: every transition is
+ * computed by the domain (webhooks/DeliveryTransitions), exactly as in
+ * memory, and handed to this adapter as a guarded write. By concern:
+ * PgDeliveryOutbox/Claims (leases, `FOR UPDATE SKIP LOCKED`, and claims
+ * handed back), Writes (enqueueing and the guarded writes), Reads
+ * (deliveries with their attempt logs) and Rows (the rows, decoded with
+ * schemas built from the domain's). A database failure is a defect carrying a
+ * StoreError with the reason, never a bare SqlError.
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"

@@ -2,17 +2,10 @@
  * The QuantumSnapshotStore port on Postgres. Snapshots and refresh outcomes
  * are appended; the latest of each is the one read, so every server process
  * serves what any of them fetched, and the history stays for inspection.
- *
  * Rows are one jsonb array: they are always read whole. Every row a read
- * returns is decoded with the domain's schemas of its fields (PgRows), so a
- * hand-edited row that no longer fits is a StoreError naming the read rather
- * than a malformed payload on the wire.
- *
- * A read serves the latest snapshot within bounds: at most MaxQuantumRows
- * rows and `MaxServedRowsBytes` of rows as Postgres sends them (generated
- * columns, migration 0006). A snapshot an older version stored over them
- * (110,000 rows: a reply over the client's 16 MiB message limit) is passed
- * over rather than failing every read; `save` refuses one in the first place.
+ * returns is decoded with the domain's schemas (PgRows), so a hand-edited row
+ * that no longer fits is a StoreError naming the read, not a malformed
+ * payload on the wire.
  */
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
@@ -111,7 +104,13 @@ const save = (sql: SqlClient.SqlClient) =>
     `.pipe(withBump(sql), Effect.mapError(storeError("save")))
   })
 
-/** The latest snapshot within the served bounds; a row that does not decode is a StoreError naming the read. */
+/**
+ * The latest snapshot within the served bounds: at most MaxQuantumRows rows
+ * and `MaxServedRowsBytes` of rows as Postgres sends them (migration 0006). A
+ * snapshot an older version stored over them is passed over rather than
+ * failing every read (`save` refuses one in the first place). A row that
+ * does not decode is a StoreError naming the read.
+ */
 const latest = (sql: SqlClient.SqlClient): Effect.Effect<Option.Option<QuantumSnapshot>, StoreError> =>
   sql`
     SELECT rows, rows_skipped, as_of_text, expires_at_text, source, source_url, sample

@@ -2,14 +2,10 @@
  * The ScorecardRepository port on Postgres. A scorecard is a row of
  * `scorecards` (figures as columns, maps as jsonb) with its answers and
  * evidence in their own tables, in canonical order by position; the rating
- * history is `rating_history`, one row per entity and version.
- *
- * The repository is composed of three parts, by concern: the reads
- * (scorecards/ScorecardReads.ts), the single-scorecard writes `saveDraft`,
- * `importHistory` and `publish` (scorecards/ScorecardWrites.ts) and the
- * set-based bulk writes `saveDrafts` and `publishMany`
- * (scorecards/ScorecardBulk.ts); rows and their schemas are in
- * scorecards/ScorecardRows.ts.
+ * history is `rating_history`, one row per entity and version. By concern:
+ * the reads (scorecards/ScorecardReads.ts), the single-scorecard writes
+ * (ScorecardWrites.ts), the set-based bulk writes `saveDrafts` and
+ * `publishMany` (ScorecardBulk.ts), and the rows (ScorecardRows.ts).
  */
 import { PgClient } from "@effect/sql-pg"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"

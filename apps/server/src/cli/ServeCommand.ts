@@ -1,19 +1,11 @@
 /**
- * `ratings serve` (what `npm start` runs): the HTTP API on PORT. On the first
- * start of the embedded default the demo dataset is loaded, unless --no-demo
- * or RATINGS_LOAD_DEMO=false. When RATINGS_QUANTUM_SOURCE_URL is set, the
- * quantum-readiness refresher runs beside the server; without it nothing is
- * fetched and the stored snapshot (the demo sample, say) is served as it is.
- * Every server process also runs the webhook dispatcher loop beside the HTTP
- * server: deliveries are claimed from the shared outbox, so any number of
- * processes can serve one database. Shutdown (SIGTERM or SIGINT) drains,
- * side by side and within one RATINGS_SHUTDOWN_GRACE: the HTTP server (no
- * new connections; requests in flight finish) and the dispatcher (no new
- * claims; deliveries claimed but not started are handed back at once; sends
- * in flight finish and their attempts are recorded). What is
- * still running when the grace ends is cut (a cut send's claim expires and
- * the attempt is made again, here after a restart or by another process).
- * Then the pool and the embedded Postgres close; the process exits 0.
+ * `ratings serve` (what `npm start` runs): the HTTP API on PORT, with the
+ * webhook dispatcher loop beside it in every process (deliveries are claimed
+ * from the shared outbox, so any number of processes can serve one database)
+ * and, when RATINGS_QUANTUM_SOURCE_URL is set, the quantum-readiness
+ * refresher; without it nothing is fetched and the stored snapshot is served
+ * as it is. On the first start of the embedded default the demo dataset is
+ * loaded, unless --no-demo or RATINGS_LOAD_DEMO=false.
  */
 import { type AuthConfig, trustedHops } from "@ratings/adapters-http/server/AuthConfig"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
@@ -94,6 +86,15 @@ const announce = (
     )
   })
 
+/**
+ * Shutdown (SIGTERM or SIGINT) drains, side by side and within one
+ * RATINGS_SHUTDOWN_GRACE, the HTTP server (no new connections; requests in
+ * flight finish) and the dispatcher (no new claims; deliveries claimed but not
+ * started handed back at once; sends in flight finish and are recorded). What
+ * still runs when the grace ends is cut (a cut send's claim expires and the
+ * attempt is made again); then the pool and the embedded Postgres close, and
+ * the process exits 0.
+ */
 export const ServeCommand = Command.make(
   "serve",
   {

@@ -1,24 +1,14 @@
 /**
  * The dashboard watchlist page (spec part 3, "Webhook delivery": failed
  * deliveries are "listed on the dashboard watchlist page ... may be re-fired
- * manually from the dashboard"). A plain page served by every server process
- * at /dashboard: the account holder signs in with their API key (Pro and
- * above: alert rules are a Pro capability), sees the deliveries that failed
- * and re-fires one with a button; each rule's delivery log (every attempt) is
- * one click away.
- *
- * The page holds no data of its own: its script calls the public API
- * (GET /api/v1/deliveries?status=failed, GET /api/v1/alert-rules,
- * GET /api/v1/alert-rules/{id}/deliveries, POST /api/v1/deliveries/{id}/refire)
- * with the key as a bearer token, so it can show nothing the API would not.
- * The key stays in the tab's sessionStorage, never in a cookie or a URL, and
- * the page is served with a Content-Security-Policy that only lets it run its
- * own script and talk to its own origin.
- *
- * Below the watchlist, without a key, the post-quantum readiness league
- * (GET /api/v1/quantum-readiness, public): a reading the source gives no
- * QRI, band or stage for is shown as "not assessed", never "null". The title and the footer carry the operator's branding (the
- * `Branding` in context when the routes are built), HTML-escaped.
+ * manually from the dashboard"), served by every server process at
+ * /dashboard: the account holder signs in with their API key (Pro and
+ * above), sees the deliveries that failed, re-fires one with a button, and
+ * reads each rule's delivery log. The page holds no data of its own: its
+ * script calls the public API with the key as a bearer token, so it shows
+ * nothing the API would not; the key stays in the tab's sessionStorage,
+ * never in a cookie or a URL. Below, without a key, the public
+ * post-quantum readiness league.
  */
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { Effect, Layer } from "effect"
@@ -70,7 +60,11 @@ const DashboardCss = `
   footer p { margin: .25rem 0; }
 `
 
-/** The page under a branding. */
+/**
+ * The page under a branding: its title and footer carry the operator's
+ * `Branding`, HTML-escaped. A quantum reading the source gives no QRI, band or
+ * stage for is shown as "not assessed", never "null".
+ */
 export const dashboardHtml = (branding: Branding): string => `<!doctype html>
 <html lang="en">
 <head>

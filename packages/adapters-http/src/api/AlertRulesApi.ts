@@ -3,20 +3,12 @@
  * utilities", part 6 "Events", part 3 "Webhook delivery", part 7: 201, 204,
  * a non-UUID rule_id is 422). Pro tier and above; a rule belongs to the
  * account of the key that created it, and another account's rule or delivery
- * answers 404 exactly like one that does not exist.
- *
- * Shapes the spec leaves open, designed here:
- * - the create body (AlertRuleCreate: entity_types, slugs, events filters
- *   and channels.webhook_url; see the domain's AlertRule model);
- * - test-webhook's answer (WebhookTestReport: the outcome of one real attempt);
- * - the delivery routes: a rule's delivery log, the account's failed
- *   deliveries (the dashboard watchlist) and the re-fire of one. Lists are
- *   `{items, total}` like every list of the API; they hold the newest `limit`
- *   deliveries and `total` counts the items of the answer.
- *
- * An admin bearer JWT has no account: an admin's rules belong to the account
- * `admin:<subject>`, as their exports do (ExportService.accountOf), so an
- * admin can try the routes without seeing anyone else's rules.
+ * answers 404 exactly like one that does not exist. An admin JWT's rules
+ * belong to the account `admin:<subject>`, as its exports do. The shapes the
+ * spec leaves open are designed here: the create body (the domain's
+ * AlertRule), test-webhook's answer (WebhookTestReport: one real attempt),
+ * and the delivery lists, `{items, total}` like every list of the API: the
+ * newest `limit` deliveries, `total` counting the items of the answer.
  */
 import { Capabilities } from "@ratings/domain/access/Capabilities"
 import {

@@ -1,19 +1,10 @@
 /**
  * The HTTP contract of the ratings service. Client-safe: it imports schemas and
  * nothing of the server, so tests, the typed client and the CLI can use it.
- *
- * Every parameter or path failure is a 422 with a FastAPI-style body: the
- * ValidationErrors middleware is applied to every group (so it must stay the
- * last step after all groups are added), and decoding collects every failed
- * parameter, not only the first.
- *
- * FiniteNumbers runs innermost, next to decoding (after the caller policies),
- * so a body holding a number JSON.parse reads as Infinity is a 422 like any
- * other bad body.
- *
- * Authentication (an optional bearer API key or admin JWT) is applied after
- * ValidationErrors, so it runs first: a credential that does not work is a 401 whatever the
- * parameters; its OpenAPI transform marks the bearer scheme optional.
+ * Every parameter or path failure is a 422 with a FastAPI-style body listing
+ * every failed parameter, not only the first; a credential that does not work
+ * is a 401 whatever the parameters. The order of the middlewares that makes
+ * this so is explained where `RatingsApi` declares them.
  */
 import { type Branding, DefaultBranding } from "@ratings/domain/model/ServiceInfo"
 import { HttpApi, HttpApiMiddleware, OpenApi } from "effect/http-api"
@@ -94,7 +85,10 @@ const transformOf = (branding: Branding) => (spec: Json) =>
   brandDocument(documentRouterResponses(documentOptionalBearer(spec)), branding)
 
 // The groups in the order /docs lists their OpenAPI tags; each tag in sentence case (the entity
-// groups name theirs in EntitiesApi.ts).
+// groups name theirs in EntitiesApi.ts). A middleware declared later runs outside the earlier
+// ones: Authentication runs first (its OpenAPI transform marks the bearer scheme optional);
+// ValidationErrors applies to every group, so it stays after all groups are added; FiniteNumbers
+// runs innermost, next to decoding, so a number JSON.parse reads as Infinity is a 422 too.
 export class RatingsApi extends HttpApi.make("ratings")
   .add(ProtocolsApi.prefix(ApiPrefix))
   .add(ChainsApi.prefix(ApiPrefix))

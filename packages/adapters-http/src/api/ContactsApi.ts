@@ -2,19 +2,13 @@
  * Coverage requests (api-facts "Coverage requests"): `POST /contacts`, how
  * anyone asks for an entity to be rated (or re-rated, or corrected). The
  * shapes and bounds are the domain's (model/ContactRequest.ts); operators
- * list and close requests with `ratings contacts list|close`.
- *
- * Anonymous: a key is accepted (it must work, as everywhere) but not needed,
- * and does not raise the allowance: coverage requests are limited per client
- * address on a counter of their own (RateLimit.ts `checkContact`; 5 an hour
- * unless the operator configures another), 429 with Retry-After past it.
- *
- * Every accepted request is answered 201 with a receipt of its own: what its
- * sender sent (never the message) with a reference id of this submission,
- * status open and the time it was received, whether it started a request or
- * repeated an open one (same entity name ignoring case and whitespace, same
- * address ignoring case; stored once, the repeat recorded as another receipt
- * of it). So the answer never tells whether, or what, anyone sent before.
+ * list and close requests with `ratings contacts list|close`. Anonymous: a
+ * key is accepted (it must work) but not needed, and does not raise the
+ * allowance, which is per client address on a counter of its own
+ * (RateLimit.ts `checkContact`), 429 with Retry-After past it. Every accepted
+ * request is answered 201 with a receipt of its own (the domain's
+ * `ContactReceipt`), so the answer never tells whether, or what, anyone sent
+ * before.
  */
 import {
   ContactLimits,

@@ -1,18 +1,13 @@
 /**
  * Query and path parameters of the read API (spec part 4 "List query
  * parameters", part 2 "Identifiers"), as string codecs with FastAPI-style
- * failures, and their OpenAPI description.
- *
- * Each rule carries the FastAPI error `type`, message and context under
- * {@link ValidationRuleKey}, so the one central mapping (server/ErrorMapping.ts)
- * turns any decode failure into `{"detail": [{type, loc, msg, input}]}` without
- * knowing the parameters. Parameters are optional on the wire and the typed
- * client; defaults are applied once, in {@link toListRequest}, and published in
- * the OpenAPI document.
- *
- * A parameter the spec's table does not give a type is not part of that type's
- * query: it is ignored silently (as FastAPI ignores unknown query parameters),
- * while the ones that apply are still validated. See docs/adr/0005-http-contract.md.
+ * failures, and their OpenAPI description. Each rule carries the FastAPI
+ * error `type`, message and context under {@link ValidationRuleKey}, so the
+ * one central mapping (server/ErrorMapping.ts) turns any decode failure into
+ * `{"detail": [{type, loc, msg, input}]}`. Parameters are optional on the
+ * wire; defaults are applied once, in {@link toListRequest}. A parameter the
+ * spec's table does not give a type is ignored for that type, as FastAPI
+ * ignores unknown query parameters (docs/adr/0005-http-contract.md).
  */
 import type { ListRequest } from "@ratings/domain/services/RatingsReader"
 import type { EntityType } from "@ratings/domain/model/EntityType"

@@ -4,12 +4,9 @@
  * context when the handlers are built; ownership, the signing key served
  * once, URL validation and the delivery state machine are AlertRuleService's.
  * Here the caller becomes an account, errors become their statuses, and
- * responses are marked `no-store`.
- *
- * Why `no-store`: these answers are one account's live state, which its own
- * requests change (a created rule, a re-fired delivery). The default private
- * 60 s cache of keyed reads would show the dashboard a list from before the
- * change it just made.
+ * responses are `no-store`: they are one account's live state, which its own
+ * requests change, and the private cache of keyed reads would show the
+ * dashboard a list from before the change it just made.
  */
 import { Projection, type TierProjection } from "@ratings/domain/access/Projection"
 import type { AlertRuleCreate } from "@ratings/domain/model/AlertRule"

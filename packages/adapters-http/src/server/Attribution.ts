@@ -2,32 +2,29 @@
  * Attribution (spec part 1 rule 2): Free and anonymous use names the service
  * as the data source and links to its website. Every response to an
  * anonymous or Free caller says so in headers, so that JSON bodies keep the
- * contract's shapes:
- *
- * - `Link: <website>; rel="via"; title="<name>", <terms>; rel="terms-of-service"`:
- *   `via` is the registered relation for "the source of the information"
- *   (RFC 4287), `terms-of-service` (RFC 6903) points at the terms whose
- *   automated-access clause governs AI assistants and agents;
- * - `X-Attribution`: the attribution text, ready to display.
- *
- * Pro, Enterprise and admin callers get neither.
- *
- * The name, website, terms and text are the operator's (the `Branding` of
- * the domain, configured at start): the caller policies read it once when the
- * server is built and work the headers out then, so nothing here holds a
- * value of its own. The configuration only admits printable ASCII in them
- * (apps/server Config.ts), and the title is written as an RFC 9110
- * quoted-string all the same (a `"` or `\` in a name is escaped).
+ * contract's shapes: `Link` (`attributionLinkOf`) and `X-Attribution`, the
+ * text to display. Pro, Enterprise and admin callers get neither. The values
+ * are the operator's (the domain's `Branding`, configured at start), worked
+ * out once when the server is built; nothing here holds a value of its own.
  */
 import { type Branding, DefaultBranding } from "@ratings/domain/model/ServiceInfo"
 import { type Caller, callerKind } from "@ratings/domain/model/Caller"
 import { Effect } from "effect"
 import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 
-/** A header parameter's value as a quoted-string: `"` and `\` become quoted pairs. */
+/**
+ * A header parameter's value as an RFC 9110 quoted-string: `"` and `\` become
+ * quoted pairs. The configuration admits only printable ASCII in a branding
+ * (apps/server BrandingConfig.ts); the title is quoted all the same.
+ */
 export const quotedString = (text: string): string => `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`
 
-/** The Link header's attribution entries of a branding: its website (via) and its terms. */
+/**
+ * The Link header's attribution entries of a branding: its website as `via`,
+ * the registered relation for "the source of the information" (RFC 4287), and
+ * its terms as `terms-of-service` (RFC 6903), whose automated-access clause
+ * governs AI assistants and agents.
+ */
 export const attributionLinkOf = (branding: Branding): string =>
   `<${branding.siteUrl}>; rel="via"; title=${quotedString(branding.serviceName)}, ` +
   `<${branding.termsUrl}>; rel="terms-of-service"`

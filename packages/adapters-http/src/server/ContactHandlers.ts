@@ -2,15 +2,11 @@
  * Handler of POST /contacts (api/ContactsApi.ts). The body was decoded and
  * its bounds checked by the contract (422 naming the field); here the client
  * address draws one coverage request from its own allowance (RateLimit.ts
- * `checkContact`: whoever the caller is, key or none), the ContactService
- * records the submission, and its own receipt is answered 201, whether it
- * started a request or repeated an open one: the status, headers and body
- * never tell a sender whether anyone asked before. Never cached
- * (`no-store`): the receipt is one sender's.
- *
- * Nothing here logs the address or the name sent: the log line of a
- * submission has its reference id, the stored request's id and whether it
- * started that request, for the operators.
+ * `checkContact`, whoever the caller is), the ContactService records the
+ * submission, and its own receipt is answered 201, never cached: the status,
+ * headers and body never tell a sender whether anyone asked before. Nothing
+ * here logs the address or the name sent: a submission's log line has its
+ * reference id, the stored request's id and whether it started that request.
  */
 import { ContactService } from "@ratings/domain/services/ContactService"
 import { Effect, Option } from "effect"

@@ -1,26 +1,13 @@
 /**
  * Handlers of the per-entity read routes of the seven types. Each is a few
  * lines: the contract decoded the request, the domain's RatingsReader applies
- * the tier and visibility rules, and the result (or its error, mapped once in
- * ErrorMapping) goes back.
- *
- * Every route here goes through the ResponseCache when the server is given
- * one (it is read when the handlers are built): then it may return an
- * already-encoded response instead of the value. Keys are the normalised
- * parameters the reader receives, so two requests with the same key get the
- * same answer for the same projection. The list, detail and scorecard-list
- * routes are shared by a projection class (anonymous and Free; Pro and
- * Enterprise); the rating reads (domains, history, questions, rubric,
- * evidence, scorecard by id), which each tier may or may not be allowed, are
- * keyed by the caller's tier as well: an entry is only ever computed for, and
- * served to, callers of one tier, and a refusal (403) is never stored.
- *
- * Who sees what is the tier projection's (`Projection`, read when the
- * handlers are built): the reader applies it, and the cache keys carry the
- * list flags it gives the caller.
- *
- * The caller is read from CurrentCaller, which the authentication middleware
- * provides; until it is wired, a request without it is anonymous.
+ * the tier and visibility rules (the `Projection` read when the handlers are
+ * built), and the result (or its error, mapped once in ErrorMapping) goes
+ * back. Every route goes through the ResponseCache when the server has one,
+ * keyed by the normalised parameters the reader receives, so two requests
+ * with the same key get the same answer for the same projection class. The
+ * caller is CurrentCaller, which the authentication middleware provides; a
+ * request without it is anonymous.
  */
 import type { EntityRecordOf } from "@ratings/domain/model/Entity"
 import { Projection, type TierProjection } from "@ratings/domain/access/Projection"
@@ -151,7 +138,11 @@ const listSnapshotSource = (
   body: (list) => listPageBody(list, request)
 })
 
-/** The handlers of the endpoints the response cache serves: list, detail and scorecards. */
+/**
+ * The handlers of the list, detail and scorecard-list routes, shared in the
+ * cache by a projection class (anonymous and Free; Pro and Enterprise); the
+ * keys carry the list flags the projection gives the caller.
+ */
 const cachedHandlers = <T extends EntityType>(
   reader: RatingsReader["Service"],
   projection: TierProjection,
@@ -210,8 +201,10 @@ const cachedHandlers = <T extends EntityType>(
 })
 
 /**
- * The handlers of the rating reads, cached per tier. The bodies name their
- * entity by slug only, so an entry is dropped on any change of the type
+ * The handlers of the rating reads, cached per tier: each tier may or may not
+ * be allowed a read, so an entry is only ever computed for, and served to,
+ * callers of one tier, and a refusal (403) is never stored. The bodies name
+ * their entity by slug only, so an entry is dropped on any change of the type
  * (entityOf undefined), except a scorecard's, which names its entity by id.
  */
 const ratingHandlers = <T extends EntityType>(

@@ -1,15 +1,9 @@
 /**
  * Handlers of the quantum-readiness routes. A read never waits on the
  * upstream: it serves the stored snapshot (QuantumService); refreshing it is
- * the refresher's job.
- *
- * Both go through the ResponseCache when the server has one
- * (docs/adr/0007-projection-cache.md): stamped with the quantum version
- * (bumped by every snapshot saved and every refresh outcome recorded) and
- * the chains' (rows are matched against the chain directory on each read),
- * and kept no later than the instant the stale flag may flip with the clock
- * alone (the snapshot's expiry). Keyed by the caller's projection class like
- * every cached read; an admin's read is computed.
+ * the refresher's job. Both go through the ResponseCache when the server has
+ * one (docs/adr/0007-projection-cache.md), keyed by the caller's projection
+ * class like every cached read; an admin's read is computed.
  */
 import type { Caller } from "@ratings/domain/model/Caller"
 import { QuantumService, type Timed } from "@ratings/domain/services/QuantumService"
@@ -21,7 +15,14 @@ import { currentCaller } from "./EntityHandlers.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
 import type { ResponseCache } from "./cache/ResponseCache.ts"
 
-/** A timed quantum read through the cache (its value, or the cached response), or computed without one. */
+/**
+ * A timed quantum read through the cache (its value, or the cached response),
+ * or computed without one. An entry is stamped with the quantum version
+ * (bumped by every snapshot saved and refresh outcome recorded) and the
+ * chains' (rows are matched against the chain directory on each read), and
+ * kept no later than the snapshot's expiry, when the stale flag flips with
+ * the clock alone.
+ */
 const timedRead = <A, E>(
   cache: ResponseCache["Service"] | undefined,
   caller: Caller,

@@ -1,19 +1,12 @@
 /**
- * What the router itself answers, in the API's own shapes (found by the
- * OpenAPI fuzzer): a path no route matches — an unknown path, a segment longer
- * than the router's limit, percent-encoding that is not UTF-8 — is a JSON 404
- * `{"detail": "not found"}` instead of an empty one; a raw `;` in the path
- * (which the router would otherwise treat like `?`, answering a shorter path's
- * route) is the same 404; and a request body of a media type a route does not
- * take is a JSON 415 that names the type and what to send, instead of
- * text/plain; so is a body declared in a charset other than UTF-8 (every body
- * the API and /mcp read is decoded as UTF-8, so another charset would be read
- * as something its sender did not write); a body over 1 MiB is a JSON 413
- * instead of an empty one; a path the API serves asked with another method is
- * a JSON 405 with `Allow`, and so is a HEAD of an export (it would record one
- * and spend quota). The 404 is documented on every operation, 415 and 413
- * on those that take a body (Api.ts, `documentRouterResponses`); a 405
- * answers no operation.
+ * What the router itself answers, in the API's own JSON shapes: a path no
+ * route matches, or one with a raw `;` (which the router would treat like
+ * `?`, answering a shorter path's route), is a 404 `{"detail": "not found"}`;
+ * a body of a media type a route does not take, or in a charset other than
+ * UTF-8, is a 415 naming what to send; a body over 1 MiB is a 413; a path the
+ * API serves asked with another method is a 405 with `Allow`, as is a HEAD of
+ * an export. The 404 is documented on every operation, 415 and 413 on those
+ * that take a body (Api.ts, `documentRouterResponses`).
  */
 import { ByteSize, Effect } from "effect"
 import { HttpApi } from "effect/http-api"
@@ -80,7 +73,11 @@ const ApiRoutes: ReadonlyArray<{ readonly method: string; readonly path: RegExp 
 
 const MethodOrder = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
 
-/** The labels of UTF-8 (WHATWG Encoding), lower-case: the one charset request bodies are read in. */
+/**
+ * The labels of UTF-8 (WHATWG Encoding), lower-case: the one charset request
+ * bodies (of the API and /mcp) are read in, so a body in another would be read
+ * as something its sender did not write.
+ */
 const Utf8Labels: ReadonlySet<string> = new Set(["utf-8", "utf8"])
 
 /**

@@ -1,25 +1,12 @@
 /**
  * Headers every answer of the server carries, applied in one place (a global
- * router middleware) instead of by each handler:
- *
- * - Every answer that is not a success (4xx, 5xx, a redirect) is
- *   `Cache-Control: no-store`, whatever else set it: an error is about one
- *   request at one moment (a 404 is otherwise heuristically cacheable, a 401
- *   or 429 depends on the caller and the clock). A 304 is left as it is: it
- *   is not an error but the confirmation of a stored 200, and RFC 9111 4.3.4
- *   has a cache update the stored response with the 304's headers, so a
- *   no-store there would turn the cached copy it revalidates uncacheable.
- * - Every answer is `X-Content-Type-Options: nosniff`: a browser takes its
- *   Content-Type as given (a JSON body is never run as a script or rendered
- *   as HTML, whatever it holds).
- * - An HTML page is `X-Frame-Options: DENY` and carries a
- *   Content-Security-Policy: its own (the page's route sets one that allows
- *   what it loads, `pagePolicy`), or else `DefaultPagePolicy`, which allows
- *   nothing to load. Both refuse framing (`frame-ancestors 'none'`).
- *
- * Requests Node answers itself (NodeServer.ts) and the lane of cache hits
- * (HitLane.ts, which repeats the headers the router sent for the same
- * entry) carry the same headers.
+ * router middleware) instead of by each handler: `Cache-Control: no-store` on
+ * every answer that is not a success or a 304 (`mustNotStore`);
+ * `X-Content-Type-Options: nosniff` on every answer, so a browser takes its
+ * Content-Type as given; and on an HTML page `X-Frame-Options: DENY` and a
+ * Content-Security-Policy, its own (`pagePolicy`) or else `DefaultPagePolicy`,
+ * which allows nothing to load. Requests Node answers itself (NodeServer.ts)
+ * and the lane of cache hits (HitLane.ts) carry the same headers.
  */
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
@@ -53,7 +40,13 @@ export const hashSource = (text: string): string =>
 const isHtml = (response: HttpServerResponse.HttpServerResponse): boolean =>
   response.headers["content-type"]?.startsWith("text/html") === true
 
-/** Whether an answer must not be stored: anything but a success or a 304 (see the module's comment). */
+/**
+ * Whether an answer must not be stored: anything but a success or a 304. An
+ * error is about one request at one moment (a 404 is otherwise heuristically
+ * cacheable, a 401 or 429 depends on the caller and the clock). A 304
+ * confirms a stored 200, and a cache updates the stored response with its
+ * headers (RFC 9111 4.3.4), so a no-store there would make that copy uncacheable.
+ */
 export const mustNotStore = (status: number): boolean => (status < 200 || status >= 300) && status !== 304
 
 /** The response with the headers above. */

@@ -1,33 +1,14 @@
 /**
  * The QuantumSource port over HTTP (undici): one GET of the LayerQu dataset at
- * a configured URL. This is outbound HTTP, the one place the service calls a
- * third party for data, so every way the far end can misbehave is bounded:
- *
- * - time: the whole exchange (connect, headers, body) has one budget, 15 s
- *   unless set; past it the request is aborted and the fetch fails;
- * - size: the body may not exceed `maxBytes` (2 MiB unless set); a larger
- *   declared or received body is aborted and the fetch fails. The table holds
- *   at most MaxQuantumRows (1,000) rows of about 150 bytes, so 2 MiB leaves
- *   room for pretty-printing while keeping the parse to milliseconds;
- * - nesting: arrays and objects may nest at most `MaxNestingDepth` deep
- *   (rows in an envelope are 3). One pass over the bytes checks it before
- *   JSON.parse, which would otherwise spend hundreds of milliseconds of the
- *   event loop, that every request waits on, on a body of brackets;
- * - redirects: none are followed. A 3xx is a failure naming the status, so the
- *   operator points the URL at the final address instead of the service
- *   following the upstream wherever it sends it (another host included);
- * - status: anything but 2xx is a failure naming the status.
- *
- * The body must be JSON (whatever its content-type says, since static hosts
- * often serve JSON as text/plain). Accepted shapes: a top-level array of rows,
- * or an object whose `rows`, `data` or `chains` member (looked up in that
- * order) is an array of rows: the common envelopes of a JSON export. Anything
- * else fails the fetch. The rows themselves are returned unchecked: which rows
- * count is the domain's call (`readRows` skips and counts malformed ones).
- *
- * Error messages name the URL without its query string or credentials, which
- * is where an API key of the upstream would sit; they end up in logs and in
- * the stored refresh outcome.
+ * a configured URL. This is the one place the service calls a third party for
+ * data, so every way the far end can misbehave is bounded: the time of the
+ * whole exchange, the size of the body, the nesting of its JSON; redirects
+ * are not followed (a 3xx is a failure naming the status, so the operator
+ * points the URL at the final address), and anything but 2xx fails. The body
+ * must be JSON, whatever its content-type says: rows at the top level or in
+ * an envelope (`RowEnvelopeKeys`); the rows are returned unchecked, since
+ * which count is the domain's call (`readRows`). Error messages name the URL
+ * without its query string or credentials (`describeUrl`).
  */
 import { QuantumSource, QuantumSourceError } from "@ratings/domain/ports/QuantumSource"
 import { Duration, Effect, Layer } from "effect"
@@ -43,9 +24,18 @@ export interface LayerQuSourceOptions {
 }
 
 export const DefaultTimeout: Duration.Duration = Duration.seconds(15)
+/**
+ * At most MaxQuantumRows rows of about 150 bytes: 2 MiB leaves room for
+ * pretty-printing while keeping the parse to milliseconds. A larger declared
+ * or received body is aborted and the fetch fails.
+ */
 export const DefaultMaxBytes = 2 * 1024 * 1024
 
-/** The deepest nesting of arrays and objects a body may have: rows are objects in an array, maybe in an envelope. */
+/**
+ * The deepest nesting of arrays and objects a body may have: rows are objects
+ * in an array, maybe in an envelope (3 levels). Checked before JSON.parse,
+ * which would otherwise hold the event loop on a body of brackets.
+ */
 export const MaxNestingDepth = 16
 
 /** The object members that may hold the rows, in the order they are tried. */

@@ -2,15 +2,8 @@
  * The outbox's writes: enqueueing a fan-out, enqueueing one delivery already
  * claimed, and the guarded writes of the transitions the domain computed
  * (webhooks/DeliveryTransitions). This module stores what it is handed; it
- * decides no transition.
- *
- * A batch of guarded writes is one statement, the dispatcher's hot path: one
- * UPDATE applies every write whose row still holds exactly its `from` state
- * (status, cycle, attempt count, due time, first attempt), and its RETURNING
- * feeds the INSERT of the attempt rows. Under READ COMMITTED a concurrent
- * writer of the same row is waited for and the guard re-checked on what it
- * committed, so of two racing writes one wins. The attempt row's primary key
- * is a second guard against counting an attempt twice.
+ * decides no transition. A batch of guarded writes is one statement, the
+ * dispatcher's hot path; of two racing writes of one row, one wins.
  */
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -107,7 +100,15 @@ const enqueueClaimed =
       return d
     }).pipe(orDie("enqueueClaimed"), Effect.withSpan("PgDeliveryOutbox.enqueueClaimed"))
 
-/** One statement: the writes whose guards hold, applied, claims released, attempts logged. */
+/**
+ * One statement: the writes whose guards hold, applied, claims released,
+ * attempts logged. One UPDATE applies every write whose row still holds
+ * exactly its `from` state (status, cycle, attempt count, due time, first
+ * attempt), and its RETURNING feeds the INSERT of the attempt rows. Under READ
+ * COMMITTED a concurrent writer of the row is waited for and the guard
+ * re-checked on what it committed; the attempt row's primary key is a second
+ * guard against counting an attempt twice.
+ */
 const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedWrite>) =>
   sql`
     WITH input AS (

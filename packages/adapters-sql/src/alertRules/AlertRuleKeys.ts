@@ -1,7 +1,10 @@
 /**
  * Opened signing keys, cached in this process by rule id and sealed text for
- * a few minutes (see PgAlertRuleRepository): only the decryption is saved;
- * every read still asks the table.
+ * a few minutes: the dispatcher reads a rule's key for every delivery, and a
+ * fan-out sends many to each rule. Only the decryption is saved: every read
+ * still asks the table, so a deleted rule is gone at once, and a re-sealed
+ * key is new sealed text and misses. The cache is bounded, holds nothing that
+ * is not in the table, and is never logged.
  */
 import { Clock, Effect } from "effect"
 import type { SecretBoxShape } from "../SecretBox.ts"

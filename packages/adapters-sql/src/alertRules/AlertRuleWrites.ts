@@ -1,6 +1,10 @@
 /**
- * The alert-rule writes: `create` (counting the account's rules under an
- * advisory lock on the account, see PgAlertRuleRepository) and `delete`.
+ * The alert-rule writes: `create` and `delete`. `create` counts the account's
+ * rules and inserts in one transaction (a savepoint inside the caller's)
+ * under a transaction-scoped advisory lock on the account, as the export
+ * quota does (PgExportLog): concurrent creates of one account queue, in any
+ * process, and cannot pass the bound together. The count reads through
+ * alert_rules_account.
  */
 import {
   AlertRuleLimitReached,

@@ -1,22 +1,9 @@
 /**
  * Migration 0001: the ratings side of the schema. Entities of the seven types,
  * question catalogues, scorecards with their answers and evidence, the rating
- * history, API keys and the export log.
- *
- * Enumerations are written out rather than imported from the domain: a
- * migration is a snapshot, and it must not change when the code does.
- *
- * Indexes and the queries they serve:
- * - entities_listed: the public list of a type (visible rows, ORDER BY slug, id;
- *   LIMIT/OFFSET walks it in order), its count, and `published`.
- * - entities_slug_unique: lookups by slug and the admin lists (include_inactive).
- * - entities_chain_slugs / entities_categories (GIN): the `chain` and `category` filters.
- * - entities_curator: the vault `curator_id` filter.
- * - entities_search (GIN, pg_trgm, when the server has it): the `search` filter.
- * - scorecards_one_published (partial unique): at most one published scorecard
- *   per entity, and `latestPublishedOf` (entity_id = ANY(...) AND status = 'published').
- * - scorecards_entity_version (unique): listForEntity, latest, history by version.
- * - export_log_account_time: the quota count of one account inside the window.
+ * history, API keys and the export log. Enumerations are written out rather
+ * than imported from the domain: a migration is a snapshot, and it must not
+ * change when the code does. Each index says which queries it serves.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -63,12 +50,15 @@ const statements: ReadonlyArray<string> = [
   `COMMENT ON COLUMN entities.details IS 'The type''s own fields (token symbol, contract_address and chain; bridge security fields; vault curator; chain chain_id)'`,
   `COMMENT ON COLUMN entities.chain_slugs IS 'Derived on write: slugs of chains[] and of a token''s chain, for the indexed chain filter'`,
   `COMMENT ON COLUMN entities.name_lower IS 'Derived on write with JavaScript toLowerCase, so search matches the domain rule whatever the server locale'`,
+  // The public list of a type (ORDER BY slug, id; LIMIT/OFFSET walks it in order), its count,
+  // and `published`. entities_slug_unique serves lookups by slug and the admin lists.
   `CREATE INDEX entities_listed ON entities (entity_type, slug, id) WHERE is_active AND NOT is_private AND status = 'published'`,
+  // The `chain` and `category` filters, and the vault `curator_id` filter.
   `CREATE INDEX entities_chain_slugs ON entities USING gin (chain_slugs)`,
   `CREATE INDEX entities_categories ON entities USING gin (categories)`,
   `CREATE INDEX entities_curator ON entities (curator_id) WHERE curator_id IS NOT NULL`,
-  // Trigram index for the substring search of lists, where the server offers pg_trgm (a trusted
-  // extension since Postgres 13). Without it search still works, scanning the type's rows.
+  // Trigram index for the substring search of lists (the `search` filter), where the server offers
+  // pg_trgm (a trusted extension since Postgres 13). Without it search still works, scanning the rows.
   `DO $$ BEGIN
     CREATE EXTENSION IF NOT EXISTS pg_trgm;
   EXCEPTION WHEN insufficient_privilege OR undefined_file THEN
@@ -125,6 +115,8 @@ const statements: ReadonlyArray<string> = [
       OR composite_score <= intrinsic_composite_score + 1e-9
     )
   )`,
+  // At most one published scorecard per entity, and `latestPublishedOf` (entity_id = ANY(...) AND
+  // status = 'published'). scorecards_entity_version serves listForEntity, latest, history by version.
   `CREATE UNIQUE INDEX scorecards_one_published ON scorecards (entity_id) WHERE status = 'published'`,
 
   `CREATE TABLE answers (
@@ -190,6 +182,7 @@ const statements: ReadonlyArray<string> = [
     row_count integer NOT NULL CHECK (row_count >= 0),
     created_at timestamptz NOT NULL
   )`,
+  // The quota count of one account inside the window.
   `CREATE INDEX export_log_account_time ON export_log (account_id, created_at)`
 ]
 

@@ -1,16 +1,12 @@
 /**
  * Tables of the event side: hack incidents (with their report nonces and
  * sources), alert rules, the webhook delivery outbox and its attempt log, and
- * quantum-readiness snapshots and refresh outcomes.
- *
- * Enumerations are written out in CHECKs rather than read from the domain's
- * constants: a migration is a frozen record of what it created.
- *
- * Incident and quantum instants are stored twice: as timestamptz for queries
- * and order, and as the text the record carried, because that text is served
- * back as given (a source's `+00:00` stays `+00:00`). Instants the service
- * writes itself (deliveries, rules) are canonical ISO strings and need only
- * timestamptz.
+ * quantum-readiness snapshots and refresh outcomes. Enumerations are written
+ * out in CHECKs rather than read from the domain's constants: a migration is
+ * a frozen record of what it created. Incident and quantum instants are
+ * stored twice, as timestamptz for queries and order and as the text the
+ * record carried, served back as given; instants the service writes itself
+ * (deliveries, rules) need only timestamptz.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"

@@ -1,15 +1,11 @@
 /**
- * Migration 0004: incidents' date-times in the wire form.
- *
- * Incidents keep each date-time twice: as `timestamptz` (filters and order)
- * and as text (`*_text`, served as stored). Until every timestamp the service
- * writes took the live service's form (`2026-08-01T00:00:00+00:00`, six
- * fraction digits when there is a fraction: `canonicalTimestamp` in
- * packages/domain/src/model/Primitives.ts), the text kept the spelling its
- * source used (`Z`, `-04:00`, ...). This rewrites the text of rows stored
- * before from their `timestamptz`, which is the same instant, so old rows are
- * served like new ones. Rows already in the wire form are rewritten to what
- * they hold.
+ * Migration 0004: incidents' date-times in the wire form. Incidents keep each
+ * date-time twice: as `timestamptz` (filters and order) and as text
+ * (`*_text`, served as stored). This rewrites the text of rows stored while
+ * it kept its source's spelling (`Z`, `-04:00`, ...) from their
+ * `timestamptz`, the same instant, in the form every timestamp the service
+ * writes takes (`canonicalTimestamp` of the domain's model/Primitives.ts), so
+ * old rows are served like new ones.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"

@@ -1,15 +1,10 @@
 /**
  * Migration 0006: the size of every stored quantum-readiness snapshot, kept
  * beside its rows so that a read can pass over a snapshot too large to serve
- * without reading it.
- *
- * Before the row bound (MaxQuantumRows, ADR 0008) a refresh stored whatever
- * the upstream sent under a 20 MiB body cap: 110,000 rows were stored, and
- * reading them back is a Postgres message over the client's 16 MiB limit, so
- * the quantum routes failed until a later refresh. `row_count` and
- * `rows_bytes` (the length of the rows as Postgres sends them) are generated
- * columns: computed here for the snapshots already stored, and by Postgres on
- * every insert, including one by a process still running the older code.
+ * without reading it (docs/design-notes.md, "Quantum upstream"). `row_count`
+ * and `rows_bytes` (the length of the rows as Postgres sends them) are
+ * generated columns: computed here for the snapshots already stored, and by
+ * Postgres on every insert, including one by a process running older code.
  * Nothing is deleted: an oversized snapshot stays as history and is never
  * served (PgQuantumSnapshotStore.latest).
  */

@@ -1,15 +1,11 @@
 /**
  * Migration 0007: coverage requests (POST /api/v1/contacts, `ratings contacts
- * list|close`).
- *
- * One row per request. `entity_key` and `email_key` are the request's keys
- * (the domain's `contactKeysOf`: the name without case or whitespace, the
- * address without case); the partial unique index on them over open rows is
- * what keeps one open request per entity and address, whatever number of
- * identical requests arrive at once (PgContactRequestRepository inserts with
- * ON CONFLICT on it). Closed rows are outside the index, so a closed request
- * blocks nothing. The checks repeat the bounds the API enforces, so nothing
- * else can store a request the API would refuse.
+ * list|close`), one row per request. `entity_key` and `email_key` are the
+ * domain's `contactKeysOf`; the partial unique index on them over open rows
+ * keeps one open request per entity and address, however many identical
+ * requests arrive at once, and a closed request blocks nothing. The checks
+ * repeat the bounds the API enforces, so nothing else can store a request
+ * the API would refuse.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"

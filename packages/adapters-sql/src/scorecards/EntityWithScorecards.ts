@@ -12,7 +12,8 @@
 import type { PgClient } from "@effect/sql-pg"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import { Effect, Option, Schema } from "effect"
-import { ColumnsOf, decodeEntities, entityMatch, toRecord } from "../PgEntityRepository.ts"
+import { entityMatch } from "../entities/EntityReads.ts"
+import { ColumnsOf, decodeEntities, toRecord } from "../entities/EntityRows.ts"
 import { decodeRows, orReadError } from "../PgRows.ts"
 import { readableSql } from "../ReadableSql.ts"
 import {

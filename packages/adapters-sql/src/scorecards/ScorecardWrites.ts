@@ -1,16 +1,9 @@
 /**
- * The single-scorecard writes of the ScorecardRepository on Postgres.
- *
- * `publish` runs in one transaction even when called outside one (nested in a
- * caller's transaction it becomes a savepoint of it): it locks the entity row so
- * concurrent publishes of one entity queue, supersedes the published version,
- * stores the published scorecard, appends the history entry and queues
- * `NOTIFY ratings_changed` (delivered on commit only). A partial unique index
- * keeps at most one published scorecard per entity whatever the caller does.
- *
- * `saveDraft` and `importHistory` are idempotent: saving the same draft twice
- * rewrites no row (the scorecard row is updated only when a column differs, and
- * answers and evidence only when their content differs).
+ * The single-scorecard writes of the ScorecardRepository on Postgres:
+ * `saveDraft`, `importHistory` and `publish`. `saveDraft` and `importHistory`
+ * are idempotent: saving the same draft twice rewrites no row (the scorecard
+ * row is updated only when a column differs, and answers and evidence only
+ * when their content differs).
  */
 import type { PgClient } from "@effect/sql-pg"
 import type {
@@ -117,6 +110,14 @@ const importHistory = (sql: PgClient.PgClient) =>
     )
   })
 
+/**
+ * One transaction even when called outside one (a savepoint inside a
+ * caller's): locks the entity row so concurrent publishes of one entity
+ * queue, supersedes the published version, stores the published scorecard,
+ * appends the history entry and queues `NOTIFY ratings_changed` (delivered on
+ * commit only). A partial unique index keeps at most one published scorecard
+ * per entity whatever the caller does.
+ */
 const publish = (sql: PgClient.PgClient) =>
   Effect.fn("PgScorecardRepository.publish")(function* (r: PublishRecord) {
     const h = historyRowOf(r.entity_id, r.history)

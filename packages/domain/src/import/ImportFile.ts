@@ -4,12 +4,8 @@
  * incident reports, a quantum snapshot, and publish acts to replay). One file,
  * or a folder of files read in name order, is validated as a whole before
  * anything is written. Its JSON Schema (docs/import-format.schema.json) is
- * generated from these schemas, and docs/import-format.md describes the rules
- * that a schema cannot express.
- *
- * Files are decoded with unknown keys refused (`ImportDecodeOptions`): a
- * misspelt optional key would otherwise be dropped without a word, and an
- * entity would silently be scored on default weights.
+ * generated from these schemas; docs/import-format.md gives the rules that a
+ * schema cannot express. Unknown keys are refused (`ImportDecodeOptions`).
  */
 import { Schema } from "effect"
 import { Answer } from "../model/Answer.ts"
@@ -23,7 +19,11 @@ import { EvidenceItem, HistoryEntry } from "../model/Responses.ts"
 
 export const ImportFormatVersion = "ratings-import/v1"
 
-/** Decode options of every import file: all errors at once, unknown keys refused. */
+/**
+ * Decode options of every import file: all errors at once, unknown keys
+ * refused (a misspelt optional key would otherwise be dropped without a word,
+ * and an entity silently scored on default weights).
+ */
 export const ImportDecodeOptions = { errors: "all", onExcessProperty: "error" } as const
 
 const tagged = <T extends string, S extends Schema.Top>(type: T, record: S) =>

@@ -3,24 +3,16 @@
  * function over the decoded files and a view of the store. Every rule runs
  * and every failure is collected, so the operator fixes a file in one round;
  * on success the result is the `ImportPlan` that `Importer.apply` writes.
- *
- * The schema has already checked each value on its own (including domain
- * weights summing to 100); the rules here are the ones that look across
- * values, files and the store: duplicate ids and slugs, references to
- * entities, question ids against the catalogue (`ImportCatalogue`), the
- * publish acts (`ImportReplay`), and whether the scoring core can score each
- * draft.
+ * The schema has checked each value on its own; these rules look across
+ * values, files and the store (entities here, the drafts in
+ * `ImportScorecards`, questions in `ImportCatalogue`, publish acts in
+ * `ImportReplay`).
  */
 import { Result } from "effect"
-import type { EntityType } from "../model/EntityType.ts"
-import type { Scorecard } from "../model/Scorecard.ts"
-import type { HistoryEntryRecord, StoredScorecard } from "../ports/ScorecardRepository.ts"
+import type { HistoryEntryRecord } from "../ports/ScorecardRepository.ts"
 import { MaxQuantumRows, readRows } from "../quantum/QuantumRows.ts"
-import { defaultDomainWeights, scoreEntity } from "../scoring/ScoreEntity.ts"
-import type { ScoringError } from "../scoring/ScoringError.ts"
-import { type Catalogue, checkQuestions } from "./ImportCatalogue.ts"
+import { checkQuestions } from "./ImportCatalogue.ts"
 import type { Decoded, ImportContent, Located } from "./ImportDecode.ts"
-import type { ImportScorecard } from "./ImportFile.ts"
 import type { ImportIssue } from "./ImportIssue.ts"
 import { jsonPath } from "./ImportIssue.ts"
 import type {
@@ -33,13 +25,12 @@ import type {
 } from "./ImportPlan.ts"
 import { countChanges } from "./ImportPlan.ts"
 import { type ImportedDraft, type Report, replayPublications, versionKey } from "./ImportReplay.ts"
+import { checkScorecards } from "./ImportScorecards.ts"
 import {
   type EntityIndex,
   idKey,
   indexEntities,
-  type ResolvedEntity,
   sameContent,
-  sameDraft,
   slugKey,
   type StoreView
 } from "./ImportStoreView.ts"
@@ -101,287 +92,6 @@ const checkEntities = (
       write: change !== "unchanged" || domain_weights !== undefined
     }
   })
-}
-
-// ---------------------------------------------------------------------------
-// Draft scorecards
-
-const scoringPath = (error: ScoringError, sc: ImportScorecard): string => {
-  switch (error._tag) {
-    case "InvalidAnswer":
-      return sub("answers", error.index)
-    case "UnweightedDomain":
-    case "DomainWeightsSumError":
-    case "InvalidDomainWeight":
-      return sc.domain_weights === undefined ? ".answers" : ".domain_weights"
-    case "NothingScored":
-      return ".answers"
-    default:
-      return ""
-  }
-}
-
-type CheckedDraft = ImportedDraft & { change: Change }
-
-/**
- * The answer ids of the scorecards checked so far, to report an id two
- * answers share. Six million answer ids at scale: a set of them, and only
- * once one repeats (an error) a map of each id's first scorecard, built from
- * the scorecards seen so far, to say where it was.
- */
-interface AnswerIds {
-  readonly ids: Set<string>
-  holders: Map<string, Located<unknown>> | undefined
-  /** The scorecards whose answers were registered, in order; the last is the one being checked. */
-  readonly registered: Array<Located<ImportScorecard>>
-}
-
-/** Each answer id's first scorecard, up to answer `answerIndex` of the scorecard being checked. */
-const holdersBefore = (answers: AnswerIds, answerIndex: number): Map<string, Located<unknown>> => {
-  const holders = new Map<string, Located<unknown>>()
-  const registered = answers.registered
-  registered.forEach((held, k) => {
-    const list = k === registered.length - 1 ? held.value.answers.slice(0, answerIndex) : held.value.answers
-    for (const a of list) if (!holders.has(a.id)) holders.set(a.id, held)
-  })
-  return holders
-}
-
-/**
- * Reports a scorecard id used twice in the import, a version the import
- * holds twice, a stored scorecard given another version, and a version stored
- * under another scorecard id; the draft's `versionKey`, the import draft
- * already at that version, and the stored scorecard with this id.
- */
-const checkScorecardIdentity = (
-  item: Located<ImportScorecard>,
-  entity: ResolvedEntity,
-  view: StoreView,
-  ids: Map<string, Located<unknown>>,
-  drafts: ReadonlyMap<string, CheckedDraft>,
-  at: Report
-): { key: string; sameVersion: CheckedDraft | undefined; same: Scorecard | undefined } => {
-  const sc = item.value
-  const type = sc.entity_type
-  const twice = ids.get(idKey(sc.id))
-  if (twice !== undefined) at(item, ".id", `duplicate scorecard id ${sc.id}: ${where(twice)} has it too`)
-  else ids.set(idKey(sc.id), item)
-  const key = versionKey(entity.id, sc.scorecard_version)
-  const sameVersion = drafts.get(key)
-  if (sameVersion !== undefined)
-    at(
-      item,
-      ".scorecard_version",
-      `version ${sc.scorecard_version} of ${type} ${sc.slug} is also at ${where(sameVersion.item)}`
-    )
-  const list = view.scorecards.get(entity.id) ?? []
-  const same = list.find((s) => idKey(s.id) === idKey(sc.id))
-  if (same !== undefined && same.scorecard_version !== sc.scorecard_version)
-    at(
-      item,
-      ".scorecard_version",
-      `scorecard ${sc.id} is stored as version ${same.scorecard_version}; a stored scorecard keeps its version`
-    )
-  const other = list.find((s) => s.scorecard_version === sc.scorecard_version && idKey(s.id) !== idKey(sc.id))
-  if (other !== undefined)
-    at(
-      item,
-      ".scorecard_version",
-      `version ${sc.scorecard_version} of ${type} ${sc.slug} is already stored as scorecard ${other.id}`
-    )
-  return { key, sameVersion, same }
-}
-
-/** Reports an answer id another answer of the import (this scorecard's before it, or an earlier one's) has. */
-const checkAnswerId = (
-  item: Located<ImportScorecard>,
-  answer: { readonly id: string },
-  j: number,
-  answers: AnswerIds,
-  at: Report
-): void => {
-  if (answers.holders === undefined) {
-    const known = answers.ids.size
-    answers.ids.add(answer.id)
-    if (answers.ids.size > known) return
-    answers.holders = holdersBefore(answers, j)
-  }
-  const sameAnswer = answers.holders.get(answer.id)
-  if (sameAnswer !== undefined)
-    at(
-      item,
-      sub("answers", j, "id"),
-      `duplicate answer id ${answer.id}: the scorecard at ${where(sameAnswer)} has it too`
-    )
-  else answers.holders.set(answer.id, item)
-}
-
-/**
- * Checks a scorecard's answers and evidence against its type's catalogue:
- * known question ids in their domain, each question answered once, answer
- * ids unique across the import. No catalogue at all is one issue.
- */
-const checkAnswers = (
-  item: Located<ImportScorecard>,
-  catalogue: Catalogue,
-  answers: AnswerIds,
-  at: Report
-): void => {
-  const sc = item.value
-  const type = sc.entity_type
-  if (catalogue.questions.size === 0) {
-    if (!catalogue.incomplete && sc.answers.length > 0)
-      at(
-        item,
-        ".answers",
-        `no question catalogue for ${type}: include the ${type} questions in this import or import them first`
-      )
-    return
-  }
-  const answered = new Set<string>()
-  answers.registered.push(item)
-  sc.answers.forEach((a, j) => {
-    const q = catalogue.questions.get(a.question_id)
-    if (q === undefined) {
-      if (!catalogue.incomplete)
-        at(
-          item,
-          sub("answers", j, "question_id"),
-          `unknown question id ${a.question_id}: not in the ${type} catalogue of ${catalogue.origin}`
-        )
-    } else if (a.domain !== null && a.domain !== q.domain) {
-      at(
-        item,
-        sub("answers", j, "domain"),
-        `question ${a.question_id} belongs to domain ${q.domain}, not ${a.domain}`
-      )
-    }
-    if (answered.has(a.question_id))
-      at(
-        item,
-        sub("answers", j, "question_id"),
-        `question ${a.question_id} is answered twice in this scorecard`
-      )
-    answered.add(a.question_id)
-    checkAnswerId(item, a, j, answers, at)
-  })
-  sc.evidence?.forEach((e, k) => {
-    if (!catalogue.incomplete && !catalogue.questions.has(e.question_id))
-      at(
-        item,
-        sub("evidence", k, "question_id"),
-        `unknown question id ${e.question_id}: not in the ${type} catalogue of ${catalogue.origin}`
-      )
-  })
-}
-
-/** Reports a dependency that names no entity of the import or the store. */
-const checkDependencies = (
-  item: Located<ImportScorecard>,
-  content: ImportContent,
-  index: EntityIndex,
-  at: Report
-): void => {
-  item.value.dependencies?.forEach((d, k) => {
-    if (
-      index.resolve(d.entity_type, d.slug) === undefined &&
-      !isBroken(content.broken.entities, slugKey(d.entity_type, d.slug))
-    )
-      at(
-        item,
-        sub("dependencies", k),
-        `dependency ${d.entity_type} ${d.slug} names no entity in this import or in the database`
-      )
-  })
-}
-
-/** The draft as the store will hold it: answers in catalogue order, no computed figures yet. */
-const draftOf = (
-  sc: ImportScorecard,
-  entity: ResolvedEntity,
-  catalogue: Catalogue,
-  domain_weights: StoredScorecard["domain_weights"]
-): StoredScorecard => {
-  const order = (id: string) => catalogue.position.get(id) ?? Number.MAX_SAFE_INTEGER
-  return {
-    id: sc.id,
-    entity_id: entity.id,
-    entity_type: sc.entity_type,
-    status: "draft",
-    scorecard_version: sc.scorecard_version,
-    grade: null,
-    letter_grade: null,
-    composite_score: sc.composite_score ?? null,
-    intrinsic_composite_score: null,
-    intrinsic_letter_grade: null,
-    largest_drag_hint: null,
-    has_unrated_dependencies: false,
-    domain_scores: null,
-    mvc_gates: null,
-    last_rated_at: null,
-    scorecard_published_at: null,
-    domain_weights,
-    answers: [...sc.answers].sort((a, b) => order(a.question_id) - order(b.question_id)),
-    dependencies: sc.dependencies ?? [],
-    evidence: sc.evidence ?? []
-  }
-}
-
-/**
- * Checks every draft scorecard of the import (identity, answers against the
- * catalogue, dependencies, whether the scoring core scores it); the drafts by
- * `versionKey`, the first of a version kept, each with its change.
- */
-const checkScorecards = (
-  content: ImportContent,
-  view: StoreView,
-  index: EntityIndex,
-  catalogueOf: (type: EntityType) => Catalogue,
-  at: Report
-): Map<string, CheckedDraft> => {
-  const drafts = new Map<string, CheckedDraft>()
-  const ids = new Map<string, Located<unknown>>()
-  const answers: AnswerIds = { ids: new Set(), holders: undefined, registered: [] }
-  for (const item of content.scorecards) {
-    const sc = item.value
-    const type = sc.entity_type
-    const entity = index.resolve(type, sc.slug)
-    if (entity === undefined) {
-      if (!isBroken(content.broken.entities, slugKey(type, sc.slug)))
-        at(item, ".slug", `no ${type} with slug ${sc.slug} in this import or in the database`)
-      continue
-    }
-    const { key, sameVersion, same } = checkScorecardIdentity(item, entity, view, ids, drafts, at)
-    const catalogue = catalogueOf(type)
-    checkAnswers(item, catalogue, answers, at)
-    checkDependencies(item, content, index, at)
-
-    const domain_weights =
-      sc.domain_weights ?? entity.domain_weights ?? defaultDomainWeights(type, entity.categories)
-    const scored = scoreEntity({
-      entity_type: type,
-      categories: entity.categories,
-      answers: sc.answers,
-      domain_weights
-    })
-    if (Result.isFailure(scored))
-      at(
-        item,
-        scoringPath(scored.failure, sc),
-        `the scoring core cannot score this draft: ${scored.failure.message}`
-      )
-
-    const draft = draftOf(sc, entity, catalogue, domain_weights)
-    const storedDraft = same === undefined ? undefined : view.drafts.get(same.id)
-    const change: Change =
-      same === undefined
-        ? "created"
-        : same.status !== "draft" || (storedDraft !== undefined && sameDraft(storedDraft, draft))
-          ? "unchanged"
-          : "updated"
-    if (sameVersion === undefined) drafts.set(key, { item, draft, change })
-  }
-  return drafts
 }
 
 // ---------------------------------------------------------------------------

@@ -1,27 +1,12 @@
 /**
  * Alert rules (spec part 4, /alert-rules; part 6, "Configuration"): what a
  * rule watches, the wire shapes of its routes, and the pure test of whether
- * an event concerns a rule.
- *
- * A rule watches the conjunction of three filters, each of which means "all"
- * when empty:
- * - `entity_types`: the entity types it covers;
- * - `slugs`: the entity slugs it covers. Slugs change on rename (spec part 2),
- *   so a rule naming a slug stops matching after a rename until it is
- *   recreated; events carry `data.entity_id` for receivers that need more;
- * - `events`: the event kinds it wants (rating.changed,
- *   rating.grade_transition, rating.new).
- * It delivers to `channels.webhook_url`. `name` is a free label.
- *
- * The signing key is generated at creation, stored with the rule, and served
- * exactly once: only `AlertRuleCreated` (the 201 body) has
- * `webhook_signing_key`. The account that owns a rule is not served either.
- *
- * Rules are bounded (`AlertRuleLimits`): what one account may store, and so
- * what GET /alert-rules answers and every event is matched against, has a
- * ceiling. The create body's bounds are schema checks, so they are in the
- * OpenAPI document and a 422 names the field; the count per account is the
- * repository's, checked and written atomically.
+ * an event concerns a rule. A rule watches the conjunction of its filters
+ * (`entity_types`, `slugs`, `events`), each meaning "all" when empty, and
+ * delivers to `channels.webhook_url`. Its signing key is served exactly once,
+ * in `AlertRuleCreated` (the 201 body); its owning account never. Rules are
+ * bounded (`AlertRuleLimits`): the create body's bounds are schema checks, so
+ * a 422 names the field; the count per account is the repository's.
  */
 import { Result, Schema } from "effect"
 import * as NetAddress from "effect/net/NetAddress"
@@ -112,7 +97,11 @@ const WatchedSlug = Schema.String.annotate({
   })
 )
 
-/** POST /alert-rules body. Omitted filters mean "all". */
+/**
+ * POST /alert-rules body. Omitted filters mean "all". Slugs change on rename
+ * (spec part 2), so a rule naming a slug stops matching after one; events
+ * carry `data.entity_id` for receivers that need more.
+ */
 export const AlertRuleCreate = Schema.Struct({
   name: Schema.optionalKey(RuleName),
   entity_types: Schema.optionalKey(

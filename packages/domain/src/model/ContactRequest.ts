@@ -1,33 +1,13 @@
 /**
  * Coverage requests (api-facts "Coverage requests"): "please rate X", sent to
  * `POST /api/v1/contacts` by anyone, kept for the operators, who list and
- * close them (`ratings contacts list|close`).
- *
- * The body is the live service's `{protocol_name, contact_email,
- * request_type, message}` plus an optional `entity_type` (the MCP tool
- * `request_coverage` names the entity's type). Every bound is a schema
- * check, so it is in the OpenAPI document and a 422 names the field:
- * - `protocol_name`: 1 to 200 characters once trimmed, at least one of them
- *   visible, and no control or format character (line breaks, NUL, escapes,
- *   zero-width characters, direction marks, overrides and isolates) nor a
- *   line or paragraph separator: nothing that hides or reorders the name an
- *   operator reads;
- * - `contact_email`: an address `local@domain` of at most 254 characters
- *   (local part at most 64; a domain of dot-separated labels ending in a
- *   top-level name), ASCII only;
- * - `request_type`: one of `ContactRequestTypes`, "rating-request" when omitted;
- * - `message`: at most 2,000 characters, line breaks and tabs allowed (and
- *   the joiners of emoji and scripts), no other control or format character
- *   nor separator; omitted, null or without a visible character: none.
- *
- * Every accepted submission is answered a receipt of its own, whether it
- * starts a request or repeats an open one: what its sender sent (never the
- * message), a reference id of that submission, status open and the time it
- * was received. So the answer says nothing about anyone else's request. An
- * open request is stored once per entity name and address: the same
- * name (ignoring case and whitespace) from the same address (ignoring case)
- * while one is open is recorded as another receipt of that request
- * (`contactKeysOf`), not a second entry. A closed request blocks nothing.
+ * close them (`ratings contacts list|close`). The body is the live service's
+ * `{protocol_name, contact_email, request_type, message}` plus an optional
+ * `entity_type`; every bound is a schema check, so it is in the OpenAPI
+ * document and a 422 names the field. Every accepted submission is answered
+ * a receipt of its own (`ContactReceipt`), so the answer says nothing about
+ * anyone else's request; an open request is stored once per entity name and
+ * address (`contactKeysOf`), and a repeat is another receipt of it.
  */
 import { Schema } from "effect"
 import { EntityType } from "./EntityType.ts"

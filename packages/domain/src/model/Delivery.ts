@@ -1,19 +1,13 @@
 /**
  * Webhook deliveries and their attempts (spec part 3, "Webhook delivery";
  * part 6, "Retry and idempotency"), as the outbox stores them and the
- * dashboard and API list them.
- *
- * A delivery is one event addressed to one rule. Its `delivery_id` is fixed
- * at creation and kept across every attempt and every manual re-fire, because
- * receivers dedupe on it. Its `body` is the exact JSON text that is signed
- * and sent, stored as text so that a retry twelve hours later sends the same
- * bytes. Signing keys live with the rule and are never part of these shapes.
- *
- * Status: `pending` (due now, or waiting for a retry at `next_attempt_at`),
- * `delivered` (a 2xx within the receiver timeout), `failed` (the initial
- * attempt and 5 retries all failed; not replayed unless re-fired by hand).
- * `cycle` counts manual re-fires (0 for the original run); `attempts` counts
- * the attempts of the current cycle (initial + retries).
+ * dashboard and API list them. A delivery is one event addressed to one rule.
+ * Its `delivery_id` is kept across every attempt and re-fire, because
+ * receivers dedupe on it; its `body` is the exact JSON text signed and sent,
+ * so a retry sends the same bytes. Signing keys are never part of these
+ * shapes. Status: `pending`, `delivered` (a 2xx within the receiver timeout)
+ * or `failed` (the initial attempt and 5 retries failed; re-fired only by
+ * hand). `cycle` counts re-fires, `attempts` those of the current cycle.
  */
 import { Schema } from "effect"
 import { IsoDateTime, isoTimestamp, NonNegativeInt, Uuid } from "./Primitives.ts"

@@ -1,15 +1,11 @@
 /**
  * The service's name, website and attribution text (spec part 1 rule 2: free
  * and anonymous use names the service as the data source and links to its
- * website; AI assistants and agents are governed by the automated-access clause).
- *
- * The constants are the defaults. An operator publishes under their own
- * names ("Operator branding"): the `Branding` service carries the
- * values in use, read with `yield* Branding` by everything that shows them
- * (the methodology, the attribution headers, the OpenAPI document, the docs
- * and dashboard pages). Without a provider it is `DefaultBranding`, these
- * constants; the app provides `Branding.layer(brandingOf(settings))` from its
- * configuration.
+ * website; agents fall under the automated-access clause). The constants are
+ * the defaults: an operator publishes under their own names through the
+ * `Branding` service, read with `yield* Branding` by everything that shows
+ * them. Without a provider it is `DefaultBranding`; the app provides
+ * `Branding.layer(brandingOf(settings))` from its configuration.
  */
 import { Context, Layer } from "effect"
 

@@ -1,37 +1,13 @@
 /**
  * The body of a webhook delivery (spec part 6, "Delivery format"), for each
- * event kind the service sends.
- *
- * The spec fixes the envelope (event, timestamp, delivery_id, watchlist_id)
- * and the data of `rating.changed`; the other kinds are designed here so that
- * a receiver written for `rating.changed` handles every kind unchanged:
- *
- * - every kind carries the same data fields as `rating.changed`
- *   (entity_type, entity_slug, previous, current, domain_changes), with the
- *   same types, plus fields of its own;
- * - `rating.grade_transition` adds `direction` ("upgrade" | "downgrade"),
- *   `previous_grade` and `current_grade`. It is sent in addition to
- *   `rating.changed` for the same publish, so a rule that watches only
- *   `rating.changed` still hears of every change;
- * - `rating.new` (first published scorecard of an entity) has
- *   `previous: null`, `current` set, and an empty `domain_changes`; its
- *   domains are listed in `domains_added`;
- * - `webhook.test` is synthetic, shaped exactly like `rating.changed` and
- *   marked `data.test: true`, so that a receiver exercises its real path.
- *
- * Additions to the spec's table, all additive so that spec-shaped receivers
- * keep working:
- * - `data.entity_id`: slugs change on rename (spec part 2, "Identifiers"),
- *   so integrations that key on the stable id can do so;
- * - `data.domains_added` / `data.domains_removed`: the spec types both sides
- *   of a domain change as numbers, so a domain that appears or disappears
- *   between two scorecards (a bridge category added, a rebalanced extra
- *   domain) cannot sit in `domain_changes` with a null side without breaking
- *   typed receivers; it is listed here instead.
- *
- * Composite scores are 0-100 and domain figures 0-1 fractions, as everywhere
- * else in the API. The figures are the headline (dependency-dragged) ones,
- * the same pair the scorecard list serves as composite_score/letter_grade.
+ * event kind the service sends. The spec fixes the envelope and the data of
+ * `rating.changed`; every other kind carries the same data fields, with the
+ * same types, plus fields of its own, so a receiver written for
+ * `rating.changed` handles every kind unchanged. The service's additions to
+ * the spec's table are additive, so spec-shaped receivers keep working.
+ * Figures are the headline (dependency-dragged) ones, as the scorecard list
+ * serves them: composites 0-100, domains 0-1 fractions. docs/webhooks.md
+ * lists the kinds and their fields.
  */
 import { Schema } from "effect"
 import { EntityType } from "./EntityType.ts"
@@ -79,6 +55,12 @@ export type DomainAdded = typeof DomainAdded.Type
 export const DomainRemoved = Schema.Struct({ domain: Schema.String, previous: Fraction })
 export type DomainRemoved = typeof DomainRemoved.Type
 
+/**
+ * The data of every kind, `rating.changed`'s. Beyond the spec's table:
+ * `entity_id`, since slugs change on rename; and `domains_added` and
+ * `domains_removed`, since the spec types both sides of a domain change as
+ * numbers, so a domain present on one side only is listed there instead.
+ */
 const ratingDataFields = {
   entity_type: EntityType,
   entity_slug: Schema.String,
@@ -96,6 +78,7 @@ export type RatingChangedData = typeof RatingChangedData.Type
 export const GradeDirection = Schema.Literals(["upgrade", "downgrade"])
 export type GradeDirection = typeof GradeDirection.Type
 
+/** Sent besides `rating.changed` for the same publish, so a rule watching only that hears every change. */
 export const GradeTransitionData = Schema.Struct({
   ...ratingDataFields,
   direction: GradeDirection,
@@ -104,9 +87,11 @@ export const GradeTransitionData = Schema.Struct({
 })
 export type GradeTransitionData = typeof GradeTransitionData.Type
 
+/** An entity's rating became readable: no `previous`, and every domain in `domains_added`. */
 export const NewRatingData = Schema.Struct({ ...ratingDataFields, previous: Schema.Null })
 export type NewRatingData = typeof NewRatingData.Type
 
+/** Synthetic, shaped exactly like `rating.changed`, so a receiver exercises its real path. */
 export const WebhookTestData = Schema.Struct({ ...ratingDataFields, test: Schema.Literal(true) })
 export type WebhookTestData = typeof WebhookTestData.Type
 

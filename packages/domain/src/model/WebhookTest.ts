@@ -1,14 +1,10 @@
 /**
  * The answer of POST /alert-rules/{rule_id}/test-webhook (spec part 4: it
- * "verifies a webhook receiver"; its shape is not shown, so it is designed
- * here).
- *
- * The route makes one real attempt at once: a `webhook.test` delivery,
- * signed with the rule's key and POSTed to its URL like any delivery, and
- * recorded in the rule's delivery log. The report says how that attempt
- * ended, in the same terms as the log (`outcome`, `error`, `status_code`), so
- * a person fixing a receiver can read one and find the other. A failed test
- * is a real delivery too: it follows the retry schedule, and
+ * "verifies a webhook receiver"; its shape is designed here). The route makes
+ * one real attempt at once, a `webhook.test` delivery signed, sent and logged
+ * like any other, and reports how it ended in the delivery log's terms
+ * (`outcome`, `error`, `status_code`), so a person fixing a receiver can read
+ * one and find the other. A failed test follows the retry schedule too:
  * `next_attempt_at` says when the next attempt is due.
  */
 import { Schema } from "effect"

@@ -1,21 +1,9 @@
 /**
- * Port: storage of alert rules (spec part 4, /alert-rules).
- *
- * Rules belong to an account; every read and delete a caller can trigger is
- * scoped to the caller's account, and another account's rule is "not found"
- * (not "forbidden"), so rule ids do not leak across accounts. The signing key
- * is stored with the rule and read back only by the dispatcher
+ * Port: storage of alert rules (spec part 4, /alert-rules). Every read and
+ * delete a caller can trigger is scoped to the caller's account, and another
+ * account's rule is "not found" (not "forbidden"), so rule ids do not leak
+ * across accounts. The signing key is read back only by the dispatcher
  * (`signingKey`, `destination`, `destinations`), never through `list` or `get`.
- *
- * `destinations` reads the destinations of many rules at once: the dispatcher
- * claims deliveries in batches and looks up their rules together, instead of
- * paying a lookup per delivery. A rule it does not return is deleted (or never
- * existed), exactly as `destination` would say "not found".
- *
- * `create` refuses a rule that would give its account more than
- * `maxPerAccount` rules (by default `AlertRuleLimits.rulesPerAccount`); the
- * count and the write are one atomic step, so concurrent creates of one
- * account cannot pass the bound together.
  *
  * Production: adapters-sql. `AlertRuleRepositoryMemory.layer`
  * (memory/AlertRuleRepositoryMemory.ts) keeps rules in a Ref, listed in
@@ -46,7 +34,9 @@ export class AlertRuleRepository extends Context.Service<
     /**
      * Stores a new rule with its signing key; the id is the caller's (a fresh
      * UUID). `AlertRuleLimitReached` when the account already has
-     * `maxPerAccount` rules (default `AlertRuleLimits.rulesPerAccount`).
+     * `maxPerAccount` rules (default `AlertRuleLimits.rulesPerAccount`). The
+     * count and the write are one atomic step, so concurrent creates of one
+     * account cannot pass the bound together.
      */
     readonly create: (
       record: AlertRuleRecord,
@@ -66,6 +56,7 @@ export class AlertRuleRepository extends Context.Service<
     /**
      * `destination` for many rules at once: the map holds each given id whose
      * rule exists, under the id as given; a deleted or unknown rule is absent.
+     * The dispatcher reads the rules of a claimed batch in this one lookup.
      */
     readonly destinations: (
       ruleIds: ReadonlyArray<string>

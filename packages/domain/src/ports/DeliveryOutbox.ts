@@ -1,38 +1,14 @@
 /**
  * Port: the durable outbox of webhook deliveries and their attempt log.
- *
- * Workers `claimDue` deliveries, send them, and `recordAttempt`. A claim is
- * a lease: while it runs no other claim returns the same delivery, so any
- * number of workers (and server processes) can share one outbox; a worker
- * that dies lets its lease expire and the delivery becomes claimable again.
- * `recordAttempt` takes the delivery as claimed and is refused if the stored
- * one has moved on since (another worker recorded that attempt after a lease
- * expired), so an attempt is never counted twice.
- *
- * `recordAttempts` records many attempts at once, each judged on its own: a
- * stale or refused one gets its own failure and does not hold back the
- * others. A busy dispatcher finishes many sends while one record is being
- * written, and a store that applies them together (one SQL statement instead
- * of a transaction each) is what lets it keep up with its receivers.
- *
- * `releaseClaims` hands claims back before their leases end, for a worker
- * that claimed more than it will send (a server stopping with deliveries
- * claimed ahead of its send slots): the deliveries are claimable again at
- * once, due as they were, with no attempt counted. A claim is named by the
- * token its `claimDue` was given, so a release never touches a claim taken
- * since, by another worker or by the same one again after its lease ran out.
- *
- * `enqueueClaimed` writes a new delivery already leased to its caller, for an
- * attempt made at once (the test-webhook route): enqueueing and then claiming
- * would leave a window in which a dispatcher takes it first, and the caller
- * could not report the outcome of its own attempt.
- *
- * Every transition is computed by the domain (webhooks/DeliveryTransitions:
- * the pure DeliveryStateMachine on the `RetryPolicy` in context) and handed to
- * the store as a guarded write, in memory and in SQL alike. Production:
- * adapters-sql (a table claimed with `FOR UPDATE SKIP LOCKED` and a lease
- * column). `DeliveryOutboxMemory.layer` (memory/DeliveryOutboxMemory.ts) keeps
- * it all in a Ref.
+ * Workers `claimDue` deliveries, send them, and `recordAttempt`. A claim is a
+ * lease: while it runs no other claim returns the same delivery, so any
+ * number of workers (and server processes) can share one outbox, and a
+ * worker that dies lets its lease expire. Every transition is computed by the
+ * domain (webhooks/DeliveryTransitions, on the `RetryPolicy` in context) and
+ * handed to the store as a guarded write, so an attempt is never counted
+ * twice. Production: adapters-sql (claims with `FOR UPDATE SKIP LOCKED` and a
+ * lease column). `DeliveryOutboxMemory.layer` (memory/DeliveryOutboxMemory.ts)
+ * keeps it all in a Ref.
  */
 import { Context, type Effect, type Result } from "effect"
 import type {
@@ -89,12 +65,18 @@ export class DeliveryOutbox extends Context.Service<
     /**
      * Enqueues one new delivery leased to the caller, so no claim returns it
      * before the caller records its attempt or the lease ends. Its id must be
-     * new (ids are fresh UUIDs): an id already in the outbox is a defect.
+     * new (ids are fresh UUIDs): an id already in the outbox is a defect. For
+     * an attempt made at once (the test-webhook route): enqueueing and then
+     * claiming would let a dispatcher take it first.
      */
     readonly enqueueClaimed: (delivery: Delivery, options: EnqueueClaimedOptions) => Effect.Effect<Delivery>
     /** Up to `limit` due, unclaimed deliveries, earliest due first, each leased to the caller. */
     readonly claimDue: (options: ClaimOptions) => Effect.Effect<ReadonlyArray<Delivery>>
-    /** Applies an attempt to a claimed delivery and releases the claim. */
+    /**
+     * Applies an attempt to a claimed delivery and releases the claim; refused
+     * when the stored delivery has moved on since the claim (another worker
+     * recorded that attempt after the lease expired).
+     */
     readonly recordAttempt: (
       claimed: Delivery,
       input: AttemptInput
@@ -103,7 +85,8 @@ export class DeliveryOutbox extends Context.Service<
      * `recordAttempt` for each attempt, as if one after the other in the
      * given order; one result per attempt, in that order. A refused attempt
      * is refused alone. Only a store failure fails the whole call (a defect),
-     * and then any of them may or may not have been recorded.
+     * and then any of them may or may not have been recorded. A store applies
+     * them together, which lets a busy dispatcher keep up with its receivers.
      */
     readonly recordAttempts: (
       attempts: ReadonlyArray<AttemptToRecord>
@@ -113,7 +96,8 @@ export class DeliveryOutbox extends Context.Service<
      * claimable again right away (at its due time, unchanged), with no
      * attempt counted. A delivery claimed since with another token, recorded,
      * or unknown is left as it is. Returns the ids of the deliveries released,
-     * in the order given.
+     * in the order given. For a worker that claimed more than it will send
+     * (a server stopping with deliveries claimed ahead of its send slots).
      */
     readonly releaseClaims: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<ReadonlyArray<string>>
     readonly get: (deliveryId: string) => Effect.Effect<DeliveryWithAttempts, DeliveryNotFound>

@@ -1,16 +1,12 @@
 /**
  * Dependency drag (spec part 1 rule 8). An entity is only as safe as what it
  * stands on: a lending protocol on a weaker chain or oracle is held back by it.
- *
- * Model: each dependency d has an exposure e_d in (0, 1] (how much of the
- * entity's risk flows through it) and, when rated, a composite s_d. Its drag is
- *   drag_d = e_d * max(0, intrinsic - s_d)
- * and the headline composite is intrinsic - max_d drag_d: the weakest link
- * pulls the headline toward its own score in proportion to exposure. So the
- * headline never exceeds the intrinsic figure, never goes below 0, and never
- * falls when the intrinsic figure rises (it is a minimum of functions
- * non-decreasing in it). An unrated dependency cannot drag (there is no score
- * to compare); it is flagged instead with has_unrated_dependencies.
+ * Each dependency d has an exposure e_d in (0, 1] and, when rated, a composite
+ * s_d; its drag is e_d * max(0, intrinsic - s_d), and the headline composite
+ * is intrinsic - max_d drag_d. So the headline never exceeds the intrinsic
+ * figure, never goes below 0, and never falls when the intrinsic figure
+ * rises. An unrated dependency cannot drag (there is no score to compare); it
+ * is flagged instead with has_unrated_dependencies.
  */
 import { type EntityType, EntityTypes } from "../model/EntityType.ts"
 import * as Decimal from "./Decimal.ts"

@@ -1,33 +1,12 @@
 /**
  * Use cases behind /alert-rules (spec part 4; part 6, "Configuration") and
  * the failed-delivery watchlist: the rules of one account, their test
- * webhook, their delivery log, and manual re-fire.
- *
- * Rules belong to an account. A rule or delivery of another account is
- * "not found", never "forbidden", so ids reveal nothing across accounts. The
- * signing key leaves the service once, in the answer to `create`.
- *
- * - `create` first checks the webhook URL against the configured
- *   `WebhookTargetPolicy` (https outside development, no private, loopback
- *   or link-local literal targets unless allowed), failing with
- *   `WebhookUrlRejected`, which says why; DNS names are checked again at
- *   every send. It then stores the rule with a fresh key. In the same
- *   transaction it enqueues the `webhook.test` delivery that saving a webhook
- *   URL fires (Configuration rule 3), so a rule never exists without its
- *   test event. The dispatcher sends that delivery like any other. An
- *   account that has `AlertRuleLimits.rulesPerAccount` rules gets
- *   `AlertRuleLimitReached`, and nothing is stored or enqueued.
- * - `testWebhook` makes a real attempt at once, through the dispatcher's
- *   `deliverNow`: a new `webhook.test` delivery, recorded in the rule's log
- *   and retried on the schedule if it fails. The caller gets the outcome of
- *   that attempt.
- * - `delete` leaves the rule's deliveries in the outbox, where they are the
- *   record of what was sent. The dispatcher sends nothing more for a deleted
- *   rule, and its pending deliveries end `failed` (see WebhookDispatcher).
- * - `refire` takes an account when an account asks (the API) and none when
- *   an operator does (the CLI and the dashboard). Only a failed delivery can
- *   be re-fired. A delivery whose rule is gone cannot be re-fired: it could
- *   only fail again.
+ * webhook, their delivery log, and manual re-fire. A rule or delivery of
+ * another account is "not found", never "forbidden", so ids reveal nothing
+ * across accounts. The signing key leaves the service once, in the answer to
+ * `create`, which enqueues in the same transaction the `webhook.test`
+ * delivery that saving a webhook URL fires (Configuration rule 3): a rule
+ * never exists without its test event.
  */
 import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import {
@@ -180,14 +159,24 @@ export class AlertRuleService extends Context.Service<
      * A new rule with a fresh signing key, served this once, and its
      * webhook.test delivery enqueued; a URL the target policy refuses is
      * `WebhookUrlRejected`, a rule past the account's bound is
-     * `AlertRuleLimitReached`, and either stores nothing.
+     * `AlertRuleLimitReached`, and either stores nothing. The policy refuses
+     * http outside development and private, loopback or link-local literal
+     * targets unless allowed; DNS names are checked again at every send.
      */
     readonly create: (
       accountId: string,
       request: AlertRuleCreate
     ) => Effect.Effect<AlertRuleCreated, StoreError | WebhookUrlRejected | AlertRuleLimitReached>
+    /**
+     * Deletes a rule. Its deliveries stay in the outbox, the record of what was
+     * sent; the dispatcher sends nothing more for it, so its pending ones end `failed`.
+     */
     readonly delete: (accountId: string, ruleId: string) => Effect.Effect<void, AlertRuleNotFound>
-    /** A real, signed webhook.test attempt made now, and how it ended. */
+    /**
+     * A real, signed webhook.test attempt made now (the dispatcher's
+     * `deliverNow`), and how it ended; recorded in the rule's log and retried
+     * on the schedule if it failed.
+     */
     readonly testWebhook: (
       accountId: string,
       ruleId: string
@@ -203,7 +192,12 @@ export class AlertRuleService extends Context.Service<
       accountId: string | undefined,
       options?: ListOptions
     ) => Effect.Effect<ReadonlyArray<Delivery>>
-    /** Manual re-fire of a failed delivery: a new cycle with the same delivery_id, due now. */
+    /**
+     * Manual re-fire of a failed delivery: a new cycle with the same
+     * delivery_id, due now. An account when an account asks (the API), none
+     * when an operator does (the CLI, the dashboard). A delivery whose rule is
+     * gone cannot be re-fired: it could only fail again.
+     */
     readonly refire: (
       accountId: string | undefined,
       deliveryId: string

@@ -4,26 +4,10 @@
  * the plan or every error at once; `apply` writes the plan in ONE transaction,
  * so an import lands whole or not at all, and reports what changed. Both only
  * use the ports, so the in-memory stores and the Postgres ones behave alike.
- *
- * Publications are replayed through the Publisher, the one way a draft becomes
- * a rating, with the clock set to each publication's `published_at`: history
- * gets the times the file gives, and the scoring core computes every figure.
- * They go in runs in which no entity repeats (`Publisher.publishMany`), each
- * run after the drafts staged before any of its publications: a draft only
- * matters to publications of its own entity, and the previous publication of
- * that entity lies in an earlier run, so this is the same as saving each draft
- * right before its own publication. Drafts are saved in batches
- * (`ScorecardRepository.saveDrafts`), and the store is read in bulk.
- *
- * An import that makes an entity readable (its status, is_private or
- * is_active) tells subscribers as `ratings status` does
- * (docs/adr/0003-access-and-lists.md): the entity's first publication in the
- * import is a rating.new, and an entity without one gets one rating.new with
- * its latest published figures (`Publisher.announce`), in the import's transaction.
- *
- * The service is defined here; validation's reads of the store
- * (importer/ReadStore.ts) and the steps of `apply` (importer/ApplyPlan.ts)
- * live beside it.
+ * Publications are replayed through the Publisher, the one way a draft
+ * becomes a rating, at each publication's `published_at`. Validation's reads
+ * of the store (importer/ReadStore.ts) and the steps of `apply`
+ * (importer/ApplyPlan.ts) live beside it.
  */
 import { Clock, Context, Effect, Layer, Result } from "effect"
 import { Projection } from "../access/Projection.ts"

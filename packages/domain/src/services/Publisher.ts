@@ -4,25 +4,11 @@
  * core is the authority: the published figures are computed here from the
  * answers, and a draft that carries figures which disagree is refused. The
  * scorecard, the history entry and the webhook outbox rows are written in one
- * transaction, so alerts go out exactly for what was published.
- *
- * Events name only an entity the public can read once the act is done
- * (`eventsForAct`): publishing a hidden entity's scorecard sends nothing, and
- * `setStatus` (the CLI's `ratings status`, and `ratings publish
- * --publish-entity` with a publication in the same transaction) sends one
- * rating.new when an entity's published rating becomes readable.
- *
- * `publish` is the single act of the CLI. `publishMany` replays many acts (an
- * import's publications) with the same semantics, as if `publish` ran for each
- * in order with the clock at the act's instant, all in one transaction: the
- * store is read in bulk per chunk of acts, each act is computed in memory by
- * the same pure step (`preparePublication`), a dependency published by an
- * earlier act counts, and the rows are written set-based.
- *
- * The service is defined here; its parts live beside it in publisher/: one
- * act as data and its pure step (PublishAct.ts), the steps that read the store
- * (ActSteps.ts), the acts on one entity (SingleActs.ts) and `publishMany`
- * (PublishMany.ts).
+ * transaction, so alerts go out exactly for what was published; events name
+ * only an entity the public can read once the act is done (`eventsForAct`).
+ * Its parts live in publisher/: one act and its pure step (PublishAct.ts), the
+ * store's steps (ActSteps.ts), the acts on one entity (SingleActs.ts) and
+ * `publishMany` (PublishMany.ts).
  */
 import { Context, Effect, Layer } from "effect"
 import { Projection } from "../access/Projection.ts"
@@ -77,7 +63,8 @@ export class Publisher extends Context.Service<
     /**
      * `publish` of each act in order with the clock at `act.at`, in one
      * transaction: the first act that would fail fails the whole, and nothing
-     * is written.
+     * is written. The store is read in bulk and each act computed in memory by
+     * the same pure step as `publish`; a dependency an earlier act published counts.
      */
     readonly publishMany: (
       acts: ReadonlyArray<PublishAct>,

@@ -2,19 +2,12 @@
  * The schedule of quantum-readiness refreshes (spec part 4 "Quantum
  * readiness"): a read never waits on the upstream, so something must fetch
  * ahead of the reads. On start it refreshes at once when there is no snapshot
- * or the latest has expired (a fresh one, say fetched by another process a
- * minute ago, is left alone); after that it refreshes every `interval` (1 hour
- * unless set; the snapshot TTL of 24 hours is QuantumService's), each wait
- * counted from the end of the previous refresh, forever.
- *
- * Nothing stops the loop but interruption: `QuantumService.refresh` already
- * records a failed refresh and keeps the previous snapshot, and anything else
- * that goes wrong (the store unreadable at start, a defect) is logged and the
- * loop carries on, so a bad hour upstream never ends the refreshes.
- *
- * Every server process runs its own loop over the shared store. Two processes
- * refreshing around the same time is harmless: each saves a complete snapshot
- * and the last save wins; the reads of every process serve the latest one.
+ * or the latest has expired; after that every `interval`, each wait counted
+ * from the end of the previous refresh, forever. Nothing stops the loop but
+ * interruption: a failed refresh keeps the previous snapshot, and anything
+ * else is logged and the loop carries on. Every server process runs its own
+ * loop over the shared store; two refreshing at once is harmless, since each
+ * saves a complete snapshot and the last save wins.
  */
 import { Cause, Clock, Duration, Effect, Layer, Option } from "effect"
 import { QuantumSnapshotStore } from "../ports/QuantumSnapshotStore.ts"
@@ -26,6 +19,7 @@ export interface QuantumRefresherOptions {
   readonly interval?: Duration.Input | undefined
 }
 
+/** The wait between refreshes unless set; the snapshot's time to live is QuantumService's. */
 export const DefaultRefreshInterval: Duration.Duration = Duration.hours(1)
 
 /** Logs whatever `effect` failed or died with and carries on; only interruption goes through. */
@@ -40,7 +34,8 @@ const survive = <R>(what: string, effect: Effect.Effect<void, unknown, R>): Effe
 
 /**
  * The refresh loop. It never ends and never fails; fork it (or use `layer`)
- * and interrupt it to stop.
+ * and interrupt it to stop. A fresh snapshot at start (fetched by another
+ * process a minute ago, say) is left alone.
  */
 export const run = (
   options: QuantumRefresherOptions = {}

@@ -7,14 +7,6 @@
  *   pending --failure of retry 5 (the final)-------------> failed
  *   failed  --manual re-fire-----------------------------> pending, new cycle, same delivery_id
  *
- * Re-fire keeps `delivery_id` and `body`: a failed delivery was never
- * acknowledged with a timely 2xx, and receivers store the latest delivery_id
- * per watchlist and ignore duplicates (spec part 6), so the same id lets a
- * receiver that did process a late attempt recognise the re-fire as a
- * duplicate, while one that never saw it processes it once. A new id would
- * defeat exactly that dedupe. Each attempt still gets a fresh
- * `webhook-timestamp` header, so replay protection on the receiver holds.
- *
  * Nothing here reads a clock: the caller passes `at` (epoch ms).
  */
 import { Result } from "effect"
@@ -171,7 +163,11 @@ export const recordAttempt = (
  * Manual re-fire (dashboard or API) of a failed delivery: a fresh cycle of
  * an initial attempt at `at` plus the full retry schedule, with the same
  * delivery_id and body. Only failed deliveries can be re-fired: a delivered
- * one was acknowledged, a pending one is still in its cycle.
+ * one was acknowledged, a pending one is still in its cycle. Receivers ignore
+ * a delivery_id they have seen (spec part 6), so one that did process a late
+ * attempt takes the re-fire as a duplicate, and one that never saw it
+ * processes it once; a new id would defeat that. Each attempt still gets a
+ * fresh `webhook-timestamp`, so the receiver's replay protection holds.
  */
 export const refire = (
   delivery: Delivery,

@@ -1,24 +1,12 @@
 /**
  * Recording webhook attempts and re-fires: the domain decides, the store
- * stores (spec part 3, "Webhook delivery").
- *
- * Every transition is computed here, by the pure DeliveryStateMachine on the
- * retry policy in force, and handed to the store as a guarded write: "replace
- * this delivery, as it was read, by this one (and log this attempt)". The
- * store applies a write only where the stored row still holds the state the
- * transition was computed from, and says which writes it applied. It never
- * runs a rule of its own, so the memory and the Postgres outboxes record
- * exactly the same transitions, from this one module.
- *
- * A batch of attempts is computed from the deliveries as claimed and written
- * at once (one statement in Postgres: the dispatcher's hot path). What the
- * batch does not record (a guard that failed because the row moved on, an
- * attempt the state machine refuses on the claimed state, a delivery's second
- * attempt in one batch, a batch the store could not apply) goes the careful
- * way, one by one in the given order: read the stored delivery, refuse a
- * stale claim, apply the state machine to what is stored, write it guarded by
- * that read. So each refusal is judged on the stored delivery, and of two
- * writers racing on one delivery exactly one wins.
+ * stores (spec part 3, "Webhook delivery"). Every transition is computed
+ * here, by the pure DeliveryStateMachine on the retry policy in force, and
+ * handed to the store as a guarded write: "replace this delivery, as it was
+ * read, by this one (and log this attempt)". The store applies a write only
+ * where the stored row still holds the state it was computed from, and runs
+ * no rule of its own, so the memory and the Postgres outboxes record exactly
+ * the same transitions, from this one module.
  */
 import { Effect, Result } from "effect"
 import {
@@ -146,7 +134,13 @@ const plan = (attempts: ReadonlyArray<ClaimedAttempt>, policy: RetryPolicy) => {
 
 /**
  * Records attempts as if one after the other in the given order; one result
- * per attempt, in that order, each refused alone.
+ * per attempt, in that order, each refused alone. The batch is computed from
+ * the deliveries as claimed and written at once (one statement in Postgres:
+ * the dispatcher's hot path). What it does not record (a guard that failed, an
+ * attempt refused on the claimed state, a delivery's second attempt in one
+ * batch, a batch the store could not apply) goes the careful way, one by one:
+ * so each refusal is judged on the stored delivery, and of two writers racing
+ * on one delivery exactly one wins.
  */
 export const recordAttempts = (
   store: TransitionStore,

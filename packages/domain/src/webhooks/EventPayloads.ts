@@ -1,18 +1,12 @@
 /**
  * Builders of webhook event bodies (spec part 6, "Delivery format") from
- * published scorecard figures, and their serialisation to the raw body.
- *
- * A publish emits, per entity:
- * - `rating.new` when there was no previous published scorecard;
- * - otherwise `rating.changed` when the composite score or the letter grade
- *   moved, and in addition `rating.grade_transition` when the grade moved.
- * A publish that moves neither (domain fractions alone, or a re-publish of
- * the same figures) emits nothing. `eventsForAct` adds the entity's
- * visibility: nothing is said of an entity a subscriber cannot read.
- *
- * The raw body is built by `serializeEvent` with a fixed key order, whatever
- * order the input objects had, so the bytes signed are the bytes sent and the
- * same event always serialises identically.
+ * published scorecard figures, and their serialisation to the raw body. A
+ * publish emits, per entity, `rating.new` when there was no previous
+ * published scorecard; otherwise `rating.changed` when the composite score or
+ * the letter grade moved, and `rating.grade_transition` too when the grade
+ * moved. A publish that moves neither emits nothing, and `eventsForAct` says
+ * nothing of an entity a subscriber cannot read. `serializeEvent` writes the
+ * keys in a fixed order, so the bytes signed are the bytes sent.
  */
 import type { AlertRule } from "../model/AlertRule.ts"
 import { isoOf } from "../model/Delivery.ts"

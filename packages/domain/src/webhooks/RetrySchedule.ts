@@ -1,24 +1,13 @@
 /**
  * The webhook retry schedule (spec part 3 and part 6, "Retry and
- * idempotency"; part 8, "Limits"): retry 1 at 30 s after the initial attempt,
- * retry 2 at 5 min, retry 3 at 30 min, retry 4 at 2 h, retry 5 at 12 h
- * (final); a receiver has 10 s to answer.
- *
- * The offsets count from the start of the initial attempt, not from the end
- * of the previous one: retry 2 is due 5 min after the initial attempt however
- * long retry 1 took. The pure `nextAttemptAt` applies that rule, and the
- * delivery state machine stores its answer as the delivery's next_attempt_at.
- *
- * The policy in force is the `RetryPolicy` reference, like `Scoring` a typed
- * service: its default is the spec's schedule, and the app provides it once
- * (`RetryPolicy.layer`) from its configuration. The outbox (which applies the
- * offsets through the state machine) and the dispatcher (which reads the
- * receiver timeout and wakes at the retry times) both read it, so they cannot
- * disagree.
- *
- * `scale` shrinks the offsets for tests and chaos runs; `retryPolicy` is the
- * only place it is applied. The receiver timeout is not scaled: it is a
- * promise to receivers, not a pacing choice.
+ * idempotency"; part 8, "Limits"): retries at 30 s, 5 min, 30 min, 2 h and
+ * 12 h (final) after the start of the initial attempt, not after the previous
+ * one; a receiver has 10 s to answer. The policy in force is the
+ * `RetryPolicy` reference: its default is the spec's schedule, and the app
+ * provides it once (`RetryPolicy.layer`) from its configuration. The outbox
+ * (which applies the offsets through the state machine) and the dispatcher
+ * (which reads the receiver timeout and wakes at the retry times) both read
+ * it, so they cannot disagree.
  */
 import { Context, Layer } from "effect"
 
@@ -51,7 +40,12 @@ export interface RetryPolicyOptions {
   readonly scale?: number | undefined
 }
 
-/** The policy, with the offsets scaled. Scaled offsets are whole ms, at least 1, still ascending. */
+/**
+ * The policy, with the offsets scaled. Scaled offsets are whole ms, at least
+ * 1, still ascending. `scale` shrinks the offsets for tests and chaos runs and
+ * is applied only here; the receiver timeout is not scaled: it is a promise to
+ * receivers, not a pacing choice.
+ */
 export const retryPolicy = (options: RetryPolicyOptions = {}): RetryPolicy => {
   const scale = options.scale ?? 1
   if (!Number.isFinite(scale) || scale <= 0) {

@@ -1,21 +1,12 @@
 /**
  * How a delivery is signed: the signing key format and the headers of each
  * attempt (spec part 6, "Signature"), plus the Standard Webhooks headers so
- * that stock verifiers accept our deliveries.
- *
- * One key per rule, handed out once as `whsec_<base64 of 32 random bytes>`
- * (the Standard Webhooks secret serialisation). It is used two ways:
- * - `X-Service-Signature` (the spec's header): lowercase hex HMAC-SHA256 of
- *   the raw body, keyed with the UTF-8 bytes of the whole key string as
- *   handed out, prefix included. That is what a receiver following the spec
- *   does with the string it was given: `hmac(key, body)`.
- * - `webhook-signature` (Standard Webhooks v1): `v1,` + base64 of
- *   HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed with
- *   the 32 bytes the key encodes (prefix dropped, base64 decoded), which is
- *   how the Standard Webhooks libraries read a `whsec_` secret.
- * `webhook-id` is the delivery_id (stable across attempts: the idempotency
- * key); `webhook-timestamp` is the unix time of the attempt, fresh on every
- * attempt, so receivers can refuse stale replays while retries still pass.
+ * that stock verifiers accept our deliveries. One key per rule, handed out
+ * once as `whsec_<base64 of 32 random bytes>`, used two ways:
+ * `X-Service-Signature` (the spec's) is the hex HMAC-SHA256 of the raw body
+ * keyed with the whole key string, as a receiver following the spec does;
+ * `webhook-signature` (Standard Webhooks v1) is keyed with the 32 bytes the
+ * key encodes, as the Standard Webhooks libraries read a `whsec_` secret.
  */
 import { Result } from "effect"
 import { timingSafeEqual } from "effect/crypto/Mac"
@@ -107,7 +98,9 @@ export interface DeliveryHeaders {
 
 /**
  * The headers of one attempt of a delivery. `timestampSeconds` is the unix
- * time of the attempt (whole seconds; fractions are dropped).
+ * time of the attempt (whole seconds; fractions are dropped), fresh on every
+ * attempt so receivers can refuse stale replays while retries still pass;
+ * `webhook-id` is the delivery_id, stable across attempts: the idempotency key.
  */
 export const deliveryHeaders = (
   delivery: Pick<Delivery, "delivery_id" | "body">,

@@ -1,34 +1,14 @@
 /**
  * Which webhook targets may be called (spec part 6: webhook URLs are
- * validated, SSRF targets refused): the pure classification of IP
- * addresses, the check of a webhook URL, and the `WebhookTargetPolicy`
- * service that carries the configured policy to every layer that applies it.
- *
- * A webhook URL is chosen by a caller, so without this policy the service
- * would POST wherever a caller points it: its own loopback admin ports, the
- * cloud metadata endpoint (169.254.169.254), the private network behind it.
- * Unless configuration allows private targets (development and tests do),
- * every address that is not public unicast is refused.
- *
- * Two moments apply the policy:
- * - create time (`validateWebhookUrl`, called by AlertRuleService.create):
- *   the URL's form, its scheme and a host written as a literal address or a
- *   `localhost` name; a clear 422 for the caller. It cannot be the last word:
- *   a DNS name may resolve anywhere, and differently tomorrow.
- * - send time (the undici transport of adapters-webhook): the same URL
- *   checks, then every address the name resolves to, and the address
- *   actually connected to.
- *
- * It lives in the domain so that the use case and the transport share one
- * rule without adapters importing each other; it is plain data and
- * functions, with no `node:*` import. URLs are parsed by the WHATWG URL
- * parser every JavaScript runtime has (browsers, Node, Deno, Bun).
- *
- * Literal addresses are parsed in every notation the WHATWG URL parser and
- * `inet_aton` accept (`0x7f000001`, `2130706433`, `0177.1`, `[::ffff:7f00:1]`),
- * because a check that only knows dotted quads is bypassed by the others.
- * Addresses, ranges and `contains` are effect/net's (`NetAddress`,
- * `IpNetwork`); only the legacy IPv4 notations have a parser of their own.
+ * validated, SSRF targets refused). A caller chooses a webhook URL, so
+ * without this policy the service would POST wherever it is pointed: its own
+ * loopback ports, the cloud metadata endpoint, the private network behind
+ * it. Unless configuration allows private targets (development and tests
+ * do), every address that is not public unicast is refused, at create time
+ * (`validateWebhookUrl`) and again at send time on the resolved addresses
+ * (the undici transport of adapters-webhook). It lives in the domain so the
+ * use case and the transport share one rule: plain data and functions, no
+ * `node:*` import, URLs parsed by the WHATWG parser every runtime has.
  */
 import { Context, Layer, Result, Schema } from "effect"
 import * as IpNetwork from "effect/net/IpNetwork"
@@ -132,6 +112,9 @@ const parseIPv4Part = (part: string): number | undefined => {
  * `inet_aton`, which `getaddrinfo` uses): one to four dot-separated parts,
  * each decimal, octal (leading 0) or hex (0x), the last part filling the
  * remaining bytes; one trailing dot is allowed. The value is 0 .. 2^32-1.
+ * Every notation (`0x7f000001`, `2130706433`, `0177.1`) is parsed, because a
+ * check that only knows dotted quads is bypassed by the others; the rest of
+ * the address work is effect/net's (`NetAddress`, `IpNetwork`).
  */
 export const parseIPv4 = (text: string): number | undefined => {
   const parts = text.split(".")
@@ -337,7 +320,9 @@ export const checkUrl = (url: string, policy: TargetPolicy): Result.Result<Parse
 /**
  * Create-time validation of a webhook URL: `checkUrl`, and `localhost` names,
  * which always resolve to loopback (RFC 6761). Any other name is resolved
- * and checked when a delivery is sent, so that DNS cannot bypass the policy.
+ * and checked when a delivery is sent, so that DNS cannot bypass the policy:
+ * a name may resolve anywhere, and differently tomorrow. At send time the
+ * transport checks every address the name resolves to and the one connected to.
  */
 export const validateWebhookUrl = (
   url: string,

@@ -81,7 +81,8 @@ const saveAll = Effect.fnUntraced(function* (
 /**
  * The stored entities this import makes readable: readable as written, not
  * readable as stored when the transaction reads them. (A created entity
- * has no rating yet: its first publication is a rating.new anyway.)
+ * has no rating yet: its first publication is a rating.new anyway.) They are
+ * announced as `ratings status` does (docs/adr/0003-access-and-lists.md).
  */
 const shownBy = Effect.fnUntraced(function* (ports: ImporterPorts, plan: ImportPlan) {
   const candidates = plan.entities.filter(
@@ -131,7 +132,11 @@ const writeBeforePublications = Effect.fnUntraced(function* (
 /**
  * The publications through `Publisher.publishMany`, in runs in which no
  * entity repeats, each after the drafts staged before any of its
- * publications. An entity of `unseen` is announced by its first publication
+ * publications. A draft only matters to publications of its own entity, whose
+ * previous publication lies in an earlier run, so this is the same as saving
+ * each draft right before its own publication. With the clock at each
+ * `published_at`, history gets the file's times and the scoring core computes
+ * every figure. An entity of `unseen` is announced by its first publication
  * here and removed from the set; those left are announced after.
  */
 const replayPublications = Effect.fnUntraced(function* (
