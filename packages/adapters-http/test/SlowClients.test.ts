@@ -141,6 +141,48 @@ layer(
     { timeout: 30_000 }
   )
 
+  it.effect(
+    "a client that expects 100 Continue gets it only when its route reads the body: kept alive then, closed when the route answers unread",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* TestServer
+        const body = '{"email":"not an address"}'
+        // Read: the 100, then the answer, and the connection stays open for the next request.
+        const read = yield* run(
+          baseUrl,
+          [
+            {
+              bytes: head("POST", "/api/v1/contacts", {
+                "content-type": "application/json",
+                "content-length": String(body.length),
+                expect: "100-continue"
+              })
+            },
+            { bytes: body, afterMs: 200 }
+          ],
+          1_500
+        )
+        assert.match(
+          read.answer,
+          /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 422 /,
+          read.answer.slice(0, 200)
+        )
+        assert.notInclude(read.answer.toLowerCase(), "connection: close", describeExchange(read))
+        assert.isUndefined(read.closedMs, describeExchange(read))
+        // Unread: the answer without the 100, and the connection closed (the body may still come).
+        const unread = yield* run(
+          baseUrl,
+          [{ bytes: head("GET", "/health", { "content-length": "10", expect: "100-continue" }) }],
+          3_000
+        )
+        assert.notInclude(unread.answer, "100 Continue", describeExchange(unread))
+        assert.strictEqual(unread.status, 200, describeExchange(unread))
+        assert.strictEqual(unread.headers.connection, "close", describeExchange(unread))
+        assert.isBelow(unread.closedMs ?? Number.POSITIVE_INFINITY, 2_000, describeExchange(unread))
+      }),
+    { timeout: 30_000 }
+  )
+
   it.effect("a body declared at exactly the route's limit is read and answered, not refused", () =>
     Effect.gen(function* () {
       const { baseUrl } = yield* TestServer
