@@ -5,7 +5,7 @@
  * (`Config.Success`).
  */
 import type { JwtConfig } from "@ratings/adapters-http/server/AuthConfig"
-import { DefaultConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
+import { DefaultConnectionLimits } from "@ratings/adapters-http/server/front/NodeServer"
 import {
   DefaultStoreFailurePolicies,
   DefaultStoreTimeout,
@@ -175,7 +175,7 @@ export const HeadersTimeoutSetting = "RATINGS_HEADERS_TIMEOUT"
 export const RequestTimeoutSetting = "RATINGS_REQUEST_TIMEOUT"
 
 /**
- * What a client may hold of the server (NodeServer.ConnectionLimits): the
+ * What a client may hold of the server (front/NodeServer.ts ConnectionLimits): the
  * time to send a request's headers (RATINGS_HEADERS_TIMEOUT, 20 s) and the
  * whole request (RATINGS_REQUEST_TIMEOUT, 30 s; a response streams for as
  * long as it takes), the connections open at once per socket address

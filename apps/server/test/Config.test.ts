@@ -18,7 +18,7 @@ import {
   WebhookTargetsConfig
 } from "../src/Config.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
-import { DefaultConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
+import { DefaultConnectionLimits } from "@ratings/adapters-http/server/front/NodeServer"
 import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 

@@ -22,7 +22,7 @@
  * `--expose-gc` (ServeNodeFlags.ts gives it to `ratings serve`); without it
  * this does nothing.
  */
-import type { Server } from "node:http"
+import type { Server } from "node:net"
 
 export interface IdleMemoryOptions {
   /** No request started for this long counts as quiet; default 5 seconds. */

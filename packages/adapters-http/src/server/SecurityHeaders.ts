@@ -17,9 +17,10 @@
  *   what it loads, `pagePolicy`), or else `DefaultPagePolicy`, which allows
  *   nothing to load. Both refuse framing (`frame-ancestors 'none'`).
  *
- * Requests Node answers itself (NodeServer.ts) and the lane of cache hits
- * (HitLane.ts, which repeats the headers the router sent for the same
- * entry) carry the same headers.
+ * Requests answered at the front door (front/RawAnswers.ts and
+ * front/BodyLimits.ts) and by the lane of cache hits (HitLane.ts, which
+ * repeats the headers the router sent for the same entry) carry the same
+ * headers.
  */
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
