@@ -18,7 +18,7 @@ import {
   devKeyPair
 } from "@ratings/adapters-http/server/DevIdentityProvider"
 import type { PoliciesConfig } from "@ratings/adapters-http/server/HttpServerLive"
-import type { ConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
+import type { ConnectionLimits } from "@ratings/adapters-http/server/front/NodeServer"
 import { makeJwtVerifier } from "@ratings/adapters-http/server/JwtVerifier"
 import { Duration, Effect, Option, Redacted } from "effect"
 import type { ServerConfig } from "./Config.ts"

@@ -14,7 +14,7 @@ import { ServerConfig } from "../src/Config.ts"
 import { clientBaseOf, McpConfig } from "../src/McpConfig.ts"
 import { WebhookDeliveryConfig, WebhookTargetsConfig } from "../src/WebhookConfig.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
-import { DefaultConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
+import { DefaultConnectionLimits } from "@ratings/adapters-http/server/front/NodeServer"
 import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 

@@ -8,20 +8,23 @@
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { exposedCollection, releaseMemoryWhenQuiet } from "../src/server/IdleMemory.ts"
-import { createServer, requestsStarted } from "../src/server/NodeServer.ts"
+import { createServer } from "../src/server/front/NodeServer.ts"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A server answering 204, watched with a fake RSS (`rss.value`) and a counted collection. */
 const watched = async (options: { quietMs?: number; growth?: number } = {}) => {
   const server = createServer()
-  server.on("request", (_request, response) => response.writeHead(204).end())
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  server.router = {
+    request: (_request, response) => response.writeHead(204).end(),
+    upgrade: (_request, socket) => socket.destroy()
+  }
+  await server.listen({ port: 0, host: "127.0.0.1" })
+  const url = `http://127.0.0.1:${(server.gate.address() as AddressInfo).port}/`
   const rss = { value: 100 }
   const releases: Array<readonly [number, number]> = []
   let collections = 0
-  const stop = releaseMemoryWhenQuiet(server, () => requestsStarted(server), {
+  const stop = releaseMemoryWhenQuiet(server.gate, () => server.requestsStarted, {
     quietMs: options.quietMs ?? 150,
     growth: options.growth ?? 0.25,
     checkEveryMs: 20,
@@ -38,8 +41,8 @@ const watched = async (options: { quietMs?: number; growth?: number } = {}) => {
   }
   const close = async () => {
     stop()
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
+    server.http.closeAllConnections()
+    await server.close()
   }
   return { server, rss, releases, collections: () => collections, get, close }
 }

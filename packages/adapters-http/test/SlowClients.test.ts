@@ -11,11 +11,11 @@
  *   past the cap a new one is a JSON 429 (503) and closed, logged once;
  * - a long streamed response is not cut by the request timeout.
  */
-import { request as httpRequest, type Server } from "node:http"
+import { type IncomingMessage, request as httpRequest, type ServerResponse } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { createServer, installLane } from "../src/server/NodeServer.ts"
+import { createServer, type NodeServer } from "../src/server/front/NodeServer.ts"
 import { BodyTooLargeDetail, MaxRequestBodyBytes } from "../src/server/RouterFallbacks.ts"
 import {
   assertJsonError,
@@ -137,6 +137,48 @@ layer(
           3_000
         )
         assert.match(e.answer, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 422 /, e.answer.slice(0, 200))
+      }),
+    { timeout: 30_000 }
+  )
+
+  it.effect(
+    "a client that expects 100 Continue gets it only when its route reads the body: kept alive then, closed when the route answers unread",
+    () =>
+      Effect.gen(function* () {
+        const { baseUrl } = yield* TestServer
+        const body = '{"email":"not an address"}'
+        // Read: the 100, then the answer, and the connection stays open for the next request.
+        const read = yield* run(
+          baseUrl,
+          [
+            {
+              bytes: head("POST", "/api/v1/contacts", {
+                "content-type": "application/json",
+                "content-length": String(body.length),
+                expect: "100-continue"
+              })
+            },
+            { bytes: body, afterMs: 200 }
+          ],
+          1_500
+        )
+        assert.match(
+          read.answer,
+          /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 422 /,
+          read.answer.slice(0, 200)
+        )
+        assert.notInclude(read.answer.toLowerCase(), "connection: close", describeExchange(read))
+        assert.isUndefined(read.closedMs, describeExchange(read))
+        // Unread: the answer without the 100, and the connection closed (the body may still come).
+        const unread = yield* run(
+          baseUrl,
+          [{ bytes: head("GET", "/health", { "content-length": "10", expect: "100-continue" }) }],
+          3_000
+        )
+        assert.notInclude(unread.answer, "100 Continue", describeExchange(unread))
+        assert.strictEqual(unread.status, 200, describeExchange(unread))
+        assert.strictEqual(unread.headers.connection, "close", describeExchange(unread))
+        assert.isBelow(unread.closedMs ?? Number.POSITIVE_INFINITY, 2_000, describeExchange(unread))
       }),
     { timeout: 30_000 }
   )
@@ -362,19 +404,25 @@ const openKeptAlive = (port: number) =>
   })
 
 describe("the Node server's bounds, on a bare handler", () => {
-  const listen = (server: Server) =>
-    new Promise<number>((resolve) =>
-      server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
-    )
-  const close = (server: Server) =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
+  const listen = async (server: NodeServer) => {
+    await server.listen({ port: 0, host: "127.0.0.1" })
+    return (server.gate.address() as AddressInfo).port
+  }
+  const close = (server: NodeServer) => {
+    server.http.closeAllConnections()
+    return server.close()
+  }
+  /** A bare handler as the server's router (no upgrades). */
+  const route = (
+    server: NodeServer,
+    handler: (request: IncomingMessage, response: ServerResponse) => void
+  ) => {
+    server.router = { request: handler, upgrade: (_request, socket) => socket.destroy() }
+  }
 
   it("issue 23 point 3: a long streamed response is not cut by the request timeout", async () => {
     const server = createServer({ headersTimeoutMs: 200, requestTimeoutMs: 300 })
-    server.on("request", (_request, response) => {
+    route(server, (_request, response) => {
       response.writeHead(200, { "content-type": "text/plain" })
       let sent = 0
       const timer = setInterval(() => {
@@ -405,10 +453,11 @@ describe("the Node server's bounds, on a bare handler", () => {
 
   it("issue 23 point 3: the body check comes before the lane of cache hits", async () => {
     const server = createServer()
-    installLane(server, (_request, response) => {
+    route(server, (_request, response) => response.end("the router"))
+    server.lane = (_request, response) => {
       response.writeHead(200, { "content-type": "application/json" })
       response.end("{}")
-    })
+    }
     const port = await listen(server)
     try {
       const e = await exchange(
@@ -425,6 +474,7 @@ describe("the Node server's bounds, on a bare handler", () => {
         }
       )
       assert.strictEqual(ok.status, 200, describeExchange(ok))
+      assert.notInclude(ok.answer, "the router", "answered by the lane")
     } finally {
       await close(server)
     }
@@ -432,7 +482,7 @@ describe("the Node server's bounds, on a bare handler", () => {
 
   it("a path given its own body limit (bodyLimits, as the app gives an endpoint mounted beside the API) refuses a body declared past it with a JSON 413 naming the path, in any target form; other paths keep the API's limit", async () => {
     const server = createServer({ bodyLimits: [{ path: "/small", maxBytes: 100 }] })
-    server.on("request", (request, response) => {
+    route(server, (request, response) => {
       request.resume()
       request.on("end", () => response.end("read"))
     })
@@ -465,7 +515,7 @@ describe("the Node server's bounds, on a bare handler", () => {
   it("issue 23 point 3: past the total cap of connections a new one is a JSON 503 and closed", async () => {
     const lines: Array<string> = []
     const server = createServer({ maxConnections: 2, onCapped: (line) => lines.push(line) })
-    server.on("request", (_request, response) => response.end("ok"))
+    route(server, (_request, response) => response.end("ok"))
     const port = await listen(server)
     try {
       const held = await Promise.all([0, 1].map(() => openKeptAlive(port)))

@@ -19,7 +19,6 @@
  * calling `WebhookDispatcher.runOnce` itself. The create-time URL policy
  * allows http and private targets unless `webhookTargets` says otherwise.
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { layer as layerSuite, type Vitest } from "@effect/vitest"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
 import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
@@ -79,7 +78,8 @@ import {
   type PoliciesConfig,
   type RouteServices
 } from "../src/server/HttpServerLive.ts"
-import { type ConnectionLimits, createServer } from "../src/server/NodeServer.ts"
+import { type ConnectionLimits, createServer } from "../src/server/front/NodeServer.ts"
+import { layer as layerNodeServer } from "../src/server/front/ServerLayer.ts"
 import type { ResponseCache } from "../src/server/cache/ResponseCache.ts"
 import { MaxPathParamLength } from "../src/server/RouterFallbacks.ts"
 import { type CallerName, Callers5, Seed } from "./fixtures.ts"
@@ -466,7 +466,7 @@ export class TestServer extends Context.Service<
           Layer.provide(options.responseCache ?? Layer.empty),
           Layer.provideMerge(served),
           Layer.provide(
-            NodeHttpServer.layer(() => testNodeServer(options.connections), { port: 0, host: "127.0.0.1" })
+            layerNodeServer(() => testNodeServer(options.connections), { port: 0, host: "127.0.0.1" })
           ),
           Layer.provide(logging),
           Layer.provide(options.branding === undefined ? Layer.empty : Branding.layer(options.branding)),
@@ -604,7 +604,7 @@ export const onEachBackend = (
  */
 const testNodeServer = (limits?: ConnectionLimits) => {
   const server = createServer(limits)
-  server.keepAliveTimeout = 60_000
+  server.http.keepAliveTimeout = 60_000
   return server
 }
 

@@ -24,7 +24,7 @@ import {
 } from "effect/http"
 import { clientAddressOf } from "@ratings/adapters-http/server/Authentication"
 import { type RateLimitedError, ServiceUnavailableError } from "@ratings/adapters-http/api/Errors"
-import type { PathBodyLimit } from "@ratings/adapters-http/server/NodeServer"
+import type { PathBodyLimit } from "@ratings/adapters-http/server/front/BodyLimits"
 import { RequestRateLimiter } from "@ratings/adapters-http/server/RateLimit"
 import { checkBody, restoreIds } from "./JsonRpcBodies.ts"
 
@@ -33,7 +33,7 @@ export const McpPath = "/mcp"
 
 export const MaxMcpBodyBytes = 65_536
 
-/** The endpoint's body limit, for the Node server's 413 before any route (NodeServer.ts `bodyLimits`). */
+/** The endpoint's body limit, for the Node server's 413 before any route (front/NodeServer.ts `bodyLimits`). */
 export const McpBodyLimit: PathBodyLimit = { path: McpPath, maxBytes: MaxMcpBodyBytes }
 
 /**

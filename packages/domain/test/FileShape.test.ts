@@ -21,7 +21,6 @@ const BeingRewritten: ReadonlySet<string> = new Set([
   "packages/adapters-http/src/server/Authentication.ts",
   "packages/adapters-http/src/server/HitLane.ts",
   "packages/adapters-http/src/server/KeyMemo.ts",
-  "packages/adapters-http/src/server/NodeServer.ts",
   "packages/adapters-http/src/server/RateLimit.ts"
 ])
 

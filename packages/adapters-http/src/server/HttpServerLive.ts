@@ -9,8 +9,6 @@
  * (rate limits, attribution, cache headers) from `serve`'s `policies` option;
  * CORS wraps every route at the router.
  */
-import type { Server } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -26,7 +24,9 @@ import { Handlers } from "./Handlers.ts"
 import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
 import { countedLimiter, type MetricsOptions, withMetrics } from "./Metrics.ts"
 import { type IdleMemoryOptions, releaseMemoryWhenQuiet } from "./IdleMemory.ts"
-import { type ConnectionLimits, createServer, drain, installLane, requestsStarted } from "./NodeServer.ts"
+import { drain } from "./front/Drain.ts"
+import { type ConnectionLimits, createServer, type NodeServer } from "./front/NodeServer.ts"
+import { layer as layerNodeServer } from "./front/ServerLayer.ts"
 import { HitLane } from "./HitLane.ts"
 import { KeyMemo } from "./KeyMemo.ts"
 import { type AccessLog, accessLogMiddleware, makeAccessLog } from "./AccessLog.ts"
@@ -105,11 +105,12 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}, countRefusals =
 
 /**
  * Builds the lane of cache hits and puts it in front of the server's router
- * until the layer closes. Its ResponseCache is left out of the type's
- * requirements: `serve` installs the lane only when it has a response cache.
+ * (the front door, front/NodeServer.ts) until the layer closes. Its
+ * ResponseCache is left out of the type's requirements: `serve` installs the
+ * lane only when it has a response cache.
  */
 const installHitLane = (
-  server: () => Server | undefined,
+  server: () => NodeServer | undefined,
   auth: AuthConfig | undefined,
   log: AccessLog | undefined,
   metrics: boolean
@@ -119,8 +120,12 @@ const installHitLane = (
       const lane = yield* HitLane
       const node = server()
       if (node === undefined) return
-      installLane(node, lane.serve)
-      yield* Effect.addFinalizer(() => Effect.sync(() => installLane(node, undefined)))
+      node.lane = lane.serve
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          node.lane = undefined
+        })
+      )
     })
   ).pipe(Layer.provide(HitLane.layer(auth, log, metrics))) as Layer.Layer<
     never,
@@ -142,13 +147,13 @@ const RecordAnswers = Layer.effectDiscard(
 )
 
 /**
- * Closing the layer drains the server (NodeServer.drain): no new
+ * Closing the layer drains the server (front/Drain.ts): no new
  * connections; requests in flight and their streamed bodies have `grace` to
  * finish; then what is still open is closed, and the handlers are told so
  * (ServerShutdown). It is built after the server and the routes, so it is
  * closed before them, and before anything the handlers use (the pool).
  */
-const drainOnClose = (server: () => Server | undefined, grace: Duration.Duration, onCut: () => void) =>
+const drainOnClose = (server: () => NodeServer | undefined, grace: Duration.Duration, onCut: () => void) =>
   Layer.effectDiscard(
     Effect.addFinalizer(() =>
       Effect.gen(function* () {
@@ -174,14 +179,14 @@ const drainOnClose = (server: () => Server | undefined, grace: Duration.Duration
  * serving requests (IdleMemory.ts; needs Node's `--expose-gc`), and says so
  * in the log.
  */
-const releaseMemoryOnQuiet = (server: () => Server | undefined, options: IdleMemoryOptions) =>
+const releaseMemoryOnQuiet = (server: () => NodeServer | undefined, options: IdleMemoryOptions) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const node = server()
       if (node === undefined) return
       const context = yield* Effect.context<never>()
       const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`
-      const stop = releaseMemoryWhenQuiet(node, () => requestsStarted(node), {
+      const stop = releaseMemoryWhenQuiet(node.gate, () => node.requestsStarted, {
         ...options,
         onRelease: (before, after) => {
           options.onRelease?.(before, after)
@@ -244,11 +249,11 @@ export const serve = <E = never, R = never>(options: {
   readonly accessLog?: AccessLog | false | undefined
   /** Memory returned to the system when the server goes quiet (IdleMemory.ts); defaults as there. */
   readonly idleMemory?: IdleMemoryOptions | undefined
-  /** The time a client has to send a request, and the connections it may hold (NodeServer.ts); defaults as there. */
+  /** The time a client has to send a request, and the connections it may hold (front/NodeServer.ts); defaults as there. */
   readonly connections?: Omit<ConnectionLimits, "onCapped"> | undefined
 }) => {
   const grace = options.shutdownGrace ?? DefaultShutdownGrace
-  let server: Server | undefined
+  let server: NodeServer | undefined
   let cutting = false
   const log = options.accessLog === false ? undefined : (options.accessLog ?? makeAccessLog())
   const laneOn = (options.hitLane ?? true) && options.responseCache !== undefined
@@ -277,7 +282,7 @@ export const serve = <E = never, R = never>(options: {
     Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),
     Layer.provide(Layer.succeed(ServerShutdown, ServerShutdown.of({ cutting: () => cutting }))),
     Layer.provide(
-      NodeHttpServer.layer(
+      layerNodeServer(
         () => (server = createServer({ ...options.connections, onCapped: (line) => caps.log?.(line) })),
         {
           port: options.port,

@@ -7,7 +7,7 @@
  * memory-reducing collection (`gc()`, present with `--expose-gc`, which
  * ServeNodeFlags.ts gives `ratings serve`; without it this does nothing).
  */
-import type { Server } from "node:http"
+import type { Server } from "node:net"
 
 export interface IdleMemoryOptions {
   /** No request started for this long counts as quiet; default 5 seconds. */

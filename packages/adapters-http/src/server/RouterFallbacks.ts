@@ -48,7 +48,7 @@ const pathOf = (url: string): string => {
  */
 export const MaxRequestBodyBytes = 1_048_576
 
-/** What a 413 of the API says (NodeServer answers the same to a body declared too large). */
+/** What a 413 of the API says (the front door answers the same to a body declared too large: front/BodyLimits.ts). */
 export const BodyTooLargeDetail = `request body too large: at most ${MaxRequestBodyBytes} bytes (1 MiB)`
 
 const tooLarge = HttpServerResponse.jsonUnsafe({ detail: BodyTooLargeDetail }, { status: 413 })

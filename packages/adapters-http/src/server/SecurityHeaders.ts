@@ -5,7 +5,7 @@
  * `X-Content-Type-Options: nosniff` on every answer, so a browser takes its
  * Content-Type as given; and on an HTML page `X-Frame-Options: DENY` and a
  * Content-Security-Policy, its own (`pagePolicy`) or else `DefaultPagePolicy`,
- * which allows nothing to load. Requests Node answers itself (NodeServer.ts)
+ * which allows nothing to load. Requests the front door answers itself (front/)
  * and the lane of cache hits (HitLane.ts) carry the same headers.
  */
 import { createHash } from "node:crypto"
