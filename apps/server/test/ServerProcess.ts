@@ -11,7 +11,7 @@ import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import { ResponseCache } from "@ratings/adapters-http/server/cache/ResponseCache"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
-import { Context, Effect, Layer, Redacted, References } from "effect"
+import { Context, Effect, Layer, type LogLevel, Redacted, References } from "effect"
 import type { SqlClient } from "effect/sql"
 import { application, database } from "../src/Layers.ts"
 import { scratchDatabase } from "./CliHarness.ts"
@@ -22,13 +22,19 @@ export const serverKey = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 /** One process: the production layers over the database, built in a memo map of its own. */
 export const processOf = (url: string) => application(serverKey).pipe(Layer.provideMerge(database(url)))
 
-/** What a process logs: warnings and errors only, so that a test run prints test results. */
-export const quietLogs = Layer.succeed(References.MinimumLogLevel, "Warn")
-
-/** Builds a process (and what runs in it later, through its context) logging as `quietLogs`. */
-export const buildAlone = <A, E>(layer: Layer.Layer<A, E>) =>
+/**
+ * Builds a process (and what runs in it later, through its context) logging
+ * at `minimum` and above: by default warnings and errors only, so that a
+ * test run prints test results; a test that causes warnings on purpose may
+ * raise it.
+ */
+export const buildAlone = <A, E>(layer: Layer.Layer<A, E>, minimum: LogLevel.LogLevel = "Warn") =>
   Effect.flatMap(Effect.scope, (scope) =>
-    Layer.buildWithMemoMap(layer.pipe(Layer.provideMerge(quietLogs)), Layer.makeMemoMapUnsafe(), scope)
+    Layer.buildWithMemoMap(
+      layer.pipe(Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, minimum))),
+      Layer.makeMemoMapUnsafe(),
+      scope
+    )
   )
 
 /** Imports the example (with lendwell's v3 draft) into a fresh database through process A: its URL, and A. */
@@ -50,16 +56,18 @@ export type ServeOptions = Omit<Parameters<typeof serve>[0], "port" | "host" | "
 
 /**
  * Process B: the production layers over the database with `cache` in front,
- * serving HTTP on a free port (with `options` given to `serve`).
+ * serving HTTP on a free port (with `options` given to `serve`), logging at
+ * `minimum` and above (as `buildAlone`).
  */
 export const serverProcess = <E>(
   url: string,
   cache: Layer.Layer<ResponseCache, E, SqlClient.SqlClient>,
-  options: ServeOptions = {}
+  options: ServeOptions = {},
+  minimum: LogLevel.LogLevel = "Warn"
 ) =>
   Effect.gen(function* () {
     const port = yield* freePort
-    const b = yield* buildAlone(cache.pipe(Layer.provideMerge(processOf(url))))
+    const b = yield* buildAlone(cache.pipe(Layer.provideMerge(processOf(url))), minimum)
     const cacheB = Context.get(b, ResponseCache)
     yield* buildAlone(
       serve({
@@ -68,7 +76,8 @@ export const serverProcess = <E>(
         port,
         host: "127.0.0.1",
         responseCache: Layer.succeed(ResponseCache, cacheB)
-      }).pipe(Layer.provide(Layer.succeedContext(b)))
+      }).pipe(Layer.provide(Layer.succeedContext(b))),
+      minimum
     )
     return { cacheB, b, baseUrl: `http://127.0.0.1:${port}` }
   })
