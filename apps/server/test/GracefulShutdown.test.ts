@@ -196,7 +196,11 @@ describe("graceful shutdown", () => {
     const lock = await lockScorecards()
     const blocked = Array.from({ length: 6 }, () => get(port, path))
     try {
-      await until(async () => (await lock.waiting()) > 0, 30_000, "a request to wait for the lock")
+      await until(async () => (await lock.waiting()) > 0, 30_000, "a request to wait for the lock").catch(
+        (error: Error) => {
+          throw new Error(`${error.message}; the server said:\n${output().slice(-4_000)}`)
+        }
+      )
       await sleep(200)
       const signalled = Date.now()
       child.kill("SIGTERM")
