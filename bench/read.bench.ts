@@ -6,10 +6,13 @@
  * database, with 100 API keys of each tier (Free, Pro, Enterprise) created
  * through the key repository with the service's key hashing.
  *
- * Four servers, each a child process of this one, which only orchestrates:
+ * Five servers, each a child process of this one, which only orchestrates:
  * - ours, with the response cache, as `ratings serve` runs it
  *   (bench/readServer.ts on), and ours without it (off), every caller kind's
- *   rate limit raised so the limiter counts every request but refuses none;
+ *   rate limit raised so the limiter counts every request but refuses none,
+ *   both with Prometheus metrics off;
+ * - ours with the cache and its metrics on (RATINGS_METRICS=true), started
+ *   when an anonymous row is loaded: what metrics cost;
  * - the baseline, Fastify + pg with the same SQL per route, JSON.stringify,
  *   no schema (bench/readBaselineServer.ts);
  * - the ceiling, node:http writing a pre-serialised body of the size of the
@@ -24,17 +27,19 @@
  * workers (bench/soakLoad.ts) share the connections.
  *
  * Per route and caller (a row): before any load, sample requests of the row
- * from each server must answer 200, ours with and without the cache the same
- * JSON, and the baseline either the same JSON (rows checked "equal") or a
- * body within 10 % of ours in size (rows checked "same size", printed as
- * such). Then each server in turn: WARMUP seconds, then DURATION seconds
+ * from each server must answer 200, ours with and without the cache (and
+ * with metrics on) the same JSON, and the baseline either the same JSON
+ * (rows checked "equal") or a body within 10 % of ours in size (rows checked
+ * "same size", printed as such). Then each server in turn: WARMUP seconds, then DURATION seconds
  * measured; the cached server is first primed (each distinct request of the
  * row sent once, see `prime`), so that its cell is the cache's steady state.
  * A keyed row on a route anonymous callers read is measured on ours (cache)
  * in PAIRS rounds, its keyed requests and the route's anonymous ones in turn,
  * the order flipped each round (keyed first, then anonymous first, ...): the
  * keyed / anonymous target is the ratio of the two means, both taken over the
- * same minutes of this shared machine. A route the spec refuses to a caller
+ * same minutes of this shared machine. An anonymous row is measured the same
+ * way on ours (cache) with metrics off and on: the metrics on / off target
+ * (the requirement's is the list's). A route the spec refuses to a caller
  * (401 without a key, 403 below its tier) is not loaded: the row is listed as
  * skipped, with the reason.
  *
@@ -42,7 +47,8 @@
  * targets as ratios from this run with PASS or FAIL, and the total
  * time. A FAIL is a finding, not a broken run: the exit code is 0. A broken run
  * exits 1: a request that errors or answers other than 2xx under load, a
- * sample that does not answer 200, or bodies unlike the baseline's.
+ * sample that does not answer 200, bodies unlike the baseline's, or a metered
+ * server whose request counter missed the requests it answered.
  *
  *   DATABASE_URL=postgres://root@127.0.0.1:5432/test npm run bench:read
  *   (without DATABASE_URL an embedded Postgres is started)
@@ -52,6 +58,7 @@
  *   what the smoke test in npm test runs)
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
@@ -266,9 +273,10 @@ export interface ReadOptions {
   readonly loadgen: "wrk" | "autocannon"
   readonly keep: boolean
   /**
-   * Rounds of the keyed / anonymous comparison: a keyed row on a route anonymous
+   * Rounds of the side-by-side comparisons: a keyed row on a route anonymous
    * callers read is measured in this many pairs of runs on ours (cache), keyed
-   * and the route's anonymous requests in turn, the order flipped each round.
+   * and the route's anonymous requests in turn, the order flipped each round;
+   * an anonymous row likewise on ours (cache) with metrics off and on.
    */
   readonly pairs: number
 }
@@ -423,7 +431,9 @@ export interface Server {
 export const startServer = async (
   name: string,
   script: string,
-  args: ReadonlyArray<string>
+  args: ReadonlyArray<string>,
+  /** Set in the child's environment over this process's. */
+  env: NodeJS.ProcessEnv = {}
 ): Promise<Server> => {
   const port = await run(freePort)
   // Ours runs with the options of a `ratings serve` process; the baseline and the ceiling with Node's defaults.
@@ -432,7 +442,8 @@ export const startServer = async (
     process.execPath,
     [...flags, join(import.meta.dirname, script), String(port), ...args],
     {
-      stdio: ["ignore", "ignore", "inherit"]
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, ...env }
     }
   )
   const baseUrl = `http://127.0.0.1:${port}`
@@ -586,8 +597,9 @@ const get = async (baseUrl: string, line: Line): Promise<Fetched> => {
 
 /**
  * Sample requests of a row from every server: each answers 200, ours with and
- * without the cache the same JSON, the baseline the same JSON or (a "same
- * size" route) a body within 10 % of ours. Returns the mean size of our bodies.
+ * without the cache (and with metrics on, when given) the same JSON, the
+ * baseline the same JSON or (a "same size" route) a body within 10 % of ours.
+ * Returns the mean size of our bodies.
  */
 const checkRow = async (
   route: Route,
@@ -595,7 +607,8 @@ const checkRow = async (
   lines: ReadonlyArray<Line>,
   ours: Server,
   uncached: Server,
-  baseline: Server
+  baseline: Server,
+  metered?: Server | undefined
 ): Promise<number> => {
   const samples = unique([0, 1, 2, Math.floor(lines.length / 2), lines.length - 1].map(String))
     .map(Number)
@@ -614,6 +627,13 @@ const checkRow = async (
         throw new Error(`${s.name} answers ${f.status} to ${where}: ${JSON.stringify(f.body)}`)
     if (!isDeepStrictEqual(a!.body, b!.body))
       throw new Error(`ours answers ${where} differently with and without the cache`)
+    if (metered !== undefined) {
+      const m = await get(metered.baseUrl, line)
+      if (m.status !== 200)
+        throw new Error(`${metered.name} answers ${m.status} to ${where}: ${JSON.stringify(m.body)}`)
+      if (!isDeepStrictEqual(a!.body, m.body))
+        throw new Error(`ours answers ${where} differently with and without metrics`)
+    }
     if (route.check === "equal" && !isDeepStrictEqual(a!.body, c!.body))
       throw new Error(`the baseline answers ${where} unlike ours`)
     if (route.check === "same size" && Math.abs(c!.bytes - a!.bytes) > SizeTolerance * a!.bytes)
@@ -659,6 +679,49 @@ const prime = async (server: Server, lines: ReadonlyArray<Line>): Promise<void> 
   await Promise.all(Array.from({ length: PrimingConcurrency }, worker))
 }
 
+/**
+ * Two loads in turn, after a warm-up of each: `pairs` rounds, the first load
+ * first in the even rounds and the second first in the odd ones (a drift of
+ * the machine over the rounds weighs on both alike). Each load's cells, round
+ * by round.
+ */
+export const inTurn = async (
+  first: (seconds: number) => Promise<Cell>,
+  second: (seconds: number) => Promise<Cell>,
+  options: Pick<ReadOptions, "pairs" | "warmup" | "duration">
+): Promise<readonly [ReadonlyArray<Cell>, ReadonlyArray<Cell>]> => {
+  if (options.warmup > 0) {
+    await first(options.warmup)
+    await second(options.warmup)
+  }
+  const a: Array<Cell> = []
+  const b: Array<Cell> = []
+  for (let round = 0; round < options.pairs; round++) {
+    if (round % 2 === 0) {
+      a.push(await first(options.duration))
+      b.push(await second(options.duration))
+    } else {
+      b.push(await second(options.duration))
+      a.push(await first(options.duration))
+    }
+  }
+  return [a, b]
+}
+
+/** The requests a server with metrics on has counted (`http_requests_total`, every label), read from /metrics. */
+const requestsCounted = async (server: Server, token: string): Promise<number> => {
+  const response = await fetch(`${server.baseUrl}/metrics`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(30_000)
+  })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`${server.name}: /metrics answers ${response.status}: ${text}`)
+  return text
+    .split("\n")
+    .filter((l) => l.startsWith("http_requests_total{") || l.startsWith("http_requests_total "))
+    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)
+}
+
 export interface Row {
   readonly route: string
   readonly caller: CallerName
@@ -680,6 +743,14 @@ export interface Row {
   readonly anonymousBeside?: Cell | undefined
   /** The rounds behind `anonymousBeside` and `ours` of such a row: each round's two figures, in req/s. */
   readonly pairs?: ReadonlyArray<{ readonly keyed: number; readonly anonymous: number }> | undefined
+  /**
+   * An anonymous row: ours (cache) with its Prometheus metrics on, loaded in
+   * turn with `ours` (metrics off) over `metricsPairs`, the mean of its rounds
+   * as `ours` is then; what metrics cost, taken over the same minutes.
+   */
+  readonly metricsOn?: Cell | undefined
+  /** The rounds behind `metricsOn` and `ours` of such a row: each round's two figures, in req/s. */
+  readonly metricsPairs?: ReadonlyArray<{ readonly off: number; readonly on: number }> | undefined
 }
 
 export interface Skipped {
@@ -714,6 +785,9 @@ const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
 
 /** ADR 0009: with the cache off, no read route below half its baseline. */
 export const CacheOffFloor = 0.5
+
+/** Metrics on cost at most 15 % of the cached list's throughput (every anonymous row is held to it). */
+export const MetricsOnFloor = 0.85
 
 export const targetsOf = (rows: ReadonlyArray<Row>): ReadonlyArray<Target> => {
   const targets: Array<Target> = []
@@ -774,17 +848,42 @@ export const targetsOf = (rows: ReadonlyArray<Row>): ReadonlyArray<Target> => {
       pass: value >= CacheOffFloor
     })
   }
+  for (const r of rows) {
+    if (r.metricsOn === undefined) continue
+    const value = r.metricsOn.rps / r.ours.rps
+    const pairs = r.metricsPairs ?? []
+    targets.push({
+      name: `${r.route} as ${r.caller}: metrics on / off`,
+      value,
+      min: MetricsOnFloor,
+      unit: "x",
+      pass: value >= MetricsOnFloor,
+      detail:
+        `${fmt(r.metricsOn.rps)} req/s metrics on, ${fmt(r.ours.rps)} off` +
+        (pairs.length === 0
+          ? ""
+          : `, means of ${pairs.length} alternated pair${pairs.length === 1 ? "" : "s"} (each: ` +
+            `${pairs.map((p) => `${(p.on / p.off).toFixed(2)}x`).join(", ")})`)
+    })
+  }
   return targets
 }
 
 const cellText = (c: Cell) => `${fmt(c.rps)} (${Math.round(c.p99)})`
 
 export const tableOf = (rows: ReadonlyArray<Row>): ReadonlyArray<string> => [
-  "| route | caller | check | requests | bytes | ours, cache | ours, no cache | baseline | ceiling | cache / baseline | no cache / baseline | errors |",
-  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  "| route | caller | check | requests | bytes | ours, cache | ours, cache, metrics on | ours, no cache | baseline | ceiling | cache / baseline | no cache / baseline | errors |",
+  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ...rows.map((r) => {
-    const errors = [r.ours, r.uncached, r.baseline, r.ceiling].reduce((n, c) => n + c.errors + c.non2xx, 0)
-    return `| ${r.route} | ${r.caller} | ${r.check} | ${fmt(r.requests)} | ${fmt(r.bytes)} | ${cellText(r.ours)} | ${cellText(r.uncached)} | ${cellText(r.baseline)} | ${cellText(r.ceiling)} | ${(r.ours.rps / r.baseline.rps).toFixed(2)}x | ${(r.uncached.rps / r.baseline.rps).toFixed(2)}x | ${errors} |`
+    const errors = [
+      r.ours,
+      r.uncached,
+      r.baseline,
+      r.ceiling,
+      ...(r.metricsOn === undefined ? [] : [r.metricsOn])
+    ].reduce((n, c) => n + c.errors + c.non2xx, 0)
+    const metered = r.metricsOn === undefined ? "-" : cellText(r.metricsOn)
+    return `| ${r.route} | ${r.caller} | ${r.check} | ${fmt(r.requests)} | ${fmt(r.bytes)} | ${cellText(r.ours)} | ${metered} | ${cellText(r.uncached)} | ${cellText(r.baseline)} | ${cellText(r.ceiling)} | ${(r.ours.rps / r.baseline.rps).toFixed(2)}x | ${(r.uncached.rps / r.baseline.rps).toFixed(2)}x | ${errors} |`
   })
 ]
 
@@ -799,25 +898,39 @@ export const readBench = async (
   try {
     return await withScratchDatabase(serverUrl, "bench_read", options.keep, async (db) => {
       const prepared = await prepare(db.url, options, work)
+      const plan = Routes.filter((r) => options.routes.includes(r.name)).flatMap((route) =>
+        options.callers.map((caller) => ({ route, caller }))
+      )
       const servers: Array<Server> = []
       try {
-        const ours = await startServer("ours (response cache)", "readServer.ts", [db.url, "on"])
+        // Metrics off in ours whatever this process's environment says: the metered server is the one with them.
+        const metricsOff = { RATINGS_METRICS: "false" }
+        const ours = await startServer("ours (response cache)", "readServer.ts", [db.url, "on"], metricsOff)
         servers.push(ours)
-        const uncached = await startServer("ours, uncached", "readServer.ts", [db.url, "off"])
+        const uncached = await startServer("ours, uncached", "readServer.ts", [db.url, "off"], metricsOff)
         servers.push(uncached)
         const baseline = await startServer("baseline (Fastify + pg)", "readBaselineServer.ts", [db.url])
         servers.push(baseline)
         const ceiling = await startServer("ceiling (node:http)", "ceilingServer.ts", [])
         servers.push(ceiling)
+        // Ours (cache) with metrics on, for the anonymous rows loaded, if any; its token reads its /metrics.
+        const metricsToken = randomBytes(16).toString("hex")
+        const metered = plan.some(
+          ({ route, caller }) =>
+            caller === "anonymous" && route.tier === "anonymous" && options.load.includes(route.name)
+        )
+          ? await startServer("ours (cache, metrics on)", "readServer.ts", [db.url, "on"], {
+              RATINGS_METRICS: "true",
+              RATINGS_METRICS_TOKEN: metricsToken
+            })
+          : undefined
+        if (metered !== undefined) servers.push(metered)
 
         const rows: Array<Row> = []
         const skipped: Array<Skipped> = []
         const broken: Array<string> = []
         /** Rows whose bodies were checked against the baseline but not loaded (LOAD). */
         const checkedOnly: Array<string> = []
-        const plan = Routes.filter((r) => options.routes.includes(r.name)).flatMap((route) =>
-          options.callers.map((caller) => ({ route, caller }))
-        )
         for (const { route, caller } of plan) {
           if (TierRank[caller] < TierRank[route.tier]) {
             skipped.push({
@@ -835,7 +948,15 @@ export const readBench = async (
             path: paths[i % paths.length]!,
             authorization: keys.length === 0 ? undefined : `Bearer ${keys[i % keys.length]}`
           }))
-          const bytes = await checkRow(route, caller, lines, ours, uncached, baseline)
+          const bytes = await checkRow(
+            route,
+            caller,
+            lines,
+            ours,
+            uncached,
+            baseline,
+            caller === "anonymous" ? metered : undefined
+          )
           if (!options.load.includes(route.name)) {
             checkedOnly.push(`${route.name} as ${caller}`)
             continue
@@ -860,10 +981,8 @@ export const readBench = async (
           }
           /**
            * A keyed row on a route anonymous callers read: ours (cache) with the keyed
-           * requests and the route's anonymous ones (no key) in turn, `options.pairs`
-           * rounds, keyed first in the even ones and anonymous first in the odd ones (a
-           * drift of the machine over the rounds weighs on both alike); each figure the
-           * mean of its rounds.
+           * requests and the route's anonymous ones (no key) in turn (`inTurn`), keyed
+           * first in the even rounds; each figure the mean of its rounds.
            */
           const alternated = async (): Promise<
             Pick<Row, "ours" | "anonymousBeside" | "pairs"> | undefined
@@ -879,21 +998,7 @@ export const readBench = async (
             const loadKeyed = (seconds: number) => loadOnce(ours, seconds)
             await prime(ours, lines)
             await prime(ours, anonymousLines)
-            if (options.warmup > 0) {
-              await loadKeyed(options.warmup)
-              await loadAnonymous(options.warmup)
-            }
-            const keyed: Array<Cell> = []
-            const anonymous: Array<Cell> = []
-            for (let round = 0; round < options.pairs; round++) {
-              if (round % 2 === 0) {
-                keyed.push(await loadKeyed(options.duration))
-                anonymous.push(await loadAnonymous(options.duration))
-              } else {
-                anonymous.push(await loadAnonymous(options.duration))
-                keyed.push(await loadKeyed(options.duration))
-              }
-            }
+            const [keyed, anonymous] = await inTurn(loadKeyed, loadAnonymous, options)
             const k = meanCell(keyed)
             const a = meanCell(anonymous)
             if (k.errors + k.non2xx > 0)
@@ -908,6 +1013,47 @@ export const readBench = async (
               pairs: keyed.map((c, i) => ({ keyed: c.rps, anonymous: anonymous[i]!.rps }))
             }
           }
+          /**
+           * An anonymous row: ours (cache) with metrics off and on in turn (`inTurn`),
+           * off first in the even rounds; each figure the mean of its rounds. The
+           * metered server's request counter must have grown by at least the requests
+           * it answered in the measured rounds: its figure is that of metrics at work.
+           */
+          const metricsAlternated = async (): Promise<
+            Pick<Row, "ours" | "metricsOn" | "metricsPairs"> | undefined
+          > => {
+            if (caller !== "anonymous" || metered === undefined) return undefined
+            await prime(ours, lines)
+            await prime(metered, lines)
+            const before = await requestsCounted(metered, metricsToken)
+            const [off, on] = await inTurn(
+              (seconds) => loadOnce(ours, seconds),
+              (seconds) => loadOnce(metered, seconds),
+              options
+            )
+            const counted = (await requestsCounted(metered, metricsToken)) - before
+            const answered = on.reduce((n, c) => n + c.rps * options.duration, 0)
+            const o = meanCell(off)
+            const m = meanCell(on)
+            for (const [server, c] of [
+              [ours, o],
+              [metered, m]
+            ] as const)
+              if (c.errors + c.non2xx > 0)
+                broken.push(
+                  `${route.name} as ${caller} on ${server.name}: ${c.errors} socket errors, ${c.non2xx} non-2xx`
+                )
+            if (counted < 0.9 * answered)
+              broken.push(
+                `${route.name} as ${caller} on ${metered.name}: its metrics counted ${fmt(counted)} requests, ` +
+                  `it answered about ${fmt(answered)}`
+              )
+            return {
+              ours: o,
+              metricsOn: m,
+              metricsPairs: off.map((c, i) => ({ off: c.rps, on: on[i]!.rps }))
+            }
+          }
           const sized = await fetch(`${ceiling.baseUrl}/__body?bytes=${bytes}`)
           if (sized.status !== 204) throw new Error(`the ceiling refused a body of ${bytes} bytes`)
           const row: Row = {
@@ -917,13 +1063,15 @@ export const readBench = async (
             requests: unique(lines.map((l) => `${l.path} ${l.authorization}`)).length,
             bytes,
             ceiling: await measure(ceiling),
-            ...((await alternated()) ?? { ours: await measure(ours) }),
+            ...((await alternated()) ?? (await metricsAlternated()) ?? { ours: await measure(ours) }),
             uncached: await measure(uncached),
             baseline: await measure(baseline)
           }
           rows.push(row)
           log(
-            `  ${route.name} as ${caller}: ours ${fmt(row.ours.rps)}, no cache ${fmt(row.uncached.rps)}, ` +
+            `  ${route.name} as ${caller}: ours ${fmt(row.ours.rps)}, ` +
+              (row.metricsOn === undefined ? "" : `metrics on ${fmt(row.metricsOn.rps)}, `) +
+              `no cache ${fmt(row.uncached.rps)}, ` +
               `baseline ${fmt(row.baseline.rps)}, ceiling ${fmt(row.ceiling.rps)} req/s`
           )
         }

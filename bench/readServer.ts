@@ -4,7 +4,9 @@
  * with every caller kind's rate limit raised (anonymous and the Free, Pro and
  * Enterprise keys alike) so that the limiter still counts every request, its
  * cost staying in the measurement, without refusing the load; and the
- * response cache on or off.
+ * response cache on or off; with RATINGS_METRICS=true, its Prometheus metrics
+ * on (off by default, as in production), /metrics then readable with the
+ * bearer token RATINGS_METRICS_TOKEN when it is set.
  *
  *   node bench/readServer.ts <port> <database-url> <cache: on|off>
  */
@@ -31,13 +33,18 @@ const BenchLimits: RateLimitTable = {
 
 const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 
+/** Lets the read benchmark scrape /metrics, to see the requests it measured counted there. */
+const metricsToken =
+  process.env.RATINGS_METRICS_TOKEN === undefined || process.env.RATINGS_METRICS_TOKEN === ""
+    ? undefined
+    : Redacted.make(process.env.RATINGS_METRICS_TOKEN)
+
 const server = serve({
   port: Number(port),
   host: "127.0.0.1",
   policies: { limits: BenchLimits },
   responseCache: cache === "on" ? responseCache() : undefined,
-  // RATINGS_METRICS=true measures the server with its Prometheus metrics on (off by default, as in production).
-  metrics: process.env.RATINGS_METRICS === "true" ? {} : undefined
+  metrics: process.env.RATINGS_METRICS === "true" ? { token: metricsToken } : undefined
 }).pipe(Layer.provide(application(key).pipe(Layer.provideMerge(database(url)))))
 
 NodeRuntime.runMain(Layer.launch(server))

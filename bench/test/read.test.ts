@@ -1,7 +1,7 @@
 /**
  * Keeps the read benchmark (bench/read.bench.ts) from rotting: its whole run
  * (fresh database, scale dataset and the demo's incidents and quantum sample,
- * 100 keys per tier, the four servers and the load generator as child
+ * 100 keys per tier, the five servers and the load generator as child
  * processes, the body checks, the measurements) at a tiny size for one
  * second per cell, with wrk when it is installed (the autocannon fallback
  * otherwise, and on its own in a second run); its options and its targets.
@@ -9,12 +9,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   CallerNames,
+  type Cell,
+  inTurn,
+  MetricsOnFloor,
   parseOptions,
   type Row,
   RouteNames,
   meanCell,
   Routes,
   readBench,
+  tableOf,
   targetsOf
 } from "../read.bench.ts"
 
@@ -29,7 +33,7 @@ const tiny = { PROTOCOLS: "60", DURATION: "1", WARMUP: "0", CONNECTIONS: "4", PA
 const TierRank = { anonymous: 0, free: 1, pro: 2, enterprise: 3 } as const
 
 describe("read benchmark", () => {
-  it("read bench: every route as every caller kind has its bodies checked against the baseline, or is listed as refused by the spec; the loaded ones (a list and a tiered route) are measured on the four servers with 0 errors; the table holds each", async () => {
+  it("read bench: every route as every caller kind has its bodies checked against the baseline, or is listed as refused by the spec; the loaded ones (a list and a tiered route) are measured on the four servers with 0 errors, the anonymous list with metrics on beside; the table holds each", async () => {
     // Loading every row takes about 4 minutes at one second per cell; the smoke run loads two
     // routes (every caller of the list, the Enterprise questions) and checks every other row's bodies.
     const loaded = ["list", "questions"]
@@ -70,6 +74,16 @@ describe("read benchmark", () => {
           assert.isUndefined(row!.anonymousBeside, `${route.name} as ${caller}: none beside`)
           assert.isUndefined(row!.pairs, `${route.name} as ${caller}: no pairs`)
         }
+        // An anonymous row is measured with metrics off and on in turn; the others have no metrics figure.
+        if (caller === "anonymous") {
+          assert.isAbove(row!.metricsOn?.rps ?? 0, 0, `${route.name} as ${caller}: metrics on`)
+          assert.strictEqual(row!.metricsOn!.errors + row!.metricsOn!.non2xx, 0)
+          assert.strictEqual(row!.metricsPairs?.length, 2, `${route.name} as ${caller}: PAIRS rounds`)
+          for (const p of row!.metricsPairs ?? []) assert.isTrue(p.off > 0 && p.on > 0)
+        } else {
+          assert.isUndefined(row!.metricsOn, `${route.name} as ${caller}: no metrics figure`)
+          assert.isUndefined(row!.metricsPairs, `${route.name} as ${caller}: no metrics pairs`)
+        }
       }
     }
     assert.match(
@@ -79,6 +93,11 @@ describe("read benchmark", () => {
     assert.match(report, /^load generator: (wrk|autocannon)/m)
     assert.match(report, /^machine: /m)
     assert.match(report, /(PASS|FAIL) {2}list of 50 as anonymous: ours \/ ceiling/)
+    assert.match(
+      report,
+      /(PASS|FAIL) {2}list as anonymous: metrics on \/ off: \d+\.\d\dx \(at least 0\.85x\); [\d,]+ req\/s metrics on, [\d,]+ off, means of 2 alternated pairs \(each: \d+\.\d\dx, \d+\.\d\dx\)/
+    )
+    assert.include(report, "| ours, cache | ours, cache, metrics on | ours, no cache |")
     assert.match(report, /targets pass; total time \d+ s/)
     assert.notInclude(report, "BROKEN")
   }, 900_000)
@@ -101,6 +120,9 @@ describe("read benchmark", () => {
       ["compare anonymous"]
     )
     assert.match(result.report.join("\n"), /^load generator: autocannon fallback/m)
+    // No anonymous row is loaded: no metrics-on server, figure or target.
+    assert.isUndefined(result.rows[0]!.metricsOn)
+    assert.notInclude(result.report.join("\n"), "metrics on / off")
   }, 300_000)
 
   it("read bench options: defaults, subsets in the bench's order, and an invalid value names its option", () => {
@@ -224,5 +246,90 @@ describe("read benchmark", () => {
         non2xx: 2
       }
     )
+  })
+})
+
+describe("read benchmark: metrics on / off", () => {
+  const cell = (rps: number, errors = 0): Cell => ({ rps, p99: 1, errors, non2xx: 0 })
+  const row = (caller: Row["caller"], ours: number, on?: ReadonlyArray<[number, number]>): Row => ({
+    route: "list",
+    caller,
+    check: "equal",
+    requests: 1,
+    bytes: 1,
+    ours: cell(ours),
+    uncached: cell(100),
+    baseline: cell(100),
+    ceiling: cell(1000),
+    ...(on === undefined
+      ? {}
+      : {
+          metricsOn: meanCell(on.map(([, m]) => cell(m))),
+          metricsPairs: on.map(([off, m]) => ({ off, on: m }))
+        })
+  })
+
+  it("read bench: the metrics on / off target is the mean figure with metrics on over the mean off, at least 0.85, with each pair's ratio", () => {
+    assert.strictEqual(MetricsOnFloor, 0.85)
+    const pairs: ReadonlyArray<[number, number]> = [
+      [1000, 900],
+      [800, 600]
+    ]
+    const target = (rows: ReadonlyArray<Row>) =>
+      targetsOf(rows).find((t) => t.name === "list as anonymous: metrics on / off")
+    // 750 / 900: the means, not the mean of the ratios (0.90x, 0.75x).
+    const failing = target([row("anonymous", 900, pairs)])
+    assert.strictEqual(failing!.value.toFixed(3), "0.833")
+    assert.strictEqual(failing!.unit, "x")
+    assert.strictEqual(failing!.min, 0.85)
+    assert.isFalse(failing!.pass)
+    assert.strictEqual(
+      failing!.detail,
+      "750 req/s metrics on, 900 off, means of 2 alternated pairs (each: 0.90x, 0.75x)"
+    )
+    const passing = target([
+      row("anonymous", 1000, [
+        [1000, 850],
+        [1000, 850]
+      ])
+    ])
+    assert.isTrue(passing!.pass, "0.85 is at the floor")
+    // Rows without a metrics-on figure (keyed rows, runs without an anonymous row) have no such target.
+    assert.isUndefined(target([row("anonymous", 1000)]))
+    assert.isFalse(targetsOf([row("pro", 700)]).some((t) => t.name.includes("metrics on / off")))
+  })
+
+  it("read bench table: the metrics-on column holds the row's figure, or a dash without one; its errors count", () => {
+    const [header, , measured, plain] = tableOf([
+      { ...row("anonymous", 1000, [[1000, 900]]), metricsOn: cell(900, 2) },
+      row("pro", 700)
+    ])
+    const columns = (line: string | undefined) =>
+      line!
+        .split("|")
+        .slice(1, -1)
+        .map((c) => c.trim())
+    const at = columns(header).indexOf("ours, cache, metrics on")
+    assert.strictEqual(at, columns(header).indexOf("ours, cache") + 1)
+    assert.strictEqual(columns(measured)[at], "900 (1)")
+    assert.strictEqual(columns(measured).at(-1), "2", "the metrics-on cell's errors are the row's")
+    assert.strictEqual(columns(plain)[at], "-")
+    assert.strictEqual(columns(plain).at(-1), "0")
+    assert.strictEqual(columns(measured).length, columns(header).length)
+  })
+
+  it("read bench: two loads in turn are warmed up once each, then alternate, the first load first in even rounds", async () => {
+    const calls: Array<string> = []
+    const load = (name: string) => async (seconds: number) => {
+      calls.push(`${name} ${seconds}`)
+      return cell(seconds)
+    }
+    const [a, b] = await inTurn(load("off"), load("on"), { pairs: 3, warmup: 1, duration: 5 })
+    assert.deepStrictEqual(calls, ["off 1", "on 1", "off 5", "on 5", "on 5", "off 5", "off 5", "on 5"])
+    assert.strictEqual(a.length, 3)
+    assert.strictEqual(b.length, 3)
+    calls.length = 0
+    await inTurn(load("off"), load("on"), { pairs: 1, warmup: 0, duration: 2 })
+    assert.deepStrictEqual(calls, ["off 2", "on 2"], "no warm-up at WARMUP=0")
   })
 })
