@@ -11,7 +11,7 @@ import {
   DefaultStoreTimeout,
   type LimitKind,
   type StoreFailurePolicy
-} from "@ratings/adapters-http/server/RateLimit"
+} from "@ratings/adapters-http/server/limits/RateLimit"
 import { CoverageRequestAllowance } from "@ratings/domain/access/RequestLimits"
 import {
   DefaultConcurrency,

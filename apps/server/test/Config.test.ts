@@ -19,7 +19,7 @@ import {
 } from "../src/Config.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
 import { DefaultConnectionLimits } from "@ratings/adapters-http/server/NodeServer"
-import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"
+import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/limits/RateLimit"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
 const load = (env: Record<string, string>) =>

@@ -23,18 +23,16 @@
  * 2. the versions, from a query sent after the request began (the one the
  *    cache's readers share), exactly as the handlers' reads would get them:
  *    a change committed before the request began is seen;
- * 3. the caller: anonymous by client address (the trusted-proxy rule of
- *    authentication), or a key remembered under the current keys' version
- *    (KeyMemo.ts: a revoked key is never taken; an unknown one is looked up
- *    by the handlers);
- * 4. the entry under the current version of its type (absent: handed over,
- *    and the handlers compute it);
- * 5. the rate limit, drawn once (RateLimit.ts `drawForLane`): admitted, the
- *    answer is written (a 304 when If-None-Match matches; without limit
- *    headers when the shared store is unreachable and the rate fails open);
- *    refused, or the store unreachable and a limit failing closed, the draw
- *    is handed over with the request and the handlers answer it (429, 503)
- *    as ever.
+ * 3. admission (admission/Admission.ts), the router's own: the caller and
+ *    its request-rate draw, at once on the memory store with a key held
+ *    under the current keys' version (a revoked key is never taken), through
+ *    the effect otherwise (an unknown key is looked up);
+ * 4. admitted and the draw allowed, the entry under the current version of
+ *    its type is answered with the draw's headers (a 304 when If-None-Match
+ *    matches; without limit headers when the shared store is unreachable and
+ *    the rate fails open). Otherwise (a refusal, a 429, a 503, no entry) the
+ *    decision is handed over with the request and the router enacts it as
+ *    made: nothing is decided or counted twice.
  *
  * Off when the server has no versioned response cache, and (ServeCommand)
  * with metrics or tracing on, whose per-request records the handlers make.
@@ -42,18 +40,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { performance } from "node:perf_hooks"
 import { type ProjectionClass, ProjectionClasses } from "@ratings/domain/access/Projection"
-import { Caller, type CallerKind, callerKind, KeyTiers } from "@ratings/domain/model/Caller"
+import { type Caller, type CallerKind, callerKind, KeyTiers } from "@ratings/domain/model/Caller"
 import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import type { AccessLog } from "./AccessLog.ts"
-import { type AuthConfig, trustedHops } from "./AuthConfig.ts"
-import { hashApiKey, looksLikeApiKey } from "./ApiKeyCrypto.ts"
-import { type Credential, clientAddressOf, credentialOf } from "./Authentication.ts"
+import { Admission, type Decision } from "./admission/Admission.ts"
+import { type Credential, credentialOf } from "./admission/Credential.ts"
+import * as Step from "./admission/Step.ts"
+import { looksLikeApiKey } from "./ApiKeyCrypto.ts"
 import { matchesIfNoneMatch } from "./Caching.ts"
-import { KeyMemo } from "./KeyMemo.ts"
 import type { FrontDoorRequest } from "./front/Handoff.ts"
-import { type LaneDraw, RequestRateLimiter } from "./RateLimit.ts"
 import {
   type CacheHits,
   type CacheVersions,
@@ -91,32 +88,24 @@ export class HitLane extends Context.Service<
     readonly serve: (request: FrontDoorRequest, response: ServerResponse, handOver: () => void) => void
   }
 >()("@ratings/adapters-http/HitLane") {
-  /** The lane over the server's response cache, key memo and limiter; `log` gets its requests' lines. */
-  static readonly layer = (auth: AuthConfig | undefined, log: AccessLog | undefined) =>
+  /** The lane over the server's response cache and admission; `log` gets its requests' lines. */
+  static readonly layer = (log: AccessLog | undefined) =>
     Layer.effect(
       HitLane,
       Effect.gen(function* () {
         const cache = yield* ResponseCache
-        const memo = yield* KeyMemo
-        const limiter = yield* RequestRateLimiter
+        const admission = yield* Admission
+        // What an admission that must wait runs with (the server's services and logger).
         const context = yield* Effect.context<never>()
-        const draw = (caller: Caller, credentialFrom: string | undefined, then: (draw: LaneDraw) => void) => {
-          // The memory store draws at once; any other store through the effect.
-          const now = limiter.drawForLaneNow(caller, credentialFrom)
-          if (now !== undefined) return then(now.draw)
-          const fiber = Effect.runForkWith(context)(limiter.drawForLane(caller, credentialFrom))
-          fiber.addObserver((exit) => then(exit._tag === "Success" ? exit.value : undefined))
-        }
-        return makeLane({ hits: cache.hits, memo, draw, hops: trustedHops(auth?.trustProxy), log })
+        return makeLane({ hits: cache.hits, admission, context, log })
       })
     )
 }
 
 interface LaneDeps {
   readonly hits: CacheHits | undefined
-  readonly memo: KeyMemo["Service"]
-  readonly draw: (caller: Caller, credentialFrom: string | undefined, then: (draw: LaneDraw) => void) => void
-  readonly hops: number
+  readonly admission: Admission["Service"]
+  readonly context: Context.Context<never>
   readonly log: AccessLog | undefined
 }
 
@@ -170,26 +159,6 @@ const headersOf = (
     delete headers["content-length"]
   } else headers["content-length"] = String(length)
   return Object.assign(headers, limits)
-}
-
-/** The caller a request's credential gives under these versions, or undefined when the lane cannot tell. */
-const callerOf = (
-  deps: LaneDeps,
-  request: IncomingMessage,
-  key: string | undefined,
-  versions: CacheVersions
-): { readonly caller: Caller; readonly address: string } | undefined => {
-  const address = clientAddressOf(
-    Option.fromNullishOr(request.socket.remoteAddress),
-    request.headers["x-forwarded-for"] as string | undefined,
-    deps.hops
-  )
-  if (key === undefined) return { caller: Caller.anonymous(address), address }
-  const keysVersion = versions.api_keys
-  const info = keysVersion === undefined ? undefined : deps.memo.held(hashApiKey(key), keysVersion)
-  return info === undefined
-    ? undefined
-    : { caller: Caller.apiKey(info.tier, info.account_id, info.id), address }
 }
 
 type Targets = ReturnType<typeof makeTargets>
@@ -263,7 +232,7 @@ const mayKnow = (
     ? targets.hasAny(AnonymousKind, target)
     : key !== undefined && targets.hasAny(KeyedKinds, target)
 
-/** One request in the lane, from the versions read for it (steps 2 to 5 of the module's comment). */
+/** One request in the lane, from the versions read for it (steps 2 to 4 of the module's comment). */
 interface Attempt {
   readonly deps: LaneDeps
   readonly hits: CacheHits
@@ -271,39 +240,55 @@ interface Attempt {
   readonly request: FrontDoorRequest
   readonly response: ServerResponse
   readonly target: string
-  readonly key: string | undefined
   readonly started: number
   readonly give: () => void
 }
 
-/** The cache entry the request leads to now, with its caller; undefined when the router must answer. */
-const entryFor = (a: Attempt, versions: CacheVersions) => {
-  const who = callerOf(a.deps, a.request, a.key, versions)
-  const learned = who === undefined ? undefined : a.targets.get(callerKind(who.caller), a.target)
+/** The cache entry the request leads to now for the caller; undefined when the router must answer. */
+const entryFor = (a: Attempt, caller: Caller, versions: CacheVersions) => {
+  const learned = a.targets.get(callerKind(caller), a.target)
   const stamp = learned === undefined ? undefined : versionStamp(versions, learned.topics)
-  if (who === undefined || learned === undefined || stamp === undefined) return undefined
+  if (learned === undefined || stamp === undefined) return undefined
   const cached = a.hits.get(learned.projection, stamp, learned.key)
   if (cached === undefined || cached.body._tag !== "Uint8Array") return undefined
-  return { ...who, learned, cached }
+  return { learned, cached }
 }
 
-const attempt = (a: Attempt, versions: CacheVersions | undefined): void => {
-  if (versions !== undefined) a.request.handoff = { versions }
-  const found = versions === undefined ? undefined : entryFor(a, versions)
-  if (found === undefined) {
-    a.give()
-    return
-  }
-  const { learned, cached, caller, address } = found
-  a.deps.draw(caller, a.key === undefined ? undefined : address, (draw) => {
-    if (draw?._tag === "Admitted") {
-      const status = answer(a.request, a.response, learned, cached, draw.headers)
+/** Answers the entry when admission admitted the request and its draw; else hands the decision over. */
+const conclude = (a: Attempt, versions: CacheVersions, decision: Decision): void => {
+  if (decision._tag === "Admitted" && decision.draw?._tag === "Allowed") {
+    const found = entryFor(a, decision.caller, versions)
+    if (found !== undefined) {
+      const status = answer(a.request, a.response, found.learned, found.cached, decision.draw.headers)
       a.deps.log?.line("GET", a.target, status, a.started, true)
       return
     }
-    if (draw?._tag === "HandOver") a.request.handoff = { ...a.request.handoff, drawn: draw.drawn }
+  }
+  a.request.handoff = { versions, admission: decision }
+  a.give()
+}
+
+const attempt = (a: Attempt, versions: CacheVersions | undefined): void => {
+  if (versions === undefined) {
     a.give()
-  })
+    return
+  }
+  const request = a.request
+  const facts = {
+    authorization: request.headers.authorization,
+    remoteAddress: request.socket.remoteAddress,
+    forwardedFor: request.headers["x-forwarded-for"] as string | undefined
+  }
+  Step.run(
+    a.deps.admission.admit(facts, versions),
+    a.deps.context,
+    (decision) => conclude(a, versions, decision),
+    () => {
+      // A defect: the router admits the request itself.
+      request.handoff = { versions }
+      a.give()
+    }
+  )
 }
 
 /** The lane's functions over its dependencies (see the module's comment for the steps). */
@@ -333,7 +318,6 @@ export const makeLane = (deps: LaneDeps): HitLane["Service"] => {
       request,
       response,
       target,
-      key,
       started: performance.now(),
       give: handOver
     }
