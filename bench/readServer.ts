@@ -12,7 +12,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
-import type { RateLimitTable } from "@ratings/adapters-http/server/RateLimit"
+import type { RateLimitTable } from "@ratings/adapters-http/server/limits/RateLimit"
 import { application, database, responseCache } from "@ratings/server/Layers"
 import { Layer, Redacted } from "effect"
 

@@ -14,7 +14,7 @@
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
-import type { RateLimitTable } from "@ratings/adapters-http/server/RateLimit"
+import type { RateLimitTable } from "@ratings/adapters-http/server/limits/RateLimit"
 import { AppInfo, AppLayer } from "@ratings/server/AppLayer"
 import { DashboardRoutes } from "@ratings/server/dashboard/DashboardPage"
 import { httpOptions } from "@ratings/server/HttpOptions"

@@ -15,7 +15,7 @@ import { clientBaseOf, McpConfig } from "../src/McpConfig.ts"
 import { WebhookDeliveryConfig, WebhookTargetsConfig } from "../src/WebhookConfig.ts"
 import { devIdentityProviderStatus } from "@ratings/adapters-http/server/DevIdentityProvider"
 import { DefaultConnectionLimits } from "@ratings/adapters-http/server/front/NodeServer"
-import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"
+import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/limits/RateLimit"
 import { checkIdentityProvider, httpOptions } from "../src/HttpOptions.ts"
 
 const load = (env: Record<string, string>) =>

@@ -11,7 +11,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { AccessLog } from "@ratings/adapters-http/server/AccessLog"
 import { generateApiKey, issueApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
-import type { RateLimitTable } from "@ratings/adapters-http/server/RateLimit"
+import type { RateLimitTable } from "@ratings/adapters-http/server/limits/RateLimit"
 import type { KeyTier } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Publisher } from "@ratings/domain/services/Publisher"

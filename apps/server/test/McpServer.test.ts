@@ -12,7 +12,7 @@
  * anonymous allowance can call as distinct client addresses (X-Forwarded-For).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/RateLimit"
+import { ProductionMcpSessionLimits } from "@ratings/adapters-http/server/limits/RateLimit"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
 import { DemoDataDir } from "@ratings/demo-data"
 import { Effect } from "effect"

@@ -21,7 +21,7 @@ import {
   generateDevKeyPair,
   mintDevAdminToken
 } from "@ratings/adapters-http/server/DevToken"
-import type { RateLimitTable, StoreFailurePolicy } from "@ratings/adapters-http/server/RateLimit"
+import type { RateLimitTable, StoreFailurePolicy } from "@ratings/adapters-http/server/limits/RateLimit"
 import {
   redisServerInstalled,
   startThrowawayRedis,

@@ -15,7 +15,7 @@ import {
 } from "../src/server/AuthConfig.ts"
 import { layerAuthentication } from "../src/server/Authentication.ts"
 import { generateDevKeyPair } from "../src/server/DevToken.ts"
-import { RequestRateLimiter } from "../src/server/RateLimit.ts"
+import { RequestRateLimiter } from "../src/server/limits/RateLimit.ts"
 import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
 
 const { publicKeyPem } = generateDevKeyPair()

@@ -15,7 +15,7 @@ import { HttpApiClient } from "effect/http-api"
 import { RatingsApi } from "../src/api/Api.ts"
 import { InvalidKeyError, InvalidTokenError } from "../src/api/Authentication.ts"
 import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyCrypto.ts"
-import { clientAddressOf, credentialOf } from "../src/server/Authentication.ts"
+import { clientAddressOf, credentialOf } from "../src/server/admission/Credential.ts"
 import { Callers5 } from "./fixtures.ts"
 import { adminClaims, privateKeyOf, sign } from "./Tokens.ts"
 import {

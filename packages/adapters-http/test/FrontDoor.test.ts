@@ -46,13 +46,13 @@ describe("the handoff from a lane to the router", () => {
       const { server, url } = yield* served
       assert.deepStrictEqual(yield* getJson(url), { frontDoor: true, handoff: null })
       server.lane = (request, _response, handOver) => {
-        request.handoff = { versions: { api_keys: "7" }, drawn: { states: [], refusal: undefined } }
+        request.handoff = { versions: { api_keys: "7", protocol: "3" } }
         // Later, as a lane that read something first hands over.
         setTimeout(handOver, 10)
       }
       assert.deepStrictEqual(yield* getJson(url), {
         frontDoor: true,
-        handoff: { versions: { api_keys: "7" }, drawn: { states: [] } }
+        handoff: { versions: { api_keys: "7", protocol: "3" } }
       })
     })
   )

@@ -7,7 +7,7 @@
  * each limit decided without it are read from the limiter at each scrape.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Caller } from "@ratings/domain/model/Caller"
+import { Caller, type CallerKind, callerKind } from "@ratings/domain/model/Caller"
 import { Effect, Layer, Metric } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { failingLimiter } from "./FakeStores.ts"
@@ -15,7 +15,8 @@ import { Authentication } from "../src/api/Authentication.ts"
 import { CurrentCaller } from "../src/api/CurrentCaller.ts"
 import { RateLimitedError, ServiceUnavailableError } from "../src/api/Errors.ts"
 import { countRefusals, RateLimitRefusals, withMetrics } from "../src/server/Metrics.ts"
-import { RequestRateLimiter } from "../src/server/RateLimit.ts"
+import { enact } from "../src/server/limits/Allowances.ts"
+import { type Allowance, RequestRateLimiter } from "../src/server/limits/RateLimit.ts"
 
 const Items = HttpRouter.add("GET", "/items/:id", Effect.succeed(HttpServerResponse.text("item")))
 
@@ -80,11 +81,17 @@ describe("request metrics", () => {
 
   it.effect("rate-limit refusals are counted by caller kind", () =>
     Effect.gen(function* () {
-      const refuse = Effect.fail(new RateLimitedError({ detail: { error: "rate_limited", retry_after: 1 } }))
+      const refused = (kind: CallerKind): Allowance => ({
+        _tag: "Denied",
+        error: new RateLimitedError({ detail: { error: "rate_limited", retry_after: 1 } }),
+        headers: {},
+        kind
+      })
       const limiter = countRefusals({
-        check: () => refuse,
-        admitCredential: () => Effect.void,
-        countFailedCredential: () => refuse
+        drawRequest: (caller: Caller) => refused(callerKind(caller)),
+        readFailedCredentials: () => ({ _tag: "Allowed", headers: {} }),
+        drawFailedCredential: () => refused("anonymous"),
+        enact
       } as unknown as RequestRateLimiter["Service"])
       yield* Effect.exit(limiter.check(Caller.apiKey("pro", "acct", "key")))
       yield* Effect.exit(limiter.countFailedCredential("10.0.0.1"))
@@ -93,9 +100,19 @@ describe("request metrics", () => {
       const anonymous = yield* Metric.value(Metric.withAttributes(RateLimitRefusals, { kind: "anonymous" }))
       assert.strictEqual(pro.count, 1)
       assert.strictEqual(anonymous.count, 1)
+      // A decision made ahead (the lane's) and enacted by the router is counted as it is answered.
+      yield* Effect.exit(limiter.enact(refused("free")))
+      const free = yield* Metric.value(Metric.withAttributes(RateLimitRefusals, { kind: "free" }))
+      assert.strictEqual(free.count, 1)
       // A 503 of a limit failing closed is no refusal of the caller's rate.
       const unavailable = countRefusals({
-        checkContact: () => Effect.fail(ServiceUnavailableError.instance)
+        drawContact: () => ({
+          _tag: "Denied",
+          error: ServiceUnavailableError.instance,
+          headers: {},
+          kind: "anonymous"
+        }),
+        enact
       } as unknown as RequestRateLimiter["Service"])
       yield* Effect.exit(unavailable.checkContact("10.0.0.1"))
       const after = yield* Metric.value(Metric.withAttributes(RateLimitRefusals, { kind: "anonymous" }))

@@ -14,7 +14,20 @@ import { RequestRateLimits } from "@ratings/domain/access/RequestLimits"
 import { Caller } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { RateLimitedBody } from "@ratings/domain/model/ErrorBodies"
-import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Option, Schema, Scope } from "effect"
+import {
+  Cause,
+  Clock,
+  Context,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  Layer,
+  Logger,
+  Option,
+  Schema,
+  Scope
+} from "effect"
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { connect } from "node:net"
@@ -29,13 +42,15 @@ import {
   DefaultStoreFailurePolicies,
   policyHeader,
   type RateLimitConfig,
+  type Allowance,
   type RateLimitTable,
-  layerStoreMemory,
-  makeStoreMemory,
+  makeMemoryCounters,
+  MemoryStore,
   RequestRateLimiter,
   DefaultStoreTimeout,
   StoreProbeEvery
-} from "../src/server/RateLimit.ts"
+} from "../src/server/limits/RateLimit.ts"
+import * as Step from "../src/server/admission/Step.ts"
 import { generateApiKey } from "../src/server/ApiKeyCrypto.ts"
 import { failingLimiter, limiterOverStore, storeFailure } from "./FakeStores.ts"
 import { type CallerName, Seed } from "./fixtures.ts"
@@ -346,9 +361,9 @@ describe("request rate limits (spec part 8)", () => {
 
   it.effect("the memory store forgets expired counters (swept once a minute) and keeps live ones", () =>
     Effect.gen(function* () {
-      const { store, size } = yield* makeStoreMemory
+      const { step, size } = makeMemoryCounters()
       const draw = (key: string, window: Duration.Duration) =>
-        store.fixedWindow({ key, tokens: 1, refillRate: Duration.divideUnsafe(window, 10), limit: 10 })
+        Effect.map(Clock.currentTimeMillis, (now) => step(key, 1, Duration.toMillis(window) / 10, 10, now))
       yield* draw("live", Duration.days(1))
       for (let i = 0; i < 100; i++) yield* draw(`ip:203.0.113.${i}`, Duration.seconds(10))
       assert.strictEqual(size(), 101)
@@ -363,15 +378,16 @@ describe("request rate limits (spec part 8)", () => {
     "a read of a counter (0 tokens) answers what Effect's memory store answers, and a read of none keeps nothing",
     () =>
       Effect.gen(function* () {
-        const { store, size } = yield* makeStoreMemory
+        const { step, size } = makeMemoryCounters()
         const effects = yield* Effect.provide(
           Effect.service(RateLimiter.RateLimiterStore),
           RateLimiter.layerStoreMemory
         )
-        const step = (s: typeof store, key: string, tokens: number) =>
-          s.fixedWindow({ key, tokens, refillRate: Duration.seconds(6), limit: 10 })
         const both = (key: string, tokens: number) =>
-          Effect.all([step(store, key, tokens), step(effects, key, tokens)])
+          Effect.all([
+            Effect.map(Clock.currentTimeMillis, (now) => step(key, tokens, 6_000, 10, now)),
+            effects.fixedWindow({ key, tokens, refillRate: Duration.seconds(6), limit: 10 })
+          ])
         // Read before anything is counted, count, read while live, read once expired.
         const [a0, b0] = yield* both("authfail:203.0.113.5:60s", 0)
         assert.deepStrictEqual(a0, b0)
@@ -442,7 +458,7 @@ const withAuthorization = (authorization: string, path = list, forwardedFor?: st
 
 const unknownKey = () => `Bearer ${generateApiKey()}`
 
-describe("the lane's draw at once on the memory store (issue 15)", () => {
+describe("the limiter's decisions at once on the memory store (issue 15)", () => {
   const limits = {
     anonymous: [
       { limit: 2, window: "1 minute" },
@@ -452,10 +468,10 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
   } as const
   const limiterOf = (config: { readonly limits: typeof limits }) =>
     Effect.provide(Effect.service(RequestRateLimiter), RequestRateLimiter.layer(config))
-  /** The same limits drawn through Effect's limiter over a memory store of its own (the path any other store takes). */
+  /** The same limits drawn through Effect's limiter over Effect's own memory store (the path any other store takes). */
   const throughStore = (config: { readonly limits: typeof limits }) =>
-    RequestRateLimiter.make(config, false).pipe(
-      Effect.provide(RateLimiter.layer.pipe(Layer.provide(layerStoreMemory)))
+    RequestRateLimiter.make(config).pipe(
+      Effect.provide(RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)))
     )
   const free: Caller = {
     _tag: "ApiKey",
@@ -466,15 +482,29 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
   } as Caller
   const anonymous: Caller = { _tag: "Anonymous", ip: "203.0.113.7" }
   const request = HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/protocols"))
+  /** What an allowance says, comparable across limiters: its headers, and a denial's error body and counted kind. */
+  const said = (a: Allowance) =>
+    a._tag === "Allowed"
+      ? { allowed: a.headers }
+      : { denied: JSON.stringify(a.error), headers: a.headers, kind: a.kind }
+  /** A step that must be decided at once: its value. */
+  const atOnce = <A>(step: Step.Step<A>): A => {
+    assert.isTrue(Step.isPlain(step), "decided at once")
+    return step as A
+  }
+  /** The lane's draw as admission makes it: a key's failed-credential allowance from `from`, then the caller's draw. */
+  const laneDraw = (l: RequestRateLimiter["Service"], caller: Caller, from: string | undefined) =>
+    Step.flatMap(
+      from === undefined ? undefined : l.readFailedCredentials(from),
+      (read): Step.Step<ReturnType<typeof said> | "exhausted"> =>
+        read?._tag === "Denied" ? "exhausted" : Step.map(l.drawRequest(caller), said)
+    )
 
   it.effect("answers at once, draw for draw, what Effect's limiter answers through a store of its own", () =>
     Effect.gen(function* () {
-      const atOnce = yield* limiterOf({ limits })
+      const memory = yield* limiterOf({ limits })
       const effect = yield* throughStore({ limits })
-      assert.isUndefined(
-        effect.drawForLaneNow(free, undefined),
-        "the other side goes through the store's effect"
-      )
+      assert.isFalse(Step.isPlain(effect.drawRequest(free)), "the other side goes through the store's effect")
       for (const [caller, from] of [
         [free, "203.0.113.7"],
         [anonymous, undefined],
@@ -484,18 +514,17 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
         [free, "203.0.113.7"],
         [free, "203.0.113.7"]
       ] as const) {
-        const now = atOnce.drawForLaneNow(caller, from)
-        assert.isDefined(now, "the memory store draws at once")
-        assert.deepStrictEqual(now.draw, yield* effect.drawForLane(caller, from))
+        const now = atOnce(laneDraw(memory, caller, from))
+        assert.deepStrictEqual(now, yield* Step.toEffect(laneDraw(effect, caller, from)))
       }
       // Past the windows: both admit again (the clock the limiter was made with).
       yield* TestClock.adjust(Duration.days(1))
       assert.deepStrictEqual(
-        atOnce.drawForLaneNow(free, "203.0.113.7")?.draw,
-        yield* effect.drawForLane(free, "203.0.113.7")
+        atOnce(laneDraw(memory, free, "203.0.113.7")),
+        yield* Step.toEffect(laneDraw(effect, free, "203.0.113.7"))
       )
-      // An address whose failed credentials used the anonymous allowance: nothing drawn, the handlers refuse.
-      for (const l of [atOnce, effect])
+      // An address whose failed credentials used the anonymous allowance: nothing drawn, the credential refused.
+      for (const l of [memory, effect])
         for (let i = 0; i < 2; i++)
           yield* Effect.exit(
             Effect.provideService(
@@ -504,8 +533,13 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
               request
             )
           )
-      assert.deepStrictEqual(atOnce.drawForLaneNow(free, "198.51.100.9"), { draw: undefined })
-      assert.isUndefined(yield* effect.drawForLane(free, "198.51.100.9"))
+      assert.strictEqual(atOnce(laneDraw(memory, free, "198.51.100.9")), "exhausted")
+      assert.strictEqual(yield* Step.toEffect(laneDraw(effect, free, "198.51.100.9")), "exhausted")
+      assert.deepStrictEqual(
+        said(atOnce(memory.readFailedCredentials("198.51.100.9"))),
+        said(yield* Step.toEffect(effect.readFailedCredentials("198.51.100.9"))),
+        "the same 429, with the same headers"
+      )
     })
   )
 
@@ -545,17 +579,13 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
   )
 
   it.effect(
-    "the lane's read of failed credentials sees every failure counted on its store, until the windows close",
+    "the read of failed credentials at once sees every failure counted on its store, until the windows close",
     () =>
       Effect.gen(function* () {
-        // Two limiters over one memory store: failures counted by one are seen by the other's lane.
-        const { store } = yield* makeStoreMemory
+        // Two limiters over one memory store: failures counted by one are seen by the other at once.
+        const store = makeMemoryCounters()
         const over = (config: { readonly limits: typeof limits }) =>
-          RequestRateLimiter.make(config, true).pipe(
-            Effect.provide(
-              RateLimiter.layer.pipe(Layer.provideMerge(Layer.succeed(RateLimiter.RateLimiterStore, store)))
-            )
-          )
+          RequestRateLimiter.makeMemory(config).pipe(Effect.provideService(MemoryStore, store))
         const counting = yield* over({ limits })
         const lane = yield* over({ limits })
         /** One failed credential from the address, counted by the other limiter. */
@@ -567,10 +597,10 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
               request
             )
           )
-        /** What the lane's draw concludes for a Free key from the address: Admitted, or nothing drawn (exhausted). */
+        /** What the lane's draw concludes for a Free key from the address: admitted, or nothing drawn (exhausted). */
         const laneSays = (address: string) => {
-          const now = lane.drawForLaneNow(free, address)
-          return now?.draw === undefined ? "exhausted" : now.draw._tag
+          const now = atOnce(laneDraw(lane, free, address))
+          return now === "exhausted" ? now : "allowed" in now ? "Admitted" : "Refused"
         }
         assert.strictEqual(laneSays("198.51.100.20"), "Admitted", "no failure yet")
         yield* fail("198.51.100.20")
@@ -590,11 +620,37 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
       })
   )
 
+  it.effect("no failed-credential counter is looked up while none can be alive", () =>
+    Effect.gen(function* () {
+      const store = makeMemoryCounters()
+      const looked: Array<string> = []
+      const watched = {
+        ...store,
+        step: (...args: Parameters<typeof store.step>) => {
+          looked.push(args[0])
+          return store.step(...args)
+        }
+      }
+      const limiter = yield* RequestRateLimiter.makeMemory({ limits }).pipe(
+        Effect.provideService(MemoryStore, watched)
+      )
+      assert.deepStrictEqual(said(atOnce(limiter.readFailedCredentials("203.0.113.30"))), { allowed: {} })
+      assert.deepStrictEqual(looked, [], "no counter looked up before any failure")
+      atOnce(limiter.drawFailedCredential("203.0.113.30"))
+      looked.length = 0
+      atOnce(limiter.readFailedCredentials("203.0.113.31"))
+      assert.isAbove(looked.length, 0, "once a failure is counted, reads look counters up")
+      yield* TestClock.adjust(Duration.days(2))
+      looked.length = 0
+      atOnce(limiter.readFailedCredentials("203.0.113.30"))
+      assert.deepStrictEqual(looked, [], "and no longer once every failed-credential counter has expired")
+    })
+  )
+
   it.effect("the draws at once count on the counters the router's check draws from", () =>
     Effect.gen(function* () {
       const limiter = yield* limiterOf({ limits })
-      for (let i = 0; i < 3; i++)
-        assert.strictEqual(limiter.drawForLaneNow(free, "203.0.113.7")?.draw?._tag, "Admitted")
+      for (let i = 0; i < 3; i++) assert.strictEqual(atOnce(limiter.drawRequest(free))._tag, "Allowed")
       const checked = yield* Effect.exit(
         Effect.provideService(limiter.check(free), HttpServerRequest.HttpServerRequest, request)
       )
@@ -603,8 +659,12 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
         "Failure",
         "the fourth request of the minute is refused by the router's check"
       )
-      const lane = limiter.drawForLaneNow(free, "203.0.113.7")?.draw
-      assert.strictEqual(lane?._tag, "HandOver", "and the lane hands the next one over with its refusal")
+      const lane = atOnce(limiter.drawRequest(free))
+      assert.strictEqual(
+        lane._tag,
+        "Denied",
+        "and the next draw at once is refused, for the router to answer"
+      )
     })
   )
 
@@ -613,8 +673,9 @@ describe("the lane's draw at once on the memory store (issue 15)", () => {
       const limiter = yield* RequestRateLimiter.make({ limits }).pipe(
         Effect.provide(limiterOverStore(() => Effect.succeed([1, 1000] as const)))
       )
-      assert.isUndefined(limiter.drawForLaneNow(free, "203.0.113.7"))
-      assert.strictEqual((yield* limiter.drawForLane(free, "203.0.113.7"))?._tag, "Admitted")
+      const step = limiter.drawRequest(free)
+      assert.isFalse(Step.isPlain(step))
+      assert.strictEqual((yield* Step.toEffect(step))._tag, "Allowed")
     })
   )
 })
@@ -1051,18 +1112,22 @@ describe("rate limits when the shared store stops answering (issue 23 point 10)"
           contacts: { admitted: 0, refused: 1 },
           mcpSessions: { admitted: 0, refused: 2 }
         })
-        // The lane: a read served without the store when the rate fails open; a credential handed over when it fails closed.
+        // Decisions made ahead (the lane's): a read served without the store when the rate fails open; a
+        // credential refused with 503 when failed credentials fail closed, and a read when the rate does.
         const free: Caller = Caller.apiKey("free", "acct", "key-1")
-        assert.deepStrictEqual(yield* byDefault.drawForLane(stranger, undefined), {
-          _tag: "Admitted",
+        const decided = (step: Step.Step<Allowance>) =>
+          Effect.map(Step.toEffect(step), (a) => (a._tag === "Allowed" ? a : outcomeOf(Exit.fail(a.error))))
+        assert.deepStrictEqual(yield* decided(byDefault.drawRequest(stranger)), {
+          _tag: "Allowed",
           headers: {}
         })
-        assert.deepStrictEqual(yield* byDefault.drawForLane(free, "203.0.113.2"), {
-          _tag: "Admitted",
+        assert.deepStrictEqual(yield* decided(byDefault.readFailedCredentials("203.0.113.2")), {
+          _tag: "Allowed",
           headers: {}
         })
-        assert.isUndefined(yield* closed.drawForLane(free, "203.0.113.2"))
-        assert.strictEqual((yield* closed.drawForLane(stranger, undefined))?._tag, "HandOver")
+        assert.deepStrictEqual(yield* decided(byDefault.drawRequest(free)), { _tag: "Allowed", headers: {} })
+        assert.strictEqual(yield* decided(closed.readFailedCredentials("203.0.113.2")), "503")
+        assert.strictEqual(yield* decided(closed.drawRequest(stranger)), "503")
       })
   )
 })

@@ -22,10 +22,10 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
-import { clientAddressOf } from "@ratings/adapters-http/server/Authentication"
+import { clientAddressOf } from "@ratings/adapters-http/server/admission/Credential"
 import { type RateLimitedError, ServiceUnavailableError } from "@ratings/adapters-http/api/Errors"
 import type { PathBodyLimit } from "@ratings/adapters-http/server/front/BodyLimits"
-import { RequestRateLimiter } from "@ratings/adapters-http/server/RateLimit"
+import { RequestRateLimiter } from "@ratings/adapters-http/server/limits/RateLimit"
 import { checkBody, restoreIds } from "./JsonRpcBodies.ts"
 
 /** Where the server's streamable HTTP endpoint is mounted. */

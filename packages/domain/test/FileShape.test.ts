@@ -12,18 +12,6 @@ import { assert, describe, it } from "@effect/vitest"
 const MaxFileLines = 400
 const MaxHeaderLines = 12
 
-/**
- * Temporary: files another change is rewriting, exempt from both rules until
- * it lands. The list must end empty; it only shrinks, so a file that keeps
- * both rules must come off it.
- */
-const BeingRewritten: ReadonlySet<string> = new Set([
-  "packages/adapters-http/src/server/Authentication.ts",
-  "packages/adapters-http/src/server/HitLane.ts",
-  "packages/adapters-http/src/server/KeyMemo.ts",
-  "packages/adapters-http/src/server/RateLimit.ts"
-])
-
 /** Demo data is data: its src is exempt from the size rule (not from the header rule). */
 const DemoData = "packages/demo-data/src/"
 
@@ -81,29 +69,14 @@ describe("file shape", () => {
   it("no source file is over 400 lines outside demo data", () => {
     const files = sources()
     assert.isAbove(files.length, 50)
-    const offenders = files
-      .filter((file) => !BeingRewritten.has(file.path) && overSize(file))
-      .map((file) => `${file.path}: ${lineCount(file.code)} lines`)
+    const offenders = files.filter(overSize).map((file) => `${file.path}: ${lineCount(file.code)} lines`)
     assert.deepStrictEqual(offenders, [])
   })
 
   it("module headers are at most 12 lines", () => {
     const offenders = sources()
-      .filter((file) => !BeingRewritten.has(file.path) && longHeader(file))
+      .filter(longHeader)
       .map((file) => `${file.path}: a header of ${headerLines(file.code)} lines`)
     assert.deepStrictEqual(offenders, [])
-  })
-
-  it("BeingRewritten holds only files that still break a rule (it must end empty)", () => {
-    const byPath = new Map(sources().map((file) => [file.path, file]))
-    const stale = [...BeingRewritten].filter((path) => {
-      const file = byPath.get(path)
-      return file === undefined || !(overSize(file) || longHeader(file))
-    })
-    assert.deepStrictEqual(
-      stale,
-      [],
-      "these files keep both rules (or are gone): take them off BeingRewritten"
-    )
   })
 })

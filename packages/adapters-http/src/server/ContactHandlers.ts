@@ -1,7 +1,7 @@
 /**
  * Handler of POST /contacts (api/ContactsApi.ts). The body was decoded and
  * its bounds checked by the contract (422 naming the field); here the client
- * address draws one coverage request from its own allowance (RateLimit.ts
+ * address draws one coverage request from its own allowance (limits/RateLimit.ts
  * `checkContact`, whoever the caller is), the ContactService records the
  * submission, and its own receipt is answered 201, never cached: the status,
  * headers and body never tell a sender whether anyone asked before. Nothing
@@ -16,7 +16,7 @@ import { RatingsApi } from "../api/Api.ts"
 import { ClientAddress } from "./Authentication.ts"
 import { NoStore } from "./Caching.ts"
 import { mapReadErrors } from "./ErrorMapping.ts"
-import { RequestRateLimiter } from "./RateLimit.ts"
+import { RequestRateLimiter } from "./limits/RateLimit.ts"
 
 const noStore = HttpEffect.appendPreResponseHandler((_, response) =>
   Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", NoStore))

@@ -1,60 +1,29 @@
 /**
- * The lane of cache hits: a request whose answer is already in
- * the response cache is answered in front of the Effect router, as plain
- * Node code, with the same bytes and headers the handlers would send, and
- * the same checks in the same order. Everything else, and any request for
- * which one of those checks does not simply pass, is handed to the router
- * untouched (with what the lane already read, so nothing is read or counted
- * twice).
- *
- * What a request line leads to is learned from the router's own answers:
- * when the handlers answer a GET with a cached response (ResponseCache.ts
- * notes it), the lane remembers, for the caller kind and the exact request
- * target, which cache entry it was (type, projection class, key: the
- * handlers' decoding of the path and query) and the headers sent with it
- * but the per-request ones (the rate-limit headers). So the lane needs no
- * knowledge of routes, parameters, tiers or headers of its own: it can only
- * repeat an answer the handlers gave to the same request target and kind of
- * caller, for the entry the handlers would serve now.
- *
- * A request in the lane:
- * 1. GET only, with no credential or an API key (a JWT, a malformed
- *    header: handed over), for a target the lane has learned;
- * 2. the versions, from a query sent after the request began (the one the
- *    cache's readers share), exactly as the handlers' reads would get them:
- *    a change committed before the request began is seen;
- * 3. the caller: anonymous by client address (the trusted-proxy rule of
- *    authentication), or a key remembered under the current keys' version
- *    (KeyMemo.ts: a revoked key is never taken; an unknown one is looked up
- *    by the handlers);
- * 4. the entry under the current version of its type (absent: handed over,
- *    and the handlers compute it);
- * 5. the rate limit, drawn once (RateLimit.ts `drawForLane`): admitted, the
- *    answer is written (a 304 when If-None-Match matches; without limit
- *    headers when the shared store is unreachable and the rate fails open);
- *    refused, or the store unreachable and a limit failing closed, the draw
- *    is handed over with the request and the handlers answer it (429, 503)
- *    as ever.
- *
- * Off when the server has no versioned response cache, and (ServeCommand)
- * with metrics or tracing on, whose per-request records the handlers make.
+ * The lane of cache hits: a GET whose complete answer the response cache
+ * holds (cache/Answers.ts) is answered in front of the router, as plain Node
+ * code. It reads the versions (a query sent after the request began, shared),
+ * asks the one admission step (admission/Admission.ts) for the caller and its
+ * draw, and writes the entry's answer with the draw's rate-limit headers (a
+ * 304 when If-None-Match names it). Anything else, a miss or a refusal
+ * included, is handed to the router with what was read and decided
+ * (`request.handoff`), so nothing is read or counted twice. Its answers are
+ * logged, counted and traced like the router's (LaneObserver.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { performance } from "node:perf_hooks"
 import { ProjectionClasses } from "@ratings/domain/access/Projection"
-import { Caller, type CallerKind, callerKind, KeyTiers } from "@ratings/domain/model/Caller"
-import { Context, Effect, Layer, Option } from "effect"
+import { type CallerKind, callerKind, KeyTiers } from "@ratings/domain/model/Caller"
+import { Context, Effect, Layer } from "effect"
 import type { AccessLog } from "./AccessLog.ts"
+import { Admission, type Decision } from "./admission/Admission.ts"
+import { type Credential, credentialOf } from "./admission/Credential.ts"
+import * as Step from "./admission/Step.ts"
+import { looksLikeApiKey } from "./ApiKeyCrypto.ts"
+import { matchesIfNoneMatch } from "./Caching.ts"
+import type { FrontDoorRequest } from "./front/Handoff.ts"
+import { type CacheHits, type CacheVersions, type LaneAnswer, ResponseCache } from "./cache/ResponseCache.ts"
 import { type LaneObserver, makeLaneObserver } from "./LaneObserver.ts"
 import { RequestMetrics } from "./Metrics.ts"
-import { type AuthConfig, trustedHops } from "./AuthConfig.ts"
-import { hashApiKey, looksLikeApiKey } from "./ApiKeyCrypto.ts"
-import { type Credential, clientAddressOf, credentialOf } from "./Authentication.ts"
-import { matchesIfNoneMatch } from "./Caching.ts"
-import { KeyMemo } from "./KeyMemo.ts"
-import type { FrontDoorRequest } from "./front/Handoff.ts"
-import { type LaneDraw, RequestRateLimiter } from "./RateLimit.ts"
-import { type CacheHits, type CacheVersions, type LaneAnswer, ResponseCache } from "./cache/ResponseCache.ts"
 
 /** The kinds whose reads are shared (the domain's projection classes): only theirs can be in the cache. */
 const sharing = (kinds: ReadonlyArray<CallerKind>): ReadonlyArray<CallerKind> =>
@@ -71,60 +40,32 @@ export class HitLane extends Context.Service<
     readonly serve: (request: FrontDoorRequest, response: ServerResponse, handOver: () => void) => void
   }
 >()("@ratings/adapters-http/HitLane") {
-  /** The lane over the server's response cache, key memo and limiter; `log` gets its requests' lines. */
-  static readonly layer = (auth: AuthConfig | undefined, log: AccessLog | undefined, metrics = false) =>
+  /** The lane over the server's response cache and admission; `log` gets its lines, `metrics` its counts. */
+  static readonly layer = (log: AccessLog | undefined, metrics = false) =>
     Layer.effect(
       HitLane,
       Effect.gen(function* () {
         const cache = yield* ResponseCache
-        const memo = yield* KeyMemo
-        const limiter = yield* RequestRateLimiter
+        const admission = yield* Admission
+        // What an admission that must wait runs with (the server's services and logger).
         const context = yield* Effect.context<never>()
-        const draw = (caller: Caller, credentialFrom: string | undefined, then: (draw: LaneDraw) => void) => {
-          // The memory store draws at once; any other store through the effect.
-          const now = limiter.drawForLaneNow(caller, credentialFrom)
-          if (now !== undefined) return then(now.draw)
-          const fiber = Effect.runForkWith(context)(limiter.drawForLane(caller, credentialFrom))
-          fiber.addObserver((exit) => then(exit._tag === "Success" ? exit.value : undefined))
-        }
         const observe = makeLaneObserver(context, metrics ? yield* RequestMetrics.make : undefined)
-        return makeLane({ hits: cache.hits, memo, draw, hops: trustedHops(auth?.trustProxy), log, observe })
+        return makeLane({ hits: cache.hits, admission, context, log, observe })
       })
     )
 }
 
 interface LaneDeps {
   readonly hits: CacheHits | undefined
-  readonly memo: KeyMemo["Service"]
-  readonly draw: (caller: Caller, credentialFrom: string | undefined, then: (draw: LaneDraw) => void) => void
-  readonly hops: number
+  readonly admission: Admission["Service"]
+  readonly context: Context.Context<never>
   readonly log: AccessLog | undefined
   readonly observe: LaneObserver | undefined
 }
 
-/** The caller a request's credential gives under these versions, or undefined when the lane cannot tell. */
-const callerOf = (
-  deps: LaneDeps,
-  request: IncomingMessage,
-  key: string | undefined,
-  versions: CacheVersions
-): { readonly caller: Caller; readonly address: string } | undefined => {
-  const address = clientAddressOf(
-    Option.fromNullishOr(request.socket.remoteAddress),
-    request.headers["x-forwarded-for"] as string | undefined,
-    deps.hops
-  )
-  if (key === undefined) return { caller: Caller.anonymous(address), address }
-  const keysVersion = versions.api_keys
-  const info = keysVersion === undefined ? undefined : deps.memo.held(hashApiKey(key), keysVersion)
-  return info === undefined
-    ? undefined
-    : { caller: Caller.apiKey(info.tier, info.account_id, info.id), address }
-}
-
 /** The answer from the cached entry: 200 with its body, or 304 when If-None-Match names it. */
 const answer = (
-  request: FrontDoorRequest,
+  request: IncomingMessage,
   response: ServerResponse,
   found: LaneAnswer,
   limits: Readonly<Record<string, string>>
@@ -153,43 +94,53 @@ const mayKnow = (
     ? hits.knows(AnonymousKind, target)
     : key !== undefined && hits.knows(KeyedKinds, target)
 
-/** One request in the lane, from the versions read for it (steps 2 to 5 of the module's comment). */
+/** One request in the lane, from the versions read for it. */
 interface Attempt {
   readonly deps: LaneDeps
   readonly hits: CacheHits
   readonly request: FrontDoorRequest
   readonly response: ServerResponse
   readonly target: string
-  readonly key: string | undefined
   readonly started: number
   readonly give: () => void
 }
 
-/** The cache entry the request leads to now, with its caller; undefined when the router must answer. */
-const entryFor = (a: Attempt, versions: CacheVersions) => {
-  const who = callerOf(a.deps, a.request, a.key, versions)
-  const found = who === undefined ? undefined : a.hits.answerFor(callerKind(who.caller), a.target, versions)
-  return who === undefined || found === undefined ? undefined : { ...who, found }
+/** Answers the entry when admission admitted the request and its draw; else hands the decision over. */
+const conclude = (a: Attempt, versions: CacheVersions, decision: Decision): void => {
+  if (decision._tag === "Admitted" && decision.draw?._tag === "Allowed") {
+    const found = a.hits.answerFor(callerKind(decision.caller), a.target, versions)
+    if (found !== undefined) {
+      const status = answer(a.request, a.response, found, decision.draw.headers)
+      a.deps.log?.line("GET", a.target, status, a.started, true)
+      a.deps.observe?.(a.request, found.route, status, a.started)
+      return
+    }
+  }
+  a.request.handoff = { versions, admission: decision }
+  a.give()
 }
 
 const attempt = (a: Attempt, versions: CacheVersions | undefined): void => {
-  if (versions !== undefined) a.request.handoff = { versions }
-  const found = versions === undefined ? undefined : entryFor(a, versions)
-  if (found === undefined) {
+  if (versions === undefined) {
     a.give()
     return
   }
-  const { found: cached, caller, address } = found
-  a.deps.draw(caller, a.key === undefined ? undefined : address, (draw) => {
-    if (draw?._tag === "Admitted") {
-      const status = answer(a.request, a.response, cached, draw.headers)
-      a.deps.log?.line("GET", a.target, status, a.started, true)
-      a.deps.observe?.(a.request, cached.route, status, a.started)
-      return
+  const request = a.request
+  const facts = {
+    authorization: request.headers.authorization,
+    remoteAddress: request.socket.remoteAddress,
+    forwardedFor: request.headers["x-forwarded-for"] as string | undefined
+  }
+  Step.run(
+    a.deps.admission.admit(facts, versions),
+    a.deps.context,
+    (decision) => conclude(a, versions, decision),
+    () => {
+      // A defect: the router admits the request itself.
+      request.handoff = { versions }
+      a.give()
     }
-    if (draw?._tag === "HandOver") a.request.handoff = { ...a.request.handoff, drawn: draw.drawn }
-    a.give()
-  })
+  )
 }
 
 /** The lane's functions over its dependencies (see the module's comment for the steps). */
@@ -214,7 +165,6 @@ export const makeLane = (deps: LaneDeps): HitLane["Service"] => {
       request,
       response,
       target,
-      key,
       started: performance.now(),
       give: handOver
     }

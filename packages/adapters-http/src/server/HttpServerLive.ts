@@ -9,19 +9,20 @@
  * (rate limits, attribution, cache headers) from `serve`'s `policies` option;
  * CORS wraps every route at the router.
  */
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { brandedApi, CallerPolicies } from "../api/Api.ts"
 import { attribute, attributionHeadersOf } from "./Attribution.ts"
 import type { AuthConfig } from "./AuthConfig.ts"
-import { layerAuthentication } from "./Authentication.ts"
+import { Admission } from "./admission/Admission.ts"
+import { AdmittedDraw, layerAuthenticationOverAdmission } from "./Authentication.ts"
 import { cacheHeaders } from "./Caching.ts"
 import { Cors } from "./Cors.ts"
 import { currentCaller } from "./EntityHandlers.ts"
 import { Handlers } from "./Handlers.ts"
-import { type RateLimitConfig, RequestRateLimiter } from "./RateLimit.ts"
+import { type RateLimitConfig, RequestRateLimiter } from "./limits/RateLimit.ts"
 import { countedLimiter, type MetricsOptions, withMetrics } from "./Metrics.ts"
 import { type IdleMemoryOptions, releaseMemoryWhenQuiet } from "./IdleMemory.ts"
 import { drain } from "./front/Drain.ts"
@@ -76,10 +77,11 @@ export type PoliciesConfig = RateLimitConfig
 /**
  * The server side of CallerPolicies: for the caller authentication
  * established, the attribution (Attribution.ts, of the Branding in context), the cache headers
- * (Caching.ts) and the rate limit (RateLimit.ts), in that order, so that a
- * 429 is attributed and marked no-store too. It also provides its
- * RequestRateLimiter, which authentication uses to count failed credentials;
- * with `countRefusals`, its 429s are counted (Metrics.ts).
+ * (Caching.ts) and the rate limit: the draw admission made (AdmittedDraw), enacted (its
+ * headers, or its 429 or 503), in that order, so that a 429 is attributed and marked
+ * no-store too. It also provides its RequestRateLimiter, which admission draws on (so that
+ * failed credentials and anonymous requests share counters); with `countRefusals`, its
+ * 429s are counted (Metrics.ts).
  */
 export const layerCallerPolicies = (config: PoliciesConfig = {}, countRefusals = false) =>
   Layer.effect(
@@ -92,7 +94,9 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}, countRefusals =
           const caller = yield* Effect.flatMap(HttpServerRequest.HttpServerRequest, currentCaller)
           yield* attribute(caller, attribution)
           yield* cacheHeaders(caller)
-          yield* limiter.check(caller)
+          // A caller established without admission (a middleware of a test's own) is drawn here.
+          const drawn = yield* Effect.serviceOption(AdmittedDraw)
+          yield* Option.isSome(drawn) ? limiter.enact(drawn.value) : limiter.check(caller)
           return yield* httpEffect
         })
       )
@@ -109,12 +113,7 @@ export const layerCallerPolicies = (config: PoliciesConfig = {}, countRefusals =
  * ResponseCache is left out of the type's requirements: `serve` installs the
  * lane only when it has a response cache.
  */
-const installHitLane = (
-  server: () => NodeServer | undefined,
-  auth: AuthConfig | undefined,
-  log: AccessLog | undefined,
-  metrics: boolean
-) =>
+const installHitLane = (server: () => NodeServer | undefined, log: AccessLog | undefined, metrics: boolean) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const lane = yield* HitLane
@@ -127,11 +126,7 @@ const installHitLane = (
         })
       )
     })
-  ).pipe(Layer.provide(HitLane.layer(auth, log, metrics))) as Layer.Layer<
-    never,
-    never,
-    KeyMemo | RequestRateLimiter
-  >
+  ).pipe(Layer.provide(HitLane.layer(log, metrics))) as Layer.Layer<never, never, Admission>
 
 /**
  * The response cache's recorder of complete answers (cache/Answers.ts), as
@@ -264,11 +259,11 @@ export const serve = <E = never, R = never>(options: {
     routerConfig: { maxParamLength: MaxPathParamLength },
     disableLogger: true,
     middleware: accessLogMiddleware(log)
-  }).pipe(Layer.provide(layerAuthentication(options.auth)))
+  }).pipe(Layer.provide(layerAuthenticationOverAdmission))
   const withLane = laneOn
     ? Layer.merge(
         router,
-        installHitLane(() => server, options.auth, log, options.metrics !== undefined)
+        installHitLane(() => server, log, options.metrics !== undefined)
       )
     : router
   const caps: { log: ((line: string) => void) | undefined } = { log: undefined }
@@ -277,6 +272,8 @@ export const serve = <E = never, R = never>(options: {
     releaseMemoryOnQuiet(() => server, options.idleMemory ?? {}),
     logConnectionCaps(caps)
   ).pipe(
+    // One admission for both entrances, over one key memo.
+    Layer.provide(Admission.layer(options.auth)),
     Layer.provide(KeyMemo.layer),
     Layer.provide(layerCallerPolicies(options.policies, options.metrics !== undefined)),
     Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),

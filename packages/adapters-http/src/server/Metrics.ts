@@ -9,14 +9,20 @@
  * outside the API's contract and rate limits (a failed credential counts).
  */
 import { createHash, timingSafeEqual } from "node:crypto"
-import { type CallerKind, callerKind } from "@ratings/domain/model/Caller"
 import { Context, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { Authentication, InvalidKeyError, InvalidTokenError } from "../api/Authentication.ts"
 import { CurrentCaller } from "../api/CurrentCaller.ts"
 import { RateLimitedError, ServiceUnavailableError } from "../api/Errors.ts"
-import { LimitKindLabels, LimitKinds, RequestRateLimiter } from "./RateLimit.ts"
+import {
+  type Allowance,
+  effectsOf,
+  type Enact,
+  LimitKindLabels,
+  LimitKinds,
+  RequestRateLimiter
+} from "./limits/RateLimit.ts"
 import { ResponseCache } from "./cache/ResponseCache.ts"
 
 export interface MetricsOptions {
@@ -153,31 +159,22 @@ const requestMetrics = HttpRouter.middleware(
   { global: true }
 )
 
-/** The rate limiter with its refusals counted by caller kind (failed credentials count as anonymous). */
+/**
+ * The rate limiter with its refusals counted by caller kind (failed
+ * credentials, coverage requests and MCP sessions count as anonymous): every
+ * decision is enacted through `enact`, which counts a 429 as it answers it.
+ */
 export const countRefusals = (limiter: RequestRateLimiter["Service"]): RequestRateLimiter["Service"] => {
   // A 429 only: a 503 of a limit failing closed is counted by the limiter (ratings_rate_limit_store_decisions_total).
-  const refused =
-    (kind: CallerKind) =>
-    <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-      Effect.tapError(self, (error) =>
-        error instanceof RateLimitedError
-          ? Metric.update(Metric.withAttributes(RateLimitRefusals, { kind }), 1)
-          : Effect.void
-      )
-  return RequestRateLimiter.of({
-    check: (caller) => limiter.check(caller).pipe(refused(callerKind(caller))),
-    admitCredential: (address) => limiter.admitCredential(address).pipe(refused("anonymous")),
-    countFailedCredential: (address) => limiter.countFailedCredential(address).pipe(refused("anonymous")),
-    // Coverage requests are limited per client address, whoever sends them: counted as anonymous.
-    checkContact: (address) => limiter.checkContact(address).pipe(refused("anonymous")),
-    // So are the MCP sessions opened at /mcp.
-    checkMcpSession: (address) => limiter.checkMcpSession(address).pipe(refused("anonymous")),
-    admitMcpSession: (address) => limiter.admitMcpSession(address).pipe(refused("anonymous")),
-    // A refusal the lane draws is handed over and answered (and counted) by `check`.
-    drawForLane: limiter.drawForLane,
-    drawForLaneNow: limiter.drawForLaneNow,
-    storeStatus: limiter.storeStatus
-  })
+  const enact = (<E>(allowance: Allowance<E>) =>
+    allowance._tag === "Denied" && allowance.error instanceof RateLimitedError
+      ? Effect.andThen(
+          Metric.update(Metric.withAttributes(RateLimitRefusals, { kind: allowance.kind }), 1),
+          limiter.enact(allowance)
+        )
+      : limiter.enact(allowance)) as Enact
+  const steps = { ...limiter, enact }
+  return RequestRateLimiter.of({ ...steps, ...effectsOf(steps) })
 }
 
 const digest = (value: string) => createHash("sha256").update(value).digest()

@@ -7,14 +7,14 @@
  */
 import { IncomingMessage } from "node:http"
 import type { HttpServerRequest } from "effect/http"
-import type { DrawnAhead } from "../RateLimit.ts"
+import type { Decision } from "../admission/Admission.ts"
 import type { CacheVersions } from "../cache/ResponseCache.ts"
 
 export interface Handoff {
   /** The versions read for the request, from a query sent after it began. */
   readonly versions?: CacheVersions | undefined
-  /** The caller's request-rate draw, made once, for the router to conclude. */
-  readonly drawn?: DrawnAhead | undefined
+  /** The admission decision made for the request (caller, allowance), for the router to enact as made. */
+  readonly admission?: Decision | undefined
 }
 
 /** Node's request, with the front door's handoff (the server's `IncomingMessage` class). */

@@ -1,8 +1,12 @@
 /**
  * The rate limiter's shared store (Redis): its client, set up to fail fast,
- * and the breaker in front of it (`makeStoreGuard`), with the policies each
- * kind of limit follows while the store cannot be reached. RateLimit.ts
- * draws through the guard; the memory store needs none (it cannot fail).
+ * and the breaker in front of it (`makeStoreGuard`). When the store fails or
+ * does not answer within its timeout, an outage begins: no request waits on
+ * the store until a probe (once a second) answers; each kind of limit
+ * decides by its own policy at once: open, served without limit headers;
+ * closed, a 503 with `Retry-After` and `no-store` (the caller did nothing
+ * wrong: not a 429). The outage is logged once as it begins and once as it
+ * ends, and read at /metrics. The memory store needs none of this: it cannot fail.
  */
 import { NodeRedis } from "@effect/platform-node"
 import { Duration, Effect, Exit, FiberSet, Layer, References } from "effect"
