@@ -1,18 +1,13 @@
 /**
- * API keys held in memory under the keys' version : with a
- * response cache that reads versions from the database (ResponseCache.ts), a
- * key found by its digest is remembered with the keys' version read before
- * the lookup (every revocation bumps it in its own statement,
- * PgApiKeyRepository.ts). A request with a key reads the versions (one query
- * shared by the requests waiting with it, sent after each began) and uses the
- * remembered key only under the same version; otherwise it looks the key up
- * again. So a revoked key is refused on the first request that begins after
- * the revocation committed, in every process. Unknown keys are not
- * remembered, so a key created in another process is found at once. Without
- * versions every request looks its key up.
- *
- * One memo serves the authentication middleware and the lane of cache hits
- * (HitLane.ts), which asks it synchronously with versions it read itself.
+ * API keys held in memory under the keys' version (ResponseCache.ts reads it
+ * from the database; every revocation bumps it in its own statement,
+ * PgApiKeyRepository.ts): a key found by its digest is remembered with the
+ * version read before the lookup, and used only under that same version,
+ * else looked up again. So a revoked key is refused on the first request
+ * that begins after the revocation committed, in every process. Unknown keys
+ * are not remembered (a key created elsewhere is found at once); without
+ * versions every request looks its key up. Admission (admission/Admission.ts)
+ * asks it at both entrances: `held` at once, `keyOf` through the effect.
  */
 import type { ApiKeyInfo } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
