@@ -156,6 +156,15 @@ const lockScorecards = async () => {
           )
         ).rows[0].n
       ),
+    /** Every session of the database, what it waits on and runs (for a failure's message). */
+    sessions: async () =>
+      (
+        await client.query(
+          "SELECT pid, state, wait_event_type, wait_event, left(query, 100) AS query FROM pg_stat_activity WHERE datname = current_database()"
+        )
+      ).rows
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
     release: async () => {
       await client.query("ROLLBACK")
       await client.end()
@@ -197,8 +206,11 @@ describe("graceful shutdown", () => {
     const blocked = Array.from({ length: 6 }, () => get(port, path))
     try {
       await until(async () => (await lock.waiting()) > 0, 30_000, "a request to wait for the lock").catch(
-        (error: Error) => {
-          throw new Error(`${error.message}; the server said:\n${output().slice(-4_000)}`)
+        async (error: Error) => {
+          const sessions = await lock.sessions()
+          throw new Error(
+            `${error.message}; the database's sessions:\n${sessions}\nthe server said:\n${output().slice(-4_000)}`
+          )
         }
       )
       await sleep(200)

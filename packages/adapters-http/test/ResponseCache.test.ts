@@ -1,5 +1,5 @@
 /**
- * The projection cache (server/ResponseCache.ts, server/ProjectionStore.ts):
+ * The projection cache (server/cache/ResponseCache.ts, server/cache/ProjectionStore.ts):
  * the store's bounds and invalidation rules as plain data, then the cache in
  * front of the real routes of a real server on an ephemeral port, over the
  * domain's in-memory stores with every read counted, so that "a hit runs no
