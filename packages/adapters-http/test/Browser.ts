@@ -56,8 +56,14 @@ export const framedElsewhere = async (
     const { port } = embedder.address() as { readonly port: number }
     // `load` waits for every frame to load (or fail).
     await page.goto(`http://localhost:${port}/`, { waitUntil: "load" })
+    // A refused frame is swapped for an error page, whose frame the browser may report a moment
+    // after `load` (and without its name on a busy machine): by name, else by its place in the page.
+    const frameOf = (i: number) => page.frame({ name: `f${i}` }) ?? page.mainFrame().childFrames()[i] ?? null
+    const deadline = Date.now() + 5_000
+    while (urls.some((_, i) => frameOf(i) === null) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50))
     return urls.map((url, i) => {
-      const frame = page.frame({ name: `f${i}` })
+      const frame = frameOf(i)
       if (frame === null) throw new Error(`no frame for ${url}`)
       return frame.url()
     })
