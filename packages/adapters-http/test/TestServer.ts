@@ -140,8 +140,7 @@ const RandomIds = Layer.succeed(IdGenerator, IdGenerator.of({ uuid: Effect.sync(
 /** The feed ports in memory, over the backend's entity and scorecard stores (rated protocols, chains). */
 export const MemoryFeeds = Layer.mergeAll(
   ExportLogMemory.layer,
-  IncidentRepositoryMemory.layer,
-  RatedProtocols.layerStores,
+  IncidentRepositoryMemory.layer.pipe(Layer.provideMerge(RatedProtocols.layerStores)),
   RandomIds,
   QuantumSnapshotStoreMemory.layer,
   QuantumSourceMemory.layer,

@@ -17,11 +17,10 @@ import type { RatedProtocol } from "@ratings/domain/incidents/IncidentMatching"
 import { IncidentRepository } from "@ratings/domain/ports/IncidentRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { RatedProtocols } from "@ratings/domain/services/IncidentService"
-import { feed, findByNonce, findFor } from "./incidents/IncidentReads.ts"
+import { feed, findByNonce, findFor, publicFeed, ratedProtocolSql } from "./incidents/IncidentReads.ts"
 import { isIncidentConflict, mapSqlError } from "./incidents/IncidentRows.ts"
 import { upsert } from "./incidents/IncidentWrites.ts"
 import { decodeRows } from "./PgRows.ts"
-import { readableSql } from "./ReadableSql.ts"
 
 export { isIncidentConflict } from "./incidents/IncidentRows.ts"
 
@@ -57,6 +56,7 @@ export const layer: Layer.Layer<IncidentRepository, never, SqlClient.SqlClient> 
       findFor: findFor(sql, lifecycle),
       upsert: upsert(sql, lifecycle),
       feed: feed(sql, lifecycle),
+      publicFeed: publicFeed(sql, lifecycle),
       withIngestLock: withIngestLock(sql)
     })
   })
@@ -75,8 +75,7 @@ export const layerRatedProtocols: Layer.Layer<RatedProtocols, never, SqlClient.S
   RatedProtocols,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rated = sql`e.entity_type = 'protocol' AND ${sql.literal(readableSql("e"))}
-      AND EXISTS (SELECT 1 FROM scorecards s WHERE s.entity_id = e.id AND s.status = 'published')`
+    const rated = sql.literal(ratedProtocolSql)
     const published = sql`
       SELECT e.slug, e.name FROM entities e WHERE ${rated}
       ORDER BY e.slug

@@ -86,7 +86,7 @@ const database = sharedDatabase([
 ])
 
 incidentRepositoryContract("PgIncidentRepository", () =>
-  PgIncidentRepository.layer.pipe(Layer.provide(database))
+  Layer.mergeAll(PgIncidentRepository.layer, pgRating).pipe(Layer.provide(database))
 )
 
 incidentServiceContract("PgIncidentRepository", () =>

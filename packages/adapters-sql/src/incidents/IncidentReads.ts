@@ -1,14 +1,17 @@
 /**
  * The incident reads: a record by one of its nonces, the record a report
- * aggregates into (under the advisory lock on its aggregation key), and the
- * served feed with its count.
+ * aggregates into (under the advisory lock on its aggregation key), the
+ * served feed with its count, and the public feed: the same page with what
+ * the public may see named in it, in one statement.
  */
 import type { IncidentFeedFilter } from "@ratings/domain/incidents/IncidentFeed"
 import type { IncidentLifecyclePolicy } from "@ratings/domain/incidents/IncidentLifecycle"
 import { atLeast, IncidentTiers } from "@ratings/domain/incidents/IncidentTier"
 import type { IncidentFeedPage, IncidentRecord, IncidentReport } from "@ratings/domain/model/Incident"
-import { Effect, Option } from "effect"
+import type { PublicFeedFacts } from "@ratings/domain/ports/IncidentRepository"
+import { Effect, Option, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
+import { readableSql } from "../ReadableSql.ts"
 import {
   CountRow,
   decodeWith,
@@ -73,16 +76,25 @@ export const findFor =
 
 const clampCount = (n: number): number => Math.max(0, Math.trunc(n))
 
+/** A rated protocol on the entities row `e`: readable now, with a published scorecard. */
+export const ratedProtocolSql = `e.entity_type = 'protocol' AND ${readableSql("e")}
+      AND EXISTS (SELECT 1 FROM scorecards s WHERE s.entity_id = e.id AND s.status = 'published')`
+
+/** The conditions on incidents `i` of the served feed under `filter`. */
+const feedWhere = (sql: SqlClient.SqlClient, filter: IncidentFeedFilter) => {
+  const tiers = IncidentTiers.filter((tier) => atLeast(tier, filter.min_status))
+  return sql.and([
+    sql`i.servable`,
+    sql`i.status = ANY (${[...tiers]}::text[])`,
+    ...(filter.slug === undefined ? [] : [sql`i.slug = ${filter.slug}`]),
+    ...(filter.sinceMillis === undefined ? [] : [sql`i.detected_at > ${new Date(filter.sinceMillis)}`])
+  ])
+}
+
 export const feed =
   (sql: SqlClient.SqlClient, lifecycle: IncidentLifecyclePolicy) => (filter: IncidentFeedFilter) =>
     Effect.gen(function* () {
-      const tiers = IncidentTiers.filter((tier) => atLeast(tier, filter.min_status))
-      const where = sql.and([
-        sql`i.servable`,
-        sql`i.status = ANY (${[...tiers]}::text[])`,
-        ...(filter.slug === undefined ? [] : [sql`i.slug = ${filter.slug}`]),
-        ...(filter.sinceMillis === undefined ? [] : [sql`i.detected_at > ${new Date(filter.sinceMillis)}`])
-      ])
+      const where = feedWhere(sql, filter)
       // The page and the count are independent: sent together, one round trip of latency instead of two.
       const [rows, [count]] = yield* Effect.all(
         [
@@ -102,3 +114,55 @@ export const feed =
       const items = rows.map((row) => toIncident(row, lifecycle.defaultConfidenceBps))
       return { items, total: count?.total ?? 0 } satisfies IncidentFeedPage
     }).pipe(mapSqlError("feed"), Effect.withSpan("PgIncidentRepository.feed"))
+
+const PublicFeedRow = Schema.Struct({ ...FeedRow.fields, total: Schema.Number, readable: Schema.Boolean })
+const decodePublicFeed = decodeWith(PublicFeedRow, "publicFeed")
+const decodeSlugReadable = decodeWith(Schema.Struct({ slug_readable: Schema.Boolean }), "publicFeed")
+const decodePublicCount = decodeWith(CountRow, "publicFeed")
+
+/**
+ * The feed's page, its total (`count(*) OVER ()`) and the readability of each
+ * item's protocol and of `?slug=`'s, in one statement. The page is left-joined
+ * to a one-row driver so an empty page still says whether the slug is readable;
+ * only an empty page past the start asks for the total again.
+ */
+export const publicFeed =
+  (sql: SqlClient.SqlClient, lifecycle: IncidentLifecyclePolicy) => (filter: IncidentFeedFilter) =>
+    Effect.gen(function* () {
+      const where = feedWhere(sql, filter)
+      const rated = sql.literal(ratedProtocolSql)
+      const slugReadable =
+        filter.slug === undefined
+          ? sql`true`
+          : sql`EXISTS (SELECT 1 FROM entities e WHERE e.slug = ${filter.slug} AND ${rated})`
+      const offset = clampCount(filter.offset)
+      const rows = yield* sql`
+        SELECT d.slug_readable, p.*,
+          EXISTS (SELECT 1 FROM entities e WHERE e.slug = p.slug AND ${rated}) AS readable
+        FROM (SELECT ${slugReadable} AS slug_readable) d
+        LEFT JOIN (
+          SELECT ${sql.literal(FeedColumns)}, i.detected_at, count(*) OVER ()::integer AS total
+          FROM incidents i
+          WHERE ${where}
+          ORDER BY i.detected_at DESC, i.incident_id
+          LIMIT ${clampCount(filter.limit)} OFFSET ${offset}
+        ) p ON true
+        ORDER BY p.detected_at DESC, p.incident_id
+      `
+      const [driver] = yield* decodeSlugReadable(rows.slice(0, 1))
+      const page = yield* decodePublicFeed(
+        rows.filter((row) => (row as { readonly incident_id: unknown }).incident_id !== null)
+      )
+      const total =
+        page[0]?.total ??
+        (offset === 0
+          ? 0
+          : ((yield* sql`SELECT count(*)::integer AS total FROM incidents i WHERE ${where}`.pipe(
+              Effect.flatMap(decodePublicCount)
+            ))[0]?.total ?? 0))
+      return {
+        page: { items: page.map((row) => toIncident(row, lifecycle.defaultConfidenceBps)), total },
+        readable: page.map((row) => row.readable),
+        slugReadable: driver?.slug_readable ?? false
+      } satisfies PublicFeedFacts
+    }).pipe(mapSqlError("publicFeed"), Effect.withSpan("PgIncidentRepository.publicFeed"))

@@ -23,7 +23,7 @@ import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
 import type { StoreError } from "../ports/StoreError.ts"
 import { Transaction } from "../ports/Transaction.ts"
 import { Scoring } from "../scoring/Scoring.ts"
-import { IncidentService, RatedProtocols } from "./IncidentService.ts"
+import { IncidentService, RatedProtocolsMemory } from "./IncidentService.ts"
 import { applyPlan, type ImportApplyFailed } from "./importer/ApplyPlan.ts"
 import type { ImporterPorts } from "./importer/ImporterPorts.ts"
 import { readStore } from "./importer/ReadStore.ts"
@@ -128,8 +128,7 @@ export class Importer extends Context.Service<
         AlertRuleRepositoryMemory.layer,
         DeliveryOutboxMemory.layer,
         IdGeneratorMemory.layer,
-        IncidentRepositoryMemory.layer,
-        RatedProtocols.layerMemory,
+        IncidentRepositoryMemory.layer.pipe(Layer.provideMerge(RatedProtocolsMemory.layer)),
         Scoring.layer
       )
     )

@@ -4,11 +4,12 @@
  * it could touch a rating, because an incident is a signal to look, not an
  * applied downgrade (spec part 1, rule 4).
  */
-import { Clock, Context, Effect, Layer, Option, Ref, Result, Schema, Semaphore } from "effect"
+import { Clock, Context, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import { Projection } from "../access/Projection.ts"
 import { type IncidentFeedFilter, toFeedFilter } from "../incidents/IncidentFeed.ts"
 import { IncidentLifecycle, type IngestOutcome } from "../incidents/IncidentLifecycle.ts"
-import { makeMatcher, type RatedProtocol } from "../incidents/IncidentMatching.ts"
+import { makeMatcher } from "../incidents/IncidentMatching.ts"
+import { RatedProtocols } from "../ports/RatedProtocols.ts"
 import type { IncidentTier } from "../incidents/IncidentTier.ts"
 import type { Caller } from "../model/Caller.ts"
 import {
@@ -17,13 +18,15 @@ import {
   type IncidentFeedQuery,
   IncidentReport
 } from "../model/Incident.ts"
-import { EntityRepository } from "../ports/EntityRepository.ts"
 import { IdGenerator } from "../ports/IdGenerator.ts"
 import { IncidentRepository } from "../ports/IncidentRepository.ts"
-import { ScorecardRepository } from "../ports/ScorecardRepository.ts"
 import type { StoreError } from "../ports/StoreError.ts"
 import { IdGeneratorMemory } from "../ports/memory/IdGeneratorMemory.ts"
 import { IncidentRepositoryMemory } from "../ports/memory/IncidentRepositoryMemory.ts"
+import { RatedProtocolsMemory } from "../ports/memory/RatedProtocolsMemory.ts"
+
+export { RatedProtocols } from "../ports/RatedProtocols.ts"
+export { RatedProtocolsMemory } from "../ports/memory/RatedProtocolsMemory.ts"
 
 export class InvalidIncidentReport extends Schema.TaggedError<InvalidIncidentReport>()(
   "InvalidIncidentReport",
@@ -37,74 +40,6 @@ export class InvalidIncidentFeedQuery extends Schema.TaggedError<InvalidIncident
   { message: Schema.String }
 ) {}
 
-/** The list behind `RatedProtocols.layerMemory`; tests set it to rate a protocol. */
-export class RatedProtocolsMemory extends Context.Service<
-  RatedProtocolsMemory,
-  Ref.Ref<ReadonlyArray<RatedProtocol>>
->()("@ratings/domain/services/RatedProtocolsMemory") {}
-
-/**
- * The protocols that count as rated for matching: those with a published
- * scorecard, and only those. Implemented over the protocol store in the app.
- */
-export class RatedProtocols extends Context.Service<
-  RatedProtocols,
-  {
-    readonly published: Effect.Effect<ReadonlyArray<RatedProtocol>, StoreError>
-    /** Those of `slugs` that are slugs of `published` protocols now: the ones the public may see named. */
-    readonly readable: (slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, StoreError>
-  }
->()("@ratings/domain/services/RatedProtocols") {
-  static readonly layerMemory = Layer.effect(
-    RatedProtocols,
-    Effect.gen(function* () {
-      const ref = yield* RatedProtocolsMemory
-      return RatedProtocols.of({
-        published: Ref.get(ref),
-        readable: (slugs) =>
-          Effect.map(Ref.get(ref), (rated) => {
-            const wanted = new Set(slugs)
-            return new Set(rated.map((p) => p.slug).filter((slug) => wanted.has(slug)))
-          })
-      })
-    })
-  ).pipe(Layer.provideMerge(Layer.effect(RatedProtocolsMemory, Ref.make<ReadonlyArray<RatedProtocol>>([]))))
-
-  /**
-   * Over the entity and scorecard ports: published, public, active protocols
-   * with a published scorecard (a match puts the slug in the public feed, so
-   * nothing a list hides may match). Postgres has its own single query.
-   */
-  static readonly layerStores = Layer.effect(
-    RatedProtocols,
-    Effect.gen(function* () {
-      const entities = yield* EntityRepository
-      const scorecards = yield* ScorecardRepository
-      const projection = yield* Projection
-      const published = Effect.gen(function* () {
-        const records = yield* entities.published("protocol", Number.MAX_SAFE_INTEGER)
-        const rated = yield* scorecards.latestPublishedOf(
-          "protocol",
-          records.map((r) => r.id)
-        )
-        return records.filter((r) => rated.has(r.id)).map((r) => ({ slug: r.slug, name: r.name }))
-      })
-      const readable = (slugs: ReadonlyArray<string>) =>
-        Effect.gen(function* () {
-          const out = new Set<string>()
-          for (const slug of new Set(slugs)) {
-            const found = yield* entities.findBySlug("protocol", slug)
-            if (Option.isNone(found) || !projection.isPubliclyReadable(found.value)) continue
-            const card = yield* scorecards.latest("protocol", found.value.id, "published")
-            if (Option.isSome(card)) out.add(slug)
-          }
-          return out as ReadonlySet<string>
-        })
-      return RatedProtocols.of({ published, readable })
-    })
-  )
-}
-
 /**
  * The feed as the public reads it (docs/adr/0003-access-and-lists.md): an
  * incident whose protocol the public cannot read now (hidden since it
@@ -112,30 +47,17 @@ export class RatedProtocols extends Context.Service<
  * matched_protocol false, as an incident at an unrated protocol is; and
  * `?slug=` by such a protocol answers exactly like an unknown slug.
  */
-const makePublicFeed =
-  (repository: IncidentRepository["Service"], rated: RatedProtocols["Service"]) =>
-  (filter: IncidentFeedFilter) =>
-    Effect.gen(function* () {
-      // Whether `?slug=` names a readable protocol and the page are independent: read at once.
-      const slug = filter.slug
-      const [named, page] = yield* Effect.all(
-        [
-          slug === undefined
-            ? Effect.succeed(true)
-            : Effect.map(rated.readable([slug]), (readable) => readable.has(slug)),
-          repository.feed(filter)
-        ],
-        { concurrency: 2 }
-      )
-      if (!named) return { items: [], total: 0 } satisfies IncidentFeedPage
-      const slugs = page.items.flatMap((i) => (i.slug === null ? [] : [i.slug]))
-      const readable = slugs.length === 0 ? new Set<string>() : yield* rated.readable(slugs)
-      const items = page.items.map(
-        (i): Incident =>
-          i.slug === null || readable.has(i.slug) ? i : { ...i, slug: null, matched_protocol: false }
-      )
-      return { items, total: page.total } satisfies IncidentFeedPage
-    })
+const makePublicFeed = (repository: IncidentRepository["Service"]) => (filter: IncidentFeedFilter) =>
+  Effect.gen(function* () {
+    // The page, and whether its protocols and `?slug=` are readable now: one read of the store.
+    const { page, readable, slugReadable } = yield* repository.publicFeed(filter)
+    if (!slugReadable) return { items: [], total: 0 } satisfies IncidentFeedPage
+    const items = page.items.map(
+      (i, n): Incident =>
+        i.slug === null || readable[n] === true ? i : { ...i, slug: null, matched_protocol: false }
+    )
+    return { items, total: page.total } satisfies IncidentFeedPage
+  })
 
 /** What ingest reports back; carries no nonce and no victim address. */
 export interface IngestResult {
@@ -212,7 +134,7 @@ export class IncidentService extends Context.Service<
         (effect) => ingestLock.withPermit(repository.withIngestLock(effect))
       )
 
-      const publicFeed = makePublicFeed(repository, rated)
+      const publicFeed = makePublicFeed(repository)
 
       const feed = Effect.fn("IncidentService.feed")(function* (query: IncidentFeedQuery, caller?: Caller) {
         const filter = toFeedFilter(query)
@@ -229,7 +151,10 @@ export class IncidentService extends Context.Service<
   /** The service over in-memory ports, with the ports exposed so tests can arrange and inspect them. */
   static readonly layerTest = IncidentService.layer.pipe(
     Layer.provideMerge(
-      Layer.mergeAll(IncidentRepositoryMemory.layer, RatedProtocols.layerMemory, IdGeneratorMemory.layer)
+      Layer.mergeAll(
+        IncidentRepositoryMemory.layer.pipe(Layer.provideMerge(RatedProtocolsMemory.layer)),
+        IdGeneratorMemory.layer
+      )
     )
   )
 }

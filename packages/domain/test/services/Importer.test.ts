@@ -11,7 +11,7 @@ import { RubricRepository } from "../../src/ports/RubricRepository.ts"
 import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
 import { Transaction } from "../../src/ports/Transaction.ts"
 import { Scoring } from "../../src/scoring/Scoring.ts"
-import { IncidentService, RatedProtocols } from "../../src/services/IncidentService.ts"
+import { IncidentService, RatedProtocolsMemory } from "../../src/services/IncidentService.ts"
 import { Importer } from "../../src/services/Importer.ts"
 import { Publisher } from "../../src/services/Publisher.ts"
 import {
@@ -649,9 +649,8 @@ const journaledPorts = Layer.mergeAll(
   AlertRuleRepositoryMemory.layer,
   DeliveryOutboxMemory.layer,
   IdGeneratorMemory.layer,
-  RatedProtocols.layerMemory,
   Scoring.layer
-)
+).pipe(Layer.provideMerge(RatedProtocolsMemory.layer))
 
 const journaledImporter = Importer.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, IncidentService.layer)),

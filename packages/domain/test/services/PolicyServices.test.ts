@@ -12,7 +12,11 @@ import { IncidentFeedQuery } from "../../src/model/Incident.ts"
 import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
 import { IncidentRepositoryMemory } from "../../src/ports/memory/IncidentRepositoryMemory.ts"
 import { IncidentRepository } from "../../src/ports/IncidentRepository.ts"
-import { IncidentService, RatedProtocols, RatedProtocolsMemory } from "../../src/services/IncidentService.ts"
+import {
+  IncidentService,
+  type RatedProtocols,
+  RatedProtocolsMemory
+} from "../../src/services/IncidentService.ts"
 import { report } from "../incidents/IncidentFixtures.ts"
 
 const everyTier = Schema.decodeUnknownSync(IncidentFeedQuery)({ min_status: "rumored" })
@@ -49,9 +53,10 @@ const countedRepository = () => {
   return { counts, layer }
 }
 
-const service = (repository: Layer.Layer<IncidentRepository>) =>
+const service = (repository: Layer.Layer<IncidentRepository, never, RatedProtocols>) =>
   IncidentService.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(repository, RatedProtocols.layerMemory, IdGeneratorMemory.layer))
+    Layer.provideMerge(Layer.mergeAll(repository, IdGeneratorMemory.layer)),
+    Layer.provideMerge(RatedProtocolsMemory.layer)
   )
 
 describe("policy services", () => {

@@ -1,7 +1,12 @@
-/** The in-memory `IncidentRepository` of tests and tools; the contract is the port's (`../IncidentRepository.ts`). */
+/**
+ * The in-memory `IncidentRepository` of tests and tools; the contract is the
+ * port's (`../IncidentRepository.ts`). The public feed's readability is
+ * `RatedProtocols`' answer, which it requires.
+ */
 import { Effect, Layer, Option, Ref } from "effect"
 import { feedPage, type IncidentFeedFilter } from "../../incidents/IncidentFeed.ts"
 import { IncidentLifecycle } from "../../incidents/IncidentLifecycle.ts"
+import { RatedProtocols } from "../RatedProtocols.ts"
 import type { Incident, IncidentRecord, IncidentReport } from "../../model/Incident.ts"
 import { IncidentRepository } from "../IncidentRepository.ts"
 
@@ -10,6 +15,7 @@ const layer = Layer.effect(
   Effect.gen(function* () {
     const store = yield* Ref.make(new Map<string, IncidentRecord>())
     const { selectIncident, toServed } = yield* IncidentLifecycle
+    const rated = yield* RatedProtocols
 
     const findByNonce = (nonce: string) =>
       Ref.get(store).pipe(
@@ -38,8 +44,28 @@ const layer = Layer.effect(
         })
       )
 
+    const publicFeed = (filter: IncidentFeedFilter) =>
+      Effect.gen(function* () {
+        const page = yield* feed(filter)
+        const slugs = page.items.flatMap((i) => (i.slug === null ? [] : [i.slug]))
+        if (filter.slug !== undefined) slugs.push(filter.slug)
+        const readable = slugs.length === 0 ? new Set<string>() : yield* rated.readable(slugs)
+        return {
+          page,
+          readable: page.items.map((i) => i.slug !== null && readable.has(i.slug)),
+          slugReadable: filter.slug === undefined || readable.has(filter.slug)
+        }
+      })
+
     // In memory a process is the only writer: an ingest runs as it is.
-    return IncidentRepository.of({ findByNonce, findFor, upsert, feed, withIngestLock: (ingest) => ingest })
+    return IncidentRepository.of({
+      findByNonce,
+      findFor,
+      upsert,
+      feed,
+      publicFeed,
+      withIngestLock: (ingest) => ingest
+    })
   })
 )
 

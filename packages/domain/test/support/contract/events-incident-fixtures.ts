@@ -22,13 +22,24 @@ export const DAY = 24 * HOUR
 
 export const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
 
-/** Rates protocols (publishes them with a scorecard) in the store behind `RatedProtocols`. */
+/**
+ * A protocol to store: published, active and public with a published scorecard
+ * unless the optional fields say otherwise (`scorecard: null`: none at all).
+ */
+export interface ProtocolToRate {
+  readonly slug: string
+  readonly name: string
+  readonly status?: string
+  readonly is_active?: boolean
+  readonly is_private?: boolean
+  readonly scorecard?: "published" | "draft" | null
+}
+
+/** Stores protocols (by default rated: published with a scorecard) in the store behind `RatedProtocols`. */
 export class ProtocolRating extends Context.Service<
   ProtocolRating,
   {
-    readonly rate: (
-      protocols: ReadonlyArray<{ readonly slug: string; readonly name: string }>
-    ) => Effect.Effect<void, unknown>
+    readonly rate: (protocols: ReadonlyArray<ProtocolToRate>) => Effect.Effect<void, unknown>
   }
 >()("@ratings/domain/test-support/ProtocolRating") {}
 

@@ -21,7 +21,18 @@ import {
 import { IncidentTiers } from "../../../src/incidents/IncidentTier.ts"
 import { type Incident, type IncidentRecord, isoOfMillis } from "../../../src/model/Incident.ts"
 import { IncidentRepository } from "../../../src/ports/IncidentRepository.ts"
-import { DAY, HOUR, recordOf, report, served, T0, uuid, VictimAddress } from "./events-incident-fixtures.ts"
+import {
+  DAY,
+  HOUR,
+  ProtocolRating,
+  type ProtocolToRate,
+  recordOf,
+  report,
+  served,
+  T0,
+  uuid,
+  VictimAddress
+} from "./events-incident-fixtures.ts"
 
 const filter = (overrides: Partial<IncidentFeedFilter> = {}): IncidentFeedFilter => ({
   min_status: "rumored",
@@ -74,12 +85,37 @@ const richRecord = (n: number): IncidentRecord => ({
   resolution: "funds returned"
 })
 
+/** Stores the items' records and rates `protocols`, then answers the public feed; its page is `feed`'s. */
+const publicFeedOf = (items: ReadonlyArray<Incident>, protocols: ReadonlyArray<ProtocolToRate>) =>
+  Effect.gen(function* () {
+    const repo = yield* IncidentRepository
+    yield* (yield* ProtocolRating).rate(protocols)
+    for (const item of items) yield* repo.upsert(recordOf(item))
+    return (f: IncidentFeedFilter) =>
+      Effect.map(repo.publicFeed(f), (facts) => {
+        assert.deepStrictEqual(facts.page, feedPage(items, f), "the public feed's page is feedPage's answer")
+        assert.strictEqual(facts.readable.length, facts.page.items.length, "one readability per item")
+        return facts
+      })
+  })
+
+/** A rated protocol, and one of each way a protocol stops being readable by the public. */
+const Protocols: ReadonlyArray<ProtocolToRate> = [
+  { slug: "aave-v3", name: "Aave V3" },
+  { slug: "private-p", name: "Private P", is_private: true },
+  { slug: "draft-p", name: "Draft P", status: "draft" },
+  { slug: "inactive-p", name: "Inactive P", is_active: false },
+  { slug: "unscored-p", name: "Unscored P", scorecard: null },
+  { slug: "draft-card-p", name: "Draft Card P", scorecard: "draft" }
+]
+const Unreadable = Protocols.slice(1).map((p) => p.slug)
+
 export const incidentRepositoryContract = (
   name: string,
-  makeLayer: () => Layer.Layer<IncidentRepository, unknown>
+  makeLayer: () => Layer.Layer<IncidentRepository | ProtocolRating, unknown>
 ) =>
   describe(`IncidentRepository contract: ${name}`, () => {
-    const run = <A, E>(body: Effect.Effect<A, E, IncidentRepository>) =>
+    const run = <A, E>(body: Effect.Effect<A, E, IncidentRepository | ProtocolRating>) =>
       body.pipe(Effect.provide(makeLayer()), Effect.orDie)
 
     it.effect(
@@ -347,6 +383,78 @@ export const incidentRepositoryContract = (
           })
         ).pipe(Effect.provide(Layer.succeed(IncidentLifecycle, lifecycle)))
       }
+    )
+
+    it.effect("the public feed says an incident matched to a rated, readable protocol is readable", () =>
+      run(
+        Effect.gen(function* () {
+          const feed = yield* publicFeedOf(
+            [served(1, { detected_at: at(2) }), served(2, { slug: null, matched_protocol: false })],
+            Protocols
+          )
+          const facts = yield* feed(filter())
+          assert.deepStrictEqual(ids(facts.page.items), [uuid(1), uuid(2)])
+          assert.deepStrictEqual(facts.readable, [true, false], "an unmatched incident names nothing")
+          assert.isTrue(facts.slugReadable, "without ?slug= there is no slug to hide")
+        })
+      )
+    )
+
+    it.effect(
+      "the public feed says a hidden, unpublished, inactive or unscored protocol is not readable",
+      () =>
+        run(
+          Effect.gen(function* () {
+            const feed = yield* publicFeedOf(
+              Unreadable.map((slug, n) => served(n + 1, { slug, detected_at: at(n) })),
+              Protocols
+            )
+            const facts = yield* feed(filter())
+            assert.strictEqual(facts.page.total, Unreadable.length)
+            assert.deepStrictEqual(
+              facts.readable,
+              Unreadable.map(() => false)
+            )
+          })
+        )
+    )
+
+    it.effect("the public feed says whether ?slug= names a readable protocol, with or without a page", () =>
+      run(
+        Effect.gen(function* () {
+          const feed = yield* publicFeedOf(
+            [served(1), served(2, { slug: "private-p" })],
+            [...Protocols, { slug: "quiet", name: "Quiet" }]
+          )
+          const bySlug = (slug: string) => Effect.map(feed(filter({ slug })), (f) => f.slugReadable)
+          assert.isTrue(yield* bySlug("aave-v3"))
+          assert.isTrue(yield* bySlug("quiet"), "readable with no incident of its own: an empty page")
+          for (const slug of [...Unreadable, "unknown-p"])
+            assert.isFalse(yield* bySlug(slug), `?slug=${slug}`)
+          const hidden = yield* feed(filter({ slug: "private-p" }))
+          assert.deepStrictEqual([ids(hidden.page.items), hidden.readable], [[uuid(2)], [false]])
+        })
+      )
+    )
+
+    it.effect("the public feed counts the whole filtered list when the page is past its end", () =>
+      run(
+        Effect.gen(function* () {
+          const feed = yield* publicFeedOf(
+            Array.from({ length: 5 }, (_, i) => served(i + 1, { detected_at: at(i) })),
+            Protocols
+          )
+          const beyond = yield* feed(filter({ limit: 2, offset: 7 }))
+          assert.deepStrictEqual([beyond.page.items, beyond.page.total, beyond.readable], [[], 5, []])
+          const bySlug = yield* feed(filter({ slug: "aave-v3", limit: 2, offset: 5 }))
+          assert.deepStrictEqual([bySlug.page.total, bySlug.slugReadable], [5, true])
+          const last = yield* feed(filter({ limit: 2, offset: 4 }))
+          assert.deepStrictEqual(
+            [ids(last.page.items), last.page.total, last.readable],
+            [[uuid(1)], 5, [true]]
+          )
+        })
+      )
     )
 
     it.effect("property: for random incidents and filters the feed is feedPage's answer", () =>
