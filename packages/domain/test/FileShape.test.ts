@@ -5,30 +5,16 @@
  * says what the module is for in at most 12 lines; detail belongs on the
  * functions it describes, or in docs/.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { join, relative } from "node:path"
+import { readFileSync } from "node:fs"
+import { relative } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import { repo, sourceFiles, sourceRoots } from "./support/SourceFiles.ts"
 
 const MaxFileLines = 400
 const MaxHeaderLines = 12
 
 /** Demo data is data: its src is exempt from the size rule (not from the header rule). */
 const DemoData = "packages/demo-data/src/"
-
-const repo = join(import.meta.dirname, "..", "..", "..")
-
-const sourceFiles = (dir: string): Array<string> =>
-  readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? sourceFiles(path) : /\.tsx?$/.test(name) ? [path] : []
-  })
-
-const sourceRoots = (): Array<string> => [
-  ...readdirSync(join(repo, "packages"))
-    .map((name) => join(repo, "packages", name, "src"))
-    .filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true),
-  join(repo, "apps", "server", "src")
-]
 
 /** Each source file, by its path from the repository's root, with its text. */
 const sources = (): Array<{ readonly path: string; readonly code: string }> =>

@@ -6,27 +6,13 @@
  * measures each function, function expression, method and arrow from the first
  * to the last line of its body. No file is exempt.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { join, relative } from "node:path"
+import { readFileSync } from "node:fs"
+import { relative } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { parseSync } from "vite"
+import { repo, sourceFiles, sourceRoots } from "./support/SourceFiles.ts"
 
 const MaxLines = 80
-
-const repo = join(import.meta.dirname, "..", "..", "..")
-
-const sourceFiles = (dir: string): Array<string> =>
-  readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? sourceFiles(path) : /\.tsx?$/.test(name) ? [path] : []
-  })
-
-const sourceRoots = (): Array<string> => [
-  ...readdirSync(join(repo, "packages"))
-    .map((name) => join(repo, "packages", name, "src"))
-    .filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true),
-  join(repo, "apps", "server", "src")
-]
 
 interface Node {
   readonly type: string

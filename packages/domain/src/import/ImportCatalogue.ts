@@ -15,10 +15,7 @@ import type { ImportIssue } from "./ImportIssue.ts"
 import { type Change, countChanges, type PlannedCatalogue } from "./ImportPlan.ts"
 import type { Report } from "./ImportReplay.ts"
 import { sameContent, type StoreView } from "./ImportStoreView.ts"
-
-const where = (item: Located<unknown>) => `${item.source} ${item.path}`
-
-const isBroken = (set: ReadonlySet<string>, key: string) => set.has("*") || set.has(key)
+import { isBroken, where } from "./ImportPlaces.ts"
 
 export interface Catalogue {
   readonly questions: ReadonlyMap<string, Question>

@@ -19,6 +19,7 @@ import type { ImportContent, Located } from "./ImportDecode.ts"
 import type { ImportPublication, ImportScorecard } from "./ImportFile.ts"
 import type { DraftStage, PlannedPublication } from "./ImportPlan.ts"
 import { type EntityIndex, idKey, type ResolvedEntity, type StoreView } from "./ImportStoreView.ts"
+import { where } from "./ImportPlaces.ts"
 
 export interface ImportedDraft {
   readonly item: Located<ImportScorecard>
@@ -34,8 +35,6 @@ export interface Replay {
   /** `entityId:version` of every publication in the import, skipped or not. */
   readonly published: ReadonlySet<string>
 }
-
-const where = (item: Located<unknown>) => `${item.source} ${item.path}`
 
 export const versionKey = (entityId: string, version: number): string => `${idKey(entityId)}:${version}`
 

@@ -13,7 +13,6 @@ import type { ScoringError } from "../scoring/ScoringError.ts"
 import type { Catalogue } from "./ImportCatalogue.ts"
 import type { ImportContent, Located } from "./ImportDecode.ts"
 import type { ImportScorecard } from "./ImportFile.ts"
-import { jsonPath } from "./ImportIssue.ts"
 import type { Change } from "./ImportPlan.ts"
 import { type ImportedDraft, type Report, versionKey } from "./ImportReplay.ts"
 import {
@@ -24,11 +23,7 @@ import {
   slugKey,
   type StoreView
 } from "./ImportStoreView.ts"
-
-const where = (item: Located<unknown>) => `${item.source} ${item.path}`
-const sub = (...segments: ReadonlyArray<PropertyKey>) => jsonPath(segments, "")
-
-const isBroken = (set: ReadonlySet<string>, key: string) => set.has("*") || set.has(key)
+import { isBroken, sub, where } from "./ImportPlaces.ts"
 
 const scoringPath = (error: ScoringError, sc: ImportScorecard): string => {
   switch (error._tag) {

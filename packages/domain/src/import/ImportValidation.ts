@@ -14,7 +14,6 @@ import { MaxQuantumRows, readRows } from "../quantum/QuantumRows.ts"
 import { checkQuestions } from "./ImportCatalogue.ts"
 import type { Decoded, ImportContent, Located } from "./ImportDecode.ts"
 import type { ImportIssue } from "./ImportIssue.ts"
-import { jsonPath } from "./ImportIssue.ts"
 import type {
   Change,
   ImportPlan,
@@ -34,11 +33,7 @@ import {
   slugKey,
   type StoreView
 } from "./ImportStoreView.ts"
-
-const where = (item: Located<unknown>) => `${item.source} ${item.path}`
-const sub = (...segments: ReadonlyArray<PropertyKey>) => jsonPath(segments, "")
-
-const isBroken = (set: ReadonlySet<string>, key: string) => set.has("*") || set.has(key)
+import { isBroken, sub, where } from "./ImportPlaces.ts"
 
 // ---------------------------------------------------------------------------
 // Entities
