@@ -68,23 +68,12 @@ const ColumnNames = [
 export const Columns = ColumnNames.join(", ")
 export const ColumnsOf = (alias: string) => ColumnNames.map((c) => `${alias}.${c}`).join(", ")
 
-/** The record keys stored as shared columns; everything else goes to `details`. */
-const SharedKeys = new Set([
-  "id",
-  "name",
-  "slug",
-  "status",
-  "categories",
-  "chains",
-  "urls",
-  "external_ids",
-  "description",
-  "is_active",
-  "is_private",
-  "created_at",
-  "updated_at"
-])
 const VaultColumns = new Set(["curator_id", "is_framework"])
+
+/** The record keys stored as shared columns (every column but the type, the vault's and `details`). */
+const SharedKeys = new Set(
+  ColumnNames.filter((c) => c !== "entity_type" && c !== "details" && !VaultColumns.has(c))
+)
 
 export const toRecord = (row: EntityRow): EntityRecord => {
   const record: Record<string, unknown> = {
