@@ -62,13 +62,21 @@ describe("a ratings serve process started with them", () => {
       const idle = rssMiB()
       // A burst of refusals (422: limit below 1) from 32 connections: the path that grew RSS most in the soak.
       const url = `http://127.0.0.1:${p}/api/v1/protocols?limit=0`
-      const until = Date.now() + 8_000
+      // The load runs until RSS has grown well past the tenth the server waits for
+      // (a busy machine serves fewer requests a second), for at most 45 seconds.
+      const until = Date.now() + 45_000
+      const grown = () => rssMiB() >= idle * 1.2
+      let stop = false
       await Promise.all(
-        Array.from({ length: 32 }, async () => {
-          while (Date.now() < until) await (await fetch(url)).arrayBuffer()
+        Array.from({ length: 32 }, async (_, i) => {
+          while (!stop && Date.now() < until) {
+            await (await fetch(url)).arrayBuffer()
+            if (i === 0 && grown()) stop = true
+          }
         })
       )
       const loaded = rssMiB()
+      assert.isAtLeast(loaded, idle * 1.2, `the load did not grow RSS (idle ${idle} MiB, now ${loaded} MiB)`)
       const line = await waitForOutput(
         child,
         /quiet: memory returned to the system \(RSS \d+ MiB -> \d+ MiB\)/,
@@ -88,5 +96,5 @@ describe("a ratings serve process started with them", () => {
       await exited(child)
       await db.drop()
     }
-  }, 120_000)
+  }, 150_000)
 })
