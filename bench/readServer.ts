@@ -13,7 +13,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import type { RateLimitTable } from "@ratings/adapters-http/server/limits/RateLimit"
-import { application, database, responseCache } from "@ratings/server/Layers"
+import { application, database, keyVersions, responseCache } from "@ratings/server/Layers"
 import { Layer, Redacted } from "effect"
 
 const [port, url, cache] = process.argv.slice(2)
@@ -44,6 +44,8 @@ const server = serve({
   host: "127.0.0.1",
   policies: { limits: BenchLimits },
   responseCache: cache === "on" ? responseCache() : undefined,
+  // Off, every read is a miss as in production: keys are still held under the keys' version.
+  keyVersions: cache === "off" ? keyVersions : undefined,
   metrics: process.env.RATINGS_METRICS === "true" ? { token: metricsToken } : undefined
 }).pipe(Layer.provide(application(key).pipe(Layer.provideMerge(database(url)))))
 

@@ -4,6 +4,7 @@
  * them, the importer, and the HTTP server's response cache.
  */
 import { ResponseCache, type ResponseCacheConfig } from "@ratings/adapters-http/server/cache/ResponseCache"
+import { KeyVersions } from "@ratings/adapters-http/server/KeyMemo"
 import * as LayerQuSource from "@ratings/adapters-http/upstream/LayerQuSource"
 import { NodeIdGenerator } from "@ratings/adapters-sql/NodeIdGenerator"
 import * as PgAlertRuleRepository from "@ratings/adapters-sql/PgAlertRuleRepository"
@@ -159,6 +160,14 @@ export const responseCache = (config?: ResponseCacheConfig) =>
       versions: Effect.flatMap(PgCacheInvalidation.CacheInvalidation, (invalidation) => invalidation.versions)
     }
   ).pipe(Layer.provide(PgCacheInvalidation.layer))
+
+/**
+ * For a server without the response cache: the versions its key memo holds
+ * API keys under, read as the cache reads them. Needs the PgClient of `database`.
+ */
+export const keyVersions = KeyVersions.layer(
+  Effect.flatMap(PgCacheInvalidation.CacheInvalidation, (invalidation) => invalidation.versions)
+).pipe(Layer.provide(PgCacheInvalidation.layer))
 
 /**
  * The webhook dispatcher of a server process: its loop runs for the lifetime

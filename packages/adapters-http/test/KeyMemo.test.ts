@@ -1,117 +1,105 @@
 /**
- * Keys held in memory by the authentication middleware when the server has a
- * response cache checked against the database's versions (issue 15: a keyed
- * request costs the shared version read, not a key lookup of its own), over
- * Postgres as in production:
- * - a remembered key is used without a lookup while the keys' version holds;
- * - a revocation (which bumps that version in its own statement) refuses the
- *   key on the very next request, on cached and uncached routes alike, and
- *   whoever revoked it (the server's store or a repository of its own, as
- *   another process; ResponseCacheAcrossProcesses covers real processes);
- * - a key refused while unknown works on its first request once created
- *   (unknown keys are not remembered).
+ * The key memo of a server without a response cache (KeyMemo.ts,
+ * KeyVersions): keys are held under the keys' version read by one query
+ * shared by the requests waiting for it, looked up again once a revocation
+ * bumps the version, and looked up every time when no versions can be read.
  */
-import { PgClient } from "@effect/sql-pg"
-import { assert, describe, layer } from "@effect/vitest"
-import * as PgApiKeyRepository from "@ratings/adapters-sql/PgApiKeyRepository"
-import * as PgCacheInvalidation from "@ratings/adapters-sql/PgCacheInvalidation"
+import { assert, describe, it } from "@effect/vitest"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
-import { Effect, Layer, Option } from "effect"
-import { displayPrefix, generateApiKey, hashApiKey } from "../src/server/ApiKeyCrypto.ts"
-import { ResponseCache } from "../src/server/cache/ResponseCache.ts"
-import { Seed } from "./fixtures.ts"
-import { database, TestServer } from "./TestServer.ts"
+import { ApiKeyRepositoryMemory } from "@ratings/domain/ports/memory/ApiKeyRepositoryMemory"
+import { Context, Effect, Layer, Option } from "effect"
+import { hashApiKey, issueApiKey } from "../src/server/ApiKeyCrypto.ts"
+import { KeyMemo, KeyVersions } from "../src/server/KeyMemo.ts"
 
-/** Every call of the key store's lookup, counted. */
-const lookups = { count: 0 }
-
-const countingKeys = Layer.effect(
-  ApiKeyRepository,
-  Effect.map(ApiKeyRepository, (keys) =>
-    ApiKeyRepository.of({
-      ...keys,
-      findActiveByHash: (hash) =>
-        Effect.suspend(() => {
-          lookups.count++
-          return keys.findActiveByHash(hash)
-        })
-    })
+/** The memo as `serve` builds it without a cache, over counted lookups and counted version reads. */
+const world = Effect.gen(function* () {
+  const keys = yield* ApiKeyRepository
+  const counts = { lookups: 0, versionReads: 0, version: 1, down: false }
+  const counted = ApiKeyRepository.of({
+    ...keys,
+    findActiveByHash: (hash) =>
+      Effect.suspend(() => {
+        counts.lookups++
+        return keys.findActiveByHash(hash)
+      })
+  })
+  const read = Effect.suspend(() => {
+    counts.versionReads++
+    return counts.down ? Effect.fail("down") : Effect.succeed({ api_keys: String(counts.version) })
+  }).pipe(Effect.delay("5 millis"))
+  const context = yield* Layer.build(
+    KeyMemo.layer.pipe(
+      Layer.provide(KeyVersions.layer(read)),
+      Layer.provide(Layer.succeed(ApiKeyRepository, counted))
+    )
   )
-)
+  const issued = issueApiKey({ name: "memo", tier: "pro" })
+  yield* Effect.orDie(keys.create(issued.record))
+  return { memo: Context.get(context, KeyMemo), counts, issued, keys }
+}).pipe(Effect.provide(ApiKeyRepositoryMemory.layer))
 
-/** The production cache: entries and keys checked against the versions in the server's own database. */
-const pgCache = ResponseCache.layer({
-  versions: Effect.flatMap(database, (sql) => PgCacheInvalidation.currentVersions(sql))
-})
-
-const InvalidKey = { detail: { error: "invalid_key" } }
-
-layer(TestServer.layerPostgres(Seed, { responseCache: pgCache, apiKeys: countingKeys }), {
-  excludeTestServices: true
-})("keys held in memory (Postgres, versioned cache)", (it) => {
-  describe("the key memo", () => {
-    it.effect("a key is looked up once, then used from memory while the keys' version holds", () =>
+describe("key memo without a response cache", () => {
+  it.live("holds a key under the keys' version: one lookup for many requests", () =>
+    Effect.scoped(
       Effect.gen(function* () {
-        const server = yield* TestServer
-        const { key } = yield* server.createKey("enterprise")
-        const before = lookups.count
-        for (const path of [
-          "/api/v1/protocols",
-          "/api/v1/protocols/protocol-alpha/questions",
-          "/api/v1/incidents"
-        ]) {
-          const r = yield* server.get(path, { authorization: `Bearer ${key}` })
-          assert.strictEqual(r.status, 200, path)
+        const { memo, counts, issued } = yield* world
+        const hash = hashApiKey(issued.key)
+        for (let i = 0; i < 5; i++) {
+          const { found } = yield* memo.keyOf(hash)
+          assert.isTrue(Option.isSome(found))
         }
-        assert.strictEqual(lookups.count - before, 1, "one lookup for three requests")
+        assert.strictEqual(counts.lookups, 1)
+        assert.strictEqual(counts.versionReads, 5)
       })
     )
+  )
 
-    it.effect(
-      "a revocation refuses the key on the next request, cached and uncached routes alike, also when a repository outside the server revoked it",
-      () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          // A repository of its own, as another process would hold: nothing passes through the server.
-          const pg = Option.getOrThrow(yield* Effect.serviceOption(PgClient.PgClient))
-          const elsewhere = yield* PgApiKeyRepository.make.pipe(Effect.provideService(PgClient.PgClient, pg))
-          for (const revoker of [server.keys, elsewhere]) {
-            const { key, id } = yield* server.createKey("pro")
-            const cached = "/api/v1/protocols/protocol-alpha/history"
-            assert.strictEqual((yield* server.get(cached, { authorization: `Bearer ${key}` })).status, 200)
-            assert.strictEqual((yield* server.get(cached, { authorization: `Bearer ${key}` })).status, 200)
-            assert.isTrue(yield* Effect.orDie(revoker.revoke(id, new Date().toISOString())))
-            for (const path of [cached, "/api/v1/protocols", "/api/v1/incidents"]) {
-              const r = yield* server.get(path, { authorization: `Bearer ${key}` })
-              assert.strictEqual(r.status, 401, path)
-              assert.deepStrictEqual(r.json, InvalidKey, path)
-            }
-          }
-        })
+  it.live("requests waiting at once share one version read", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { memo, counts, issued } = yield* world
+        const hash = hashApiKey(issued.key)
+        yield* memo.keyOf(hash)
+        const before = counts.versionReads
+        yield* Effect.all(
+          Array.from({ length: 50 }, () => memo.keyOf(hash)),
+          { concurrency: "unbounded" }
+        )
+        assert.isAtMost(
+          counts.versionReads - before,
+          3,
+          "50 concurrent requests, at most a few version reads"
+        )
+        assert.strictEqual(counts.lookups, 1)
+      })
     )
+  )
 
-    it.effect(
-      "an unknown key is not held: refused while unknown, it works on its first request once created",
-      () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const key = generateApiKey()
-          const asKey = { authorization: `Bearer ${key}` }
-          for (let i = 0; i < 2; i++)
-            assert.strictEqual((yield* server.get("/api/v1/protocols", asKey)).status, 401, "unknown")
-          yield* Effect.orDie(
-            server.keys.create({
-              id: crypto.randomUUID(),
-              name: "created later",
-              tier: "free",
-              account_id: crypto.randomUUID(),
-              prefix: displayPrefix(key),
-              hash: hashApiKey(key),
-              created_at: new Date().toISOString()
-            })
-          )
-          assert.strictEqual((yield* server.get("/api/v1/protocols", asKey)).status, 200)
-        })
+  it.live("a revocation (the version bumped) sends the next request to the store, which refuses it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { memo, counts, issued, keys } = yield* world
+        const hash = hashApiKey(issued.key)
+        yield* memo.keyOf(hash)
+        const [record] = (yield* Effect.orDie(keys.list())).filter((k) => k.name === "memo")
+        yield* Effect.orDie(keys.revoke(record!.id, new Date().toISOString()))
+        counts.version++
+        const { found } = yield* memo.keyOf(hash)
+        assert.isTrue(Option.isNone(found), "the revoked key is not held past the revocation")
+        assert.strictEqual(counts.lookups, 2)
+      })
     )
-  })
+  )
+
+  it.live("without versions (their read fails) every request looks its key up", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { memo, counts, issued } = yield* world
+        counts.down = true
+        const hash = hashApiKey(issued.key)
+        for (let i = 0; i < 3; i++) yield* memo.keyOf(hash)
+        assert.strictEqual(counts.lookups, 3)
+      })
+    )
+  )
 })

@@ -29,7 +29,7 @@ import { drain } from "./front/Drain.ts"
 import { type ConnectionLimits, createServer, type NodeServer } from "./front/NodeServer.ts"
 import { layer as layerNodeServer } from "./front/ServerLayer.ts"
 import { HitLane } from "./HitLane.ts"
-import { KeyMemo } from "./KeyMemo.ts"
+import { KeyMemo, type KeyVersions } from "./KeyMemo.ts"
 import { type AccessLog, accessLogMiddleware, makeAccessLog } from "./AccessLog.ts"
 import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import { ResponseCache } from "./cache/ResponseCache.ts"
@@ -225,6 +225,8 @@ export const serve = <E = never, R = never>(options: {
   readonly auth?: AuthConfig | undefined
   readonly policies?: PoliciesConfig | undefined
   readonly responseCache?: Layer.Layer<ResponseCache, E, R> | undefined
+  /** Without a response cache, the versions the key memo holds keys under (KeyMemo.ts); ignored with one. */
+  readonly keyVersions?: Layer.Layer<KeyVersions, E, R> | undefined
   /**
    * More routes beside the API's (the app's dashboard page, the MCP endpoint);
    * a path among them with its own body limit goes in `connections.bodyLimits`.
@@ -276,7 +278,9 @@ export const serve = <E = never, R = never>(options: {
     Layer.provide(Admission.layer(options.auth)),
     Layer.provide(KeyMemo.layer),
     Layer.provide(layerCallerPolicies(options.policies, options.metrics !== undefined)),
-    Layer.provide(options.responseCache ?? (Layer.empty as Layer.Layer<never, E, R>)),
+    Layer.provide(
+      options.responseCache ?? options.keyVersions ?? (Layer.empty as Layer.Layer<never, E, R>)
+    ),
     Layer.provide(Layer.succeed(ServerShutdown, ServerShutdown.of({ cutting: () => cutting }))),
     Layer.provide(
       layerNodeServer(

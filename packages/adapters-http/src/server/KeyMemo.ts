@@ -4,14 +4,16 @@
  * the version read before the lookup and used only under that same version,
  * else looked up again. So a revoked key is refused on the first request that
  * begins after the revocation committed, in every process; unknown keys are
- * not remembered. Without versions every request looks its key up. One memo
- * serves the admission step of both entrances.
+ * not remembered. The versions are the response cache's, else KeyVersions'
+ * (a server without the cache); without either every request looks its key
+ * up. One memo serves the admission step of both entrances.
  */
 import type { ApiKeyInfo } from "@ratings/domain/model/Caller"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Context, Effect, Layer, Option } from "effect"
 import { ServiceUnavailableError } from "../api/Errors.ts"
 import { type CacheVersions, ResponseCache } from "./cache/ResponseCache.ts"
+import { makeVersionReader } from "./cache/Versions.ts"
 
 /** The most keys held in memory; past it the longest held is forgotten first. */
 export const MaxRememberedKeys = 10_000
@@ -82,13 +84,29 @@ export class KeyMemo extends Context.Service<
     return KeyMemo.of({ keyOf, held })
   }
 
-  /** The memo over the key store, checked against the response cache's versions when it has them. */
+  /** The memo over the key store, checked against the response cache's versions, else KeyVersions'. */
   static readonly layer = Layer.effect(
     KeyMemo,
     Effect.gen(function* () {
       const keys = yield* ApiKeyRepository
       const cache = Option.getOrUndefined(yield* Effect.serviceOption(ResponseCache))
-      return KeyMemo.make(keys, cache?.versions)
+      const own = Option.getOrUndefined(yield* Effect.serviceOption(KeyVersions))
+      return KeyMemo.make(keys, cache?.versions ?? own)
     })
   )
+}
+
+/**
+ * The current versions for a server without a response cache: the same
+ * query the cache reads, shared by the requests waiting when it is sent
+ * (Versions.ts), so the key memo holds keys there too.
+ */
+export class KeyVersions extends Context.Service<KeyVersions, Effect.Effect<CacheVersions, void>>()(
+  "@ratings/adapters-http/KeyVersions"
+) {
+  static readonly layer = <E, R>(read: Effect.Effect<CacheVersions, E, R>) =>
+    Layer.effect(
+      KeyVersions,
+      Effect.map(makeVersionReader(read), (reader) => reader.current)
+    )
 }
