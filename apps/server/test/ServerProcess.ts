@@ -52,7 +52,10 @@ export const importedDatabase = Effect.gen(function* () {
 })
 
 /** `serve`'s options but the port, host and cache, which `serverProcess` sets (no access log unless given). */
-export type ServeOptions = Omit<Parameters<typeof serve>[0], "port" | "host" | "responseCache" | "keyVersions">
+export type ServeOptions = Omit<
+  Parameters<typeof serve>[0],
+  "port" | "host" | "responseCache" | "keyVersions"
+>
 
 /**
  * Process B: the production layers over the database with `cache` in front,

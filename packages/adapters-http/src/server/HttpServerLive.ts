@@ -288,9 +288,7 @@ export const serve = <E = never, R = never>(options: {
     Layer.provide(Admission.layer(options.auth)),
     Layer.provide(KeyMemo.layer),
     Layer.provide(layerCallerPolicies(options.policies, options.metrics !== undefined)),
-    Layer.provide(
-      options.responseCache ?? options.keyVersions ?? (Layer.empty as Layer.Layer<never, E, R>)
-    ),
+    Layer.provide(options.responseCache ?? options.keyVersions ?? (Layer.empty as Layer.Layer<never, E, R>)),
     Layer.provide(Layer.succeed(ServerShutdown, ServerShutdown.of({ cutting: () => cutting }))),
     Layer.provide(
       layerNodeServer(

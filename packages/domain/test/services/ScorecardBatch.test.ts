@@ -34,10 +34,20 @@ const counted = Layer.effect(
     ScorecardRepository.of({
       ...store,
       latestPublishedOf: (type, ids) =>
-        Effect.suspend(() => ((reads.batched += 1), store.latestPublishedOf(type, ids))),
+        Effect.suspend(() => {
+          reads.batched += 1
+          return store.latestPublishedOf(type, ids)
+        }),
       listForEntities: (type, ids) =>
-        Effect.suspend(() => ((reads.batched += 1), store.listForEntities(type, ids))),
-      listForEntity: (type, id) => Effect.suspend(() => ((reads.single += 1), store.listForEntity(type, id)))
+        Effect.suspend(() => {
+          reads.batched += 1
+          return store.listForEntities(type, ids)
+        }),
+      listForEntity: (type, id) =>
+        Effect.suspend(() => {
+          reads.single += 1
+          return store.listForEntity(type, id)
+        })
     })
   )
 ).pipe(Layer.provide(ScorecardRepositoryMemory.layer({ scorecards: cards, history: [] })))
