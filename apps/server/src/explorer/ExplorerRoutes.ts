@@ -19,6 +19,7 @@ import { AssetRoutes } from "./Assets.ts"
 import { listRoutes } from "./ListRoutes.ts"
 import type { ExplorerSettings } from "./Pages.ts"
 import { signInRoutes } from "./SignIn.ts"
+import { webhooksRoutes } from "./WebhooksRoutes.ts"
 
 /**
  * The explorer's routes under the server's authentication settings (the
@@ -42,7 +43,12 @@ export const explorerRoutes = (auth: AuthConfig) =>
         cache: Option.getOrUndefined(yield* Effect.serviceOption(ResponseCache)),
         trustedHops: trustedHops(auth.trustProxy)
       }
-      return Layer.mergeAll(AssetRoutes, ...listRoutes(settings), ...signInRoutes(settings))
+      return Layer.mergeAll(
+        AssetRoutes,
+        ...listRoutes(settings),
+        ...signInRoutes(settings),
+        webhooksRoutes(settings)
+      )
     })
     // The server checks the same configuration as it starts: unusable, it does not start.
   ).pipe(Layer.provide(Layer.orDie(Admission.layer(auth))))
