@@ -68,7 +68,7 @@ describe("operator branding from the environment", () => {
       const dashboard = await fetch(`${base}/dashboard`)
       assert.strictEqual(dashboard.url, `${base}/webhooks`)
       const tab = await dashboard.text()
-      assert.include(tab, '<title>Webhooks · Acme &lt;Risk> &amp; "Desk"</title>')
+      assert.include(tab, "<title>Webhooks · Acme &lt;Risk> &amp; &quot;Desk&quot;</title>")
       assert.include(tab, 'href="https://legal.acme.example/terms?v=3#agents"')
       assert.notInclude(tab, "<Risk>", "the name is escaped in the page")
       assert.notInclude(tab, "DeFi Risk Ratings")

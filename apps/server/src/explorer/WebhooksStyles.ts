@@ -30,4 +30,5 @@ button.primary { background: #1f4fa0; border-color: #1f4fa0; color: #fff; justif
 .key-once { background: #fff8e0; border: 2px solid #8a6a00; padding: .4rem .9rem; margin: 1rem 0; }
 .key-once h2 { margin-top: .4rem; }
 #signing-key { font-size: 1rem; user-select: all; }
+#log-title, .key-once p { overflow-wrap: anywhere; }
 `
