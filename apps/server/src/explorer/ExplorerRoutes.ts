@@ -16,6 +16,8 @@ import { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { Effect, Layer, Option } from "effect"
 import { AssetRoutes } from "./Assets.ts"
+import { entityRoutes } from "./EntityRoutes.ts"
+import { feedRoutes } from "./FeedPages.ts"
 import { listRoutes } from "./ListRoutes.ts"
 import type { ExplorerSettings } from "./Pages.ts"
 import { signInRoutes } from "./SignIn.ts"
@@ -46,6 +48,8 @@ export const explorerRoutes = (auth: AuthConfig) =>
       return Layer.mergeAll(
         AssetRoutes,
         ...listRoutes(settings),
+        ...entityRoutes(settings),
+        ...feedRoutes(settings),
         ...signInRoutes(settings),
         webhooksRoutes(settings)
       )
