@@ -296,6 +296,11 @@ describe("the Webhooks tab", () => {
     })
     assert.strictEqual(json.status, 400)
     assert.include(await json.text(), "A webhook URL is required")
+    const huge = await send("/webhooks/rules", {
+      key: world.keys.pro2,
+      form: ruleForm({ webhook_url: "https://hooks.example.com/x", name: "n".repeat(4 * 2 ** 20) })
+    })
+    assert.strictEqual(huge.status, 413, "a body past the server's limit is refused before it is read")
     const badLog = await send("/webhooks?log=not-a-rule", { key: world.keys.pro2 })
     assert.strictEqual(badLog.status, 400)
     const badId = await send("/webhooks/rules/not-a-uuid/delete", {
