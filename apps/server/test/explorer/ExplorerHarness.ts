@@ -44,6 +44,8 @@ const extraEntities = () => {
 
 export interface Explorer {
   readonly base: string
+  /** `ratings <args>` against the server's database. */
+  readonly cli: (args: ReadonlyArray<string>) => Promise<string>
   readonly keys: { readonly free: string; readonly pro: string; readonly enterprise: string }
   readonly stop: () => Promise<void>
 }
@@ -70,6 +72,7 @@ export const startExplorer = async (): Promise<Explorer> => {
   await waitForOutput(child, /Listening on/, 60_000)
   return {
     base: `http://127.0.0.1:${port}`,
+    cli: (args) => ok(args, env),
     keys,
     stop: async () => {
       child.kill("SIGTERM")

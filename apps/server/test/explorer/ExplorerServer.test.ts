@@ -206,4 +206,27 @@ describe("the ratings explorer served by ratings serve", () => {
     assert.strictEqual(revoked.status, 401)
     assert.match(revoked.headers.get("set-cookie") ?? "", /Max-Age=0/)
   })
+
+  it("list and entity pages keep their ETag (a 304 on revalidation) until a change, which shows at once", async () => {
+    for (const path of ["/protocols?sort=name", "/protocols/aave-v3"]) {
+      const first = await get(explorer.base, path)
+      const again = await get(explorer.base, path)
+      assert.strictEqual(again.headers.get("etag"), first.headers.get("etag"), path)
+      const tag = first.headers.get("etag") ?? ""
+      const revalidated = await fetch(`${explorer.base}${path}`, {
+        headers: { "if-none-match": tag, "x-forwarded-for": "10.200.0.1" }
+      })
+      assert.strictEqual(revalidated.status, 304, path)
+    }
+    assert.include((await get(explorer.base, "/protocols?sort=name")).text, "Aave V3")
+    await explorer.cli(["status", "protocol", "aave-v3", "approved"])
+    try {
+      const list = await get(explorer.base, "/protocols?sort=name")
+      assert.notInclude(list.text, "Aave V3")
+      assert.strictEqual((await get(explorer.base, "/protocols/aave-v3")).status, 404)
+    } finally {
+      await explorer.cli(["status", "protocol", "aave-v3", "published"])
+    }
+    assert.include((await get(explorer.base, "/protocols?sort=name")).text, "Aave V3")
+  })
 })
