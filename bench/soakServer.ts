@@ -2,7 +2,7 @@
  * Soak benchmark child process: `ratings serve` as ServeCommand composes it
  * (configuration from the environment, the production layers over
  * DATABASE_URL, the response cache invalidated through Postgres, the
- * dashboard route, authentication and caller policies from the
+ * explorer's routes, authentication and caller policies from the
  * configuration), with one change: every caller kind's rate limit is raised
  * so that the limiter still counts each request (its cost stays in the
  * measurement) but refuses none of the soak's traffic. The configuration has
@@ -16,7 +16,7 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import type { RateLimitTable } from "@ratings/adapters-http/server/limits/RateLimit"
 import { AppInfo, AppLayer } from "@ratings/server/AppLayer"
-import { DashboardRoutes } from "@ratings/server/dashboard/DashboardPage"
+import { explorerRoutes } from "@ratings/server/explorer/ExplorerRoutes"
 import { httpOptions } from "@ratings/server/HttpOptions"
 import { responseCache } from "@ratings/server/Layers"
 import { Effect, Layer } from "effect"
@@ -42,7 +42,7 @@ const program = Effect.gen(function* () {
       auth: http.auth,
       policies: { ...http.policies, limits: SoakLimits },
       responseCache: responseCache(),
-      routes: DashboardRoutes
+      routes: explorerRoutes(http.auth)
     })
   )
 }).pipe(Effect.provide(AppLayer), Effect.provide(NodeServices.layer))

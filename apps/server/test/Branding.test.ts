@@ -4,9 +4,10 @@
  * RATINGS_SITE_URL, RATINGS_TERMS_URL and RATINGS_ATTRIBUTION publishes under
  * them in /methodology, the Link and X-Attribution headers (answered by the
  * router and then by the lane of cache hits, which repeats the router's
- * headers), the OpenAPI info, the docs page and the dashboard page; a bad
- * value stops the start with a message naming its variable. The browser view
- * of the dashboard is DashboardPage.test.ts; every value's check is Config.test.ts.
+ * headers), the OpenAPI info, the docs page and the explorer's Webhooks tab
+ * (where the dashboard page was); a bad value stops the start with a message
+ * naming its variable. The browser view of the tab is
+ * explorer/WebhooksBrowser.test.ts; every value's check is Config.test.ts.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
@@ -29,7 +30,7 @@ const AcmeLink =
   '<https://legal.acme.example/terms?v=3#agents>; rel="terms-of-service"'
 
 describe("operator branding from the environment", () => {
-  it("a server started with the RATINGS_* branding publishes under it: methodology, headers (router and lane), OpenAPI, docs and dashboard", async () => {
+  it("a server started with the RATINGS_* branding publishes under it: methodology, headers (router and lane), OpenAPI, docs and the Webhooks tab", async () => {
     const p = await port()
     const child = startCli(["serve", "--no-demo"], { PORT: String(p), DATABASE_URL: db.url, ...AcmeEnv })
     try {
@@ -63,11 +64,14 @@ describe("operator branding from the environment", () => {
       assert.include(docs, '<title>Acme &lt;Risk&gt; &amp; "Desk" API</title>', "escaped by the Scalar page")
       assert.notInclude(docs, "<Risk>", "the name is escaped in the page, in its text and its script")
 
-      const dashboard = await (await fetch(`${base}/dashboard`)).text()
-      assert.include(dashboard, "<title>Webhook watchlist · Acme &lt;Risk&gt; &amp; &quot;Desk&quot;</title>")
-      assert.include(dashboard, 'href="https://legal.acme.example/terms?v=3#agents"')
-      assert.notInclude(dashboard, "<Risk>", "the name is escaped in the page")
-      assert.notInclude(dashboard, "DeFi Risk Ratings")
+      // The old dashboard address leads to the tab, which is closed without a key but branded all the same.
+      const dashboard = await fetch(`${base}/dashboard`)
+      assert.strictEqual(dashboard.url, `${base}/webhooks`)
+      const tab = await dashboard.text()
+      assert.include(tab, "<title>Webhooks · Acme &lt;Risk> &amp; &quot;Desk&quot;</title>")
+      assert.include(tab, 'href="https://legal.acme.example/terms?v=3#agents"')
+      assert.notInclude(tab, "<Risk>", "the name is escaped in the page")
+      assert.notInclude(tab, "DeFi Risk Ratings")
     } finally {
       child.kill("SIGTERM")
       await exited(child)

@@ -10,6 +10,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { matchesIfNoneMatch } from "@ratings/adapters-http/server/Caching"
 import { ExplorerScript } from "./Script.ts"
 import { ExplorerCss } from "./Styles.ts"
+import { WebhooksCss } from "./WebhooksStyles.ts"
 
 interface Asset {
   readonly path: `/${string}`
@@ -24,7 +25,7 @@ const assetOf = (path: `/${string}`, text: string, contentType: string): Asset =
   return { path, body, contentType, hash }
 }
 
-export const CssAsset = assetOf("/assets/explorer.css", ExplorerCss, "text/css; charset=utf-8")
+export const CssAsset = assetOf("/assets/explorer.css", ExplorerCss + WebhooksCss, "text/css; charset=utf-8")
 export const ScriptAsset = assetOf("/assets/explorer.js", ExplorerScript, "text/javascript; charset=utf-8")
 
 /** The URL a page links an asset by: its path and its content's hash. */

@@ -21,6 +21,7 @@ import { feedRoutes } from "./FeedPages.ts"
 import { listRoutes } from "./ListRoutes.ts"
 import type { ExplorerSettings } from "./Pages.ts"
 import { signInRoutes } from "./SignIn.ts"
+import { webhooksRoutes } from "./WebhooksRoutes.ts"
 
 /**
  * The explorer's routes under the server's authentication settings (the
@@ -49,7 +50,8 @@ export const explorerRoutes = (auth: AuthConfig) =>
         ...listRoutes(settings),
         ...entityRoutes(settings),
         ...feedRoutes(settings),
-        ...signInRoutes(settings)
+        ...signInRoutes(settings),
+        webhooksRoutes(settings)
       )
     })
     // The server checks the same configuration as it starts: unusable, it does not start.

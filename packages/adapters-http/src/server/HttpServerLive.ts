@@ -59,7 +59,7 @@ export const DocsRoute = Layer.unwrap(
 /**
  * The API and its docs page. SecurityHeaders is provided, so built first: it
  * wraps the other global middleware and every route, the app's own (the
- * dashboard, the MCP endpoint) included.
+ * explorer, the MCP endpoint) included.
  */
 export const allRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors, RouterFallbacks).pipe(
   Layer.provide(SecurityHeaders)
@@ -238,7 +238,7 @@ export const serve = <E = never, R = never>(options: {
   /** Without a response cache, the versions the key memo holds keys under (KeyMemo.ts); ignored with one. */
   readonly keyVersions?: Layer.Layer<KeyVersions, E, R> | undefined
   /**
-   * More routes beside the API's (the app's dashboard page, the MCP endpoint);
+   * More routes beside the API's (the app's explorer pages, the MCP endpoint);
    * a path among them with its own body limit goes in `connections.bodyLimits`.
    */
   readonly routes?: Layer.Layer<never, never, RouteServices> | undefined
