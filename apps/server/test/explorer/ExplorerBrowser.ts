@@ -50,8 +50,15 @@ const check = (what: string, r: { code: number | null; stdout: string; stderr: s
   return r.stdout.trim()
 }
 
-/** A `ratings serve` on a fresh database holding the demo data, once it listens; `dispose` stops it and drops the database. */
-export const startExplorerServer = async (): Promise<ExplorerServer> => {
+/**
+ * A `ratings serve` on a fresh database holding the demo data (and, with
+ * `generated`, that many entities of the deterministic scale dataset beside
+ * it, for lists longer than a page), once it listens; `dispose` stops it and
+ * drops the database.
+ */
+export const startExplorerServer = async (
+  options: { readonly generated?: number } = {}
+): Promise<ExplorerServer> => {
   const db = await scratchDatabase()
   const port = await Effect.runPromise(freePort)
   const env: Record<string, string> = {
@@ -62,6 +69,15 @@ export const startExplorerServer = async (): Promise<ExplorerServer> => {
     NODE_ENV: "test"
   }
   check("ratings import (demo)", await runCli(["import", DemoDataDir], env))
+  if (options.generated !== undefined) {
+    const out = join(env.RATINGS_DATA_DIR!, "generated")
+    const n = String(options.generated)
+    check(
+      "demo generate",
+      await runCli(["demo", "generate", "--entities", n, "--seed", "explorer", "--out", out], env)
+    )
+    check("ratings import (generated)", await runCli(["import", out], env))
+  }
   const key = async (tier: string) =>
     check(
       `keys create ${tier}`,

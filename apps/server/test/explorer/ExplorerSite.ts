@@ -60,7 +60,7 @@ export const demoEntities = (): ReadonlyArray<EntityRef> => {
 }
 
 export interface HiddenEntity extends EntityRef {
-  /** Its composite figures as an admin reads them (one decimal, as pages print composites). */
+  /** Its composite figures with a fraction, as an admin reads them and pages print them (whole ones are too common to tell). */
   readonly figures: ReadonlyArray<string>
 }
 
@@ -72,9 +72,10 @@ export interface CallerView {
   readonly hidden: ReadonlyArray<HiddenEntity>
 }
 
-const oneDecimal = (n: unknown): ReadonlyArray<string> => (typeof n === "number" ? [n.toFixed(1)] : [])
+const fractional = (n: unknown): ReadonlyArray<string> =>
+  typeof n === "number" && !Number.isInteger(n) ? [String(n)] : []
 
-/** The figures of an entity's scorecards as `caller` reads them (composite and intrinsic, one decimal). */
+/** The fractional figures of an entity's scorecards as `caller` reads them (composite and intrinsic). */
 export const scorecardFigures = async (
   server: ExplorerServer,
   caller: CallerName | "admin",
@@ -83,8 +84,8 @@ export const scorecardFigures = async (
   const r = await api(server, caller, `${entityPath(e)}/scorecards?limit=100`)
   if (r.status !== 200) return []
   return r.body.items.flatMap((card: { composite_score?: unknown; intrinsic_composite_score?: unknown }) => [
-    ...oneDecimal(card.composite_score),
-    ...oneDecimal(card.intrinsic_composite_score)
+    ...fractional(card.composite_score),
+    ...fractional(card.intrinsic_composite_score)
   ])
 }
 
