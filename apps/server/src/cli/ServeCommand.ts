@@ -21,6 +21,7 @@ import { Command, Flag } from "effect/cli"
 import { AppInfo, ServeAppLayer } from "../AppLayer.ts"
 import type { ServerConfig } from "../Config.ts"
 import { DashboardRoutes } from "../dashboard/DashboardPage.ts"
+import { explorerRoutes } from "../explorer/ExplorerRoutes.ts"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { checkIdentityProvider, httpOptions } from "../HttpOptions.ts"
 import { responseCache, webhookDispatcherLoop } from "../Layers.ts"
@@ -51,11 +52,12 @@ const loadDemo = Effect.gen(function* () {
 })
 
 /**
- * The routes served beside the API: the dashboard page, and the MCP server
- * for AI agents at /mcp, which limits per client address as authentication
- * establishes it (behind the proxies `auth` trusts).
+ * The routes served beside the API: the ratings explorer, the dashboard page,
+ * and the MCP server for AI agents at /mcp, which limits per client address
+ * as authentication establishes it (behind the proxies `auth` trusts).
  */
-const appRoutes = (auth: AuthConfig) => Layer.merge(DashboardRoutes, mcpRoutes(trustedHops(auth.trustProxy)))
+const appRoutes = (auth: AuthConfig) =>
+  Layer.mergeAll(explorerRoutes(auth), DashboardRoutes, mcpRoutes(trustedHops(auth.trustProxy)))
 
 /** What the server says once its port is bound and its configuration checked. */
 const announce = (

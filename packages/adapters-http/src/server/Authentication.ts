@@ -40,7 +40,9 @@ export class AdmittedDraw extends Context.Service<AdmittedDraw, Allowance>()(
 export const factsOf = (request: HttpServerRequest.HttpServerRequest): AdmissionFacts => ({
   authorization: request.headers.authorization,
   remoteAddress: Option.getOrUndefined(request.remoteAddress),
-  forwardedFor: request.headers["x-forwarded-for"]
+  forwardedFor: request.headers["x-forwarded-for"],
+  cookie: request.headers.cookie,
+  target: request.url
 })
 
 /** Whether the endpoint's requests count on the request rate: those under CallerPolicies. */

@@ -16,7 +16,7 @@ import { type CallerKind, callerKind, KeyTiers } from "@ratings/domain/model/Cal
 import { Context, Effect, Layer } from "effect"
 import type { AccessLog } from "./AccessLog.ts"
 import { Admission, type Decision } from "./admission/Admission.ts"
-import { type Credential, credentialOf } from "./admission/Credential.ts"
+import { type Credential, requestCredential } from "./admission/Credential.ts"
 import * as Step from "./admission/Step.ts"
 import { looksLikeApiKey } from "./ApiKeyCrypto.ts"
 import { matchesIfNoneMatch } from "./Caching.ts"
@@ -129,7 +129,9 @@ const attempt = (a: Attempt, versions: CacheVersions | undefined): void => {
   const facts = {
     authorization: request.headers.authorization,
     remoteAddress: request.socket.remoteAddress,
-    forwardedFor: request.headers["x-forwarded-for"] as string | undefined
+    forwardedFor: request.headers["x-forwarded-for"] as string | undefined,
+    cookie: request.headers.cookie,
+    target: request.url
   }
   Step.run(
     a.deps.admission.admit(facts, versions),
@@ -153,7 +155,7 @@ export const makeLane = (deps: LaneDeps): HitLane["Service"] => {
       return
     }
     const handOver = passOn
-    const credential = credentialOf(request.headers.authorization)
+    const credential = requestCredential(request.headers.authorization, request.headers.cookie, target)
     const key = credential._tag === "ApiKey" && looksLikeApiKey(credential.key) ? credential.key : undefined
     if (!mayKnow(hits, target, credential, key)) {
       handOver()

@@ -9,6 +9,7 @@
  * (rate limits, attribution, cache headers) from `serve`'s `policies` option;
  * CORS wraps every route at the router.
  */
+import type { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
 import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -69,10 +70,19 @@ export const allRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors, RouterFallba
 
 /**
  * What routes mounted beside the API's (`serve`'s `routes`) may use: the
- * router (a handler's failure is answered as the router answers any), and
- * the server's rate limiter (the MCP endpoint draws its sessions from it).
+ * router (a handler's failure is answered as the router answers any), the
+ * server's rate limiter (the MCP endpoint draws its sessions from it), and
+ * what the API's own handlers and its admission read (the domain's
+ * services and the key store: the explorer's pages read through the same,
+ * and admit their callers by the same step). The server's KeyMemo and ResponseCache are
+ * there too when it has them (read with `Effect.serviceOption`).
  */
-export type RouteServices = HttpRouter.HttpRouter | HttpRouter.Request<"Error", unknown> | RequestRateLimiter
+export type RouteServices =
+  | HttpRouter.HttpRouter
+  | HttpRouter.Request<"Error", unknown>
+  | RequestRateLimiter
+  | ApiKeyRepository
+  | Layer.Services<typeof ApiRoutes>
 
 /** The configuration of the caller policies: where rate-limit counters live, and the limits. */
 export type PoliciesConfig = RateLimitConfig

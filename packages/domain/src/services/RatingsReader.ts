@@ -32,6 +32,7 @@ import { entityDetail, entityScorecards, type ListRequest, listEntities } from "
 import { type ListSnapshot, listSnapshot } from "./reader/ListSnapshot.ts"
 import { methodology } from "./reader/Methodology.ts"
 import type { NotFound, ReadError, ReaderPorts } from "./reader/ReadAccess.ts"
+import { scorecardsOfMany } from "./reader/ScorecardBatch.ts"
 import { domains, evidence, history, questions, rubric, scorecardById } from "./reader/RatingReads.ts"
 
 export type { ListRequest } from "./reader/EntityReads.ts"
@@ -97,6 +98,16 @@ export class RatingsReader extends Context.Service<
       scorecardId: string
     ) => Effect.Effect<ScorecardDetail, ReadError>
     readonly methodology: () => Effect.Effect<MethodologyBody, StoreError>
+    /**
+     * The scorecard lists of many entities of a type at once, each as the
+     * caller's tier lists it on the scorecard route (reader/ScorecardBatch.ts):
+     * for listed entities (the ids of `list` or `listSnapshot` records).
+     */
+    readonly scorecardsOfMany: (
+      caller: Caller,
+      type: EntityType,
+      entityIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<Scorecard>>, StoreError>
   }
 >()("@ratings/domain/services/RatingsReader") {
   /**
@@ -125,7 +136,8 @@ export class RatingsReader extends Context.Service<
         rubric: (caller, type, slug) => rubric(ports, caller, type, slug),
         evidence: (caller, type, slug) => evidence(ports, caller, type, slug),
         scorecardById: (caller, type, scorecardId) => scorecardById(ports, caller, type, scorecardId),
-        methodology: () => methodology(ports, branding)
+        methodology: () => methodology(ports, branding),
+        scorecardsOfMany: (caller, type, entityIds) => scorecardsOfMany(ports, caller, type, entityIds)
       })
     })
   )

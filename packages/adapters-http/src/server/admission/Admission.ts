@@ -22,7 +22,7 @@ import { KeyMemo } from "../KeyMemo.ts"
 import { type Allowance, type Denied, type LimiterSteps, RequestRateLimiter } from "../limits/RateLimit.ts"
 import { type LimitHeaders, NoHeaders } from "../limits/Windows.ts"
 import { type CacheVersions, ResponseCache } from "../cache/ResponseCache.ts"
-import { addressOf, credentialOf } from "./Credential.ts"
+import { addressOf, requestCredential } from "./Credential.ts"
 import * as Step from "./Step.ts"
 
 /** What admission reads of a request. */
@@ -30,6 +30,10 @@ export interface AdmissionFacts {
   readonly authorization: string | undefined
   readonly remoteAddress: string | undefined
   readonly forwardedFor: string | undefined
+  /** The Cookie header: its key cookie counts only on the explorer's paths (Credential.ts). */
+  readonly cookie?: string | undefined
+  /** The request target, which says whether the cookie counts. */
+  readonly target?: string | undefined
 }
 
 export interface Admitted {
@@ -154,7 +158,7 @@ const establish = (
   versions: CacheVersions | undefined
 ): Step.Step<Decision> => {
   const address = addressOf(facts.remoteAddress, facts.forwardedFor, d.hops)
-  const credential = credentialOf(facts.authorization)
+  const credential = requestCredential(facts.authorization, facts.cookie, facts.target)
   switch (credential._tag) {
     case "None":
       return admitted(Caller.anonymous(address), address, versions)

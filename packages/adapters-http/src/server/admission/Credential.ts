@@ -1,7 +1,10 @@
 /**
  * What a request presents to admission: its credential, read from the
- * `Authorization` header (spec part 5), and its client address: the
- * socket's, or behind trusted proxies the one they forwarded.
+ * `Authorization` header (spec part 5) or, on the explorer's pages and forms
+ * only, from the `ratings_key` cookie its sign-in form sets (never on the
+ * API, /mcp or anything else: a cookie there would invite cross-site
+ * requests); and its client address: the socket's, or behind trusted proxies
+ * the one they forwarded.
  */
 import { isIP } from "node:net"
 import type { Option } from "effect"
@@ -25,6 +28,69 @@ export const credentialOf = (authorization: string | undefined): Credential => {
   const token = BearerPattern.exec(authorization)?.[1]
   if (token === undefined) return Malformed
   return token.startsWith(KeyPrefix) ? { _tag: "ApiKey", key: token } : { _tag: "Jwt", token }
+}
+
+/** The cookie the explorer's sign-in form keeps an API key in. */
+export const KeyCookie = "ratings_key"
+
+/**
+ * The first path segments of the explorer's pages and forms (its home is
+ * `/`): the only paths on which the cookie is a credential. Its static
+ * assets need no caller and are not among them.
+ */
+export const ExplorerSegments: ReadonlySet<string> = new Set([
+  "",
+  "protocols",
+  "chains",
+  "tokens",
+  "oracles",
+  "vaults",
+  "organisations",
+  "bridges",
+  "incidents",
+  "methodology",
+  "quantum",
+  "webhooks",
+  "sign-in",
+  "sign-out"
+])
+
+/** Whether the cookie counts on this path (a request target; its query is ignored). */
+export const isExplorerPath = (target: string | undefined): boolean => {
+  if (target === undefined || !target.startsWith("/")) return false
+  const end = target.search(/[?#]/)
+  const path = end === -1 ? target : target.slice(0, end)
+  const slash = path.indexOf("/", 1)
+  return ExplorerSegments.has(slash === -1 ? path.slice(1) : path.slice(1, slash))
+}
+
+/** The value of the key cookie in a Cookie header, if it holds one that is not empty. */
+export const keyCookieOf = (cookie: string | undefined): string | undefined => {
+  if (cookie === undefined) return undefined
+  for (const part of cookie.split(";")) {
+    const eq = part.indexOf("=")
+    if (eq === -1 || part.slice(0, eq).trim() !== KeyCookie) continue
+    const value = part.slice(eq + 1).trim()
+    return value === "" ? undefined : value
+  }
+  return undefined
+}
+
+/**
+ * The credential a request presents on its path: the Authorization header's,
+ * else on an explorer path the key cookie's (any value but a key is
+ * malformed), else none.
+ */
+export const requestCredential = (
+  authorization: string | undefined,
+  cookie: string | undefined,
+  target: string | undefined
+): Credential => {
+  const header = credentialOf(authorization)
+  if (header._tag !== "None" || !isExplorerPath(target)) return header
+  const key = keyCookieOf(cookie)
+  if (key === undefined) return NoCredential
+  return { _tag: "ApiKey", key }
 }
 
 /**

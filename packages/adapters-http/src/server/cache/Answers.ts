@@ -25,8 +25,8 @@ export interface CachedAnswer {
   readonly heads: Partial<Record<CallerKind, Head>>
 }
 
-export const cachedAnswer = (body: Uint8Array): CachedAnswer => {
-  const response = encodedResponse(body)
+export const cachedAnswer = (body: Uint8Array, contentType?: string): CachedAnswer => {
+  const response = encodedResponse(body, contentType)
   return { response, body, etag: response.headers.etag ?? "", heads: {} }
 }
 

@@ -1,6 +1,8 @@
 /**
  * What a cacheable read declares to the response cache: who asks, its key,
- * what it depends on, how to compute it, and how its answer is encoded.
+ * what it depends on, how to compute it, and how its answer is encoded: with
+ * an endpoint's JSON success codec, or as a page (an HTML answer of the
+ * explorer, rendered from the value).
  */
 import type { Caller } from "@ratings/domain/model/Caller"
 import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
@@ -20,8 +22,26 @@ export interface SnapshotSource<S, E> {
   readonly body: (snapshot: S) => Uint8Array | undefined
 }
 
+/** How a page's value becomes its answer: its body, and the body's content type. */
+export interface PageEncoding<A> {
+  readonly contentType: string
+  /** The body of the value (pure and synchronous: a rendering). */
+  readonly render: (value: A) => Uint8Array
+}
+
 /** One cacheable read: what identifies it, how to compute it, and what it depends on. */
-export interface Cacheable<A, E, S = unknown> {
+export type Cacheable<A, E, S = unknown> = CacheableRead<A, E, S> &
+  (
+    | {
+        /** The endpoint's success codec, the one HttpApiBuilder encodes the value with. */
+        readonly schema: S.Top
+        readonly page?: undefined
+      }
+    | { readonly schema?: undefined; readonly page: PageEncoding<A> }
+  )
+
+/** What every cacheable read declares, whatever its encoding. */
+export interface CacheableRead<A, E, S> {
   readonly caller: Caller
   /** The route and its normalised parameters; the projection class is added to it by the cache. */
   readonly key: string
@@ -35,8 +55,6 @@ export interface Cacheable<A, E, S = unknown> {
   readonly also?: ReadonlyArray<ChangeTopic> | undefined
   /** When the value changes with the clock alone (the quantum stale flag): the instant (epoch ms) it may. */
   readonly expiresAt?: ((value: A) => number | undefined) | undefined
-  /** The endpoint's success codec, the one HttpApiBuilder encodes the value with. */
-  readonly schema: S.Top
   /** Called only on a miss (or when the read is not cached): a hit builds no query at all. */
   readonly compute: () => Effect.Effect<A, E>
   /** The one entity the value shows; undefined when it depends on every entity of the type (a list). */
@@ -44,6 +62,12 @@ export interface Cacheable<A, E, S = unknown> {
   /** Where a miss's body may come from instead of `compute` (its entry then depends on the whole type). */
   readonly snapshot?: SnapshotSource<S, E> | undefined
 }
+
+/** The content type of a read's answers. */
+export const contentTypeOf = <A, E, S>(read: Cacheable<A, E, S>): string =>
+  read.page === undefined ? JsonContentType : read.page.contentType
+
+export const JsonContentType = "application/json"
 
 /** A read's type, then the other topics it shows. */
 export const topicsOf = <A, E, S>(read: Cacheable<A, E, S>): ReadonlyArray<ChangeTopic> =>

@@ -24,6 +24,9 @@ export const encoderOf = (schema: S.Top): Encoder => {
   return encoder
 }
 
-/** The response a cached body is served as: JSON, with its strong ETag computed once. */
-export const encodedResponse = (body: Uint8Array): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.uint8Array(body, { contentType: "application/json", headers: { etag: entityTag(body) } })
+/** The response a cached body is served as: JSON unless said, with its strong ETag computed once. */
+export const encodedResponse = (
+  body: Uint8Array,
+  contentType = "application/json"
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.uint8Array(body, { contentType, headers: { etag: entityTag(body) } })

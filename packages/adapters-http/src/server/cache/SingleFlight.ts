@@ -8,7 +8,7 @@
 import type { ChangeTopic } from "@ratings/domain/model/ChangeTopic"
 import { Deferred, Effect, Exit } from "effect"
 import { type CachedAnswer, cachedAnswer } from "./Answers.ts"
-import { type Cacheable, topicsOf } from "./Cacheable.ts"
+import { type Cacheable, contentTypeOf, topicsOf } from "./Cacheable.ts"
 import { encoderOf } from "./Encoding.ts"
 import type { EntityChange, ProjectionStore } from "./ProjectionStore.ts"
 import type { Snapshots } from "./Snapshots.ts"
@@ -34,8 +34,12 @@ export const makeMisses = (store: ProjectionStore<CachedAnswer>, snapshots: Snap
 
   /** The body of a miss: from the read's snapshot when it can answer (then type-wide), else computed. */
   const bodyOf = <A, E, S>(read: Cacheable<A, E, S>, prefix: string): Effect.Effect<MissBody, E> => {
+    const encode = (value: A): Effect.Effect<Uint8Array> => {
+      const page = read.page
+      return page === undefined ? encoderOf(read.schema)(value) : Effect.sync(() => page.render(value))
+    }
     const computed = Effect.flatMap(read.compute(), (value) =>
-      Effect.map(encoderOf(read.schema)(value), (body) => ({
+      Effect.map(encode(value), (body) => ({
         body,
         entityId: read.entityOf(value),
         expiresAt: read.expiresAt?.(value)
@@ -55,7 +59,7 @@ export const makeMisses = (store: ProjectionStore<CachedAnswer>, snapshots: Snap
     Effect.clockWith((clock) => {
       const ticket = store.ticket()
       return Effect.map(bodyOf(read, prefix), ({ body, entityId, expiresAt }) => {
-        const answer = cachedAnswer(body)
+        const answer = cachedAnswer(body, contentTypeOf(read))
         const bytes = body.byteLength + key.length * 2 + EntryOverhead
         const dependency = { type: read.type, entityId, also: read.also, expiresAt }
         store.set(key, answer, bytes, dependency, ticket, clock.currentTimeMillisUnsafe())
