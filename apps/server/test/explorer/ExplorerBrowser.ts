@@ -6,6 +6,8 @@
  * every request that would leave the server refused and recorded, axe-core's
  * serious and critical violations, horizontal scrolling, a page's compressed
  * weight, and screenshots written outside the repository (`ScreenshotDir`).
+ * The test's own reads come from loopback addresses of their own and keys of
+ * their own, so that they never spend the browser's rate-limit allowance.
  */
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs"
 import { request } from "node:http"
@@ -38,8 +40,10 @@ export const MaxPageBytes = 150 * 1024
 export interface ExplorerServer {
   readonly base: string
   readonly env: Record<string, string>
-  /** The key of each keyed caller (none for anonymous). */
+  /** The key of each keyed caller (none for anonymous), for its browser session. */
   readonly keys: { readonly [C in Exclude<CallerName, "anonymous">]: string }
+  /** Another key of each tier, for the test's own API reads as that caller. */
+  readonly apiKeys: { readonly [C in Exclude<CallerName, "anonymous">]: string }
   /** An admin bearer token (`ratings dev token`): what is hidden is read through it. */
   readonly adminToken: string
   readonly dispose: () => Promise<void>
@@ -83,7 +87,13 @@ export const startExplorerServer = async (
       `keys create ${tier}`,
       await runCli(["keys", "create", "--tier", tier, "--name", `explorer ${tier}`], env)
     )
-  const keys = { free: await key("free"), pro: await key("pro"), enterprise: await key("enterprise") }
+  const keysFor = async () => ({
+    free: await key("free"),
+    pro: await key("pro"),
+    enterprise: await key("enterprise")
+  })
+  const keys = await keysFor()
+  const apiKeys = await keysFor()
   // The dev identity provider's key pair must exist before the server starts, so that it trusts it.
   const adminToken = check("dev token", await runCli(["dev", "token"], env))
   const server = startCli(["serve", "--no-demo"], env)
@@ -98,6 +108,7 @@ export const startExplorerServer = async (
     base: `http://127.0.0.1:${port}`,
     env,
     keys,
+    apiKeys,
     adminToken,
     dispose: async () => {
       if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM")
@@ -114,7 +125,39 @@ export const authorizationOf = (
 ): Record<string, string> =>
   caller === "anonymous"
     ? {}
-    : { authorization: `Bearer ${caller === "admin" ? server.adminToken : server.keys[caller]}` }
+    : { authorization: `Bearer ${caller === "admin" ? server.adminToken : server.apiKeys[caller]}` }
+
+let nextAddress = 0
+
+/** A loopback address not used before in this run (127.0.x.y): each read counts against a fresh allowance. */
+const freshLoopback = (): string => {
+  const n = nextAddress++
+  return `127.0.${1 + (Math.floor(n / 250) % 250)}.${1 + (n % 250)}`
+}
+
+export interface Got {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  /** The body as sent (compressed when the server compressed it). */
+  readonly raw: Buffer
+  readonly text: string
+}
+
+/** One GET from a fresh loopback address (node:http, no decompression). */
+export const httpGet = (url: string, headers: Record<string, string> = {}): Promise<Got> =>
+  new Promise((resolve, reject) => {
+    const req = request(url, { headers, localAddress: freshLoopback() }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => {
+        const raw = Buffer.concat(chunks)
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, text: raw.toString("utf8") })
+      })
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.end()
+  })
 
 /** An API read as a caller: its status and JSON body (undefined when not JSON). */
 export const api = async (
@@ -123,17 +166,17 @@ export const api = async (
   path: string
   // biome-ignore lint/suspicious/noExplicitAny: answers are probed field by field
 ): Promise<{ readonly status: number; readonly body: any }> => {
-  const response = await fetch(`${server.base}/api/v1${path}`, {
-    headers: { accept: "application/json", ...authorizationOf(server, caller) }
+  const r = await httpGet(`${server.base}/api/v1${path}`, {
+    accept: "application/json",
+    ...authorizationOf(server, caller)
   })
-  const text = await response.text()
   let body: unknown
   try {
-    body = JSON.parse(text)
+    body = JSON.parse(r.text)
   } catch {
     body = undefined
   }
-  return { status: response.status, body }
+  return { status: r.status, body }
 }
 
 export const launchExplorerBrowser = (): Promise<Browser> => launchChromium()
@@ -217,26 +260,12 @@ export const shoot = async (page: Page, name: string): Promise<string> => {
   return path
 }
 
-/** One GET with accept-encoding gzip: the bytes as sent on the wire (compressed, or gzipped here when sent plain). */
-const wireBytes = (
-  url: string,
-  headers: Record<string, string>
-): Promise<{ status: number; bytes: number; body: Buffer }> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { headers: { "accept-encoding": "br, gzip", ...headers } }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => {
-        const body = Buffer.concat(chunks)
-        const encoded =
-          res.headers["content-encoding"] !== undefined && res.headers["content-encoding"] !== "identity"
-        resolve({ status: res.statusCode ?? 0, bytes: encoded ? body.length : gzipSync(body).length, body })
-      })
-      res.on("error", reject)
-    })
-    req.on("error", reject)
-    req.end()
-  })
+/** The bytes of a GET as sent to a client accepting gzip (gzipped here when the server sends it plain). */
+const wireBytes = async (url: string, headers: Record<string, string>): Promise<number> => {
+  const r = await httpGet(url, { "accept-encoding": "br, gzip", ...headers })
+  const encoding = r.headers["content-encoding"]
+  return encoding !== undefined && encoding !== "identity" ? r.raw.length : gzipSync(r.raw).length
+}
 
 /**
  * What a page costs compressed: its HTML and each style sheet, script and
@@ -252,10 +281,10 @@ export const compressedWeight = async (page: Page, url: string, cookie?: string)
     `[...document.querySelectorAll("link[rel=stylesheet][href], script[src], img[src]")]
       .map((e) => e.getAttribute("href") ?? e.getAttribute("src"))`
   )) as ReadonlyArray<string>
-  let total = html.bytes
+  let total = html
   for (const asset of new Set(assets.map((a) => new URL(a, url).href))) {
     if (!asset.startsWith(origin)) continue
-    total += (await wireBytes(asset, headers)).bytes
+    total += await wireBytes(asset, headers)
   }
   return total
 }

@@ -117,7 +117,11 @@ const checkCaller = async (caller: CallerName) => {
   } finally {
     await context.close()
   }
-  assert.deepStrictEqual(problems, [], `${caller}: every entity page's figures are the API's`)
+  assert.deepStrictEqual(
+    problems,
+    [],
+    `${caller}: every entity page's figures are the API's:\n${problems.join("\n")}`
+  )
 }
 
 describe("explorer figures equal the API's", () => {

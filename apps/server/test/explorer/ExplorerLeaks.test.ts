@@ -11,7 +11,14 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { EntityTypes, PluralOf } from "@ratings/domain/model/EntityType"
-import { api, Callers, type CallerName, type ExplorerServer, startExplorerServer } from "./ExplorerBrowser.ts"
+import {
+  api,
+  Callers,
+  type CallerName,
+  type ExplorerServer,
+  httpGet,
+  startExplorerServer
+} from "./ExplorerBrowser.ts"
 import { type CallerView, entityPath, FixedPages, listPath, viewOf } from "./ExplorerSite.ts"
 
 /** The most pages read per caller. */
@@ -115,11 +122,11 @@ const walk = async (caller: CallerName) => {
   let read = 0
   while (queue.length > 0 && read < MaxPages) {
     const path = queue.shift()!
-    const r = await fetch(`${server.base}${path}`, { headers, redirect: "manual" })
+    const r = await httpGet(`${server.base}${path}`, headers)
     read++
-    if (r.status >= 500) leaks.push(`${path}: status ${r.status}`)
-    if (!String(r.headers.get("content-type")).startsWith("text/html")) continue
-    const html = await r.text()
+    if (r.status >= 500 || r.status === 429) leaks.push(`${path}: status ${r.status}`)
+    if (!String(r.headers["content-type"]).startsWith("text/html")) continue
+    const html = r.text
     for (const t of tokens) if (t.pattern.test(html)) leaks.push(`${path}: ${t.what} of hidden ${t.of}`)
     for (const link of linksOf(html, server.base))
       if (!seen.has(link)) {
@@ -133,11 +140,11 @@ const walk = async (caller: CallerName) => {
   )
   const unreached = view.visible.filter((e) => !seen.has(entityPath(e))).map(entityPath)
   assert.deepStrictEqual(unreached, [], `${caller}: every entity it may see is linked from the pages`)
-  assert.deepStrictEqual(leaks, [], `${caller}: nothing hidden on any page`)
+  assert.deepStrictEqual(leaks, [], `${caller}: nothing hidden on any page:\n${leaks.join("\n")}`)
   for (const e of view.hidden) {
-    const r = await fetch(`${server.base}${entityPath(e)}`, { headers })
+    const r = await httpGet(`${server.base}${entityPath(e)}`, headers)
     assert.strictEqual(r.status, 404, `${caller}: the page of hidden ${e.type} ${e.slug}`)
-    assert.notInclude(await r.text(), e.name, `${caller}: the 404 of ${e.slug} does not name it`)
+    assert.notInclude(r.text, e.name, `${caller}: the 404 of ${e.slug} does not name it`)
   }
 }
 

@@ -119,12 +119,19 @@ describe("explorer lists", () => {
     for (const type of ["protocol", "chain"] as const) {
       const path = listPath(type)
       const rated = (rows: ReadonlyArray<ShownRow>) => rows.filter((r) => r.composite !== null)
+      const dated = (rs: ReadonlyArray<ShownRow>) =>
+        rs.flatMap((r) => {
+          const m = /\d{4}-\d{2}-\d{2}/.exec(r.change)
+          return m === null ? [] : [m[0]]
+        })
       let rows = (await allPages(page, `${path}?sort=name&order=asc`)).rows
       assert.isTrue(
         isOrdered(rows, (a, b) => byName(a, b) <= 0),
         `${type}: name A to Z`
       )
       rows = (await allPages(page, `${path}?sort=composite&order=desc`)).rows
+      assert.isAbove(rated(rows).length, 1, `${type}: rows with a composite to order`)
+      assert.isAbove(dated(rows).length, 1, `${type}: rows with a last change to order`)
       assert.isTrue(
         isOrdered(rated(rows), (a, b) => a.composite! >= b.composite!),
         `${type}: composite high first`
@@ -148,11 +155,6 @@ describe("explorer lists", () => {
         isOrdered(rated(rows), (a, b) => rankOf(a.grade) >= rankOf(b.grade)),
         `${type}: worst grade first`
       )
-      const dated = (rs: ReadonlyArray<ShownRow>) =>
-        rs.flatMap((r) => {
-          const m = /\d{4}-\d{2}-\d{2}/.exec(r.change)
-          return m === null ? [] : [m[0]]
-        })
       rows = (await allPages(page, `${path}?sort=change&order=desc`)).rows
       assert.isTrue(
         isOrdered(dated(rows), (a, b) => a >= b),
