@@ -16,6 +16,8 @@ import { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { Branding } from "@ratings/domain/model/ServiceInfo"
 import { Effect, Layer, Option } from "effect"
 import { AssetRoutes } from "./Assets.ts"
+import { entityRoutes } from "./EntityRoutes.ts"
+import { feedRoutes } from "./FeedPages.ts"
 import { listRoutes } from "./ListRoutes.ts"
 import type { ExplorerSettings } from "./Pages.ts"
 import { signInRoutes } from "./SignIn.ts"
@@ -42,7 +44,13 @@ export const explorerRoutes = (auth: AuthConfig) =>
         cache: Option.getOrUndefined(yield* Effect.serviceOption(ResponseCache)),
         trustedHops: trustedHops(auth.trustProxy)
       }
-      return Layer.mergeAll(AssetRoutes, ...listRoutes(settings), ...signInRoutes(settings))
+      return Layer.mergeAll(
+        AssetRoutes,
+        ...listRoutes(settings),
+        ...entityRoutes(settings),
+        ...feedRoutes(settings),
+        ...signInRoutes(settings)
+      )
     })
     // The server checks the same configuration as it starts: unusable, it does not start.
   ).pipe(Layer.provide(Layer.orDie(Admission.layer(auth))))

@@ -48,7 +48,7 @@ export interface TypeRows {
   readonly chains: ReadonlyArray<ChainRef>
 }
 
-const chainsOf = (record: EntityRecord): ReadonlyArray<ChainRef> => {
+export const chainsOf = (record: EntityRecord): ReadonlyArray<ChainRef> => {
   const r = record as { readonly chains?: ReadonlyArray<ChainRef>; readonly chain?: ChainRef }
   const all = [...(r.chain === undefined ? [] : [r.chain]), ...(r.chains ?? [])]
   const seen = new Set<string>()

@@ -30,6 +30,8 @@ export interface PageRead<A, E, S> {
   readonly compute: () => Effect.Effect<A, E>
   readonly render: (value: A) => Uint8Array
   readonly snapshot?: SnapshotSource<S, E> | undefined
+  /** When the page changes with the clock alone (the quantum stale flag): the instant (epoch ms) it may. */
+  readonly expiresAt?: (() => number | undefined) | undefined
 }
 
 /** The server's response cache, if it has one (read when the routes are built). */
@@ -67,6 +69,7 @@ export const respondPage = <A, E, S>(
     compute: read.compute,
     entityOf: () => undefined,
     snapshot: read.snapshot,
+    expiresAt: read.expiresAt,
     page: { contentType: HtmlContentType, render: read.render }
   })
   return Effect.map(answer, (value) =>
