@@ -1,9 +1,10 @@
 /**
  * Makes the README's screenshot of an explorer entity page from the demo
  * data: starts `ratings serve` on a fresh embedded database in a temporary
- * folder (the demo loads on its first start), opens the entity page in
- * headless Chromium (Debian's, driven by playwright-core) at 1280x900, and
- * writes docs/images/explorer-entity.png. Run it with `npm run
+ * folder (the demo loads on its first start), makes a Pro key there, signs in
+ * with it in headless Chromium (Debian's, driven by playwright-core) so the
+ * page shows its domain scores and history, and writes the entity page at
+ * 1280x900 to docs/images/explorer-entity.png. Run it with `npm run
  * screenshot:readme` after changing how the explorer looks.
  */
 import { spawn } from "node:child_process"
@@ -26,6 +27,19 @@ const freePort = (): Promise<number> =>
       const { port } = probe.address() as { readonly port: number }
       probe.close(() => resolve(port))
     })
+  })
+
+/** `ratings <args>` beside the running server (same data folder); its standard output. */
+const ratings = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(Root, "apps", "server", "src", "main.ts"), ...args], { env })
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (err += d))
+    child.once("exit", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`ratings ${args.join(" ")} exited (${code}):\n${err}`))
+    )
   })
 
 const main = async () => {
@@ -61,6 +75,15 @@ const main = async () => {
     })
     try {
       const page = await browser.newPage({ viewport: Viewport })
+      const created = await ratings(["keys", "create", "--tier", "pro", "--name", "readme screenshot"], env)
+      const key = created.split("\n").find((line) => line.startsWith("rk_"))
+      if (key === undefined) throw new Error(`no key in the output of keys create:\n${created}`)
+      await page.goto(`http://127.0.0.1:${port}/`)
+      await page.fill('form[action="/sign-in"] input[name="key"]', key.trim())
+      await Promise.all([
+        page.waitForLoadState("load"),
+        page.click('form[action="/sign-in"] [type="submit"]')
+      ])
       const response = await page.goto(`http://127.0.0.1:${port}${EntityPath}`, { waitUntil: "networkidle" })
       if (response?.status() !== 200) throw new Error(`${EntityPath} answered ${response?.status()}`)
       mkdirSync(dirname(Output), { recursive: true })
