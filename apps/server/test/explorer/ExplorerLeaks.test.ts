@@ -76,7 +76,7 @@ const apiCorpus = async (view: CallerView): Promise<string> => {
     parts.push((await api(server, view.caller, entityPath(e))).body)
     parts.push((await api(server, view.caller, `${entityPath(e)}/scorecards?limit=100`)).body)
   }
-  for (const path of ["/incidents?limit=200", "/quantum", "/methodology"])
+  for (const path of ["/incidents?limit=200", "/quantum-readiness", "/methodology"])
     parts.push((await api(server, view.caller, path)).body)
   return JSON.stringify(parts)
 }
