@@ -86,7 +86,7 @@ export const lineChart = (points: ReadonlyArray<Point>, caption: string): Node =
   const xOf = (i: number) => Math.round((PlotLeft + (scored.length > 1 ? i * step : PlotWidth / 2)) * 10) / 10
   const yOf = (v: number) =>
     Math.round((PlotTop + PlotHeight - (Math.max(0, Math.min(100, v)) / 100) * PlotHeight) * 10) / 10
-  const line = scored.map((p, i) => `${xOf(i).toFixed(1)},${yOf(p.composite!).toFixed(1)}`).join(" ")
+  const line = scored.map((p, i) => `${xOf(i)},${yOf(p.composite!)}`).join(" ")
   return el(
     "svg",
     {

@@ -17,6 +17,7 @@ import { pager, tierBadge } from "./Components.ts"
 import { el, type Node } from "./Dom.ts"
 import { bytesOf } from "./Html.ts"
 import { Layout } from "./Layout.ts"
+import { MaxRows } from "./ListRows.ts"
 import { PageSize } from "./ListView.ts"
 import { respondPage } from "./PageCache.ts"
 import { BadQuery, type ExplorerSettings, explorerPage, type PageContext } from "./Pages.ts"
@@ -218,9 +219,20 @@ const quantumPage = (context: PageContext) =>
       type: "quantum",
       also: ["chain"],
       compute: () =>
-        Effect.map(context.services.quantum.leagueTableTimed, (timed) => {
-          changesAt = timed.changesAt
-          return timed.value
+        Effect.all({
+          table: Effect.map(context.services.quantum.leagueTableTimed, (timed) => {
+            changesAt = timed.changesAt
+            return timed.value
+          }),
+          readable: Effect.map(
+            context.services.reader.list(context.caller, {
+              entity_type: "chain",
+              categories: [],
+              skip: 0,
+              limit: MaxRows
+            }),
+            (page) => new Set(page.items.map((chain) => chain.slug))
+          )
         }),
       expiresAt: () => changesAt,
       render: (table: QuantumView) =>

@@ -2,14 +2,19 @@
  * The post-quantum readiness league: the third-party snapshot as the API
  * serves it, sortable by chain, QRI, band or stage (links, and the script
  * sorts in place); a chain the source gives no figure for reads "not
- * assessed" and sorts last. It never feeds a grade, and the page says so.
+ * assessed" and sorts last; a row links to its chain's page only when the
+ * caller may read that chain. It never feeds a grade, and the page says so.
  */
 import type { QuantumLeagueTable, QuantumRow, QuantumUnavailable } from "@ratings/domain/model/Quantum"
 import { el, type Node } from "./Dom.ts"
 import { safeUrl } from "./EntityDetails.ts"
 import { dateOf } from "./Words.ts"
 
-export type QuantumView = QuantumLeagueTable | QuantumUnavailable
+/** The league as the API serves it, and the chains the caller may open (a row links only to those). */
+export interface QuantumView {
+  readonly table: QuantumLeagueTable | QuantumUnavailable
+  readonly readable: ReadonlySet<string>
+}
 
 const Keys = ["name", "qri", "band", "stage"] as const
 export interface QuantumSort {
@@ -57,27 +62,35 @@ const header = (sort: QuantumSort, key: QuantumSort["key"], label: string, colum
   )
 }
 
-const row = (r: QuantumRow): Node =>
-  el(
-    "tr",
-    { key: r.slug },
+const row =
+  (readable: ReadonlySet<string>) =>
+  (r: QuantumRow): Node =>
     el(
-      "th",
-      { scope: "row", "data-sort": r.name.toLowerCase() },
-      r.matched_chain_slug === null ? r.name : el("a", { href: `/chains/${r.matched_chain_slug}` }, r.name)
-    ),
-    el("td", { "data-sort": r.qri ?? -1, class: "num" }, r.qri === null ? NotAssessed : String(r.qri)),
-    el(
-      "td",
-      { "data-sort": r.band ?? -1 },
-      r.band === null ? NotAssessed : `${r.band} ${r.band_label ?? ""}`
-    ),
-    el("td", { "data-sort": r.stage ?? -1, class: "num" }, r.stage === null ? NotAssessed : String(r.stage)),
-    el("td", { class: "hide-narrow" }, r.profile),
-    el("td", { class: "hide-narrow" }, r.hybrid)
-  )
+      "tr",
+      { key: r.slug },
+      el(
+        "th",
+        { scope: "row", "data-sort": r.name.toLowerCase() },
+        r.matched_chain_slug === null || !readable.has(r.matched_chain_slug)
+          ? r.name
+          : el("a", { href: `/chains/${r.matched_chain_slug}` }, r.name)
+      ),
+      el("td", { "data-sort": r.qri ?? -1, class: "num" }, r.qri === null ? NotAssessed : String(r.qri)),
+      el(
+        "td",
+        { "data-sort": r.band ?? -1 },
+        r.band === null ? NotAssessed : `${r.band} ${r.band_label ?? ""}`
+      ),
+      el(
+        "td",
+        { "data-sort": r.stage ?? -1, class: "num" },
+        r.stage === null ? NotAssessed : String(r.stage)
+      ),
+      el("td", { class: "hide-narrow" }, r.profile),
+      el("td", { class: "hide-narrow" }, r.hybrid)
+    )
 
-export const quantumContent = (table: QuantumView, sort: QuantumSort): Node => {
+export const quantumContent = ({ table, readable }: QuantumView, sort: QuantumSort): Node => {
   if (!table.available)
     return el(
       "section",
@@ -115,7 +128,7 @@ export const quantumContent = (table: QuantumView, sort: QuantumSort): Node => {
             el("th", { scope: "col", class: "hide-narrow" }, "Hybrid signatures")
           )
         ),
-        el("tbody", null, sortRows(table.rows, sort).map(row))
+        el("tbody", null, sortRows(table.rows, sort).map(row(readable)))
       )
     ),
     el(

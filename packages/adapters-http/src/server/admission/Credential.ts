@@ -39,7 +39,6 @@ export const KeyCookie = "ratings_key"
  * assets need no caller and are not among them.
  */
 export const ExplorerSegments: ReadonlySet<string> = new Set([
-  "",
   "protocols",
   "chains",
   "tokens",
@@ -60,8 +59,10 @@ export const isExplorerPath = (target: string | undefined): boolean => {
   if (target === undefined || !target.startsWith("/")) return false
   const end = target.search(/[?#]/)
   const path = end === -1 ? target : target.slice(0, end)
+  if (path === "/") return true
   const slash = path.indexOf("/", 1)
-  return ExplorerSegments.has(slash === -1 ? path.slice(1) : path.slice(1, slash))
+  const segment = slash === -1 ? path.slice(1) : path.slice(1, slash)
+  return segment !== "" && ExplorerSegments.has(segment)
 }
 
 /** The value of the key cookie in a Cookie header, if it holds one that is not empty. */

@@ -3,7 +3,9 @@
  * caller's tier lists them on its scorecard route (the projection's
  * `projectScorecardList`): for the "public" class the latest published one
  * only, from one batched read of the latest published scorecards; for the
- * others every published version, from one batched read of all versions. A
+ * others every published version, from one batched read of all versions.
+ * Drag hints are left as stored (never shown from here: the scorecard route
+ * projects them). A
  * table of a whole type (the explorer's) is then a fixed number of queries,
  * never one per row.
  */
