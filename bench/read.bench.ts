@@ -54,6 +54,7 @@
  *   (without DATABASE_URL an embedded Postgres is started)
  *   PROTOCOLS=10000 SEED=1 DURATION=5 WARMUP=2 CONNECTIONS=64 PAIRS=4 KEEP=1 (keeps the database)
  *   ROUTES=list,detail-slug (a subset; names below) CALLERS=anonymous,pro LOADGEN=wrk|autocannon
+ *   EXPLORER=0 (without the explorer pages' rows, bench/readExplorer.ts)
  *   LOAD=list,questions (load only these routes; the other routes' bodies are still checked:
  *   what the smoke test in npm test runs)
  */
@@ -81,6 +82,7 @@ import {
   wholeOption,
   withScratchDatabase
 } from "./harness.ts"
+import { type ExplorerRow, explorerRows, explorerTable, explorerTargets } from "./readExplorer.ts"
 import type { LoadReport } from "./soakLoad.ts"
 
 const root = join(import.meta.dirname, "..")
@@ -279,6 +281,8 @@ export interface ReadOptions {
    * an anonymous row likewise on ours (cache) with metrics off and on.
    */
   readonly pairs: number
+  /** Whether the explorer's pages get rows of their own (readExplorer.ts): EXPLORER=0 leaves them out. */
+  readonly explorer: boolean
 }
 
 const listOf = <A extends string>(
@@ -311,7 +315,8 @@ export const parseOptions = (env: NodeJS.ProcessEnv): ReadOptions => {
     callers: listOf(env, "CALLERS", CallerNames),
     loadgen,
     keep: env.KEEP === "1",
-    pairs: wholeOption(env, "PAIRS", 4, 1)
+    pairs: wholeOption(env, "PAIRS", 4, 1),
+    explorer: env.EXPLORER !== "0"
   }
 }
 
@@ -763,7 +768,8 @@ export interface Target {
   readonly name: string
   readonly value: number
   readonly min: number
-  readonly unit: "x" | "%"
+  /** "ms" targets are upper bounds (`min` is then the most allowed). */
+  readonly unit: "x" | "%" | "ms"
   readonly pass: boolean
   /** The figures behind the ratio, when they are not the row's own cells. */
   readonly detail?: string | undefined
@@ -771,6 +777,8 @@ export interface Target {
 
 export interface ReadResult {
   readonly rows: ReadonlyArray<Row>
+  /** The explorer's pages, anonymous, cached (readExplorer.ts). */
+  readonly explorer: ReadonlyArray<ExplorerRow>
   readonly skipped: ReadonlyArray<Skipped>
   /** Rows whose bodies were checked against the baseline but not loaded (LOAD names the routes loaded). */
   readonly checkedOnly: ReadonlyArray<string>
@@ -1076,7 +1084,29 @@ export const readBench = async (
           )
         }
 
-        const targets = targetsOf(rows)
+        const explorer = options.explorer
+          ? await explorerRows({
+              dataset: prepared.dataset,
+              ours,
+              ceiling,
+              work,
+              connections: options.connections,
+              warmup: options.warmup,
+              duration: options.duration,
+              load: (server, file, paths, connections, seconds) =>
+                options.loadgen === "wrk"
+                  ? wrkLoad(server.baseUrl, file, connections, seconds)
+                  : autocannonLoad(
+                      server.baseUrl,
+                      paths.map((path) => ({ path, authorization: undefined })),
+                      connections,
+                      seconds
+                    ),
+              broken,
+              log
+            })
+          : []
+        const targets: ReadonlyArray<Target> = [...targetsOf(rows), ...explorerTargets(explorer)]
         const best = rows.reduce<Row | undefined>(
           (b, r) => (b === undefined || r.ours.rps > b.ours.rps ? r : b),
           undefined
@@ -1104,6 +1134,7 @@ export const readBench = async (
           "",
           ...tableOf(rows),
           "",
+          ...explorerTable(explorer),
           ...(skipped.length === 0
             ? []
             : [
@@ -1116,16 +1147,17 @@ export const readBench = async (
                 `bodies checked against the baseline, not loaded (LOAD) (${checkedOnly.length}): ${checkedOnly.join(", ")}`
               ]),
           "targets, from this run:",
-          ...targets.map(
-            (t) =>
-              `  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.unit === "x" ? `${t.value.toFixed(2)}x` : `${Math.round(t.value)} %`} ` +
-              `(at least ${t.unit === "x" ? `${t.min}x` : `${t.min} %`})${t.detail === undefined ? "" : `; ${t.detail}`}`
+          ...targets.map((t) =>
+            t.unit === "ms"
+              ? `  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${Math.round(t.value)} ms (under ${t.min} ms)`
+              : `  ${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.unit === "x" ? `${t.value.toFixed(2)}x` : `${Math.round(t.value)} %`} ` +
+                `(at least ${t.unit === "x" ? `${t.min}x` : `${t.min} %`})${t.detail === undefined ? "" : `; ${t.detail}`}`
           ),
           `${targets.filter((t) => t.pass).length} of ${targets.length} targets pass; ` +
             `total time ${Math.round((Date.now() - began) / 1000)} s`,
           ...(broken.length === 0 ? [] : ["BROKEN RUN:", ...broken.map((b) => `  ${b}`)])
         ]
-        return { rows, skipped, checkedOnly, targets, broken, report }
+        return { rows, explorer, skipped, checkedOnly, targets, broken, report }
       } finally {
         await Promise.all(servers.map(stop))
         if (options.keep) log(`kept database ${db.url}`)

@@ -1,18 +1,19 @@
 /**
  * Read benchmark child process: our server as `ratings serve` composes it
- * (the production layers over Postgres, `serve` with its caller policies),
- * with every caller kind's rate limit raised (anonymous and the Free, Pro and
- * Enterprise keys alike) so that the limiter still counts every request, its
- * cost staying in the measurement, without refusing the load; and the
- * response cache on or off; with RATINGS_METRICS=true, its Prometheus metrics
- * on (off by default, as in production), /metrics then readable with the
- * bearer token RATINGS_METRICS_TOKEN when it is set.
+ * (the production layers over Postgres, `serve` with its caller policies, the
+ * explorer's pages beside the API), with every caller kind's rate limit
+ * raised (anonymous and the Free, Pro and Enterprise keys alike) so that the
+ * limiter still counts every request, its cost staying in the measurement,
+ * without refusing the load; and the response cache on or off; with
+ * RATINGS_METRICS=true, its Prometheus metrics on (off by default, as in
+ * production), /metrics then readable with RATINGS_METRICS_TOKEN when set.
  *
  *   node bench/readServer.ts <port> <database-url> <cache: on|off>
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { serve } from "@ratings/adapters-http/server/HttpServerLive"
 import type { RateLimitTable } from "@ratings/adapters-http/server/limits/RateLimit"
+import { explorerRoutes } from "@ratings/server/explorer/ExplorerRoutes"
 import { application, database, keyVersions, responseCache } from "@ratings/server/Layers"
 import { Layer, Redacted } from "effect"
 
@@ -43,6 +44,7 @@ const server = serve({
   port: Number(port),
   host: "127.0.0.1",
   policies: { limits: BenchLimits },
+  routes: explorerRoutes({}),
   responseCache: cache === "on" ? responseCache() : undefined,
   // Off, every read is a miss as in production: keys are still held under the keys' version.
   keyVersions: cache === "off" ? keyVersions : undefined,

@@ -21,6 +21,7 @@ import {
   tableOf,
   targetsOf
 } from "../read.bench.ts"
+import { ExplorerP99Ms, ExplorerRoutes, explorerTargets } from "../readExplorer.ts"
 
 const serverUrl = (): string => {
   const url = process.env.DATABASE_URL ?? process.env.RATINGS_TEST_PG_URL
@@ -41,6 +42,17 @@ describe("read benchmark", () => {
     const result = await readBench(serverUrl(), options, () => {})
     assert.deepStrictEqual(result.broken, [])
     const report = result.report.join("\n")
+    // The explorer's list and entity pages, anonymous and cached, are measured beside the API's rows.
+    assert.deepStrictEqual(
+      result.explorer.map((r) => r.route),
+      ExplorerRoutes.map((r) => r.name)
+    )
+    for (const r of result.explorer) {
+      assert.isAbove(r.ours.rps, 0, `${r.route}: ours measured`)
+      assert.isAbove(r.ceiling.rps, 0, `${r.route}: the ceiling measured`)
+      assert.include(report, `| ${r.route} |`)
+      assert.include(report, `${r.route} as anonymous: p99 at ${r.connections} connections`)
+    }
     for (const route of Routes) {
       for (const caller of CallerNames) {
         const row = result.rows.find((r) => r.route === route.name && r.caller === caller)
@@ -124,6 +136,33 @@ describe("read benchmark", () => {
     assert.isUndefined(result.rows[0]!.metricsOn)
     assert.notInclude(result.report.join("\n"), "metrics on / off")
   }, 300_000)
+
+  it("read bench explorer targets: p99 under 50 ms, and ours against the ceiling as the list is held", () => {
+    const cell = (rps: number, p99: number) => ({ rps, p99, errors: 0, non2xx: 0 })
+    const row = (ours: ReturnType<typeof cell>) => ({
+      route: "explorer-entity",
+      requests: 10,
+      bytes: 20_000,
+      connections: 32,
+      ours,
+      ceiling: cell(10_000, 5)
+    })
+    const fast = explorerTargets([row(cell(8_000, 12))])
+    assert.deepStrictEqual(
+      fast.map((t) => [t.name, t.pass]),
+      [
+        ["explorer-entity as anonymous: ours / ceiling", true],
+        ["explorer-entity as anonymous: p99 at 32 connections", true]
+      ]
+    )
+    const slow = explorerTargets([row(cell(3_000, ExplorerP99Ms))])
+    assert.deepStrictEqual(
+      slow.map((t) => t.pass),
+      [false, false],
+      "30 % of the ceiling, and a p99 of 50 ms is not under 50"
+    )
+    assert.strictEqual(slow[1]!.unit, "ms")
+  })
 
   it("read bench options: defaults, subsets in the bench's order, and an invalid value names its option", () => {
     const d = parseOptions({ LOADGEN: "autocannon" })

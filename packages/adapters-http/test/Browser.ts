@@ -2,10 +2,11 @@
  * Headless Chromium for browser tests: the Debian package's binary, driven by
  * playwright-core (which never downloads a browser of its own), and what the
  * tests of a page's headers look for in it: the Content-Security-Policy
- * violations the page met, and whether another origin can frame it.
+ * violations the page met, whether another origin can frame it, and every
+ * request a page makes that would leave the server.
  */
 import { createServer } from "node:http"
-import { type Browser, chromium, type Page } from "playwright-core"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 
 export const ChromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
@@ -71,4 +72,36 @@ export const framedElsewhere = async (
     await page.close()
     await new Promise((resolve) => embedder.close(resolve))
   }
+}
+
+/** Whether a URL a page asked for stays on `origin` (data: and blob: URLs never leave the page). */
+export const staysOn = (url: string, origin: string): boolean => {
+  const { protocol, origin: of } = new URL(url)
+  return protocol === "data:" || protocol === "blob:" || of === origin
+}
+
+/**
+ * Every request the context's pages make from now on that would leave
+ * `origin`, refused before it is sent (so a test never reaches the network):
+ * route interception catches what the page fetches, the `request` event
+ * anything it tries that interception does not see.
+ */
+export const guardOutside = async (
+  context: BrowserContext,
+  origin: string
+): Promise<ReadonlyArray<string>> => {
+  const outside: Array<string> = []
+  const note = (url: string) => {
+    if (!outside.includes(url)) outside.push(url)
+  }
+  await context.route("**/*", (route) => {
+    const url = route.request().url()
+    if (staysOn(url, origin)) return route.continue()
+    note(url)
+    return route.abort("blockedbyclient")
+  })
+  context.on("request", (request) => {
+    if (!staysOn(request.url(), origin)) note(request.url())
+  })
+  return outside
 }

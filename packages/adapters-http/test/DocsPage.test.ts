@@ -4,10 +4,13 @@
  * version and routes from /openapi.json, with no network beyond the server.
  * Its Content-Security-Policy (server/DocsPage.ts) lets it render and send
  * a test request without a single violation, and no other origin may frame it.
+ * It asks for nothing of another origin even with the policy bypassed (no
+ * fonts from the viewer's servers), and the viewer is a cacheable asset.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { framedElsewhere, launchChromium, watchPolicyViolations } from "./Browser.ts"
+import { DocsScriptCacheControl, DocsScriptPath } from "../src/server/DocsPage.ts"
+import { framedElsewhere, guardOutside, launchChromium, watchPolicyViolations } from "./Browser.ts"
 import { AcmeBranding, Seed } from "./fixtures.ts"
 import { TestServer } from "./TestServer.ts"
 
@@ -39,6 +42,63 @@ describe("docs page", () => {
           )
         }).pipe(Effect.scoped),
       60_000
+    )
+
+    it.effect(
+      "/docs asks for nothing from elsewhere: every request of the page, its policy bypassed, stays on the server (no fonts from Scalar's servers)",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const browser = yield* Effect.acquireRelease(Effect.promise(launchChromium), (b) =>
+            Effect.promise(() => b.close())
+          )
+          // With the policy bypassed, what the page asks for is what the viewer is configured to load.
+          const context = yield* Effect.promise(() => browser.newContext({ bypassCSP: true }))
+          const outside = yield* Effect.promise(() => guardOutside(context, new URL(server.baseUrl).origin))
+          const asked: Array<string> = []
+          context.on("request", (r) => asked.push(r.url()))
+          const page = yield* Effect.promise(() => context.newPage())
+          yield* Effect.promise(() => page.goto(`${server.baseUrl}/docs`, { waitUntil: "networkidle" }))
+          yield* Effect.promise(() =>
+            page.getByText("DeFi Risk Ratings API").first().waitFor({ timeout: 20_000 })
+          )
+          yield* Effect.promise(() => page.waitForLoadState("networkidle"))
+          assert.include(asked, `${server.baseUrl}${DocsScriptPath}`, "the viewer is loaded from the server")
+          assert.deepStrictEqual(outside, [], "no request leaves the server")
+          const policy = String(
+            (yield* Effect.promise(() => page.request.get(`${server.baseUrl}/docs`))).headers()[
+              "content-security-policy"
+            ]
+          )
+          assert.notMatch(policy, /https?:|wss?:|\*|font-src/, "the policy names no other origin and no font")
+        }).pipe(Effect.scoped),
+      60_000
+    )
+
+    it.effect("the viewer's script is an asset of its own: JavaScript, cached a day, 304 on its ETag", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const url = `${server.baseUrl}${DocsScriptPath}`
+        const first = yield* Effect.promise(() => fetch(url))
+        assert.strictEqual(first.status, 200)
+        assert.match(String(first.headers.get("content-type")), /^text\/javascript/)
+        assert.strictEqual(first.headers.get("cache-control"), DocsScriptCacheControl)
+        assert.strictEqual(first.headers.get("x-content-type-options"), "nosniff")
+        const script = yield* Effect.promise(() => first.text())
+        assert.include(script, "createApiReference")
+        const etag = first.headers.get("etag")!
+        assert.match(etag, /^"[^"]+"$/)
+        const again = yield* Effect.promise(() => fetch(url, { headers: { "if-none-match": etag } }))
+        assert.strictEqual(again.status, 304)
+        assert.strictEqual(again.headers.get("etag"), etag)
+        const page = yield* Effect.promise(() => fetch(`${server.baseUrl}/docs`).then((r) => r.text()))
+        assert.notInclude(
+          page,
+          "window.Scalar={createApiReference",
+          "the page no longer carries the viewer inline"
+        )
+        assert.isBelow(page.length, script.length / 4, "the page is a small part of what it was")
+      })
     )
 
     it.effect(

@@ -35,7 +35,7 @@ import { type AccessLog, accessLogMiddleware, makeAccessLog } from "./AccessLog.
 import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import { ResponseCache } from "./cache/ResponseCache.ts"
 import { DefaultShutdownGrace, ServerShutdown } from "./ServerShutdown.ts"
-import { DocsPagePolicy } from "./DocsPage.ts"
+import { docsRoutes } from "./DocsPage.ts"
 import { SecurityHeaders } from "./SecurityHeaders.ts"
 
 /**
@@ -50,11 +50,14 @@ export const ApiRoutes = Layer.unwrap(
 
 /**
  * The docs page, rendered from the same branded document (its title is the
- * OpenAPI title), with the Content-Security-Policy of what it loads (DocsPage.ts).
+ * OpenAPI title), with the Content-Security-Policy of what it loads and the
+ * viewer's script as an asset of its own (DocsPage.ts).
  */
 export const DocsRoute = Layer.unwrap(
-  Effect.map(Branding, (branding) => HttpApiScalar.layer(brandedApi(branding), { path: "/docs" }))
-).pipe(Layer.provide(DocsPagePolicy.layer))
+  Effect.map(Branding, (branding) =>
+    docsRoutes((scalar) => HttpApiScalar.layer(brandedApi(branding), { path: "/docs", scalar }))
+  )
+)
 
 /**
  * The API and its docs page. SecurityHeaders is provided, so built first: it
