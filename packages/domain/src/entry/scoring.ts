@@ -5,8 +5,8 @@
  * methodology's promises. `Scoring` is the same as an Effect service.
  * Everything here is pure: no I/O, no Node API, safe in a browser.
  */
-export type { EntityType } from "../model/EntityType.ts"
-export { EntityTypes } from "../model/EntityType.ts"
+export type { EntityType } from "../model/EntityTypeNames.ts"
+export { EntityTypes } from "../model/EntityTypeNames.ts"
 export {
   type CompositeError,
   checkDomainWeights,

@@ -6,15 +6,9 @@
  */
 import { Schema } from "effect"
 import { NonNegativeNumber } from "./Primitives.ts"
+import { sumOfWeights, WeightSumTolerance } from "./WeightSum.ts"
 
-/** Weights are decimals; 1e-6 points is far below any published figure. The scoring core uses this same tolerance. */
-export const WeightSumTolerance = 1e-6
-
-export const sumOfWeights = (weights: { readonly [domain: string]: number }): number => {
-  let sum = 0
-  for (const domain of Object.keys(weights)) sum += weights[domain]!
-  return sum
-}
+export { sumOfWeights, WeightSumTolerance }
 
 const sumsTo100 = Schema.makeFilter<{ readonly [domain: string]: number }>(
   (weights) => {

@@ -3,16 +3,9 @@
  * (spec part 2, "Entity types"). Every other module keys on `EntityType`.
  */
 import { Schema } from "effect"
+import { EntityTypes } from "./EntityTypeNames.ts"
 
-export const EntityTypes = [
-  "protocol",
-  "chain",
-  "token",
-  "oracle",
-  "vault",
-  "organisation",
-  "bridge"
-] as const
+export { EntityTypes }
 export type EntityType = (typeof EntityTypes)[number]
 export const EntityType = Schema.Literals(EntityTypes).annotate({
   description: "Entity type: protocol, chain, token, oracle, vault, organisation or bridge"

@@ -3,7 +3,7 @@
  * domain scores and the entity's own domain weights.
  */
 import { Result } from "effect"
-import { WeightSumTolerance } from "../model/DomainWeights.ts"
+import { WeightSumTolerance } from "../model/WeightSum.ts"
 import * as Decimal from "./Decimal.ts"
 import type { DomainScoreMap } from "./DomainScore.ts"
 import {

@@ -8,7 +8,7 @@
  * rises. An unrated dependency cannot drag (there is no score to compare); it
  * is flagged instead with has_unrated_dependencies.
  */
-import { type EntityType, EntityTypes } from "../model/EntityType.ts"
+import { type EntityType, EntityTypes } from "../model/EntityTypeNames.ts"
 import * as Decimal from "./Decimal.ts"
 
 export interface Dependency {

@@ -2,7 +2,8 @@
  * What the installed-package test asks of a consumer: a TypeScript program
  * that uses every entry point (and must type-check), one with a deliberate
  * type error and one that reaches for an internal module (both must be
- * refused), and a browser entry that scores a scorecard into a global.
+ * refused), and a browser entry that scores a scorecard into a global and
+ * refuses another with a typed error.
  */
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -53,6 +54,14 @@ const r = scoreEntity({
   ]
 })
 globalThis.scored = r._tag === "Success" ? [r.success.composite_score, r.success.grade] : r.failure.message
+const bad = scoreEntity({
+  entity_type: "protocol",
+  categories: [],
+  domain_weights: { security: 60 },
+  answers: [{ domain: "security", score: 1, max_score: 4, weight: 1 }]
+})
+globalThis.refused =
+  bad._tag === "Failure" ? [bad.failure._tag, bad.failure instanceof Error, bad.failure.sum, bad.failure.message] : []
 `
 
 export type Resolution = "nodenext" | "bundler"
