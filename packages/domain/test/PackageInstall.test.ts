@@ -2,6 +2,9 @@
  * Issue 16: @ratings/domain as another tool installs it. The package is packed
  * (its prepack builds dist/), the tarball installed with effect into a scratch
  * project in the OS temp dir, outside the workspace, and there:
+ * - its manifest names the repository and home page, exports only the entry
+ *   points that resolve in the install (the workspace's source-only subpaths
+ *   stay home), and no shipped file cites a spec part (issue 26 point 8);
  * - the README example runs with plain `node` and prints what the README says;
  * - a strict TypeScript consumer type-checks under nodenext and bundler
  *   resolution, while a deliberate type error and an import of an internal
@@ -14,14 +17,14 @@
  *   errors are `Data` errors, so Schema stays out of the bundle).
  */
 import { execFile, execFileSync } from "node:child_process"
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { join, relative } from "node:path"
 import { gzipSync } from "node:zlib"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { build } from "esbuild"
 import { chromium } from "playwright-core"
 import { BrowserEntry, type Resolution, writeConsumer } from "./package/Consumer.ts"
-import { makeScratch, outsideEnv, run, type Scratch } from "./package/Scratch.ts"
+import { makeScratch, outsideEnv, PackageDir, run, type Scratch } from "./package/Scratch.ts"
 import { RepoRoot, ReadmeExampleOutput, readmeExample } from "./support/readmeExample.ts"
 
 const ChromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -38,6 +41,13 @@ beforeAll(() => {
 afterAll(() => {
   if (scratch !== undefined) rmSync(scratch.root, { recursive: true, force: true })
 })
+
+/** Every file of the installed package, recursively. */
+const shippedFiles = (dir: string): Array<string> =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? shippedFiles(path) : [path]
+  })
 
 /** tsc's exit code and output for one tsconfig, run in the consumer project (several at once). */
 const tsc = (config: string): Promise<{ code: number; out: string }> =>
@@ -72,6 +82,55 @@ describe("@ratings/domain installed from its tarball", () => {
     )
     // Exit 0 is the check; --ignore-scripts because pack has just built dist/ with the same script.
     run("npm", ["publish", "--dry-run", "--ignore-scripts"], scratch.stagedPackage)
+  })
+
+  it("names its repository and home page, exports only what it ships, and cites no spec part", () => {
+    const installed = join(scratch.consumer, "node_modules", "@ratings", "domain")
+    const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"))
+    assert.deepStrictEqual(pkg.repository, {
+      type: "git",
+      url: "git+https://github.com/ratings-service/ratings-service.git",
+      directory: "packages/domain"
+    })
+    assert.match(pkg.homepage, /^https:\/\/github\.com\/ratings-service\/ratings-service#/)
+    // The workspace's source-only subpaths and condition stay home; the workspace's manifest is put back.
+    const paths = Object.keys(pkg.exports)
+    assert.deepStrictEqual(paths, [
+      ".",
+      "./scoring",
+      "./grades",
+      "./methodology",
+      "./import-format",
+      "./package.json"
+    ])
+    assert.notInclude(JSON.stringify(pkg.exports), "@ratings/source")
+    assert.strictEqual(
+      readFileSync(join(scratch.stagedPackage, "package.json"), "utf8"),
+      readFileSync(join(PackageDir, "package.json"), "utf8")
+    )
+    const specifiers = paths.map((p) => `@ratings/domain${p.slice(1)}`)
+    const resolved = execFileSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `for (const s of ${JSON.stringify(specifiers)}) {
+          const url = import.meta.resolve(s)
+          if (!s.endsWith(".json")) await import(s)
+          console.log(url.slice(url.indexOf("/node_modules/")))
+        }`
+      ],
+      { cwd: scratch.consumer, env: outsideEnv(), encoding: "utf8" }
+    )
+    assert.strictEqual(resolved.trim().split("\n").length, paths.length, resolved)
+    for (const target of Object.values(pkg.exports) as Array<string | Record<string, string>>) {
+      for (const file of typeof target === "string" ? [target] : Object.values(target)) {
+        assert.isTrue(existsSync(join(installed, file)), file)
+      }
+    }
+    for (const file of shippedFiles(installed)) {
+      assert.notMatch(readFileSync(file, "utf8"), /spec part|\(part \d/i, relative(installed, file))
+    }
   })
 
   it("runs the README example with plain node", () => {

@@ -1,5 +1,5 @@
 /**
- * `@ratings/domain/grades`: the grade ladder (spec part 1 rule 8). A composite
+ * `@ratings/domain/grades`: the grade ladder, seven bands from AAA to D. A composite
  * is rounded half-up to one decimal, then graded by the first band whose
  * minimum it reaches.
  */

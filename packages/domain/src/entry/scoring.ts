@@ -1,5 +1,5 @@
 /**
- * `@ratings/domain/scoring`: score composition (spec part 1) for tools that
+ * `@ratings/domain/scoring`: score composition, answers to graded composite, for tools that
  * embed the core. `scoreEntity` is the whole pipeline from plain data; the
  * other functions are its steps, exported because their properties are the
  * methodology's promises. `Scoring` is the same as an Effect service.

@@ -1,7 +1,7 @@
 /**
  * domain_weights: the percentage-point weight of each domain an entity was
  * actually scored on. Per entity, not per type, and always summing to 100
- * (spec part 1 rules 4-5), so a reader can recompute the composite from the
+ * (composite = sum of domain_score x weight), so a reader can recompute it from the
  * same response.
  */
 import { Schema } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Bridges (spec part 1 rule 6): four universal domains plus one domain per
+ * Bridges: four universal domains plus one domain per
  * category the bridge carries, renormalised to 100; one 62-question catalogue
  * in canonical order, of which each bridge answers the universal questions and
  * those of its own categories.

@@ -1,5 +1,5 @@
 /**
- * Level 2 of score composition (spec part 1 rules 4-5): the composite from
+ * Level 2 of score composition: the composite from
  * domain scores and the entity's own domain weights.
  */
 import { Result } from "effect"
@@ -14,13 +14,13 @@ import {
   UnweightedDomain
 } from "./ScoringError.ts"
 
-/** Domain -> percentage-point weight. An entity's map always sums to 100 (rule 5). */
+/** Domain -> percentage-point weight. An entity's map always sums to 100. */
 export type DomainWeightMap = { readonly [domain: string]: number }
 
-/** Domain scores may be carried as 0-1 fractions or as 0-100 percentages (rule 4). */
+/** Domain scores may be carried as 0-1 fractions or as 0-100 percentages. */
 export type DomainScoreScale = "fraction" | "percent"
 
-/** Rule 5: weights are finite, non-negative and sum to 100. */
+/** Weights are finite, non-negative and sum to 100. */
 export const checkDomainWeights = (
   weights: DomainWeightMap
 ): Result.Result<DomainWeightMap, DomainWeightsSumError | InvalidDomainWeight> => {
@@ -54,10 +54,10 @@ export type CompositeError =
   | UnweightedDomain
 
 /**
- * Rule 4: composite = sum over domains of domain_score_d x domain_weight_d, in 0-100.
+ * composite = sum over domains of domain_score_d x domain_weight_d, in 0-100.
  * With percentage domain scores the sum is divided by 100. Every weighted domain
  * must have a score and every scored domain a weight: the weights are the set the
- * entity was actually scored on (rule 5).
+ * entity was actually scored on.
  */
 export const composite = (
   scores: DomainScoreMap,
@@ -101,7 +101,7 @@ export const composite = (
 }
 
 /**
- * The published composite: rule 4 over the domain scores as published (0-1
+ * The published composite: that sum over the domain scores as published (0-1
  * fractions) and the weights as published, in exact decimal arithmetic on the
  * figures a client reads, rounded half-up to one decimal. So a client that
  * recomputes sum(domain_score_d x domain_weight_d) from one response and rounds

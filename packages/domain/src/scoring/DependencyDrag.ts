@@ -1,5 +1,5 @@
 /**
- * Dependency drag (spec part 1 rule 8). An entity is only as safe as what it
+ * Dependency drag. An entity is only as safe as what it
  * stands on: a lending protocol on a weaker chain or oracle is held back by it.
  * Each dependency d has an exposure e_d in (0, 1] and, when rated, a composite
  * s_d; its drag is e_d * max(0, intrinsic - s_d), and the headline composite
@@ -35,7 +35,7 @@ interface ExactDrag {
   readonly unrated: boolean
 }
 
-/** Rule 8 in exact decimal arithmetic on the figures as given (see Decimal.ts). */
+/** The drag in exact decimal arithmetic on the figures as given (see Decimal.ts). */
 const exactDrag = (intrinsic: Decimal.Decimal, dependencies: ReadonlyArray<Dependency>): ExactDrag => {
   let largest = Decimal.zero
   let hint: string | null = null

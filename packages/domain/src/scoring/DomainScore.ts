@@ -1,5 +1,5 @@
 /**
- * Level 1 of score composition (spec part 1 rules 1-3): the weighted score of
+ * Level 1 of score composition: the weighted score of
  * each domain from its answers. A hot path: one pass, no Effect per answer.
  */
 import { Result } from "effect"
@@ -19,9 +19,9 @@ export interface ScorableAnswer {
 export type DomainScoreMap = { readonly [domain: string]: number }
 
 /**
- * Rule 1: domain_score = sum(w_i * s_i / max_i) / sum(w_i) over the domain's scored questions.
- * Rule 2: a null score is excluded and the remaining weights renormalise (it adds to neither sum).
- * Rule 3: a null score with confidence not_applicable is excluded the same way; a domain none of
+ * domain_score = sum(w_i * s_i / max_i) / sum(w_i) over the domain's scored questions.
+ * A null score is excluded and the remaining weights renormalise (it adds to neither sum).
+ * A null score with confidence not_applicable is excluded the same way; a domain none of
  * whose questions is scored does not fire and is absent from the result.
  * An answer with no domain belongs to no domain and is not scored.
  */
@@ -55,7 +55,7 @@ export const domainScores = (
   const out: Record<string, number> = {}
   for (const [domain, [num, den]] of sums) {
     const s = num / den
-    // Floating error can push a perfect domain a hair above 1; rule 1 makes it a fraction in [0, 1].
+    // Floating error can push a perfect domain a hair above 1; a domain score is a fraction in [0, 1].
     out[domain] = Math.min(s, 1)
   }
   return Result.succeed(out)

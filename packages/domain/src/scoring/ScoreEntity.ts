@@ -1,5 +1,5 @@
 /**
- * The whole of spec part 1 "Score composition" for one scorecard: answers ->
+ * Score composition, whole, for one scorecard: answers ->
  * domain scores -> the entity's active domain weights -> intrinsic composite ->
  * dependency drag -> headline composite, each pair graded on the ladder.
  * Pure and total: every bad input is a typed failure, never a throw.
@@ -19,7 +19,7 @@ export interface ScoreInput {
   readonly entity_type: EntityType
   readonly categories: ReadonlyArray<string>
   readonly answers: ReadonlyArray<ScorableAnswer>
-  /** The entity's own weights (rule 5); the methodology default for its type and categories when absent. */
+  /** The entity's own weights, summing to 100; the methodology default for its type and categories when absent. */
   readonly domain_weights?: DomainWeightMap | undefined
   readonly dependencies?: ReadonlyArray<Dependency> | undefined
 }
@@ -27,7 +27,7 @@ export interface ScoreInput {
 export interface ScoreResult {
   /** Domain -> fraction in [0, 1], rounded to 4 decimals; only domains that fired. */
   readonly domain_scores: DomainScoreMap
-  /** The domains this entity was actually scored on, renormalised to 100 (rules 3, 5, 6). */
+  /** The domains this entity was actually scored on, renormalised to 100. */
   readonly domain_weights: DomainWeightMap
   readonly intrinsic_composite_score: number
   readonly intrinsic_letter_grade: Grade
@@ -38,14 +38,14 @@ export interface ScoreResult {
   readonly has_unrated_dependencies: boolean
 }
 
-/** Rules 5-7: the default weights of an entity of this type and these categories. */
+/** The default weights of an entity of this type and these categories. */
 export const defaultDomainWeights = (type: EntityType, categories: ReadonlyArray<string>): DomainWeightMap =>
   type === "bridge" ? bridgeDomainWeights(categories) : typeDomainWeights(type, categories)
 
 /**
  * Keeps the weighted domains that fired. When some did not (every question null
- * or not_applicable), the rest renormalise to 100: rule 3 treats a ruled-out
- * question like a domain that does not fire.
+ * or not_applicable), the rest renormalise to 100: a ruled-out question
+ * counts like a domain that does not fire.
  */
 export const activeDomainWeights = (
   weights: DomainWeightMap,
