@@ -195,10 +195,18 @@ describe("@ratings/domain installed from its tarball", () => {
       assert.deepStrictEqual(errors, [])
       assert.deepStrictEqual(scored, [76.5, "A"])
       assert.deepStrictEqual(refused, [
-        "DomainWeightsSumError",
-        true,
-        60,
-        "domain weights must sum to 100, but they sum to 60"
+        [
+          "DomainWeightsSumError",
+          true,
+          "domain_weights",
+          "domain weights must sum to 100, but they sum to 60"
+        ],
+        [
+          "InvalidInput",
+          true,
+          "input",
+          "input must be an object with entity_type, categories and answers, got null"
+        ]
       ])
     } finally {
       await browser.close()

@@ -23,7 +23,8 @@ export const BridgeCategories = Object.keys(BridgeCategoryDomains) as ReadonlyAr
 /** Raw weight of each category domain before renormalisation with the universal four (30/25/25/20). */
 export const BridgeCategoryDomainWeight = 20
 
-export const isBridgeCategory = (c: string): c is BridgeCategory => Object.hasOwn(BridgeCategoryDomains, c)
+export const isBridgeCategory = (c: string): c is BridgeCategory =>
+  typeof c === "string" && Object.hasOwn(BridgeCategoryDomains, c)
 
 /** The active domains of a bridge with these categories, renormalised to 100. Unknown categories add nothing. */
 export const bridgeDomainWeights = (categories: ReadonlyArray<string>): DomainWeightMap => {

@@ -8,8 +8,11 @@
  * rises. An unrated dependency cannot drag (there is no score to compare); it
  * is flagged instead with has_unrated_dependencies.
  */
+import { Result } from "effect"
 import { type EntityType, EntityTypes } from "../model/EntityTypeNames.ts"
 import * as Decimal from "./Decimal.ts"
+import { checkEntityType, invalid, isRecord } from "./InputGuard.ts"
+import type { InvalidInput } from "./ScoringError.ts"
 
 export interface Dependency {
   readonly entity_type: EntityType
@@ -18,6 +21,26 @@ export interface Dependency {
   readonly composite_score: number | null
   /** Share of the entity's risk that flows through this dependency, in (0, 1]. */
   readonly exposure: number
+}
+
+/** The dependencies, each with the fields the drag reads, of its type; or the first field that is not. */
+export const checkDependencies = (
+  field: string,
+  value: unknown
+): Result.Result<ReadonlyArray<Dependency>, InvalidInput> => {
+  if (!Array.isArray(value)) return Result.fail(invalid(field, "an array of dependencies", value))
+  for (let i = 0; i < value.length; i++) {
+    const d: unknown = value[i]
+    const at = `${field}[${i}]`
+    if (!isRecord(d)) return Result.fail(invalid(at, "a dependency object", d))
+    const type = checkEntityType(`${at}.entity_type`, d.entity_type)
+    if (Result.isFailure(type)) return Result.fail(type.failure)
+    if (typeof d.slug !== "string") return Result.fail(invalid(`${at}.slug`, "a string", d.slug))
+    if (d.composite_score !== null && typeof d.composite_score !== "number")
+      return Result.fail(invalid(`${at}.composite_score`, "a number or null", d.composite_score))
+    if (typeof d.exposure !== "number") return Result.fail(invalid(`${at}.exposure`, "a number", d.exposure))
+  }
+  return Result.succeed(value as ReadonlyArray<Dependency>)
 }
 
 export interface DragResult {

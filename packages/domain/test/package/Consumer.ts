@@ -22,7 +22,8 @@ const scored = scoreEntity({
   domain_weights: { security: 100 }
 })
 const headline: number | undefined = Result.isSuccess(scored) ? scored.success.composite_score : undefined
-const grade: Grade = gradeOf(headline ?? 0)
+const graded = gradeOf(headline ?? 0)
+const grade: Grade | undefined = Result.isSuccess(graded) ? graded.success : undefined
 const result: ScoreResult | undefined = Result.isSuccess(scored) ? scored.success : undefined
 const weights: number | undefined = BaseDomainWeights.protocol.security
 const version: string = MethodologyVersion + ImportFormatVersion
@@ -60,8 +61,10 @@ const bad = scoreEntity({
   domain_weights: { security: 60 },
   answers: [{ domain: "security", score: 1, max_score: 4, weight: 1 }]
 })
-globalThis.refused =
-  bad._tag === "Failure" ? [bad.failure._tag, bad.failure instanceof Error, bad.failure.sum, bad.failure.message] : []
+const none = scoreEntity(null)
+globalThis.refused = [bad, none].map((r) =>
+  r._tag === "Failure" ? [r.failure._tag, r.failure instanceof Error, r.failure.field, r.failure.message] : []
+)
 `
 
 export type Resolution = "nodenext" | "bundler"
