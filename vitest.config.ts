@@ -73,7 +73,8 @@ export default defineConfig({
           name: "domain-dist",
           include: [
             "packages/domain/test/scoring/ScoringProperties.test.ts",
-            "packages/domain/test/scoring/PublishedFigures.test.ts"
+            "packages/domain/test/scoring/PublishedFigures.test.ts",
+            "packages/domain/test/entry/EntryTotality.test.ts"
           ],
           globalSetup: ["./packages/domain/test/support/buildDist.ts"],
           env: { NODE_OPTIONS: withoutSource, RATINGS_DOMAIN_FROM: "dist" }

@@ -1,6 +1,6 @@
 /**
- * An answer: one question's score on one scorecard (spec part 2 Scorecard
- * rule 4, part 1 rules 1-3). A null score is excluded from its domain; a null
+ * An answer: one question's score on one scorecard, which its domain's score
+ * is the weighted mean of. A null score is excluded from its domain; a null
  * score with confidence not_applicable means the question was ruled out.
  */
 import { Schema } from "effect"

@@ -1,20 +1,14 @@
 /**
  * domain_weights: the percentage-point weight of each domain an entity was
  * actually scored on. Per entity, not per type, and always summing to 100
- * (spec part 1 rules 4-5), so a reader can recompute the composite from the
+ * (composite = sum of domain_score x weight), so a reader can recompute it from the
  * same response.
  */
 import { Schema } from "effect"
 import { NonNegativeNumber } from "./Primitives.ts"
+import { sumOfWeights, WeightSumTolerance } from "./WeightSum.ts"
 
-/** Weights are decimals; 1e-6 points is far below any published figure. The scoring core uses this same tolerance. */
-export const WeightSumTolerance = 1e-6
-
-export const sumOfWeights = (weights: { readonly [domain: string]: number }): number => {
-  let sum = 0
-  for (const domain of Object.keys(weights)) sum += weights[domain]!
-  return sum
-}
+export { sumOfWeights, WeightSumTolerance }
 
 const sumsTo100 = Schema.makeFilter<{ readonly [domain: string]: number }>(
   (weights) => {

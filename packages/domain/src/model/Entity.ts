@@ -1,5 +1,5 @@
 /**
- * The public records of the seven rated entity types (spec part 2). Every type
+ * The public records of the seven rated entity types. Every type
  * shares one set of fields; the token record follows the spec's table field by
  * field; bridges add their security fields and vaults their curator reference.
  * Records carry no grade: grades live on scorecards.
@@ -54,7 +54,7 @@ export const EntityFields = {
   updated_at: IsoDateTime
 }
 
-/** Protocols and oracles: the category filter is single-select (spec part 4), so a record holds at most one. */
+/** Protocols and oracles: the list's category filter is single-select, so a record holds at most one. */
 const SingleCategory = Schema.Array(Category)
   .annotate({ description: "At most one category: the category is single-select for this type" })
   .check(
@@ -94,7 +94,7 @@ export const Organisation = Schema.Struct(EntityFields).annotate({
 })
 export type Organisation = typeof Organisation.Type
 
-/** Spec part 2 "Token record": required and optional exactly as the table gives them. */
+/** A token record: which fields are required and which optional is the token table's, field by field. */
 export const Token = Schema.Struct({
   id: Uuid,
   name: Schema.String,

@@ -1,18 +1,11 @@
 /**
  * The seven rated entity types and the route segments the spec gives them
- * (spec part 2, "Entity types"). Every other module keys on `EntityType`.
+ * of the HTTP API. Every other module keys on `EntityType`.
  */
 import { Schema } from "effect"
+import { EntityTypes } from "./EntityTypeNames.ts"
 
-export const EntityTypes = [
-  "protocol",
-  "chain",
-  "token",
-  "oracle",
-  "vault",
-  "organisation",
-  "bridge"
-] as const
+export { EntityTypes }
 export type EntityType = (typeof EntityTypes)[number]
 export const EntityType = Schema.Literals(EntityTypes).annotate({
   description: "Entity type: protocol, chain, token, oracle, vault, organisation or bridge"
@@ -31,7 +24,7 @@ export const PluralOf: { readonly [T in EntityType]: string } = {
 
 export const EntityPlurals = EntityTypes.map((t) => PluralOf[t])
 
-/** Scorecard-by-id path segment per type (spec part 2 table, last column). */
+/** Scorecard-by-id path segment per type (`/scorecards/{id}`, `/chain-scorecards/{id}`, ...). */
 export const ScorecardByIdSegment: { readonly [T in EntityType]: string } = {
   protocol: "scorecards",
   chain: "chain-scorecards",

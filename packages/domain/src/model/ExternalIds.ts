@@ -1,6 +1,6 @@
 /**
  * external_ids: the stable cross-reference map from provider key to the id the
- * provider uses (spec part 2, Identifiers rule 4). Three states per provider:
+ * provider uses; the key never changes once set. Three states per provider:
  * mapped (the key holds an id), checked with no counterpart (`<provider>_note`
  * holds why, and the provider key stays absent), or not yet mapped (neither).
  * Unknown keys are free-form metadata and pass through decode and encode as-is.

@@ -1,5 +1,5 @@
 /**
- * The letter grades, best first (spec part 3). The vocabulary lives in the
+ * The seven letter grades, best first (AAA to D). The vocabulary lives in the
  * model so the schemas can name it; the ladder that assigns them to scores is
  * the scoring core's (`scoring/GradeLadder.ts`).
  */

@@ -1,6 +1,6 @@
 /**
- * Wire and storage shapes of hack incidents (spec part 2 "Incident", part 4
- * "Incidents"; api-facts "Incidents"): the report that ingest takes, the record
+ * Wire and storage shapes of hack incidents, as the incident feed serves
+ * them: the report that ingest takes, the record
  * that is stored, the item that is served, and the feed's query and page.
  * The stored record keeps the ingest nonces and victim addresses; the served
  * item has no field for either, so they cannot leak by accident.

@@ -1,6 +1,6 @@
 /**
- * The confidence tiers of a hack incident (spec part 2 "Incident", part 3
- * "Incident tier"), as the schemas name them. Their order and what compares
+ * The confidence tiers of a hack incident (reported, corroborated, confirmed
+ * and the like), as the schemas name them. Their order and what compares
  * them are the incident rules' (`incidents/IncidentTier.ts`).
  */
 import { Schema } from "effect"
@@ -12,7 +12,7 @@ export const IncidentTier = Schema.Literals(IncidentTiers).annotate({
   description: "Confidence tier of an incident: rumored < corroborated < confirmed"
 })
 
-/** The tier the feed serves when the caller names none (spec part 4, `min_status`). */
+/** The tier the feed serves when the caller names no `min_status`. */
 export const DefaultMinStatus: IncidentTier = "confirmed"
 
 export const isIncidentTier = (value: string): value is IncidentTier =>

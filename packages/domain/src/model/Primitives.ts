@@ -124,7 +124,7 @@ export const NonNegativeNumber = Schema.Finite.check(Schema.isGreaterThanOrEqual
 /** A composite score: 0 to 100 inclusive. */
 export const Percent = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 100 }))
 
-/** A domain score: a fraction from 0 to 1 inclusive (spec part 1 rule 1). */
+/** A domain score: a fraction from 0 to 1 inclusive. */
 export const Fraction = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 
 /**

@@ -1,6 +1,5 @@
 /**
- * Scorecards (spec part 2 "Scorecard", part 1 rule 8; api-facts "Scorecard
- * list"). The list item carries grade, composites, the intrinsic (un-dragged)
+ * Scorecards, as lists and the by-id view serve them. The list item carries grade, composites, the intrinsic (un-dragged)
  * pair and the tier-gated domain_scores and mvc_gates; the by-id detail adds
  * the entity's domain_weights and the full per-answer array.
  */
@@ -41,7 +40,7 @@ export interface DraggedPair {
   readonly intrinsic_composite_score: number | null
 }
 
-/** Spec part 1 rule 8: dependency drag can only reduce the headline figure. */
+/** Dependency drag can only reduce the headline figure: it never exceeds the intrinsic one. */
 export const dragOnlyReduces = Schema.makeFilter<DraggedPair>((s) =>
   s.composite_score === null ||
   s.intrinsic_composite_score === null ||

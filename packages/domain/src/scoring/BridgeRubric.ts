@@ -1,5 +1,5 @@
 /**
- * Bridges (spec part 1 rule 6): four universal domains plus one domain per
+ * Bridges: four universal domains plus one domain per
  * category the bridge carries, renormalised to 100; one 62-question catalogue
  * in canonical order, of which each bridge answers the universal questions and
  * those of its own categories.
@@ -23,7 +23,8 @@ export const BridgeCategories = Object.keys(BridgeCategoryDomains) as ReadonlyAr
 /** Raw weight of each category domain before renormalisation with the universal four (30/25/25/20). */
 export const BridgeCategoryDomainWeight = 20
 
-export const isBridgeCategory = (c: string): c is BridgeCategory => Object.hasOwn(BridgeCategoryDomains, c)
+export const isBridgeCategory = (c: string): c is BridgeCategory =>
+  typeof c === "string" && Object.hasOwn(BridgeCategoryDomains, c)
 
 /** The active domains of a bridge with these categories, renormalised to 100. Unknown categories add nothing. */
 export const bridgeDomainWeights = (categories: ReadonlyArray<string>): DomainWeightMap => {

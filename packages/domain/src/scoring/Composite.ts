@@ -1,37 +1,42 @@
 /**
- * Level 2 of score composition (spec part 1 rules 4-5): the composite from
+ * Level 2 of score composition: the composite from
  * domain scores and the entity's own domain weights.
  */
 import { Result } from "effect"
-import { WeightSumTolerance } from "../model/DomainWeights.ts"
+import { WeightSumTolerance } from "../model/WeightSum.ts"
 import * as Decimal from "./Decimal.ts"
 import type { DomainScoreMap } from "./DomainScore.ts"
+import { invalid, isRecord } from "./InputGuard.ts"
 import {
   DomainWeightsSumError,
   InvalidDomainScore,
   InvalidDomainWeight,
+  type InvalidInput,
   MissingDomainScore,
   UnweightedDomain
 } from "./ScoringError.ts"
 
-/** Domain -> percentage-point weight. An entity's map always sums to 100 (rule 5). */
+/** Domain -> percentage-point weight. An entity's map always sums to 100. */
 export type DomainWeightMap = { readonly [domain: string]: number }
 
-/** Domain scores may be carried as 0-1 fractions or as 0-100 percentages (rule 4). */
+/** Domain scores may be carried as 0-1 fractions or as 0-100 percentages. */
 export type DomainScoreScale = "fraction" | "percent"
 
-/** Rule 5: weights are finite, non-negative and sum to 100. */
+/** Weights are finite, non-negative and sum to 100. */
 export const checkDomainWeights = (
   weights: DomainWeightMap
-): Result.Result<DomainWeightMap, DomainWeightsSumError | InvalidDomainWeight> => {
+): Result.Result<DomainWeightMap, DomainWeightsSumError | InvalidDomainWeight | InvalidInput> => {
+  if (!isRecord(weights))
+    return Result.fail(invalid("domain_weights", "an object of domain -> weight", weights))
   let sum = 0
   for (const domain in weights) {
-    const w = weights[domain]!
-    if (!(w >= 0) || w === Infinity) {
+    const w: unknown = weights[domain]
+    if (typeof w !== "number" || !(w >= 0) || w === Infinity) {
       return Result.fail(
         new InvalidDomainWeight({
+          field: `domain_weights.${domain}`,
           domain,
-          weight: w,
+          weight: typeof w === "number" ? w : Number.NaN,
           message: `domain weight of ${domain} must be a number >= 0`
         })
       )
@@ -40,13 +45,18 @@ export const checkDomainWeights = (
   }
   if (Math.abs(sum - 100) > WeightSumTolerance) {
     return Result.fail(
-      new DomainWeightsSumError({ sum, message: `domain weights must sum to 100, but they sum to ${sum}` })
+      new DomainWeightsSumError({
+        field: "domain_weights",
+        sum,
+        message: `domain weights must sum to 100, but they sum to ${sum}`
+      })
     )
   }
   return Result.succeed(weights)
 }
 
 export type CompositeError =
+  | InvalidInput
   | DomainWeightsSumError
   | InvalidDomainWeight
   | InvalidDomainScore
@@ -54,10 +64,10 @@ export type CompositeError =
   | UnweightedDomain
 
 /**
- * Rule 4: composite = sum over domains of domain_score_d x domain_weight_d, in 0-100.
+ * composite = sum over domains of domain_score_d x domain_weight_d, in 0-100.
  * With percentage domain scores the sum is divided by 100. Every weighted domain
  * must have a score and every scored domain a weight: the weights are the set the
- * entity was actually scored on (rule 5).
+ * entity was actually scored on.
  */
 export const composite = (
   scores: DomainScoreMap,
@@ -66,20 +76,29 @@ export const composite = (
 ): Result.Result<number, CompositeError> => {
   const checked = checkDomainWeights(weights)
   if (Result.isFailure(checked)) return Result.fail(checked.failure)
+  if (!isRecord(scores)) return Result.fail(invalid("domain_scores", "an object of domain -> score", scores))
+  if (scale !== "fraction" && scale !== "percent") {
+    return Result.fail(invalid("scale", '"fraction" or "percent"', scale))
+  }
   const top = scale === "percent" ? 100 : 1
   let total = 0
   for (const domain in weights) {
     const s = scores[domain]
     if (s === undefined) {
       return Result.fail(
-        new MissingDomainScore({ domain, message: `domain ${domain} is weighted but has no score` })
+        new MissingDomainScore({
+          field: `domain_scores.${domain}`,
+          domain,
+          message: `domain ${domain} is weighted but has no score`
+        })
       )
     }
-    if (!(s >= 0 && s <= top)) {
+    if (typeof s !== "number" || !(s >= 0 && s <= top)) {
       return Result.fail(
         new InvalidDomainScore({
+          field: `domain_scores.${domain}`,
           domain,
-          score: s,
+          score: typeof s === "number" ? s : Number.NaN,
           message: `domain score of ${domain} must be within 0..${top}`
         })
       )
@@ -90,6 +109,7 @@ export const composite = (
     if (weights[domain] === undefined) {
       return Result.fail(
         new UnweightedDomain({
+          field: `domain_weights.${domain}`,
           domain,
           message: `domain ${domain} has a score but no weight in domain_weights`
         })
@@ -101,7 +121,7 @@ export const composite = (
 }
 
 /**
- * The published composite: rule 4 over the domain scores as published (0-1
+ * The published composite: that sum over the domain scores as published (0-1
  * fractions) and the weights as published, in exact decimal arithmetic on the
  * figures a client reads, rounded half-up to one decimal. So a client that
  * recomputes sum(domain_score_d x domain_weight_d) from one response and rounds

@@ -1,5 +1,5 @@
 /**
- * Dependency drag (spec part 1 rule 8). An entity is only as safe as what it
+ * Dependency drag. An entity is only as safe as what it
  * stands on: a lending protocol on a weaker chain or oracle is held back by it.
  * Each dependency d has an exposure e_d in (0, 1] and, when rated, a composite
  * s_d; its drag is e_d * max(0, intrinsic - s_d), and the headline composite
@@ -8,8 +8,11 @@
  * rises. An unrated dependency cannot drag (there is no score to compare); it
  * is flagged instead with has_unrated_dependencies.
  */
-import { type EntityType, EntityTypes } from "../model/EntityType.ts"
+import { Result } from "effect"
+import { type EntityType, EntityTypes } from "../model/EntityTypeNames.ts"
 import * as Decimal from "./Decimal.ts"
+import { checkEntityType, invalid, isRecord } from "./InputGuard.ts"
+import type { InvalidInput } from "./ScoringError.ts"
 
 export interface Dependency {
   readonly entity_type: EntityType
@@ -18,6 +21,26 @@ export interface Dependency {
   readonly composite_score: number | null
   /** Share of the entity's risk that flows through this dependency, in (0, 1]. */
   readonly exposure: number
+}
+
+/** The dependencies, each with the fields the drag reads, of its type; or the first field that is not. */
+export const checkDependencies = (
+  field: string,
+  value: unknown
+): Result.Result<ReadonlyArray<Dependency>, InvalidInput> => {
+  if (!Array.isArray(value)) return Result.fail(invalid(field, "an array of dependencies", value))
+  for (let i = 0; i < value.length; i++) {
+    const d: unknown = value[i]
+    const at = `${field}[${i}]`
+    if (!isRecord(d)) return Result.fail(invalid(at, "a dependency object", d))
+    const type = checkEntityType(`${at}.entity_type`, d.entity_type)
+    if (Result.isFailure(type)) return Result.fail(type.failure)
+    if (typeof d.slug !== "string") return Result.fail(invalid(`${at}.slug`, "a string", d.slug))
+    if (d.composite_score !== null && typeof d.composite_score !== "number")
+      return Result.fail(invalid(`${at}.composite_score`, "a number or null", d.composite_score))
+    if (typeof d.exposure !== "number") return Result.fail(invalid(`${at}.exposure`, "a number", d.exposure))
+  }
+  return Result.succeed(value as ReadonlyArray<Dependency>)
 }
 
 export interface DragResult {
@@ -35,7 +58,7 @@ interface ExactDrag {
   readonly unrated: boolean
 }
 
-/** Rule 8 in exact decimal arithmetic on the figures as given (see Decimal.ts). */
+/** The drag in exact decimal arithmetic on the figures as given (see Decimal.ts). */
 const exactDrag = (intrinsic: Decimal.Decimal, dependencies: ReadonlyArray<Dependency>): ExactDrag => {
   let largest = Decimal.zero
   let hint: string | null = null

@@ -1,7 +1,7 @@
 /**
  * The methodology tables: which domains each entity type is scored on and the
- * base percentage-point weights of each (spec part 1 rules 5-7). An entity's
- * own `domain_weights` (rule 5: per entity, not per type) starts from these and
+ * base percentage-point weights of each. An entity's
+ * own `domain_weights` (per entity, not per type) starts from these and
  * keeps only the domains that fired for it, renormalised to 100.
  */
 import type { EntityType } from "../model/EntityType.ts"
@@ -69,7 +69,7 @@ export const BaseDomainWeights: { readonly [T in EntityType]: DomainWeightMap } 
 }
 
 /**
- * Rule 7: stablecoin tokens and LST/LRT vaults carry one extra domain. The extra
+ * Stablecoin tokens and LST/LRT vaults carry one extra domain. The extra
  * domain takes `weight` points and the type's base weights are scaled by
  * (100 - weight) / 100, so the set still sums to 100.
  */
@@ -90,7 +90,7 @@ const hasAny = (categories: ReadonlyArray<string>, wanted: ReadonlyArray<string>
   return false
 }
 
-/** Whether rule 7's extra domain applies to an entity of this type with these categories. */
+/** Whether the extra domain (stablecoins, LST/LRT vaults) applies to an entity of this type with these categories. */
 export const extraDomainFor = (
   type: EntityType,
   categories: ReadonlyArray<string>

@@ -6,15 +6,18 @@
 import { Context, Effect, Layer, type Result } from "effect"
 import type { EntityType } from "../model/EntityType.ts"
 import type { DomainWeightMap } from "./Composite.ts"
-import { defaultDomainWeights, type ScoreInput, type ScoreResult, scoreEntity } from "./ScoreEntity.ts"
-import type { ScoringError } from "./ScoringError.ts"
+import { checkedDefaultWeights, type ScoreInput, type ScoreResult, scoreEntity } from "./ScoreEntity.ts"
+import type { InvalidInput, ScoringError } from "./ScoringError.ts"
 
 export class Scoring extends Context.Service<
   Scoring,
   {
     readonly score: (input: ScoreInput) => Effect.Effect<ScoreResult, ScoringError>
     readonly scoreSync: (input: ScoreInput) => Result.Result<ScoreResult, ScoringError>
-    readonly defaultDomainWeights: (type: EntityType, categories: ReadonlyArray<string>) => DomainWeightMap
+    readonly defaultDomainWeights: (
+      type: EntityType,
+      categories: ReadonlyArray<string>
+    ) => Result.Result<DomainWeightMap, InvalidInput>
   }
 >()("@ratings/domain/scoring/Scoring") {
   static readonly layer = Layer.succeed(
@@ -22,7 +25,7 @@ export class Scoring extends Context.Service<
     Scoring.of({
       score: (input) => Effect.fromResult(scoreEntity(input)),
       scoreSync: scoreEntity,
-      defaultDomainWeights
+      defaultDomainWeights: checkedDefaultWeights
     })
   )
 }

@@ -2,7 +2,8 @@
  * What the installed-package test asks of a consumer: a TypeScript program
  * that uses every entry point (and must type-check), one with a deliberate
  * type error and one that reaches for an internal module (both must be
- * refused), and a browser entry that scores a scorecard into a global.
+ * refused), and a browser entry that scores a scorecard into a global and
+ * refuses another with a typed error.
  */
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -21,7 +22,8 @@ const scored = scoreEntity({
   domain_weights: { security: 100 }
 })
 const headline: number | undefined = Result.isSuccess(scored) ? scored.success.composite_score : undefined
-const grade: Grade = gradeOf(headline ?? 0)
+const graded = gradeOf(headline ?? 0)
+const grade: Grade | undefined = Result.isSuccess(graded) ? graded.success : undefined
 const result: ScoreResult | undefined = Result.isSuccess(scored) ? scored.success : undefined
 const weights: number | undefined = BaseDomainWeights.protocol.security
 const version: string = MethodologyVersion + ImportFormatVersion
@@ -53,6 +55,16 @@ const r = scoreEntity({
   ]
 })
 globalThis.scored = r._tag === "Success" ? [r.success.composite_score, r.success.grade] : r.failure.message
+const bad = scoreEntity({
+  entity_type: "protocol",
+  categories: [],
+  domain_weights: { security: 60 },
+  answers: [{ domain: "security", score: 1, max_score: 4, weight: 1 }]
+})
+const none = scoreEntity(null)
+globalThis.refused = [bad, none].map((r) =>
+  r._tag === "Failure" ? [r.failure._tag, r.failure instanceof Error, r.failure.field, r.failure.message] : []
+)
 `
 
 export type Resolution = "nodenext" | "bundler"

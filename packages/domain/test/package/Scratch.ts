@@ -55,7 +55,7 @@ const stage = (root: string): string => {
   mkdirSync(staged, { recursive: true })
   cpSync(join(RepoRoot, "tsconfig.base.json"), join(root, "stage", "tsconfig.base.json"))
   symlinkSync(join(RepoRoot, "node_modules"), join(root, "stage", "node_modules"), "dir")
-  for (const name of ["package.json", "tsconfig.build.json", "LICENSE", "README.md", "src"]) {
+  for (const name of ["package.json", "tsconfig.build.json", "LICENSE", "README.md", "src", "scripts"]) {
     cpSync(join(PackageDir, name), join(staged, name), { recursive: true })
   }
   return staged

@@ -48,7 +48,9 @@ const cardArb = fc
     fc.record({
       weights: fc
         .array(fc.integer({ min: 1, max: 50 }), { minLength: domains.length, maxLength: domains.length })
-        .map((raw) => renormalise(Object.fromEntries(domains.map((d, i) => [d, raw[i]!])))),
+        .map((raw) =>
+          Result.getOrThrow(renormalise(Object.fromEntries(domains.map((d, i) => [d, raw[i]!]))))
+        ),
       answers: fc.array(answerArb(domains), { minLength: 1, maxLength: 40 })
     })
   )
@@ -240,7 +242,7 @@ describe("Scoring properties", () => {
             dependencies
           })
         )
-        const raw = applyDrag(rawComposite(answers, weights), dependencies)
+        const raw = Result.getOrThrow(applyDrag(rawComposite(answers, weights), dependencies))
         return (
           r.composite_score <= r.intrinsic_composite_score &&
           raw.composite_score <= rawComposite(answers, weights) &&
@@ -265,7 +267,8 @@ describe("Scoring properties", () => {
         fc.array(depArb, { maxLength: 4 }),
         (x, y, deps) => {
           const [lo, hi] = x <= y ? [x, y] : [y, x]
-          return applyDrag(lo, deps).composite_score <= applyDrag(hi, deps).composite_score + 1e-9
+          const drag = (x: number) => Result.getOrThrow(applyDrag(x, deps)).composite_score
+          return drag(lo) <= drag(hi) + 1e-9
         }
       ),
       RUNS
@@ -280,7 +283,8 @@ describe("Scoring properties", () => {
         fc.double({ min: 0, max: 100, noNaN: true }),
         (x, y) => {
           const [lo, hi] = x <= y ? [x, y] : [y, x]
-          return rank(gradeOf(hi)) <= rank(gradeOf(lo))
+          const grade = (x: number) => Result.getOrThrow(gradeOf(x))
+          return rank(grade(hi)) <= rank(grade(lo))
         }
       ),
       { numRuns: 2000 }
