@@ -10,7 +10,7 @@ import { dragHintTarget } from "@ratings/domain/scoring/DependencyDrag"
 import { PluralOf } from "@ratings/domain/model/EntityType"
 import type { Scorecard } from "@ratings/domain/model/Scorecard"
 import { barChart, lineChart } from "./Charts.ts"
-import { gradeBadge } from "./Components.ts"
+import { gradeBadge, scrollTable } from "./Components.ts"
 import { el, type Node } from "./Dom.ts"
 import { details } from "./EntityDetails.ts"
 import type { EntityView } from "./EntityData.ts"
@@ -114,9 +114,8 @@ const domainChart = (view: EntityView): Node => {
 }
 
 const historyTable = (history: NonNullable<EntityView["history"]>): Node =>
-  el(
-    "div",
-    { class: "table-wrap" },
+  scrollTable(
+    { label: "Rating history" },
     el(
       "table",
       null,

@@ -4,7 +4,8 @@
  * for a path nothing serves gets the explorer's HTML 404 while the API's
  * paths and programs keep the JSON one; a sign-in refused for rate carries
  * the API's Retry-After and RateLimit headers; list and entity pages are
- * answered from the response cache, and a publish shows on the next request.
+ * answered from the response cache, and a publish shows on the next request;
+ * every table sits in a named region that scrolls on its own on a narrow screen.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { issueApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
@@ -187,5 +188,28 @@ describe("explorer pages and the response cache", () => {
         })
       )
     )
+  })
+})
+
+describe("tables on a narrow screen", () => {
+  it("sit each in a named, focusable region that scrolls sideways on its own", async () => {
+    let tables = 0
+    for (const path of [
+      "/",
+      "/protocols",
+      "/protocols/lendwell",
+      "/incidents?min_status=rumored",
+      "/methodology",
+      "/quantum"
+    ]) {
+      const html = await (await send(path, { cookie: `ratings_key=${world.pro}` })).text()
+      const all = html.match(/<table[ >]/g)?.length ?? 0
+      const wrapped = [
+        ...html.matchAll(/<div class="table-wrap" role="region" tabindex="0" aria-label="[^"]+"><table[ >]/g)
+      ].length
+      assert.strictEqual(wrapped, all, `${path}: every table in a named region`)
+      tables += all
+    }
+    assert.isAtLeast(tables, 6)
   })
 })
