@@ -3,7 +3,9 @@
  * library in the browser, and each mark carries a `<title>` (the browser's
  * tooltip, and what a screen reader reads) with its exact figure. A bar
  * chart of domain scores (with their weights when the caller may read them)
- * and a line chart of the composite over time with each version's grade.
+ * and a line chart of the composite over time with each version's grade,
+ * its date labels kept inside the drawing (the last one ends at its point)
+ * and thinned where they would overlap (each point's title keeps its date).
  */
 import { el, type Node } from "./Dom.ts"
 import { dateOf, domainTitle, percentOf } from "./Words.ts"
@@ -79,6 +81,39 @@ const PlotTop = 16
 const PlotWidth = 560
 const PlotHeight = 180
 
+/** Roughly how wide a YYYY-MM-DD label is at the chart's 11px type, and the gap kept between two. */
+const DateLabelWidth = 62
+const DateLabelGap = 8
+
+interface DateLabel {
+  readonly x: number
+  readonly anchor: "start" | "middle" | "end"
+}
+
+/**
+ * Where each point's date label goes, if anywhere: the first starts at its
+ * point, the last ends at its point (so neither leaves the drawing), the
+ * others are centred, and a label that would overlap a neighbour is left out.
+ */
+export const dateLabels = (xs: ReadonlyArray<number>): ReadonlyArray<DateLabel | undefined> => {
+  const last = xs.length - 1
+  const placed = xs.map((x, i): DateLabel & { left: number; right: number } => {
+    if (last === 0)
+      return { x, anchor: "middle", left: x - DateLabelWidth / 2, right: x + DateLabelWidth / 2 }
+    if (i === 0) return { x, anchor: "start", left: x, right: x + DateLabelWidth }
+    if (i === last) return { x, anchor: "end", left: x - DateLabelWidth, right: x }
+    return { x, anchor: "middle", left: x - DateLabelWidth / 2, right: x + DateLabelWidth / 2 }
+  })
+  const limit = last > 0 ? placed[last]!.left - DateLabelGap : Number.POSITIVE_INFINITY
+  let right = Number.NEGATIVE_INFINITY
+  return placed.map((label, i) => {
+    const fits = i === 0 || i === last || (label.left >= right + DateLabelGap && label.right <= limit)
+    if (!fits) return undefined
+    right = label.right
+    return { x: label.x, anchor: label.anchor }
+  })
+}
+
 /** The composite (0-100) of each version, oldest first, with its grade printed above its point. */
 export const lineChart = (points: ReadonlyArray<Point>, caption: string): Node => {
   const scored = points.filter((p) => p.composite !== null)
@@ -87,6 +122,7 @@ export const lineChart = (points: ReadonlyArray<Point>, caption: string): Node =
   const yOf = (v: number) =>
     Math.round((PlotTop + PlotHeight - (Math.max(0, Math.min(100, v)) / 100) * PlotHeight) * 10) / 10
   const line = scored.map((p, i) => `${xOf(i)},${yOf(p.composite!)}`).join(" ")
+  const labels = dateLabels(scored.map((_, i) => xOf(i)))
   return el(
     "svg",
     {
@@ -117,7 +153,13 @@ export const lineChart = (points: ReadonlyArray<Point>, caption: string): Node =
         el("title", null, `Version ${p.version}, ${dateOf(p.at)}: ${p.composite} (${p.grade ?? "no grade"})`),
         el("circle", { class: "dot", cx: xOf(i), cy: yOf(p.composite!), r: 4 }),
         el("text", { x: xOf(i) - 8, y: yOf(p.composite!) - 8 }, p.grade ?? ""),
-        el("text", { x: xOf(i) - 28, y: PlotTop + PlotHeight + 18 }, dateOf(p.at))
+        labels[i] === undefined
+          ? null
+          : el(
+              "text",
+              { x: labels[i].x, y: PlotTop + PlotHeight + 18, "text-anchor": labels[i].anchor },
+              dateOf(p.at)
+            )
       )
     )
   )

@@ -1,11 +1,31 @@
 /**
  * Small pieces the explorer's pages share: the grade badge (the letter always
  * printed, its colour only an extra), the last-change cell, an incident tier
- * badge, a page of a paged list's links, and the message page a refused or
- * unknown request gets.
+ * badge, a page of a paged list's links, the message page a refused or
+ * unknown request gets, and the named scroll region a wide table sits in.
  */
 import { el, type Node } from "./Dom.ts"
 import { dateOf, gradeRank } from "./Words.ts"
+
+/**
+ * A table in a region of its own that scrolls sideways when the table is
+ * wider than the screen (so the page never does), named for assistive
+ * technology and focusable so a keyboard can scroll it.
+ */
+export const scrollTable = (
+  name: { readonly label: string } | { readonly labelledBy: string },
+  table: Node
+): Node =>
+  el(
+    "div",
+    {
+      class: "table-wrap",
+      role: "region",
+      tabindex: 0,
+      ...("label" in name ? { "aria-label": name.label } : { "aria-labelledby": name.labelledBy })
+    },
+    table
+  )
 
 /** A grade as a badge; an unrated entity says so in words. */
 export const gradeBadge = (grade: string | null, big = false): Node =>

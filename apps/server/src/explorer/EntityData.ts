@@ -4,7 +4,9 @@
  * and drag-hint projection): the record, its scorecard list, and what the
  * caller's tier may read beyond it (domain scores and history from Pro;
  * questions and evidence at Enterprise), the incidents matched to a protocol
- * and a chain's quantum-readiness reading. Unknown and hidden are one NotFound.
+ * and a chain's quantum-readiness reading, and the name of the dependency the
+ * drag hint names, read as the caller (so a name they may not read is never
+ * fetched into the page). Unknown and hidden are one NotFound.
  */
 import type { Capability } from "@ratings/domain/access/Capabilities"
 import type { Caller } from "@ratings/domain/model/Caller"
@@ -14,6 +16,8 @@ import type { IncidentFeedPage } from "@ratings/domain/model/Incident"
 import type { QuantumChainResponse } from "@ratings/domain/model/Quantum"
 import type { DomainsBody, EvidenceBody, HistoryBody, QuestionsBody } from "@ratings/domain/model/Responses"
 import type { Scorecard } from "@ratings/domain/model/Scorecard"
+import type { StoreError } from "@ratings/domain/ports/StoreError"
+import { dragHintTarget } from "@ratings/domain/scoring/DependencyDrag"
 import { Effect, Result } from "effect"
 import type { ExplorerServices } from "./Pages.ts"
 
@@ -28,6 +32,8 @@ export interface EntityView {
   readonly evidence: EvidenceBody | undefined
   readonly incidents: IncidentFeedPage | undefined
   readonly quantum: QuantumChainResponse | undefined
+  /** The name of the dependency the latest scorecard's drag hint names, when the caller may read it. */
+  readonly dragSourceName: string | undefined
 }
 
 /** Incidents listed on a protocol's page (newest first; the incidents page has them all). */
@@ -41,6 +47,21 @@ const ifAllowed = <A, E>(
   read: () => Effect.Effect<A, E>
 ): Effect.Effect<A | undefined, E> =>
   Result.isSuccess(services.projection.authorize(caller, capability)) ? read() : Effect.succeed(undefined)
+
+/** The name of the dependency a drag hint names, as the caller reads it (undefined when they may not). */
+const dragSourceName = (
+  services: ExplorerServices,
+  caller: Caller,
+  scorecards: ReadonlyArray<Scorecard>
+): Effect.Effect<string | undefined, StoreError> => {
+  const hint = scorecards.find((s) => s.status === "published")?.largest_drag_hint
+  const target = hint === null || hint === undefined ? undefined : dragHintTarget(hint)
+  if (target === undefined) return Effect.succeed(undefined)
+  return services.reader.detail(caller, target.entity_type, target.slug, false).pipe(
+    Effect.map((record): string | undefined => record.name),
+    Effect.catchTag("NotFound", () => Effect.succeed(undefined))
+  )
+}
 
 /** The page's data for a caller: NotFound when the entity is unknown or not for them to see. */
 export const entityView = (services: ExplorerServices, caller: Caller, type: EntityType, slug: string) =>
@@ -64,6 +85,7 @@ export const entityView = (services: ExplorerServices, caller: Caller, type: Ent
           )
         : undefined
     const quantum = type === "chain" ? yield* services.quantum.chain(at) : undefined
+    const dragSource = yield* dragSourceName(services, caller, scorecards.items)
     return {
       type,
       record,
@@ -73,6 +95,7 @@ export const entityView = (services: ExplorerServices, caller: Caller, type: Ent
       questions,
       evidence,
       incidents,
-      quantum
+      quantum,
+      dragSourceName: dragSource
     } satisfies EntityView
   })

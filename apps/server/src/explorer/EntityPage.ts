@@ -10,7 +10,7 @@ import { dragHintTarget } from "@ratings/domain/scoring/DependencyDrag"
 import { PluralOf } from "@ratings/domain/model/EntityType"
 import type { Scorecard } from "@ratings/domain/model/Scorecard"
 import { barChart, lineChart } from "./Charts.ts"
-import { gradeBadge } from "./Components.ts"
+import { gradeBadge, scrollTable } from "./Components.ts"
 import { el, type Node } from "./Dom.ts"
 import { details } from "./EntityDetails.ts"
 import type { EntityView } from "./EntityData.ts"
@@ -35,21 +35,27 @@ const figures = (card: Scorecard | undefined): Node =>
     fig("published", "Published", dateOf(card?.scorecard_published_at))
   )
 
-/** The dependency named by a drag hint, as a link when the hint names a readable one. */
-const dragSource = (hint: string): Node => {
+/**
+ * The dependency named by a drag hint: by its name and type ("Chainlink
+ * (oracle)"), linked, when the caller may read it; as the hint names it
+ * otherwise (a hidden one is only ever "a <type> that is not public").
+ */
+const dragSource = (hint: string, name: string | undefined): Node => {
   const target = dragHintTarget(hint)
   if (target !== undefined)
     return el(
       "a",
       { href: `/${PluralOf[target.entity_type]}/${target.slug}` },
-      `${target.entity_type} ${target.slug}`
+      name === undefined
+        ? `${target.entity_type} ${target.slug}`
+        : `${name} (${TypeNames[target.entity_type]})`
     )
   const type = hint.startsWith("largest drag: ") ? hint.slice("largest drag: ".length) : hint
-  return el("span", null, `a ${type} that is not public`)
+  return el("span", null, `${/^[aeiou]/.test(type) ? "an" : "a"} ${type} that is not public`)
 }
 
-/** The intrinsic pair and the drag, in words. */
-export const dragWords = (card: Scorecard | undefined): Node => {
+/** The intrinsic pair and the drag, in words (the dragging dependency by the name the caller may read). */
+export const dragWords = (card: Scorecard | undefined, dragSourceName?: string): Node => {
   if (card === undefined) return el("p", { class: "lead" }, "Not rated yet: no scorecard has been published.")
   const { composite_score: headline, intrinsic_composite_score: intrinsic } = card
   const sentences: Array<Node | string> = []
@@ -68,7 +74,7 @@ export const dragWords = (card: Scorecard | undefined): Node => {
             "span",
             { "data-figure": "drag-hint" },
             "The largest drag comes from ",
-            dragSource(card.largest_drag_hint),
+            dragSource(card.largest_drag_hint, dragSourceName),
             ". "
           )
         )
@@ -108,9 +114,8 @@ const domainChart = (view: EntityView): Node => {
 }
 
 const historyTable = (history: NonNullable<EntityView["history"]>): Node =>
-  el(
-    "div",
-    { class: "table-wrap" },
+  scrollTable(
+    { label: "Rating history" },
     el(
       "table",
       null,
@@ -177,7 +182,7 @@ export const entityContent = (view: EntityView): Node => {
     el("h1", null, view.record.name, " ", el("span", { class: "muted" }, `(${TypeNames[view.type]})`)),
     figures(card),
     el("h2", null, "Why this grade"),
-    dragWords(card),
+    dragWords(card, view.dragSourceName),
     el("h2", null, "Domain scores"),
     domainChart(view),
     el("h2", null, "History"),

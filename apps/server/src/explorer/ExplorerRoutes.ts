@@ -4,10 +4,13 @@
  * quantum league, the sign-in forms and the static assets. Each page reads
  * through the same domain services and tier projection as the API's handlers,
  * for the caller the server's admission step establishes (docs/adr/0010).
+ * A browser asking for a path nothing serves gets the explorer's 404 page
+ * (left with the server's FallbackPages; the API's paths keep their JSON).
  */
 import { Admission } from "@ratings/adapters-http/server/admission/Admission"
 import { type AuthConfig, trustedHops } from "@ratings/adapters-http/server/AuthConfig"
 import { ResponseCache } from "@ratings/adapters-http/server/cache/ResponseCache"
+import { FallbackPages } from "@ratings/adapters-http/server/RouterFallbacks"
 import { RequestRateLimiter } from "@ratings/adapters-http/server/limits/RateLimit"
 import { Projection } from "@ratings/domain/access/Projection"
 import { IncidentService } from "@ratings/domain/services/IncidentService"
@@ -19,7 +22,7 @@ import { AssetRoutes } from "./Assets.ts"
 import { entityRoutes } from "./EntityRoutes.ts"
 import { feedRoutes } from "./FeedPages.ts"
 import { listRoutes } from "./ListRoutes.ts"
-import type { ExplorerSettings } from "./Pages.ts"
+import { type ExplorerSettings, notFoundPage } from "./Pages.ts"
 import { signInRoutes } from "./SignIn.ts"
 import { webhooksRoutes } from "./WebhooksRoutes.ts"
 
@@ -45,6 +48,8 @@ export const explorerRoutes = (auth: AuthConfig) =>
         cache: Option.getOrUndefined(yield* Effect.serviceOption(ResponseCache)),
         trustedHops: trustedHops(auth.trustProxy)
       }
+      const fallbacks = yield* Effect.serviceOption(FallbackPages)
+      if (Option.isSome(fallbacks)) fallbacks.value.setNotFound(notFoundPage(settings))
       return Layer.mergeAll(
         AssetRoutes,
         ...listRoutes(settings),

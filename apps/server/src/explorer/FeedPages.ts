@@ -13,7 +13,7 @@ import type { MethodologyBody } from "@ratings/domain/model/Responses"
 import { defaultDomainWeights } from "@ratings/domain/scoring/ScoreEntity"
 import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
-import { pager, tierBadge } from "./Components.ts"
+import { pager, scrollTable, tierBadge } from "./Components.ts"
 import { el, type Node } from "./Dom.ts"
 import { bytesOf } from "./Html.ts"
 import { Layout } from "./Layout.ts"
@@ -58,9 +58,8 @@ const incidentsContent = (feed: IncidentFeedPage, minStatus: string, pageNo: num
     ),
     feed.items.length === 0
       ? el("p", { class: "message" }, "No incident at or above this tier.")
-      : el(
-          "div",
-          { class: "table-wrap" },
+      : scrollTable(
+          { label: "Incidents" },
           el(
             "table",
             null,
@@ -146,9 +145,8 @@ const methodologyContent = (m: MethodologyBody): Node =>
       `Version ${m.version}: ${m.total_questions} questions in all. ${m.grade_rounding}`
     ),
     el("h2", null, "Grade ladder"),
-    el(
-      "div",
-      { class: "table-wrap" },
+    scrollTable(
+      { label: "Grade ladder" },
       el(
         "table",
         null,

@@ -5,7 +5,7 @@
  * filter form (category, chain, search) that is a plain GET, and pages of 50.
  */
 import { type EntityType, PluralOf } from "@ratings/domain/model/EntityType"
-import { changeOf, gradeBadge, gradeSortValue, pager } from "./Components.ts"
+import { changeOf, gradeBadge, gradeSortValue, pager, scrollTable } from "./Components.ts"
 import { el, type Node } from "./Dom.ts"
 import type { Row, TypeRows } from "./ListRows.ts"
 import { type ListState, naturalOrder, queryOf, type SortKey, viewOf } from "./ListView.ts"
@@ -70,9 +70,8 @@ export const rowsTable = (
   state: ListState,
   caption: string
 ): Node =>
-  el(
-    "div",
-    { class: "table-wrap" },
+  scrollTable(
+    { label: caption },
     el(
       "table",
       { "data-sortable": true },

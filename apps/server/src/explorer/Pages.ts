@@ -15,7 +15,7 @@ import type { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { type Caller, callerKind } from "@ratings/domain/model/Caller"
 import type { Branding } from "@ratings/domain/model/ServiceInfo"
 import { Effect, Schema } from "effect"
-import { type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { messageBody } from "./Components.ts"
 import { bytesOf, pageResponse } from "./Html.ts"
 import { Layout, type Viewer } from "./Layout.ts"
@@ -137,6 +137,14 @@ export const explorerPage =
         Effect.catch((error: E) => Effect.succeed(failurePage(settings, viewer, error)))
       )
     })
+
+/** The 404 page of a path the explorer does not serve, for the caller admission establishes there. */
+export const notFoundPage =
+  (settings: ExplorerSettings) =>
+  (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+    explorerPage(settings, () => Effect.fail({ _tag: "NotFound" as const }))(request).pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, request)
+    )
 
 /** A redirect after a form (303: the browser GETs the location). */
 export const seeOther = (location: string, headers: Readonly<Record<string, string>> = {}) =>

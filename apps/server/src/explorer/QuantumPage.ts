@@ -6,6 +6,7 @@
  * caller may read that chain. It never feeds a grade, and the page says so.
  */
 import type { QuantumLeagueTable, QuantumRow, QuantumUnavailable } from "@ratings/domain/model/Quantum"
+import { scrollTable } from "./Components.ts"
 import { el, type Node } from "./Dom.ts"
 import { safeUrl } from "./EntityDetails.ts"
 import { dateOf } from "./Words.ts"
@@ -107,9 +108,8 @@ export const quantumContent = ({ table, readable }: QuantumView, sort: QuantumSo
       { class: "lead" },
       `A third-party dataset (${table.source}), as of ${dateOf(table.as_of)}${table.stale === true ? ", served stale after a failed refresh" : ""}. It never feeds a grade.`
     ),
-    el(
-      "div",
-      { class: "table-wrap" },
+    scrollTable(
+      { label: "Quantum readiness league" },
       el(
         "table",
         { "data-sortable": true },

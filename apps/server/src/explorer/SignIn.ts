@@ -45,6 +45,18 @@ const signInPage = (settings: ExplorerSettings, status: number, notice: string |
     { "cache-control": "no-store" }
   )
 
+const refusalStatus = (error: unknown): number =>
+  error instanceof RateLimitedError ? 429 : error instanceof ServiceUnavailableError ? 503 : 401
+
+const refusalReason = (error: unknown): string => {
+  const status = refusalStatus(error)
+  return status === 401
+    ? "That API key was not accepted: it is unknown, revoked or mistyped."
+    : status === 429
+      ? "Too many attempts from this address: wait a while before trying again."
+      : "Keys cannot be checked right now: try again shortly."
+}
+
 const keyOf = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.map(Effect.option(request.urlParamsBody), (params) =>
     Option.isNone(params) ? undefined : Option.getOrUndefined(UrlParams.getFirst(params.value, "key"))?.trim()
@@ -57,17 +69,18 @@ const signIn = (settings: ExplorerSettings) => (request: HttpServerRequest.HttpS
     const key = yield* keyOf(request)
     if (key === undefined || key === "") return signInPage(settings, 400, "Enter an API key to sign in.")
     const decided = yield* checkKey(settings.services.admission, request, key)
+    const { limiter } = settings.services
     if (decided._tag === "Refused") {
-      const error = decided.error
-      const status =
-        error instanceof RateLimitedError ? 429 : error instanceof ServiceUnavailableError ? 503 : 401
-      const reason =
-        status === 401
-          ? "That API key was not accepted: it is unknown, revoked or mistyped."
-          : status === 429
-            ? "Too many attempts from this address: wait a while before trying again."
-            : "Keys cannot be checked right now: try again shortly."
-      return signInPage(settings, status, reason)
+      // The refusal's rate-limit headers (Retry-After on a 429) on the page, as the API sends them.
+      yield* Effect.ignore(
+        limiter.enact({ _tag: "Denied", error: decided.error, headers: decided.headers, kind: "anonymous" })
+      )
+      return signInPage(settings, refusalStatus(decided.error), refusalReason(decided.error))
+    }
+    if (decided.draw !== undefined) {
+      const drawn = yield* Effect.result(limiter.enact(decided.draw))
+      if (drawn._tag === "Failure")
+        return signInPage(settings, refusalStatus(drawn.failure), refusalReason(drawn.failure))
     }
     if (callerKind(decided.caller) === "anonymous")
       return signInPage(settings, 401, "That API key was not accepted.")

@@ -8,8 +8,9 @@ export const ExplorerCss = `
 :root { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1f24; background: #f6f7f9; line-height: 1.45; }
 * { box-sizing: border-box; }
 body { margin: 0; }
+main, footer.site, header.site { overflow-wrap: break-word; }
 a { color: #1f4fa0; }
-a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, .table-wrap:focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: .5rem; top: .5rem; background: #fff; padding: .4rem; z-index: 2; }
 header.site { background: #14213d; color: #fff; padding: .6rem 1rem; }

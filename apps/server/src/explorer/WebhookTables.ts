@@ -8,6 +8,7 @@
  */
 import type { AlertRule, AlertRuleCreated } from "@ratings/domain/model/AlertRule"
 import type { Delivery, DeliveryAttempt, DeliveryWithAttempts } from "@ratings/domain/model/Delivery"
+import { scrollTable } from "./Components.ts"
 import { el, type Node } from "./Dom.ts"
 
 /** A stored time, readable and the same for every reader: `2026-11-29 08:48 UTC`, the ISO form as its datetime. */
@@ -21,10 +22,9 @@ const statusBadge = (status: string): Node => el("span", { class: `status status
 export const ruleLabel = (rule: Pick<AlertRule, "name" | "channels">): string =>
   rule.name ?? rule.channels.webhook_url
 
-const table = (head: ReadonlyArray<string>, bodyId: string, rows: ReadonlyArray<Node>) =>
-  el(
-    "div",
-    { class: "table-wrap" },
+const table = (titleId: string, head: ReadonlyArray<string>, bodyId: string, rows: ReadonlyArray<Node>) =>
+  scrollTable(
+    { labelledBy: titleId },
     el(
       "table",
       null,
@@ -85,6 +85,7 @@ export const failedDeliveries = (props: {
     props.failed.length === 0
       ? el("p", { id: "no-failed", class: "muted" }, "No failed deliveries.")
       : table(
+          "watchlist-title",
           ["Delivery", "Rule", "Event", "Status", "Attempts", "Last error", "Created", "Action"],
           "failed-rows",
           props.failed.map((d) => failedRow(d, byId))
@@ -131,7 +132,12 @@ export const rulesTable = (props: { readonly rules: ReadonlyArray<AlertRule> }):
     el("h2", { id: "rules-title" }, "Alert rules"),
     props.rules.length === 0
       ? el("p", { id: "no-rules", class: "muted" }, "No alert rules yet: create one with the form below.")
-      : table(["Rule", "Webhook URL", "Watches", "Created", "Actions"], "rule-rows", props.rules.map(ruleRow))
+      : table(
+          "rules-title",
+          ["Rule", "Webhook URL", "Watches", "Created", "Actions"],
+          "rule-rows",
+          props.rules.map(ruleRow)
+        )
   )
 
 const attemptText = (a: DeliveryAttempt): string =>
@@ -168,6 +174,7 @@ export const deliveryLog = (props: {
     props.deliveries.length === 0
       ? el("p", { class: "muted" }, "Nothing delivered to this rule yet.")
       : table(
+          "log-title",
           ["Delivery", "Event", "Status", "Attempts (started, outcome, status, duration)", "Next attempt"],
           "log-rows",
           props.deliveries.map(logRow)

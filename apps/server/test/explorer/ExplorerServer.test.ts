@@ -140,6 +140,17 @@ describe("the ratings explorer served by ratings serve", () => {
     }
   }, 120_000)
 
+  it("says which dependency drags by its name and type, as the API names it to the caller", async () => {
+    for (const key of [undefined, explorer.keys.free, explorer.keys.enterprise]) {
+      const cards = await api(explorer.base, "/protocols/aave-v4/scorecards", key)
+      const latest = cards.items.find((c: { status: string }) => c.status === "published")
+      assert.strictEqual(latest.largest_drag_hint, "oracle: chainlink")
+      const page = await get(explorer.base, "/protocols/aave-v4", key === undefined ? {} : { cookie: key })
+      assert.strictEqual(figureOf(page.text, "drag-hint"), "The largest drag comes from Chainlink (oracle).")
+      assert.include(page.text, '<a href="/oracles/chainlink">Chainlink (oracle)</a>')
+    }
+  })
+
   it("a hidden entity appears on no page, in no link, for any caller; its page is the same 404 as an unknown one", async () => {
     for (const key of [undefined, explorer.keys.enterprise]) {
       const as = key === undefined ? {} : { cookie: key }

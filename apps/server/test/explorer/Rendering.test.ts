@@ -188,6 +188,58 @@ describe("explorer rendering", () => {
     assert.include(renderToString(dragWords(undefined)), "Not rated yet")
   })
 
+  it("names the dragging dependency by the name the caller may read, and its type", () => {
+    const card = {
+      grade: "A",
+      intrinsic_letter_grade: "AA",
+      composite_score: 83.2,
+      intrinsic_composite_score: 86.7,
+      largest_drag_hint: "oracle: chainlink",
+      has_unrated_dependencies: false
+    } as unknown as Parameters<typeof dragWords>[0]
+    const named = renderToString(dragWords(card, `Chainlink <b>`))
+    assert.include(
+      named,
+      'The largest drag comes from <a href="/oracles/chainlink">Chainlink &lt;b> (oracle)</a>.'
+    )
+    assert.notInclude(named, "oracle chainlink")
+    const hidden = renderToString(
+      dragWords({ ...card, largest_drag_hint: "largest drag: oracle" } as typeof card, "Never shown")
+    )
+    assert.include(hidden, "an oracle that is not public")
+    assert.notInclude(hidden, "Never shown")
+  })
+
+  it("keeps every date label of the history chart inside its drawing, the last one ending at its point", () => {
+    for (const count of [1, 2, 3, 9, 40]) {
+      const points = Array.from({ length: count }, (_, i) => ({
+        version: i + 1,
+        at: `2026-${String((i % 12) + 1).padStart(2, "0")}-01T00:00:00Z`,
+        composite: 50 + (i % 40),
+        grade: "BBB"
+      }))
+      const svg = renderToString(lineChart(points, "History"))
+      const width = Number(/viewBox="0 0 (\d+) /.exec(svg)![1])
+      const labels = [
+        ...svg.matchAll(/<text x="([\d.]+)" y="[\d.]+" text-anchor="(\w+)">(\d{4}-\d\d-\d\d)</g)
+      ]
+      assert.isAtLeast(labels.length, Math.min(count, 2), `${count} points`)
+      const spans = labels.map(([, x, anchor]) => {
+        const at = Number(x)
+        return anchor === "end" ? [at - 62, at] : anchor === "start" ? [at, at + 62] : [at - 31, at + 31]
+      })
+      for (const [left, right] of spans) {
+        assert.isAtLeast(left!, 0, `${count} points`)
+        assert.isAtMost(right!, width, `${count} points`)
+      }
+      for (let i = 1; i < spans.length; i++)
+        assert.isAbove(spans[i]![0]!, spans[i - 1]![1]!, `${count} points: labels ${i - 1} and ${i} overlap`)
+      if (count > 1) assert.strictEqual(labels.at(-1)![2], "end", "the last label ends at its point")
+      // Every point keeps its date in its tooltip, labelled or not.
+      assert.strictEqual(svg.match(/<title>Version \d+, \d{4}-/g)?.length, count)
+    }
+  })
+
   it("sorts the quantum league with unassessed chains last, and links only http(s) URLs", () => {
     const q = (name: string, qri: number | null) =>
       ({ name, qri }) as unknown as Parameters<typeof sortRows>[0][number]

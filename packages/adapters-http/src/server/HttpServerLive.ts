@@ -32,7 +32,7 @@ import { layer as layerNodeServer } from "./front/ServerLayer.ts"
 import { HitLane } from "./HitLane.ts"
 import { KeyMemo, type KeyVersions } from "./KeyMemo.ts"
 import { type AccessLog, accessLogMiddleware, makeAccessLog } from "./AccessLog.ts"
-import { MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
+import { FallbackPages, MaxPathParamLength, RouterFallbacks } from "./RouterFallbacks.ts"
 import { ResponseCache } from "./cache/ResponseCache.ts"
 import { DefaultShutdownGrace, ServerShutdown } from "./ServerShutdown.ts"
 import { docsRoutes } from "./DocsPage.ts"
@@ -75,7 +75,7 @@ export const allRoutes = Layer.mergeAll(ApiRoutes, DocsRoute, Cors, RouterFallba
  * what the API's own handlers and its admission read (the domain's
  * services and the key store: the explorer's pages read through the same,
  * and admit their callers by the same step). The server's KeyMemo and ResponseCache are
- * there too when it has them (read with `Effect.serviceOption`).
+ * there too when it has them, and its FallbackPages (read with `Effect.serviceOption`).
  */
 export type RouteServices =
   | HttpRouter.HttpRouter
@@ -267,8 +267,10 @@ export const serve = <E = never, R = never>(options: {
   let cutting = false
   const log = options.accessLog === false ? undefined : (options.accessLog ?? makeAccessLog())
   const laneOn = (options.hitLane ?? true) && options.responseCache !== undefined
+  // One place for the routes' fallback pages: the app's routes leave theirs, the fallbacks answer with them.
   const app = (options.routes === undefined ? allRoutes : Layer.merge(allRoutes, options.routes)).pipe(
-    Layer.provide(RecordAnswers)
+    Layer.provide(RecordAnswers),
+    Layer.provide(FallbackPages.make())
   )
   const router = HttpRouter.serve(options.metrics === undefined ? app : withMetrics(app, options.metrics), {
     routerConfig: { maxParamLength: MaxPathParamLength },

@@ -6,9 +6,11 @@
  * UTF-8, is a 415 naming what to send; a body over 1 MiB is a 413; a path the
  * API serves asked with another method is a 405 with `Allow`, as is a HEAD of
  * an export. The 404 is documented on every operation, 415 and 413 on those
- * that take a body (Api.ts, `documentRouterResponses`).
+ * that take a body (Api.ts, `documentRouterResponses`). A person's browser
+ * (a request preferring HTML) asking for a path outside /api and /mcp gets
+ * the page an app mounted beside the API gave (FallbackPages), if it gave one.
  */
-import { ByteSize, Effect } from "effect"
+import { ByteSize, Context, Effect, Layer } from "effect"
 import { HttpApi } from "effect/http-api"
 import {
   HttpIncomingMessage,
@@ -24,6 +26,61 @@ import { ApiPrefix, RatingsApi } from "../api/Api.ts"
 export const MaxPathParamLength = 1024
 
 const notFound = HttpServerResponse.jsonUnsafe({ detail: "not found" }, { status: 404 })
+
+/** An HTML page for a path nothing serves (it must not fail: it is the last answer). */
+export type NotFoundPage = (
+  request: HttpServerRequest.HttpServerRequest
+) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+
+/**
+ * Where an app mounted beside the API (the explorer) leaves its not-found
+ * page for people; `serve` gives one to the API's routes and the app's alike.
+ */
+export class FallbackPages extends Context.Service<
+  FallbackPages,
+  { readonly setNotFound: (page: NotFoundPage) => void; readonly notFound: () => NotFoundPage | undefined }
+>()("@ratings/adapters-http/FallbackPages") {
+  /** A fresh place (one per server, so two servers never share their pages). */
+  static readonly make = (): Layer.Layer<FallbackPages> =>
+    Layer.sync(FallbackPages, () => {
+      let page: NotFoundPage | undefined
+      return FallbackPages.of({
+        setNotFound: (next) => {
+          page = next
+        },
+        notFound: () => page
+      })
+    })
+}
+
+/** Whether an Accept header names text/html before application/json, or without it (q=0 is a refusal). */
+export const prefersHtml = (accept: string | undefined): boolean => {
+  if (accept === undefined) return false
+  const types = accept
+    .toLowerCase()
+    .split(",")
+    .map((entry) => entry.split(";").map((part) => part.trim()))
+    .filter(([, ...params]) => !params.some((p) => /^q=0(\.0*)?$/u.test(p)))
+    .map(([type]) => type)
+  const html = types.indexOf("text/html")
+  const json = types.indexOf("application/json")
+  return html !== -1 && (json === -1 || html < json)
+}
+
+/** Paths whose answers are for programs: their 404 is always the API's JSON. */
+const isProgramPath = (path: string): boolean => /^\/(api|mcp)(\/|$)/u.test(path)
+
+/** The 404 of a path nothing serves: the app's page to a browser, else the API's JSON. */
+const notFoundFor = (
+  pages: FallbackPages["Service"] | undefined,
+  request: HttpServerRequest.HttpServerRequest,
+  path: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const page = pages?.notFound()
+  return page !== undefined && !isProgramPath(path) && prefersHtml(request.headers.accept)
+    ? page(request)
+    : Effect.succeed(notFound)
+}
 
 const isRouteNotFound = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
@@ -143,40 +200,44 @@ const methodNotAllowed = (method: string, allowed: ReadonlyArray<string>) =>
     { status: 405, headers: { allow: allowed.join(", ") } }
   )
 
-const fallbacks = HttpMiddleware.make((app) =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const path = pathOf(request.url)
-    if (path.includes(";")) return notFound
-    if (request.method === "HEAD" && GetOnlyPaths.has(path)) return methodNotAllowed("HEAD", ["GET"])
-    if (!BodilessMethods.has(request.method)) {
-      const charset = foreignCharset(request.headers["content-type"])
-      if (charset !== undefined) return foreignCharsetRefused(charset)
-    }
-    const response = yield* app.pipe(
-      Effect.catchIf(isRouteNotFound, () => {
-        const allowed = allowedMethods(path)
-        return Effect.succeed(
-          allowed.length > 0 && !allowed.includes(request.method)
-            ? methodNotAllowed(request.method, allowed)
-            : notFound
-        )
-      }),
-      // The body reader dies (not fails) on the limit; the request is the client's fault, so answer it.
-      Effect.catchDefect((defect) =>
-        isBodyTooLarge(defect) ? Effect.succeed(tooLarge) : Effect.die(defect)
-      ),
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxRequestBodyBytes))
-    )
-    // A 413 that already says why in JSON (the /mcp endpoint's own bound) is kept.
-    if (response.status === 413 && !isJson(response)) return tooLarge
-    if (response.status !== 415) return response
-    const sent = request.headers["content-type"] ?? "none"
-    return HttpServerResponse.jsonUnsafe(
-      { detail: `unsupported content-type ${JSON.stringify(sent)}: send the body as application/json` },
-      { status: 415 }
-    )
-  })
-)
+const fallbacks = (pages: FallbackPages["Service"] | undefined) =>
+  HttpMiddleware.make((app) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const path = pathOf(request.url)
+      if (path.includes(";")) return yield* notFoundFor(pages, request, path)
+      if (request.method === "HEAD" && GetOnlyPaths.has(path)) return methodNotAllowed("HEAD", ["GET"])
+      if (!BodilessMethods.has(request.method)) {
+        const charset = foreignCharset(request.headers["content-type"])
+        if (charset !== undefined) return foreignCharsetRefused(charset)
+      }
+      const response = yield* app.pipe(
+        Effect.catchIf(isRouteNotFound, () => {
+          const allowed = allowedMethods(path)
+          return allowed.length > 0 && !allowed.includes(request.method)
+            ? Effect.succeed(methodNotAllowed(request.method, allowed))
+            : notFoundFor(pages, request, path)
+        }),
+        // The body reader dies (not fails) on the limit; the request is the client's fault, so answer it.
+        Effect.catchDefect((defect) =>
+          isBodyTooLarge(defect) ? Effect.succeed(tooLarge) : Effect.die(defect)
+        ),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MaxRequestBodyBytes))
+      )
+      // A 413 that already says why in JSON (the /mcp endpoint's own bound) is kept.
+      if (response.status === 413 && !isJson(response)) return tooLarge
+      if (response.status !== 415) return response
+      const sent = request.headers["content-type"] ?? "none"
+      return HttpServerResponse.jsonUnsafe(
+        { detail: `unsupported content-type ${JSON.stringify(sent)}: send the body as application/json` },
+        { status: 415 }
+      )
+    })
+  )
 
-export const RouterFallbacks = HttpRouter.middleware(fallbacks, { global: true })
+export const RouterFallbacks = HttpRouter.middleware(
+  Effect.map(Effect.serviceOption(FallbackPages), (pages) =>
+    fallbacks(pages._tag === "Some" ? pages.value : undefined)
+  ),
+  { global: true }
+)
