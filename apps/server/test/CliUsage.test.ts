@@ -164,4 +164,15 @@ describe("help and argument errors load none of the application", () => {
     )
     assert.isTrue(ran.some((url) => /\/packages\//.test(url)))
   }, 120_000)
+  it("a database command loads the database and the domain, not the HTTP server, its API or a Redis client", async () => {
+    const loaded = await loadedModules(["keys", "list"])
+    assert.isTrue(
+      loaded.some((url) => url.endsWith("/cli/run/Keys.ts")),
+      loaded.join("\n")
+    )
+    assert.isTrue(loaded.some((url) => url.includes("/node_modules/pg/")))
+    const server = [/\/adapters-http\/src\/api\/Api\.ts$/, /\/front\/NodeServer\.ts$/, /\/node_modules\/@?redis\//]
+    const heavy = loaded.filter((url) => server.some((pattern) => pattern.test(url)))
+    assert.deepStrictEqual(heavy, [])
+  }, 120_000)
 })

@@ -2,7 +2,7 @@
  * What `ratings demo generate` does (the command: DemoCommand.ts): a
  * deterministic large dataset in the import format, for benchmarks.
  */
-import { NodeServices } from "@effect/platform-node"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { writeDataset } from "@ratings/demo-data"
 import { Console, Effect } from "effect"
 import { progressReporter } from "../../Progress.ts"
