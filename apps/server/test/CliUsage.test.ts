@@ -171,7 +171,11 @@ describe("help and argument errors load none of the application", () => {
       loaded.join("\n")
     )
     assert.isTrue(loaded.some((url) => url.includes("/node_modules/pg/")))
-    const server = [/\/adapters-http\/src\/api\/Api\.ts$/, /\/front\/NodeServer\.ts$/, /\/node_modules\/@?redis\//]
+    const server = [
+      /\/adapters-http\/src\/api\/Api\.ts$/,
+      /\/front\/NodeServer\.ts$/,
+      /\/node_modules\/@?redis\//
+    ]
     const heavy = loaded.filter((url) => server.some((pattern) => pattern.test(url)))
     assert.deepStrictEqual(heavy, [])
   }, 120_000)
