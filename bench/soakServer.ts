@@ -1,5 +1,5 @@
 /**
- * Soak benchmark child process: `ratings serve` as ServeCommand composes it
+ * Soak benchmark child process: `ratings serve` as cli/run/Serve.ts composes it
  * (configuration from the environment, the production layers over
  * DATABASE_URL, the response cache invalidated through Postgres, the
  * explorer's routes, authentication and caller policies from the

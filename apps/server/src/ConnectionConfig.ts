@@ -3,7 +3,7 @@
  * open connections (NodeServer.ConnectionLimits), read from RATINGS_*
  * settings with NodeServer's defaults.
  */
-import { DefaultConnectionLimits } from "@ratings/adapters-http/server/front/NodeServer"
+import { DefaultConnectionLimits } from "@ratings/adapters-http/server/front/ConnectionDefaults"
 import { Config, ConfigProvider, Duration, Effect, Schema } from "effect"
 import { PositiveDuration } from "./ConfigValues.ts"
 

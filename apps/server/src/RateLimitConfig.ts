@@ -8,7 +8,7 @@ import {
   DefaultStoreTimeout,
   type LimitKind,
   type StoreFailurePolicy
-} from "@ratings/adapters-http/server/limits/RateLimit"
+} from "@ratings/adapters-http/server/limits/StorePolicies"
 import { CoverageRequestAllowance } from "@ratings/domain/access/RequestLimits"
 import { Config, Duration, Schema } from "effect"
 import { PositiveDuration } from "./ConfigValues.ts"

@@ -5,7 +5,10 @@
  * has drained and closed everything in order: that is its normal end, and
  * the process exits 0. Any other command interrupted exits 130 as usual.
  */
-import { Cause, Effect, Exit, Runtime } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 
 let graceful = false
 

@@ -2,20 +2,14 @@
 /**
  * `ratings`: the service's command line. `ratings serve` runs the HTTP API (what
  * `npm start` does); the other commands load and publish data, move entities
- * through their statuses, ingest incident
- * reports, refresh quantum-readiness data, manage keys, inspect and re-fire
- * webhook deliveries, and trace exports by their watermark.
- *
- * The commands are cli/Ratings.ts; this is the process around them: its
- * signals, its exit code, its teardown.
+ * through their statuses, ingest incident reports, refresh quantum-readiness
+ * data, manage keys, inspect and re-fire webhook deliveries, and trace exports
+ * by their watermark. The process is RatingsProcess.ts, loaded after Node's
+ * module compile cache is on (in the system's temporary folder, or
+ * NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a start then
+ * reads the compiled code of Effect's modules instead of compiling it again.
  */
-import { NodeRuntime } from "@effect/platform-node"
-import { releaseShutdownSignals } from "@ratings/adapters-sql/EmbeddedPostgresSignals"
-import { ratingsMain } from "./cli/Ratings.ts"
-import { teardown } from "./Shutdown.ts"
+import { enableCompileCache } from "node:module"
 
-// The runtime handles SIGINT and SIGTERM (a graceful stop), not the embedded Postgres package.
-releaseShutdownSignals()
-
-// Failures are reported by ratingsMain itself (cli/Ratings.ts), to the Console of the run.
-NodeRuntime.runMain(ratingsMain, { teardown, disableErrorReporting: true })
+enableCompileCache()
+await import("./RatingsProcess.ts")

@@ -2,7 +2,7 @@
  * The Postgres connection of the service: a `PgClient` for a URL, with every
  * migration applied before anything else uses it (migrations run at start-up).
  */
-import { NodeServices } from "@effect/platform-node"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Layer, Redacted } from "effect"
 import { Migrations } from "./migrations/index.ts"

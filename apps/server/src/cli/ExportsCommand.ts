@@ -5,42 +5,11 @@
  * watermark found in a file, this prints who made the export (account, and the
  * API key with its name, tier and whether it has been revoked since), what it
  * held (entity type, format, fields, rows) and when. Never the key itself: only
- * its hash is stored. An unknown or malformed watermark exits 1 saying so.
+ * its hash is stored. An unknown or malformed watermark exits 1 saying so
+ * (run/Exports.ts).
  */
-import type { ApiKeyInfo } from "@ratings/domain/model/Caller"
-import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
-import type { ExportRecord } from "@ratings/domain/ports/ExportLog"
-import { ExportLog } from "@ratings/domain/ports/ExportLog"
-import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
-import { AppLayer } from "../AppLayer.ts"
-import { CommandFailed } from "./CommandFailed.ts"
-
-/** What the record says of the key that made the export. */
-const keyLine = (record: ExportRecord, key: ApiKeyInfo | undefined): string => {
-  if (record.key_id === null)
-    return record.account_id.startsWith("admin:")
-      ? "none (an admin token)"
-      : "not recorded (exported before keys were recorded)"
-  if (key === undefined) return `${record.key_id} (no longer in the key store)`
-  const state = key.revoked_at === null ? "active" : `revoked ${key.revoked_at}`
-  return `${key.id} (${JSON.stringify(key.name)}, ${key.tier}, ${key.prefix}…, ${state})`
-}
-
-/** The record as `name  value` lines, in the order an investigator reads them. */
-export const formatExport = (record: ExportRecord, key: ApiKeyInfo | undefined): string =>
-  [
-    ["export_id", record.export_id],
-    ["exported_at", record.created_at],
-    ["account", record.account_id],
-    ["key", keyLine(record, key)],
-    ["entity_type", record.entity_type],
-    ["format", record.format],
-    ["fields", record.fields.join(",")],
-    ["rows", String(record.row_count)]
-  ]
-    .map(([name, value]) => `${name!.padEnd(12)}${value}`)
-    .join("\n")
+import { lazily } from "./Lazy.ts"
 
 const show = Command.make(
   "show",
@@ -49,22 +18,11 @@ const show = Command.make(
       Argument.withDescription("The watermark: the __export_id column of the file, or its X-Export-Id header")
     )
   },
-  Effect.fnUntraced(function* ({ exportId }) {
-    const id = exportId.trim()
-    const found = yield* (yield* ExportLog).find(id)
-    if (Option.isNone(found)) {
-      yield* Console.error(
-        `no export with id ${JSON.stringify(id)} (an export id is the UUID in __export_id)`
-      )
-      return yield* new CommandFailed({ message: "failed" })
-    }
-    const record = found.value
-    const key =
-      record.key_id === null
-        ? undefined
-        : (yield* (yield* ApiKeyRepository).list()).find((k) => k.id === record.key_id)
-    yield* Console.log(formatExport(record, key))
-  }, Effect.provide(AppLayer))
+  ({ exportId }) =>
+    lazily(
+      () => import("./run/Exports.ts"),
+      (run) => run.show(exportId)
+    )
 ).pipe(Command.withDescription("Show who made an export and what it held, from its __export_id watermark"))
 
 export const ExportsCommand = Command.make("exports").pipe(

@@ -9,86 +9,14 @@
  * go to standard error. The server ends, exiting 0, when the host closes its
  * standard input (or on SIGTERM).
  */
-import {
-  RatingsApiAccess,
-  RatingsTools,
-  ServerInstructions,
-  ServerName,
-  StdioProtocols
-} from "@ratings/adapters-mcp/RatingsMcpServer"
-import { ApiVersion } from "@ratings/adapters-http/api/Api"
-import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
-import { McpServer } from "effect/ai"
 import { Command } from "effect/cli"
-import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
-import { clientBaseOf, McpConfig } from "../McpConfig.ts"
-import { stoppedGracefully } from "../Shutdown.ts"
-import { CommandFailed } from "./CommandFailed.ts"
+import { lazily } from "./Lazy.ts"
 
-/** How long one API call may take: the live service's clients give up after 10 s. */
-export const ApiCallTimeout = "10 seconds"
-
-/** The HTTP client of the tools: the configured key on every call (when there is one), each call bounded. */
-const apiAccess = (config: McpConfig) =>
-  Layer.effect(
-    RatingsApiAccess,
-    Effect.gen(function* () {
-      const fetch = yield* HttpClient.HttpClient
-      const keyed = Option.match(config.apiKey, {
-        onNone: () => fetch,
-        onSome: (key) => HttpClient.mapRequest(fetch, HttpClientRequest.bearerToken(key))
-      })
-      const client = HttpClient.transform(keyed, (response, request) =>
-        Effect.timeoutOrElse(response, {
-          duration: ApiCallTimeout,
-          orElse: () =>
-            Effect.fail(
-              new HttpClientError.HttpClientError({
-                reason: new HttpClientError.TransportError({
-                  request,
-                  description: `no answer within ${ApiCallTimeout}`
-                })
-              })
-            )
-        })
-      )
-      return RatingsApiAccess.of({ client: Effect.succeed(client), baseUrl: clientBaseOf(config.apiUrl) })
-    })
-  ).pipe(Layer.provide(FetchHttpClient.layer))
-
-/**
- * Everything the command says goes to standard error, failures included
- * (a configuration error names its variable there): standard output is the
- * protocol's.
- */
-const toStderr = <A, E, R>(command: Effect.Effect<A, E, R>): Effect.Effect<A, E | CommandFailed, R> =>
-  command.pipe(
-    Effect.catchCause(
-      (cause): Effect.Effect<never, E | CommandFailed> =>
-        Cause.hasInterruptsOnly(cause)
-          ? Effect.failCause(cause)
-          : Effect.andThen(
-              Console.error(`ratings mcp: ${Cause.pretty(cause)}`),
-              Effect.fail(new CommandFailed({ message: "failed" }))
-            )
-    ),
-    Effect.provideService(Logger.LogToStderr, true)
+export const McpCommand = Command.make("mcp", {}, () =>
+  lazily(
+    () => import("./run/Mcp.ts"),
+    (run) => run.mcp()
   )
-
-export const McpCommand = Command.make(
-  "mcp",
-  {},
-  Effect.fnUntraced(function* () {
-    const config = yield* McpConfig
-    const server = McpServer.layerStdio({
-      name: ServerName,
-      version: ApiVersion,
-      instructions: ServerInstructions,
-      protocols: StdioProtocols,
-      registrations: RatingsTools.pipe(Layer.provide(apiAccess(config)))
-    })
-    return yield* Layer.launch(server).pipe(Effect.onInterrupt(() => stoppedGracefully))
-  }, toStderr)
 ).pipe(
   Command.withDescription(
     "Serve the MCP tools for AI agents over stdio, calling the API at RATINGS_API_URL with RATINGS_API_KEY"

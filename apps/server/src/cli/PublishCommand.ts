@@ -6,48 +6,17 @@
  *
  * `ratings status <entity-type> <slug> <status>`: move an entity through its
  * statuses (draft, scoring, approved, published). Only a published (active,
- * public) entity is readable; when its published rating becomes readable, the
- * alert rules get one rating.new (docs/webhooks.md).
+ * public) entity is readable (run/Publish.ts does both).
  */
 import { userInfo } from "node:os"
-import { EntityStatuses } from "@ratings/domain/model/Entity"
-import { EntityTypes } from "@ratings/domain/model/EntityType"
-import { Publisher, type PublishError, type StatusResult } from "@ratings/domain/services/Publisher"
-import type { StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
-import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { AppLayer } from "../AppLayer.ts"
-import { CommandFailed } from "./CommandFailed.ts"
+import { choiceArgument, EntityStatusChoices, EntityTypeChoices } from "./Choices.ts"
+import { lazily } from "./Lazy.ts"
 
-const refused = (verb: string) => (error: PublishError) =>
-  Effect.andThen(Console.error(`${verb} refused: ${error.message}`), new CommandFailed({ message: "failed" }))
+const load = () => import("./run/Publish.ts")
 
-const publishedLine = (
-  entityType: string,
-  slug: string,
-  s: StoredScorecard,
-  previous: StoredScorecard | undefined
-) =>
-  `published ${entityType} ${slug} v${s.scorecard_version}: ${s.composite_score} ${s.grade}` +
-  (s.intrinsic_composite_score !== s.composite_score
-    ? ` (intrinsic ${s.intrinsic_composite_score} ${s.intrinsic_letter_grade}, ${s.largest_drag_hint})`
-    : "") +
-  (previous === undefined ? ", first rating" : `, was ${previous.composite_score} ${previous.grade}`)
-
-const statusLine = (entityType: string, slug: string, r: StatusResult) =>
-  (r.previous_status === r.status
-    ? `${entityType} ${slug} is already ${r.status}`
-    : `${entityType} ${slug}: ${r.previous_status} -> ${r.status}`) +
-  (r.readable
-    ? "; readable by the public"
-    : "; not readable by the public (only published, active, public entities are)")
-
-const notReadableHint = (entityType: string, slug: string) =>
-  `note: ${entityType} ${slug} is not published (or is private or inactive), so nobody but an admin can read ` +
-  `this rating and no webhook was sent; \`ratings status ${entityType} ${slug} published\` makes it readable`
-
-const entityType = Argument.Literals("entity-type", EntityTypes)
-const slugArgument = Argument.String("slug")
+const entityType = choiceArgument("entity-type", EntityTypeChoices, "The entity's type")
+const slugArgument = Argument.String("slug").pipe(Argument.withDescription("The entity's slug"))
 
 export const PublishCommand = Command.make(
   "publish",
@@ -68,27 +37,7 @@ export const PublishCommand = Command.make(
       Flag.withDefault(false)
     )
   },
-  Effect.fnUntraced(function* ({ entityType, slug, reasoning, actor, publishEntity }) {
-    const publisher = yield* Publisher
-    if (publishEntity) {
-      const r = yield* publisher
-        .setStatus({ entity_type: entityType, slug, status: "published", publish: { reasoning, actor } })
-        .pipe(Effect.catch(refused("publish")))
-      const p = r.publication!
-      yield* Console.log(
-        `${publishedLine(entityType, slug, p.scorecard, p.previous)}; ${statusLine(entityType, slug, r)}` +
-          `; ${r.deliveries} webhook deliveries queued`
-      )
-      return
-    }
-    const r = yield* publisher
-      .publish({ entity_type: entityType, slug, reasoning, actor })
-      .pipe(Effect.catch(refused("publish")))
-    yield* Console.log(
-      `${publishedLine(entityType, slug, r.scorecard, r.previous)}; ${r.deliveries} webhook deliveries queued`
-    )
-    if (!r.readable) yield* Console.log(notReadableHint(entityType, slug))
-  }, Effect.provide(AppLayer))
+  (input) => lazily(load, (run) => run.publish(input))
 ).pipe(
   Command.withDescription(
     "Publish an entity's latest draft scorecard (with --publish-entity, publish the entity too)"
@@ -100,14 +49,9 @@ export const StatusCommand = Command.make(
   {
     entityType,
     slug: slugArgument,
-    status: Argument.Literals("status", EntityStatuses)
+    status: choiceArgument("status", EntityStatusChoices, "The status to move it to")
   },
-  Effect.fnUntraced(function* ({ entityType, slug, status }) {
-    const r = yield* (yield* Publisher)
-      .setStatus({ entity_type: entityType, slug, status })
-      .pipe(Effect.catch(refused("status change")))
-    yield* Console.log(`${statusLine(entityType, slug, r)}; ${r.deliveries} webhook deliveries queued`)
-  }, Effect.provide(AppLayer))
+  (input) => lazily(load, (run) => run.status(input))
 ).pipe(
   Command.withDescription(
     "Move an entity to a status (draft, scoring, approved, published); only published entities are readable"

@@ -7,11 +7,14 @@
  * (apps/server/test/InProcessCli.ts). Every layer a command builds (pools,
  * the embedded Postgres, the data folder's lock) is released when the run
  * ends; nothing is left on the process (no signal handler, no exit code).
+ * The commands' work is loaded only when one runs (Lazy.ts).
  */
-import { NodeServices } from "@effect/platform-node"
-import { Cause, Effect, type Layer, Runtime } from "effect"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import { Command } from "effect/cli"
-import { TracingLayer } from "../Observability.ts"
 import { teardown } from "../Shutdown.ts"
 import { ContactsCommand } from "./ContactsCommand.ts"
 import { DeliveriesCommand } from "./DeliveriesCommand.ts"
@@ -25,6 +28,7 @@ import { McpCommand } from "./McpCommand.ts"
 import { PublishCommand, StatusCommand } from "./PublishCommand.ts"
 import { QuantumCommand } from "./QuantumCommand.ts"
 import { ServeCommand } from "./ServeCommand.ts"
+import { withUsagePresenter } from "./Usage.ts"
 
 export const Version = "0.1.0"
 
@@ -61,16 +65,11 @@ const reportFailure = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<
 
 /**
  * `ratings` with the arguments of the Stdio service, over the given platform
- * services; spans are exported when OTEL_EXPORTER_OTLP_ENDPOINT is set
- * (Observability.ts) and flushed as the command ends.
+ * services; an invalid command line is answered by its error and usage line
+ * (Usage.ts).
  */
 export const ratings = (platform: Layer.Layer<NodeServices.NodeServices>) =>
-  Ratings.pipe(
-    Command.run({ version: Version }),
-    Effect.provide(TracingLayer),
-    Effect.provide(platform),
-    reportFailure
-  )
+  Ratings.pipe(Command.run({ version: Version }), withUsagePresenter, Effect.provide(platform), reportFailure)
 
 /** The program of the `ratings` process: its arguments, environment and standard streams. */
 export const ratingsMain = ratings(NodeServices.layer)

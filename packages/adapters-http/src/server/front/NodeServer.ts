@@ -23,10 +23,13 @@ import {
   type PathBodyLimit,
   refuseBody
 } from "./BodyLimits.ts"
+import { DefaultConnectionLimits } from "./ConnectionDefaults.ts"
 import { Connections, makeGate, trackRequest } from "./Connections.ts"
 import { continueWhenRead } from "./Continue.ts"
 import { FrontDoorRequest } from "./Handoff.ts"
 import { onClientError, refuseConnection } from "./RawAnswers.ts"
+
+export { DefaultConnectionLimits }
 
 /**
  * A lane in front of the router (HitLane.ts): it answers a request itself,
@@ -66,14 +69,6 @@ export interface ConnectionLimits {
   /** The paths whose routes take another body size than the API's (an endpoint mounted beside it). */
   readonly bodyLimits?: ReadonlyArray<PathBodyLimit> | undefined
 }
-
-/** The bounds unless configured: tens of seconds to send a request, 256 connections per address, no total cap. */
-export const DefaultConnectionLimits = {
-  headersTimeoutMs: 20_000,
-  requestTimeoutMs: 30_000,
-  maxConnectionsPerAddress: 256,
-  maxConnections: 0
-} as const
 
 /**
  * How often Node looks for requests past their timeouts: a quarter of the
