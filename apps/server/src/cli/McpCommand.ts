@@ -3,8 +3,9 @@
  * agent host that starts it as a subprocess. Its tools (adapters-mcp
  * RatingsTools.ts) call the API at RATINGS_API_URL with the key in
  * RATINGS_API_KEY (none: as an anonymous caller), through the typed client of
- * the contract, so the key's tier and rate limits apply.
- *
+ * the contract, so the key's tier and rate limits apply; it names itself after
+ * the operator's branding (RATINGS_SERVICE_NAME). A setting it cannot use
+ * stops it at start, the variable and the problem said on standard error.
  * Standard output carries the protocol's messages and nothing else: log lines
  * go to standard error. The server ends, exiting 0, when the host closes its
  * standard input (or on SIGTERM).
@@ -12,12 +13,10 @@
 import {
   RatingsApiAccess,
   RatingsTools,
-  ServerInstructions,
-  ServerName,
-  StdioProtocols
+  StdioProtocols,
+  serverInfoOf
 } from "@ratings/adapters-mcp/RatingsMcpServer"
-import { ApiVersion } from "@ratings/adapters-http/api/Api"
-import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
+import { Cause, Config, Console, Effect, Layer, Logger, Option } from "effect"
 import { McpServer } from "effect/ai"
 import { Command } from "effect/cli"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
@@ -57,6 +56,28 @@ const apiAccess = (config: McpConfig) =>
   ).pipe(Layer.provide(FetchHttpClient.layer))
 
 /**
+ * A setting refused at start, one line per problem: `RATINGS_API_URL: must be
+ * an http or https URL` (the schema's message, `... at ["RATINGS_API_URL"]`).
+ */
+export const settingProblemsOf = (error: Config.ConfigError): ReadonlyArray<string> =>
+  error.cause.message.split(/\n(?=\S)/).map((issue) => {
+    const at = /\n\s*at \[(.*)\]\s*$/.exec(issue)
+    return at === null
+      ? issue.trim()
+      : `${at[1]!.replace(/"/g, "").replace(/\]\[/g, ".")}: ${issue.slice(0, at.index).trim()}`
+  })
+
+/** What a failure says on standard error: a refused setting in a line of its own, else the cause. */
+const failureText = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.findErrorOption(cause)
+  if (Option.isSome(error) && error.value instanceof Config.ConfigError)
+    return settingProblemsOf(error.value)
+      .map((problem) => `ratings mcp: invalid setting ${problem}; the MCP server was not started`)
+      .join("\n")
+  return `ratings mcp: ${Cause.pretty(cause)}`
+}
+
+/**
  * Everything the command says goes to standard error, failures included
  * (a configuration error names its variable there): standard output is the
  * protocol's.
@@ -68,7 +89,7 @@ const toStderr = <A, E, R>(command: Effect.Effect<A, E, R>): Effect.Effect<A, E 
         Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause)
           : Effect.andThen(
-              Console.error(`ratings mcp: ${Cause.pretty(cause)}`),
+              Console.error(failureText(cause)),
               Effect.fail(new CommandFailed({ message: "failed" }))
             )
     ),
@@ -81,9 +102,7 @@ export const McpCommand = Command.make(
   Effect.fnUntraced(function* () {
     const config = yield* McpConfig
     const server = McpServer.layerStdio({
-      name: ServerName,
-      version: ApiVersion,
-      instructions: ServerInstructions,
+      ...serverInfoOf(config.branding),
       protocols: StdioProtocols,
       registrations: RatingsTools.pipe(Layer.provide(apiAccess(config)))
     })
