@@ -1,8 +1,10 @@
 /**
- * The settings of `ratings mcp`: the API its tools call (RATINGS_API_URL) and
- * the key they call it with (RATINGS_API_KEY; none: anonymous).
+ * The settings of `ratings mcp`: the API its tools call (RATINGS_API_URL),
+ * the key they call it with (RATINGS_API_KEY; none: anonymous), and the
+ * operator's branding its serverInfo names (RATINGS_SERVICE_NAME and the rest).
  */
 import { Config, Schema } from "effect"
+import { BrandingConfig } from "./BrandingConfig.ts"
 import { HttpUrl } from "./ConfigValues.ts"
 
 /** Where `ratings mcp` sends the API calls of its tools, by default a server on this machine. */
@@ -41,10 +43,11 @@ const ApiKeyText = Schema.Redacted(
   )
 )
 
-/** `ratings mcp`: the API its tools call, and the key they call it with (none: anonymous). */
+/** `ratings mcp`: the API its tools call, the key they call it with (none: anonymous), the branding. */
 export const McpConfig = Config.all({
   apiUrl: Config.schema(ApiBaseUrl, "RATINGS_API_URL").pipe(Config.withDefault(new URL(DefaultApiUrl))),
-  apiKey: Config.option(Config.schema(ApiKeyText, "RATINGS_API_KEY"))
+  apiKey: Config.option(Config.schema(ApiKeyText, "RATINGS_API_KEY")),
+  branding: BrandingConfig
 })
 
 export type McpConfig = Config.Success<typeof McpConfig>

@@ -22,6 +22,8 @@ export interface SessionOptions {
   /** HTTP only: sent as X-Forwarded-For. */
   readonly forwardedFor?: string | undefined
   readonly protocol?: McpProtocol.ProtocolAdapter<McpClient.ProtocolVersion> | undefined
+  /** stdio only: more environment for `ratings mcp` (branding, say). */
+  readonly env?: Record<string, string | undefined> | undefined
 }
 
 /** A connected client, for the scope: `ratings mcp` started (stdio) or /mcp initialized (HTTP). */
@@ -35,7 +37,11 @@ export const session = (
       ? McpClient.stdio({
           protocol,
           command: ChildProcess.make(process.execPath, [MainScript, "mcp"], {
-            env: cliEnv({ RATINGS_API_URL: `${options.origin}/api/v1`, RATINGS_API_KEY: options.key }),
+            env: cliEnv({
+              RATINGS_API_URL: `${options.origin}/api/v1`,
+              RATINGS_API_KEY: options.key,
+              ...options.env
+            }),
             extendEnv: false
           })
         }).pipe(Effect.provide(NodeServices.layer))

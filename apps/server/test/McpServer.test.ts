@@ -150,16 +150,17 @@ describe("MCP server: tools/list", () => {
               assert.strictEqual(tool.inputSchema.type, "object", tool.name)
               assert.strictEqual(tool.annotations?.readOnlyHint, tool.name !== "request_coverage", tool.name)
             }
+            // The live service's arguments (api-facts); our older slug and id are read, not advertised.
             const rating = tools.find((t) => t.name === "get_rating")!
             assert.deepStrictEqual(Object.keys(rating.inputSchema.properties as object), [
               "entity_type",
-              "slug",
-              "id"
+              "identifier"
             ])
-            assert.deepStrictEqual(rating.inputSchema.required, ["entity_type"])
+            assert.deepStrictEqual(rating.inputSchema.required, ["identifier"])
             const incidents = tools.find((t) => t.name === "get_recent_incidents")!
             assert.deepStrictEqual(Object.keys(incidents.inputSchema.properties as object), [
               "since",
+              "slug",
               "min_status",
               "limit"
             ])
@@ -216,9 +217,15 @@ const everyTool = (transport: Transport, caller: Caller) =>
       assert.isNull(attribution)
       assert.notInclude(rating.text, "Data source:")
     }
-    // By id, the same rating.
+    // By id, the same rating; and under the live service's argument name, by slug or id, typed or not.
     const byId = yield* call("get_rating", { entity_type: "protocol", id: rating.structured.id })
     assert.strictEqual(byId.text, rating.text)
+    for (const identifier of ["aave-v3", rating.structured.id]) {
+      const live = yield* call("get_rating", { entity_type: "protocol", identifier })
+      assert.strictEqual(live.text, rating.text, identifier)
+      const untyped = yield* call("get_rating", { identifier })
+      assert.strictEqual(untyped.text, rating.text, identifier)
+    }
     // 404: a plain answer, not an error.
     const missing = yield* call("get_rating", { entity_type: "protocol", slug: "no-such-protocol" })
     assert.isFalse(missing.isError)

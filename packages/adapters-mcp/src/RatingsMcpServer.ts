@@ -6,11 +6,13 @@
  * the configured API with the configured key; /mcp (`mcpRoutes`) answers them
  * in this process on behalf of the caller of /mcp (InProcessClient.ts), so
  * the caller's tier, visibility and rate limits apply. A tool's answer is its
- * text (ToolText.ts) with the same data as structured content; arguments that
- * do not decode are an answer saying what was wrong (isError), as 422s are.
+ * text (ToolText.ts) with the same data as structured content; arguments,
+ * read under the live names (ToolArguments.ts), that do not decode are an
+ * answer saying what was wrong (isError), as 422s are. serverInfo is the brand.
  */
 import { Capabilities } from "@ratings/domain/access/Capabilities"
 import type { Tier } from "@ratings/domain/model/Caller"
+import { Branding, DefaultBranding, ServiceName } from "@ratings/domain/model/ServiceInfo"
 import { Cause, Context, Effect, Layer, Schema } from "effect"
 import { McpProtocol, McpSchema, McpServer, Tool } from "effect/ai"
 import { HttpClient, HttpRouter, HttpServerRequest } from "effect/http"
@@ -21,6 +23,7 @@ import { InProcessBaseUrl, inProcessClient, onBehalfOf } from "./InProcessClient
 import { McpPath, mountMcp } from "./McpEndpoint.ts"
 import { RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
 import { type ToolRun, ToolRuns } from "./ToolHandlers.ts"
+import { liveArgumentsOf } from "./ToolArguments.ts"
 import { invalidArgumentsOf, refusal, UnexpectedAnswer } from "./ToolRefusals.ts"
 import type { ToolAnswer } from "./ToolText.ts"
 
@@ -35,13 +38,36 @@ export class RatingsApiAccess extends Context.Service<
   }
 >()("@ratings/adapters-mcp/RatingsApiAccess") {}
 
-export const ServerName = "defi-risk-ratings"
+/**
+ * The serverInfo name of a brand: its service name in lower-case kebab form
+ * ("DeFi Risk Ratings" is defi-risk-ratings), as MCP names are written.
+ */
+export const serverNameOf = (branding: Branding): string =>
+  branding.serviceName
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "") || "ratings"
 
-export const ServerInstructions =
+export const ServerName = serverNameOf(DefaultBranding)
+
+const instructionsOf = (branding: Branding) =>
   "Letter grades (AAA best to D) and scorecards of DeFi protocols, chains, tokens, oracles, vaults, " +
   "organisations and bridges, with hack incidents and post-quantum readiness of chains. Find an entity with " +
   "search_ratings or list_ratings, then read it with get_rating (and get_rating_breakdown with a Pro key). " +
-  "Free and anonymous use must name the service as the data source: each answer ends with the attribution to show."
+  `Free and anonymous use must name ${branding.serviceName === ServiceName ? "the service" : branding.serviceName} ` +
+  "as the data source: each answer ends with the attribution to show."
+
+export const ServerInstructions = instructionsOf(DefaultBranding)
+
+/** What the server says it is at initialize, under the operator's brand (the domain's Branding). */
+export const serverInfoOf = (branding: Branding) => ({
+  name: serverNameOf(branding),
+  version: ApiVersion,
+  description: `${branding.serviceName}: ratings of DeFi protocols and the rest, for AI agents`,
+  websiteUrl: branding.siteUrl,
+  instructions: instructionsOf(branding)
+})
 
 /** What a tool's refusal calls its data, and the tier its route needs (a 401 body does not say it). */
 const Gated: { readonly [Name in RatingsToolName]?: readonly [string, Tier] } = {
@@ -89,13 +115,15 @@ const call = <Name extends RatingsToolName>(
   const run = ToolRuns[name] as ToolRun<RatingsToolName>
   const [what, tier] = Gated[name] ?? ["This tool", "anonymous" as Tier]
   return Effect.gen(function* () {
+    const live = liveArgumentsOf(name, payload ?? {})
+    if (live._tag === "Refused") return yield* Effect.fail(live.answer)
     const args = yield* Schema.decodeUnknownEffect(tool.parametersSchema as Schema.Codec<unknown>)(
-      payload ?? {},
+      live.args.payload,
       {
         errors: "all",
         onExcessProperty: "ignore"
       }
-    ).pipe(Effect.mapError((error) => invalidArgumentsOf(error.message)))
+    ).pipe(Effect.mapError((error) => invalidArgumentsOf(error.message, live.args.writtenAs)))
     const http = yield* access.client
     let attribution: string | undefined
     const api = yield* HttpApiClient.makeWith(RatingsApi, {
@@ -177,11 +205,10 @@ export const mcpRoutes = (trustedHops: number) =>
         ),
         baseUrl: InProcessBaseUrl
       })
+      const branding = yield* Branding
       return mountMcp(
         McpServer.layerHttp({
-          name: ServerName,
-          version: ApiVersion,
-          instructions: ServerInstructions,
+          ...serverInfoOf(branding),
           path: McpPath,
           protocols: Protocols,
           allowSessionTermination: true,

@@ -1,11 +1,10 @@
 /**
- * The tools of the service's MCP server, as Effect AI
- * `Tool` definitions in one `Toolkit`: the names and arguments of the live
- * service's agent server (api-facts "The live service's agent (MCP) server"),
- * so that an agent's prompts carry over, each with a description an agent can
- * choose by and an input schema generated from its parameter schema.
- *
- * Client-safe, like the contract: what each tool does is ToolHandlers.ts,
+ * The tools of the service's MCP server, as Effect AI `Tool` definitions in
+ * one `Toolkit`: the names, arguments and bounds of the live service's agent
+ * server (api-facts "The live service's agent (MCP) server"), so that an
+ * agent's prompts carry over, each with a description an agent can choose by
+ * and the input schema tools/list advertises. The older names some arguments
+ * still go by are ToolArguments.ts's; what each tool does is ToolHandlers.ts,
  * over the typed client of the HTTP contract, never a request of its own.
  * request_coverage takes its fields with the contract's own schemas (the
  * domain's ContactRequest), under the tool's argument names.
@@ -16,9 +15,16 @@ import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 
-/** The most entities a listing or a search answers with (each one costs the caller a scorecard read). */
-export const MaxToolItems = 25
-export const DefaultToolItems = 10
+/** list_ratings: the live service's bounds, at most 50 entities (each costs the caller a scorecard read), 25 by default. */
+export const MaxListItems = 50
+export const DefaultListItems = 25
+/** search_ratings: the live service's 10 per type and 15 merged; `limit` (ours, kept) sets both, up to 25. */
+export const SearchPerType = 10
+export const SearchMerged = 15
+export const MaxSearchItems = 25
+/** get_recent_incidents: the live service's bounds, as the API's feed. */
+export const MaxIncidents = 200
+export const DefaultIncidents = 25
 
 const EntityTypeParam = Schema.Literals(EntityTypes).annotate({
   description: "Entity type: protocol, chain, token, oracle, vault, organisation or bridge"
@@ -48,22 +54,18 @@ const isWellFormed = Schema.makeFilter(
 )
 
 const Text = (description: string, maxLength = 200) =>
-  Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(maxLength), isWellFormed).annotate({
+  Schema.String.check(isWellFormed, Schema.isMinLength(1), Schema.isMaxLength(maxLength)).annotate({
     description
   })
 
-const ItemLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MaxToolItems })).annotate({
-  description: `How many entities to answer with, 1 to ${MaxToolItems} (default ${DefaultToolItems})`
-})
+const limitOf = (maximum: number, what: string) =>
+  Schema.Int.check(Schema.isBetween({ minimum: 1, maximum })).annotate({ description: what })
 
-/** One entity: its type, and its slug or its UUID id. */
-const EntityRef = {
-  entity_type: EntityTypeParam,
-  slug: Schema.optionalKey(
-    Text("The entity's slug, such as aave-v3 or ethereum (a UUID id is accepted here too)")
-  ),
-  id: Schema.optionalKey(Text("The entity's UUID id, instead of its slug", 64))
-}
+/** An entity's identifier, as get_rating takes it: its slug or its UUID id. */
+const Identifier = Text(
+  "The entity's slug, such as aave-v4 or ethereum, or its UUID id. Also accepted under the older names " +
+    "`slug` and `id` (the same value under two names is taken; different values are refused)."
+)
 
 const readOnly = <T extends Tool.Any>(tool: T): T =>
   tool
@@ -75,16 +77,21 @@ const readOnly = <T extends Tool.Any>(tool: T): T =>
 export const ListRatings = readOnly(
   Tool.make("list_ratings", {
     description:
-      "List rated entities of one type (protocols unless entity_type says otherwise) with each one's letter " +
-      "grade (AAA best to D) and composite score (0-100). Filter by category (such as lending or dex) and by " +
-      "chain slug (such as ethereum). Answers the total number of matches and the first `limit` of them.",
+      "List rated entities of one type with each one's letter grade (AAA best to D) and composite score " +
+      "(0-100). Filter by category (such as lending or dex) and by chain slug (such as ethereum). Answers the " +
+      `total number of matches and the first \`limit\` of them (default ${DefaultListItems}, at most ${MaxListItems}).`,
     parameters: Schema.Struct({
-      entity_type: Schema.optionalKey(EntityTypeParam),
+      entity_type: EntityTypeParam,
       category: Schema.optionalKey(Text("Category, such as lending, dex or messaging (lower case)", 100)),
       chain: Schema.optionalKey(
         Text("Chain slug: only entities deployed on that chain, such as ethereum", 100)
       ),
-      limit: Schema.optionalKey(ItemLimit)
+      limit: Schema.optionalKey(
+        limitOf(
+          MaxListItems,
+          `How many entities to answer with, 1 to ${MaxListItems} (default ${DefaultListItems})`
+        )
+      )
     })
   }).annotate(Tool.Title, "List ratings")
 )
@@ -94,11 +101,18 @@ export const SearchRatings = readOnly(
     description:
       "Search every rated entity type (protocols, chains, tokens, oracles, vaults, organisations and bridges) " +
       "by name or slug, case-insensitively, or one type with entity_type. Answers each match with its type, " +
-      "slug, letter grade and composite score; use get_rating for one match's details.",
+      `slug, letter grade and composite score (up to ${SearchPerType} per type, ${SearchMerged} in all); use ` +
+      "get_rating for one match's details.",
     parameters: Schema.Struct({
       query: Text("Part of the name or slug to look for, such as aave or chainlink", 100),
       entity_type: Schema.optionalKey(EntityTypeParam),
-      limit: Schema.optionalKey(ItemLimit)
+      limit: Schema.optionalKey(
+        limitOf(
+          MaxSearchItems,
+          `How many matches to answer with, 1 to ${MaxSearchItems}, per type and in all (default ` +
+            `${SearchPerType} per type, ${SearchMerged} in all)`
+        )
+      )
     })
   }).annotate(Tool.Title, "Search ratings")
 )
@@ -106,10 +120,14 @@ export const SearchRatings = readOnly(
 export const GetRating = readOnly(
   Tool.make("get_rating", {
     description:
-      "The current rating of one entity, by type and slug (or UUID id): its letter grade and composite score " +
-      "(0-100, after dependency drag), the intrinsic grade and composite before drag, the dependency that " +
-      "drags it most, whether it depends on unrated entities, and when it was rated.",
-    parameters: Schema.Struct(EntityRef)
+      "The current rating of one entity, by its slug or UUID id (identifier) and type: its letter grade and " +
+      "composite score (0-100, after dependency drag), the intrinsic grade and composite before drag, the " +
+      "dependency that drags it most, whether it depends on unrated entities, and when it was rated. Without " +
+      "entity_type the slug is looked up in every type; when several types have it, the answer names them.",
+    parameters: Schema.Struct({
+      entity_type: Schema.optionalKey(EntityTypeParam),
+      identifier: Identifier
+    })
   }).annotate(Tool.Title, "Get a rating")
 )
 
@@ -119,7 +137,13 @@ export const GetRatingBreakdown = readOnly(
       "The per-domain breakdown of one entity's current rating (security, governance, ...: each a score " +
       "from 0 to 1), with its grade and composites. Needs a Pro or Enterprise API key; without one the answer " +
       "says which tier is needed and how to get a key.",
-    parameters: Schema.Struct(EntityRef)
+    parameters: Schema.Struct({
+      entity_type: EntityTypeParam,
+      slug: Text(
+        "The entity's slug, such as aave-v4 (a UUID id is accepted too). Also accepted under the names " +
+          "`identifier` and `id` (the same value under two names is taken; different values are refused)."
+      )
+    })
   }).annotate(Tool.Title, "Get a rating's domain breakdown")
 )
 
@@ -136,15 +160,16 @@ export const GetRecentIncidents = readOnly(
           64
         )
       ),
+      slug: Schema.optionalKey(
+        Text("Only incidents at the rated protocol of this slug, such as aave-v4", 200)
+      ),
       min_status: Schema.optionalKey(
         Schema.Literals(IncidentTiers).annotate({
           description: "Lowest status listed: rumored, corroborated or confirmed (default confirmed)"
         })
       ),
       limit: Schema.optionalKey(
-        Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 })).annotate({
-          description: `How many incidents, 1 to 200 (default ${DefaultToolItems})`
-        })
+        limitOf(MaxIncidents, `How many incidents, 1 to ${MaxIncidents} (default ${DefaultIncidents})`)
       )
     })
   }).annotate(Tool.Title, "Recent incidents")

@@ -8,6 +8,7 @@
  * whether or not the request repeats an open one. The API's refusals become
  * plain answers (ToolRefusals.ts): a 404 is "no rating found for <type>
  * <slug>", a 401 or 403 says which tier is needed and how to get a key.
+ * get_rating without a type asks each type's detail route, as the caller.
  */
 import { type EntityType, EntityTypes, PluralOf } from "@ratings/domain/model/EntityType"
 import { ListParameters } from "@ratings/domain/access/ListFilter"
@@ -17,7 +18,14 @@ import type { HttpApiClient } from "effect/http-api"
 import type { RatingsApi } from "@ratings/adapters-http/api/Api"
 import { NotFoundError } from "@ratings/adapters-http/api/Errors"
 import { MaxListLimit } from "@ratings/adapters-http/api/Parameters"
-import { DefaultToolItems, type RatingsToolkit, type RatingsToolName } from "./RatingsTools.ts"
+import {
+  DefaultIncidents,
+  DefaultListItems,
+  type RatingsToolkit,
+  type RatingsToolName,
+  SearchMerged,
+  SearchPerType
+} from "./RatingsTools.ts"
 import { formatQuantumChain, formatQuantumLeague } from "./QuantumText.ts"
 import { invalidArguments } from "./ToolRefusals.ts"
 import {
@@ -29,6 +37,7 @@ import {
   formatRating,
   formatReceipt,
   notFound,
+  severalTypes,
   type ToolAnswer
 } from "./ToolText.ts"
 
@@ -86,14 +95,14 @@ const withRatings = (api: RatingsClient, entries: ReadonlyArray<{ type: EntityTy
 
 const listRatings: ToolRun<"list_ratings"> = (args, api) =>
   Effect.gen(function* () {
-    const type = args.entity_type ?? "protocol"
+    const type = args.entity_type
     if (args.chain !== undefined && !takes(type, "chain"))
       return invalidArguments(
         `the chain filter applies to protocols, tokens, oracles, vaults and bridges, not to ${PluralOf[type]}`
       )
     const page = yield* groupOf(api, type).list({
       query: {
-        limit: args.limit ?? DefaultToolItems,
+        limit: args.limit ?? DefaultListItems,
         ...(args.category === undefined ? {} : { category: [args.category.toLowerCase()] }),
         ...(args.chain === undefined ? {} : { chain: args.chain })
       }
@@ -140,14 +149,17 @@ const searchRatings: ToolRun<"search_ratings"> = (args, api) =>
   Effect.gen(function* () {
     const needle = args.query.trim().toLowerCase()
     if (needle === "") return invalidArguments("query: give part of a name or slug to look for")
-    const limit = args.limit ?? DefaultToolItems
+    const perType = args.limit ?? SearchPerType
     const types: ReadonlyArray<EntityType> = args.entity_type === undefined ? EntityTypes : [args.entity_type]
     const found = yield* Effect.forEach(
       types,
       (type) =>
         Effect.map(
           takes(type, "search")
-            ? (groupOf(api, type).list({ query: { search: needle, limit } }) as Effect.Effect<Found, unknown>)
+            ? (groupOf(api, type).list({ query: { search: needle, limit: perType } }) as Effect.Effect<
+                Found,
+                unknown
+              >)
             : searchWithoutParameter(groupOf(api, type), needle),
           (page) => ({ type, page })
         ),
@@ -155,8 +167,8 @@ const searchRatings: ToolRun<"search_ratings"> = (args, api) =>
     )
     const total = found.reduce((sum, { page }) => sum + page.total, 0)
     const entries = found
-      .flatMap(({ type, page }) => page.items.map((record) => ({ type, record })))
-      .slice(0, limit)
+      .flatMap(({ type, page }) => page.items.slice(0, perType).map((record) => ({ type, record })))
+      .slice(0, args.limit ?? SearchMerged)
     const lines = yield* withRatings(api, entries)
     const heading =
       `${total} match${total === 1 ? "" : "es"} for "${args.query}"` +
@@ -168,9 +180,6 @@ const searchRatings: ToolRun<"search_ratings"> = (args, api) =>
     })
   })
 
-/** The identifier of get_rating and get_rating_breakdown: the id when given, else the slug. */
-const identifierOf = (args: { readonly slug?: string; readonly id?: string }) => args.id ?? args.slug
-
 const UuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
@@ -181,21 +190,46 @@ const UuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  */
 const isDotSegment = (identifier: string) => identifier === "." || identifier === ".."
 
-const getRating: ToolRun<"get_rating"> = (args, api) =>
+/** The entity of `type` with this slug or id, as the caller may see it; undefined on a 404. */
+const recordOf = (api: RatingsClient, type: EntityType, identifier: string) =>
+  groupOf(api, type)
+    .detail({ params: { identifier }, query: {} })
+    .pipe(
+      Effect.map((record) => ({ type, record })),
+      Effect.catchIf(
+        (e) => e instanceof NotFoundError,
+        () => Effect.succeed(undefined)
+      )
+    )
+
+/** The rating of the one entity found, or which types have the identifier when several do. */
+const ratingOf = (api: RatingsClient, identifier: string, type: EntityType | undefined) =>
   Effect.gen(function* () {
-    const identifier = identifierOf(args)
-    if (identifier === undefined) return invalidArguments("give the entity's slug (or its id)")
-    if (isDotSegment(identifier)) return notFound(args.entity_type, identifier)
-    const group = groupOf(api, args.entity_type)
-    const record = yield* group.detail({ params: { identifier }, query: {} })
-    const card: Scorecard | undefined = yield* currentCard(api, args.entity_type, record.id)
-    return formatRating(args.entity_type, record, card)
-  }).pipe(catchNotFound(args))
+    if (isDotSegment(identifier)) return notFound(type, identifier)
+    const found = yield* Effect.forEach(
+      type === undefined ? EntityTypes : [type],
+      (t) => recordOf(api, t, identifier),
+      { concurrency: "unbounded" }
+    )
+    const matches = found.filter((match) => match !== undefined)
+    const [match, ...others] = matches
+    if (match === undefined) return notFound(type, identifier)
+    if (others.length > 0) return severalTypes(identifier, matches)
+    const card: Scorecard | undefined = yield* currentCard(api, match.type, match.record.id)
+    return formatRating(match.type, match.record, card)
+  }).pipe(
+    // Hidden between the two reads: as the API would now answer.
+    Effect.catchIf(
+      (e) => e instanceof NotFoundError,
+      () => Effect.succeed(notFound(type, identifier))
+    )
+  )
+
+const getRating: ToolRun<"get_rating"> = (args, api) => ratingOf(api, args.identifier, args.entity_type)
 
 const getRatingBreakdown: ToolRun<"get_rating_breakdown"> = (args, api) =>
   Effect.gen(function* () {
-    const identifier = identifierOf(args)
-    if (identifier === undefined) return invalidArguments("give the entity's slug (or its id)")
+    const identifier = args.slug
     const group = groupOf(api, args.entity_type)
     // The route takes a slug: an id is looked up first (a caller below Pro then hears about the tier there).
     const slug = UuidPattern.test(identifier)
@@ -203,23 +237,19 @@ const getRatingBreakdown: ToolRun<"get_rating_breakdown"> = (args, api) =>
       : identifier
     const body = yield* group.domains({ params: { slug } })
     return formatBreakdown(args.entity_type, body)
-  }).pipe(catchNotFound(args))
-
-/** A 404 of an entity's routes: "no rating found for <type> <slug>", an answer rather than an error. */
-const catchNotFound =
-  (args: { readonly entity_type: EntityType; readonly slug?: string; readonly id?: string }) =>
-  <E>(effect: Effect.Effect<ToolAnswer, E>) =>
+  }).pipe(
     Effect.catchIf(
-      effect,
       (e) => e instanceof NotFoundError,
-      () => Effect.succeed(notFound(args.entity_type, identifierOf(args) ?? ""))
+      () => Effect.succeed(notFound(args.entity_type, args.slug))
     )
+  )
 
 const getRecentIncidents: ToolRun<"get_recent_incidents"> = (args, api) =>
   Effect.map(
     api.incidents.feed({
       query: {
-        limit: args.limit ?? DefaultToolItems,
+        limit: args.limit ?? DefaultIncidents,
+        ...(args.slug === undefined ? {} : { slug: args.slug }),
         ...(args.since === undefined ? {} : { since: args.since }),
         ...(args.min_status === undefined ? {} : { min_status: args.min_status })
       }

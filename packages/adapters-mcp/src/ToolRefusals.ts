@@ -1,7 +1,8 @@
 /**
  * What the API refused, as a tool's answer: 404 "no rating found", 401/403 on
  * a tiered route the tier needed and how to get a key, 429 when to retry, 422
- * what was wrong; arguments a tool's schema refuses, each named.
+ * what was wrong, an API that did not answer with the URL tried; arguments a
+ * tool's schema refuses, each named.
  */
 import type { Tier } from "@ratings/domain/model/Caller"
 import { Data, Schema } from "effect"
@@ -57,8 +58,16 @@ const issuesOf = (message: string) =>
       : { argument: at[1]!.replace(/"/g, "").replace(/\]\[/g, "."), msg: issue.slice(0, at.index).trim() }
   })
 
-const refused = (what: string, message: string): ToolAnswer => {
-  const issues = issuesOf(message)
+const refused = (
+  what: string,
+  message: string,
+  writtenAs: ReadonlyMap<string, string> = new Map()
+): ToolAnswer => {
+  const issues = issuesOf(message).map((issue) => {
+    const [head, ...rest] = issue.argument.split(".")
+    const written = writtenAs.get(head ?? "")
+    return written === undefined ? issue : { ...issue, argument: [written, ...rest].join(".") }
+  })
   return {
     text: `${what}: ${issues.map((i) => (i.argument === "" ? i.msg : `${i.argument}: ${i.msg}`)).join("; ")}`,
     structured: { invalid: issues },
@@ -68,12 +77,29 @@ const refused = (what: string, message: string): ToolAnswer => {
 
 const invalidRequest = (message: string): ToolAnswer => refused("invalid request", message)
 
-/** Arguments the tool's schema refuses, each named: `invalid arguments: entity_type: Expected ...`. */
-export const invalidArgumentsOf = (message: string): ToolAnswer => refused("invalid arguments", message)
+/**
+ * Arguments the tool's schema refuses, each named as the caller wrote it
+ * (`writtenAs`: the older name used for a live one): `invalid arguments: entity_type: Expected ...`.
+ */
+export const invalidArgumentsOf = (message: string, writtenAs?: ReadonlyMap<string, string>): ToolAnswer =>
+  refused("invalid arguments", message, writtenAs)
 
 /** `["query", "since"]` as `since`: where a 422 found the problem, named as the tool's argument. */
 const locationOf = (loc: ReadonlyArray<string | number>) =>
   loc.filter((part, index) => !(index === 0 && ["query", "path", "body"].includes(String(part)))).join(".")
+
+/** The messages of an error and of its causes, outermost first: "fetch failed: connect ECONNREFUSED ...". */
+const causeMessages = (cause: unknown, depth = 0): Array<string> =>
+  cause instanceof Error && depth < 4
+    ? [cause.message, ...causeMessages(cause.cause, depth + 1)].filter((m) => m !== "")
+    : []
+
+/** Why a request got no answer, as far as the error says: its description and the causes' messages. */
+const unreachableReasonOf = (reason: HttpClientError.HttpClientError["reason"]): string => {
+  const description = "description" in reason ? reason.description : undefined
+  const parts = [...(description === undefined ? [] : [description]), ...causeMessages(reason.cause)]
+  return parts.length === 0 ? reason._tag : parts.join(": ")
+}
 
 /**
  * What the API refused, as the tool's answer. `what` names the tool's data
@@ -109,13 +135,14 @@ export const refusal = (error: unknown, what: string, tier: Tier): ToolAnswer =>
     return { text: "the ratings service is unavailable right now (503); retry later", isError: true }
   if (HttpClientError.isHttpClientError(error)) {
     const status = error.response?.status
+    if (status !== undefined)
+      return { text: `the ratings API answered ${status} unexpectedly; retry later`, isError: true }
+    const url = error.request.url
     return {
       text:
-        status === undefined
-          ? `the ratings API could not be reached (${error.reason._tag}` +
-            `${"description" in error.reason && error.reason.description !== undefined ? `: ${error.reason.description}` : ""}` +
-            "); check the API URL and retry"
-          : `the ratings API answered ${status} unexpectedly; retry later`,
+        `the ratings API could not be reached at ${url} (${unreachableReasonOf(error.reason)}); check the API ` +
+        "URL (RATINGS_API_URL for `ratings mcp`) and that the service is running, then retry",
+      structured: { unreachable: true, url },
       isError: true
     }
   }

@@ -17,10 +17,41 @@ export interface ToolAnswer {
   readonly isError?: boolean | undefined
 }
 
-export const notFound = (type: EntityType, identifier: string): ToolAnswer => ({
-  text: `no rating found for ${type} ${identifier}`,
-  structured: { found: false, entity_type: type, identifier }
-})
+/** No entity the caller may see has this identifier (of this type, or of any type when none is given). */
+export const notFound = (type: EntityType | undefined, identifier: string): ToolAnswer =>
+  type === undefined
+    ? { text: `no rating found for ${identifier}`, structured: { found: false, identifier } }
+    : {
+        text: `no rating found for ${type} ${identifier}`,
+        structured: { found: false, entity_type: type, identifier }
+      }
+
+/** get_rating without a type, when entities of several types have the slug: which, and how to choose. */
+export const severalTypes = (
+  identifier: string,
+  matches: ReadonlyArray<{ readonly type: EntityType; readonly record: EntityLine["record"] }>
+): ToolAnswer => {
+  const types = matches.map((m) => m.type)
+  return {
+    text: [
+      `${matches.length} rated entities have the slug ${identifier}, one of each of these types: ` +
+        `${types.join(", ")}. Call get_rating again with entity_type set to the one meant:`,
+      ...matches.map(({ type, record }) => `- ${record.name} (${type} ${record.slug}, id ${record.id})`)
+    ].join("\n"),
+    structured: {
+      found: true,
+      several_types: true,
+      identifier,
+      entity_types: types,
+      items: matches.map(({ type, record }) => ({
+        entity_type: type,
+        id: record.id,
+        slug: record.slug,
+        name: record.name
+      }))
+    }
+  }
+}
 
 /** A figure 0-100 with one decimal as served. */
 const score = (n: number) => `${n}/100`

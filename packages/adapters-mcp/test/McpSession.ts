@@ -9,6 +9,8 @@ import { FetchHttpClient } from "effect/http"
 
 export interface McpSession {
   readonly tools: ReadonlyArray<McpSchema.Tool>
+  /** What the server said it is at initialize. */
+  readonly serverInfo: McpSchema.Implementation | undefined
   /** Calls a tool; its text, structured content and isError. */
   readonly call: (
     name: string,
@@ -35,6 +37,7 @@ export const mcpSession = (
     const tools = yield* client.listTools()
     return {
       tools,
+      serverInfo: client.serverInfo,
       call: (name, args = {}) =>
         Effect.gen(function* () {
           const tool = tools.find((t) => t.name === name)

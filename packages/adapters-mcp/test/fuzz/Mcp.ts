@@ -96,6 +96,7 @@ const toolArguments = (hints: McpHints) =>
             wild
           ),
           id: fc.oneof(fc.uuid(), fc.constantFrom(...hints.identifiers), Awkward, wild),
+          identifier: fc.oneof(fc.constantFrom(...hints.identifiers), fc.uuid(), Awkward, wild),
           query: fc.oneof(fc.constantFrom("alpha", "a", "%", "\u0000", " "), Awkward, wild),
           limit: fc.oneof(fc.integer({ min: -5, max: 300 }), fc.double(), wild),
           category: fc.oneof(fc.constantFrom("lending", "DEX", ""), wild),

@@ -7,12 +7,10 @@
 import {
   RatingsApiAccess,
   RatingsTools,
-  ServerInstructions,
-  ServerName,
-  StdioProtocols
+  StdioProtocols,
+  serverInfoOf
 } from "@ratings/adapters-mcp/RatingsMcpServer"
-import { ApiVersion } from "@ratings/adapters-http/api/Api"
-import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
+import { Cause, Config, Console, Effect, Layer, Logger, Option } from "effect"
 import { McpServer } from "effect/ai"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { clientBaseOf, McpConfig } from "../../McpConfig.ts"
@@ -51,6 +49,28 @@ const apiAccess = (config: McpConfig) =>
   ).pipe(Layer.provide(FetchHttpClient.layer))
 
 /**
+ * A setting refused at start, one line per problem: `RATINGS_API_URL: must be
+ * an http or https URL` (the schema's message, `... at ["RATINGS_API_URL"]`).
+ */
+export const settingProblemsOf = (error: Config.ConfigError): ReadonlyArray<string> =>
+  error.cause.message.split(/\n(?=\S)/).map((issue) => {
+    const at = /\n\s*at \[(.*)\]\s*$/.exec(issue)
+    return at === null
+      ? issue.trim()
+      : `${at[1]!.replace(/"/g, "").replace(/\]\[/g, ".")}: ${issue.slice(0, at.index).trim()}`
+  })
+
+/** What a failure says on standard error: a refused setting in a line of its own, else the cause. */
+const failureText = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.findErrorOption(cause)
+  if (Option.isSome(error) && error.value instanceof Config.ConfigError)
+    return settingProblemsOf(error.value)
+      .map((problem) => `ratings mcp: invalid setting ${problem}; the MCP server was not started`)
+      .join("\n")
+  return `ratings mcp: ${Cause.pretty(cause)}`
+}
+
+/**
  * Everything the command says goes to standard error, failures included
  * (a configuration error names its variable there): standard output is the
  * protocol's.
@@ -62,7 +82,7 @@ const toStderr = <A, E, R>(command: Effect.Effect<A, E, R>): Effect.Effect<A, E 
         Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause)
           : Effect.andThen(
-              Console.error(`ratings mcp: ${Cause.pretty(cause)}`),
+              Console.error(failureText(cause)),
               Effect.fail(new CommandFailed({ message: "failed" }))
             )
     ),
@@ -72,9 +92,7 @@ const toStderr = <A, E, R>(command: Effect.Effect<A, E, R>): Effect.Effect<A, E 
 export const mcp = Effect.fnUntraced(function* () {
   const config = yield* McpConfig
   const server = McpServer.layerStdio({
-    name: ServerName,
-    version: ApiVersion,
-    instructions: ServerInstructions,
+    ...serverInfoOf(config.branding),
     protocols: StdioProtocols,
     registrations: RatingsTools.pipe(Layer.provide(apiAccess(config)))
   })
