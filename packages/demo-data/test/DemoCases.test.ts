@@ -23,7 +23,10 @@ const files: ReadonlyArray<ImportFile> = readdirSync(dataDir)
   .filter((n) => n.endsWith(".json"))
   .sort()
   .map((n) =>
-    Schema.decodeUnknownSync(ImportFile)(JSON.parse(readFileSync(join(dataDir, n), "utf8")), ImportDecodeOptions)
+    Schema.decodeUnknownSync(ImportFile)(
+      JSON.parse(readFileSync(join(dataDir, n), "utf8")),
+      ImportDecodeOptions
+    )
   )
 const entities = files.flatMap((f) => f.entities ?? [])
 const scorecards = files.flatMap((f) => f.scorecards ?? [])
@@ -52,7 +55,8 @@ describe("demo cases: entity status and visibility (spec part 2 Visibility, part
 })
 
 describe("demo cases: bridges' validator_set_owner (spec part 2 Bridge security fields)", () => {
-  const owned = () => ofType("bridge").filter((e) => "validator_set_owner" in e.record && e.record.validator_set_owner)
+  const owned = () =>
+    ofType("bridge").filter((e) => "validator_set_owner" in e.record && e.record.validator_set_owner)
 
   it("a bridge whose validator_set_owner is filled with an organisation of the demo", () => {
     assert.isAtLeast(owned().length, 1)

@@ -265,8 +265,7 @@ export const Bridges: ReadonlyArray<BridgeSpec> = [
       "kept as history.",
     is_active: false,
     created_at: "2025-10-01T09:00:00Z"
-  }
-,
+  },
   {
     type: "bridge",
     name: "Chainlink CCIP",
@@ -282,9 +281,14 @@ export const Bridges: ReadonlyArray<BridgeSpec> = [
     pause_mechanism:
       "An independent Risk Management Network can curse a lane, halting it; rate limits cap value per lane.",
     validator_set_owner: null,
-    about: "Cross-chain messaging and token transfers with a separate risk-management network. Approved, awaiting publication.",
+    about:
+      "Cross-chain messaging and token transfers with a separate risk-management network. Approved, awaiting publication.",
     created_at: "2026-08-24T09:00:00Z",
-    rating: { base: 0.78, versions: [{}], dependencies: [{ type: "oracle", slug: "chainlink", exposure: 0.3 }] }
+    rating: {
+      base: 0.78,
+      versions: [{}],
+      dependencies: [{ type: "oracle", slug: "chainlink", exposure: 0.3 }]
+    }
   },
   {
     type: "bridge",

@@ -483,8 +483,7 @@ export const Chains: ReadonlyArray<ChainSpec> = [
     about: "Parallel-execution EVM L1. Draft record: not yet scored or published.",
     created_at: "2026-09-01T09:00:00Z",
     rating: { base: 0.62, versions: [{}] }
-  }
-,
+  },
   {
     type: "chain",
     name: "Plasma",

@@ -199,8 +199,7 @@ export const Oracles: ReadonlyArray<OracleSpec> = [
     about: "First-party oracle feeds operated by data providers; scoring in progress.",
     created_at: "2026-07-01T09:00:00Z",
     rating: { base: 0.7, versions: [{}] }
-  }
-,
+  },
   {
     type: "oracle",
     name: "Tellor",
@@ -219,7 +218,8 @@ export const Oracles: ReadonlyArray<OracleSpec> = [
       base: 0.62,
       versions: [{}],
       notApplicable: {
-        "ORACLE-DQ-03": "Values are reported on request with a dispute window, not pushed on deviation or heartbeat."
+        "ORACLE-DQ-03":
+          "Values are reported on request with a dispute window, not pushed on deviation or heartbeat."
       }
     }
   },

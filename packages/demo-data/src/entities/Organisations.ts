@@ -74,7 +74,8 @@ export const Organisations: ReadonlyArray<OrganisationSpec> = [
         { publish: { at: "2026-02-09T10:00:00Z", reasoning: "Initial rating.", actor: "analyst:k.adeyemi" } }
       ],
       notApplicable: {
-        "ORG-TRK-05": "Re7 curates permissionless vaults it deploys itself; it holds no client or DAO engagements."
+        "ORG-TRK-05":
+          "Re7 curates permissionless vaults it deploys itself; it holds no client or DAO engagements."
       }
     }
   },
@@ -149,8 +150,7 @@ export const Organisations: ReadonlyArray<OrganisationSpec> = [
       "validator set owner before it is published.",
     created_at: "2026-03-02T09:00:00Z",
     rating: { base: 0.74, versions: [{}], unknown: ["ORG-GOV-03", "ORG-TRN-05"] }
-  }
-,
+  },
   {
     type: "organisation",
     name: "Chaos Labs",
@@ -168,7 +168,9 @@ export const Organisations: ReadonlyArray<OrganisationSpec> = [
     rating: {
       base: 0.8,
       versions: [{}],
-      notApplicable: { "ORG-TRK-04": "It manages no assets of its own: it advises the protocols that hold them." }
+      notApplicable: {
+        "ORG-TRK-04": "It manages no assets of its own: it advises the protocols that hold them."
+      }
     }
   }
 ]

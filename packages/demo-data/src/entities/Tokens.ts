@@ -377,8 +377,7 @@ export const Tokens: ReadonlyArray<TokenSpec> = [
     about: "",
     created_at: "2026-10-19T09:00:00Z",
     rating: { base: 0.74, versions: [{}] }
-  }
-,
+  },
   {
     type: "token",
     name: "Staked USDe",
@@ -392,7 +391,8 @@ export const Tokens: ReadonlyArray<TokenSpec> = [
     chains: ["ethereum", "arbitrum-one", "base"],
     urls: { website: "https://ethena.fi", docs: "https://docs.ethena.fi" },
     external_ids: { coingecko: "ethena-staked-usde" },
-    about: "Staked USDe, accruing the protocol's yield. Approved; private until the issuer has seen the findings.",
+    about:
+      "Staked USDe, accruing the protocol's yield. Approved; private until the issuer has seen the findings.",
     created_at: "2026-09-29T09:00:00Z",
     rating: { base: 0.64, versions: [{}], dependencies: [{ type: "token", slug: "usde", exposure: 1 }] }
   },
@@ -409,7 +409,8 @@ export const Tokens: ReadonlyArray<TokenSpec> = [
     chains: ["ethereum"],
     urls: { website: "https://www.soniclabs.com" },
     external_ids: { coingecko: "fantom", coingecko_note_successor: "sonic-3" },
-    about: "Fantom's token, migrated to Sonic (S). Inactive draft: the record was retired before it was scored.",
+    about:
+      "Fantom's token, migrated to Sonic (S). Inactive draft: the record was retired before it was scored.",
     created_at: "2026-01-12T09:00:00Z"
   }
 ]

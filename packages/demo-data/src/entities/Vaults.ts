@@ -210,8 +210,7 @@ export const Vaults: ReadonlyArray<VaultSpec> = [
         "VAULT-LIQ-04": "A framework issues no shares."
       }
     }
-  }
-,
+  },
   {
     type: "vault",
     name: "Gauntlet USDC Frontier",
@@ -222,9 +221,14 @@ export const Vaults: ReadonlyArray<VaultSpec> = [
     chains: ["base"],
     urls: { website: "https://app.morpho.org" },
     external_ids: { vault_address_note: "Address withheld in the demo data." },
-    about: "Higher-yield USDC lending vault on Morpho Blue, curated by Gauntlet. Approved, awaiting publication.",
+    about:
+      "Higher-yield USDC lending vault on Morpho Blue, curated by Gauntlet. Approved, awaiting publication.",
     created_at: "2026-08-31T09:00:00Z",
-    rating: { base: 0.7, versions: [{}], dependencies: [{ type: "protocol", slug: "morpho-blue", exposure: 1 }] }
+    rating: {
+      base: 0.7,
+      versions: [{}],
+      dependencies: [{ type: "protocol", slug: "morpho-blue", exposure: 1 }]
+    }
   },
   {
     type: "vault",
