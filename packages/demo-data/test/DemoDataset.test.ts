@@ -539,7 +539,7 @@ describe("demo dataset: incidents", () => {
     reports().forEach((r, i) => {
       const target = selectIncident(states, r)
       const incidentId = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`
-      const { state } = applyReport(target, r, { now: r.first_seen_at, incidentId, matcher })
+      const { state } = applyReport(target, r, { now: r.received_at ?? r.first_seen_at, incidentId, matcher })
       const at = states.findIndex((s) => s.incident_id === state.incident_id)
       if (at === -1) states.push(state)
       else states[at] = state
