@@ -1,7 +1,8 @@
 /**
  * Demo bridges with their public security fields. Across, IBC and Hyperlane
  * have no fixed signing set, so their signer fields are null by design.
- * Wormhole's validator_set_owner is an organisation that is not published.
+ * Both validator-set owners are unpublished organisations: Axelar's is public,
+ * so its bridge names it, Wormhole's is private, so the public sees null.
  * Categories cover all five of the core's bridge categories. Hyperlane is a
  * published record without scorecards; Multichain is inactive, with history
  * from before the service. Chainlink CCIP is approved but unpublished,
@@ -91,7 +92,7 @@ export const Bridges: ReadonlyArray<BridgeSpec> = [
     signing_threshold: 50,
     has_message_attestation: true,
     pause_mechanism: "Gateway operators can freeze a chain's gateway through an emergency governance vote.",
-    validator_set_owner: null,
+    validator_set_owner: "axelar-validator-set",
     about: "Proof-of-stake network relaying cross-chain messages and wrapped assets.",
     created_at: "2025-11-10T09:00:00Z",
     rating: {

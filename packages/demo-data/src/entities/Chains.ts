@@ -489,14 +489,19 @@ export const Chains: ReadonlyArray<ChainSpec> = [
     name: "Plasma",
     slug: "plasma",
     chain_id: 9745,
-    status: "draft",
     categories: ["l1", "evm"],
     urls: { website: "https://www.plasma.to", docs: "https://docs.plasma.to" },
     external_ids: { defillama: "Plasma", chainlist: "9745" },
     about:
-      "Stablecoin-focused EVM L1. Draft record; the quantum-readiness source has not assessed it, so its " +
-      "quantum readiness is unavailable.",
-    created_at: "2026-10-06T09:00:00Z"
+      "Stablecoin-focused EVM L1. The quantum-readiness source has not assessed it, so its quantum " +
+      "readiness is unavailable.",
+    created_at: "2026-10-06T09:00:00Z",
+    rating: {
+      base: 0.52,
+      versions: [
+        { publish: { at: "2026-10-29T10:00:00Z", reasoning: "Initial rating.", actor: "analyst:a.okafor" } }
+      ]
+    }
   },
   {
     type: "chain",

@@ -1,8 +1,9 @@
 /**
- * Demo organisations: vault curators and risk managers, and the operator of a
- * bridge validator set. That operator (Wormhole Guardian Network) is a
- * private draft: it is the bridge's validator_set_owner, yet does not resolve
- * under /organisations, as the spec describes. Re7 Labs has no client
+ * Demo organisations: vault curators and risk managers, and the operators of
+ * bridge validator sets, both unpublished (spec: an owner does not resolve
+ * under /organisations). Wormhole Guardian Network is a private draft, so its
+ * bridge serves validator_set_owner null; Axelar Validator Set, being scored,
+ * is public, so the Axelar bridge names it. Re7 Labs has no client
  * engagements (a question ruled out); Chaos Labs is approved but inactive.
  */
 import type { OrganisationSpec } from "../DemoSpec.ts"
@@ -171,6 +172,24 @@ export const Organisations: ReadonlyArray<OrganisationSpec> = [
       notApplicable: {
         "ORG-TRK-04": "It manages no assets of its own: it advises the protocols that hold them."
       }
+    }
+  },
+  {
+    type: "organisation",
+    name: "Axelar Validator Set",
+    slug: "axelar-validator-set",
+    status: "scoring",
+    categories: ["validator-set-operator"],
+    urls: { docs: "https://docs.axelar.dev/validator/setup/overview" },
+    external_ids: {},
+    about:
+      "The proof-of-stake validators that sign Axelar's cross-chain messages. Being scored: the Axelar bridge " +
+      "names it as its validator set owner, yet it does not resolve under /organisations until it is published.",
+    created_at: "2026-07-14T09:00:00Z",
+    rating: {
+      base: 0.7,
+      versions: [{}],
+      notApplicable: { "ORG-TRK-04": "A validator set manages no assets under management." }
     }
   }
 ]
