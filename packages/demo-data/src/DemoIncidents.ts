@@ -1,15 +1,14 @@
 /**
- * Fictional hack-incident reports, in ingest order. Each report is one
- * source's claim; the core derives the served tier from at least two
- * independent sources. The set covers: an incident escalating rumored ->
- * corroborated -> confirmed at a rated protocol, incidents held at each tier,
- * unmatched incidents (protocols that are not rated, one of them present in
- * the service but unpublished), the same protocol hit twice a month apart, and
- * one source reporting twice under two spellings of its handle, which is a
- * single source and must never be served. Each report is received a few
- * minutes after its source first saw the hack (received_at), and the reports
- * are ingested in the order they were received, so incidents are detected
- * across the months they happened in, not when the demo is loaded.
+ * Fictional hack-incident reports. Each report is one source's claim; the
+ * core derives the served tier from at least two independent sources. The
+ * set covers: an incident escalating rumored -> corroborated -> confirmed at
+ * a rated protocol, incidents held at each tier, unmatched incidents
+ * (protocols that are not rated, one of them in the service but unpublished),
+ * the same protocol hit twice a month apart, and one source reporting twice
+ * under two spellings of its handle (a single source, never served). Each
+ * report is received minutes after its source first saw the hack
+ * (received_at) and ingested in that order, so incidents are detected across
+ * the months they happened in, not when the demo is loaded.
  */
 import { createHash } from "node:crypto"
 import type { ImportIncident } from "@ratings/domain/import/ImportFile"
