@@ -71,8 +71,8 @@ const AuthorizationHeaderDoc = {
   in: "header",
   required: false,
   description:
-    "Optional: `Bearer <API key>` or `Bearer <identity-provider JWT>` (spec part 5 rule 2). Public routes " +
-    "accept anonymous calls.",
+    "Optional: `Bearer <API key>` or `Bearer <identity-provider JWT>`. Public routes accept anonymous " +
+    "calls; a header that is sent must work, or the answer is 401.",
   schema: { type: "string" }
 } as const
 
