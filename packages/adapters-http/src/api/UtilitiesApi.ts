@@ -30,6 +30,8 @@ import {
   type ParameterDocs,
   TextParam
 } from "./Parameters.ts"
+import { both, documentExamples } from "./Examples.ts"
+import { ServiceExamples } from "./examples/ServiceExamples.ts"
 
 const typeNames = EntityTypes.map((t) => `${t} (${PluralOf[t]})`).join(", ")
 
@@ -170,6 +172,11 @@ const exportDescription = (format: string) =>
   `${ExportQuota.exports} exports per account per rolling 24 hours, every tier; the next one is a 429 ` +
   "with Retry-After. Tier: Pro and above."
 
+const exportExamples = (body: unknown) => ({
+  parameters: { entity: "protocols", fields: "grade,composite_score", limit: 1 },
+  responses: { 200: body }
+})
+
 export class UtilitiesApi extends HttpApiGroup.make("utilities").add(
   HttpApiEndpoint.get("exportCsv", "/export.csv", {
     query: ExportQueryFields,
@@ -182,7 +189,10 @@ export class UtilitiesApi extends HttpApiGroup.make("utilities").add(
         exportDescription("RFC 4180 CSV (header row, CRLF line ends, quoted where needed)") +
         " domain_scores is a JSON object in its cell.",
       override: { "x-required-tier": "pro" },
-      transform: documentParameters(exportDocs)
+      transform: both(
+        documentParameters(exportDocs),
+        documentExamples(exportExamples(ServiceExamples.exportCsv))
+      )
     })
   ),
   HttpApiEndpoint.get("exportJson", "/export.json", {
@@ -194,7 +204,10 @@ export class UtilitiesApi extends HttpApiGroup.make("utilities").add(
       summary: "Bulk export as JSON",
       description: exportDescription("a JSON array of records"),
       override: { "x-required-tier": "pro" },
-      transform: documentParameters(exportDocs)
+      transform: both(
+        documentParameters(exportDocs),
+        documentExamples(exportExamples(ServiceExamples.exportJson))
+      )
     })
   ),
   HttpApiEndpoint.get("compare", "/compare", {
@@ -210,7 +223,13 @@ export class UtilitiesApi extends HttpApiGroup.make("utilities").add(
         "makes the whole request a 404 that lists the identifiers, answering unknown and unpublished " +
         "entities alike. Tier: Enterprise.",
       override: { "x-required-tier": "enterprise" },
-      transform: documentParameters(compareDocs)
+      transform: both(
+        documentParameters(compareDocs),
+        documentExamples({
+          parameters: { entity: "protocols", ids: "aave-v4,aave-v3", fields: "grade,composite_score" },
+          responses: { 200: ServiceExamples.compare }
+        })
+      )
     })
   )
 ) {}
