@@ -9,7 +9,7 @@
 import { type Branding, DefaultBranding } from "@ratings/domain/model/ServiceInfo"
 import { HttpApi, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AlertRulesApi } from "./AlertRulesApi.ts"
-import { Authentication, documentOptionalBearer } from "./Authentication.ts"
+import { Authentication, documentOptionalBearer, withoutAuthorizationParameter } from "./Authentication.ts"
 import { ContactsApi } from "./ContactsApi.ts"
 import {
   BridgesApi,
@@ -157,3 +157,16 @@ export const brandedApi = (branding: Branding): typeof RatingsApi =>
     : (RatingsApi.annotateMerge(
         OpenApi.annotations({ title: apiTitleOf(branding), transform: transformOf(branding) })
       ) as typeof RatingsApi)
+
+/**
+ * The contract as /docs shows it under a branding: the branded document
+ * without the `authorization` header parameter (the viewer sends the header
+ * from the bearer scheme; see `withoutAuthorizationParameter`).
+ */
+export const docsApi = (branding: Branding): typeof RatingsApi =>
+  RatingsApi.annotateMerge(
+    OpenApi.annotations({
+      title: apiTitleOf(branding),
+      transform: (spec) => withoutAuthorizationParameter(transformOf(branding)(spec))
+    })
+  ) as typeof RatingsApi
