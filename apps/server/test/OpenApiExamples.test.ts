@@ -1,10 +1,11 @@
 /**
  * The examples of /openapi.json on a server with the demo dataset imported:
- * every path and query parameter, request body and success response has one;
- * each validates against its own schema in the document (ajv, JSON Schema
- * 2020-12 as OpenAPI 3.1 uses it); and every documented GET path, its
- * parameters filled with their examples, answers 200 to a key of the tier it
- * needs (an Enterprise key, which every tier's route takes).
+ * every path and query parameter, request body and response has one (an
+ * error response may take its body schema's); each validates against its
+ * schema in the document (ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it);
+ * and every documented GET path, its parameters filled with their examples,
+ * answers 200 to a key of the tier it needs (an Enterprise key, which every
+ * tier's route takes).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { freePort } from "@ratings/adapters-sql/EmbeddedPostgres"
@@ -100,6 +101,40 @@ describe("the OpenAPI document's examples, from the demo dataset", () => {
       if (!validate(example)) failures.push(`${where}: ${JSON.stringify(validate.errors?.slice(0, 2))}`)
     }
     assert.deepStrictEqual(failures, [])
+  })
+
+  it("every error response has an example (its own, or its body schema's), each valid against the schema", () => {
+    const compile = validatorFor(doc)
+    const component = (ref: string): Json => doc.components.schemas[ref.split("/").at(-1)!]
+    /** The examples a body schema carries: its own, or those of every alternative it refers to. */
+    const examplesOfSchema = (schema: Json): Array<unknown> | undefined =>
+      schema.examples ??
+      (schema.$ref !== undefined
+        ? examplesOfSchema(component(schema.$ref))
+        : schema.anyOf?.every((s: Json) => examplesOfSchema(s) !== undefined)
+          ? schema.anyOf.flatMap((s: Json) => examplesOfSchema(s))
+          : undefined)
+    const missing: Array<string> = []
+    const failures: Array<string> = []
+    let checked = 0
+    for (const [path, methods] of Object.entries(doc.paths as Json))
+      for (const [method, op] of Object.entries(methods as Json) as Array<[string, Json]>)
+        for (const [status, response] of Object.entries(op.responses as Json)) {
+          if (status.startsWith("2")) continue
+          for (const media of Object.values((response as Json).content ?? {}) as Array<Json>) {
+            const examples = "example" in media ? [media.example] : examplesOfSchema(media.schema)
+            const at = `${method.toUpperCase()} ${path} ${status}`
+            if (examples === undefined || examples.length === 0) missing.push(at)
+            for (const example of examples ?? []) {
+              checked++
+              const validate = compile(media.schema)
+              if (!validate(example)) failures.push(`${at}: ${JSON.stringify(validate.errors?.slice(0, 2))}`)
+            }
+          }
+        }
+    assert.deepStrictEqual(missing, [])
+    assert.deepStrictEqual(failures, [])
+    assert.isAbove(checked, 400)
   })
 
   it("the validation can fail: an example that breaks its schema is refused", () => {

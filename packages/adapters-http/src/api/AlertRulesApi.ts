@@ -14,6 +14,7 @@ import { Capabilities } from "@ratings/domain/access/Capabilities"
 import {
   AlertRuleCreate,
   AlertRuleCreated,
+  AlertRuleLimitReached,
   AlertRuleLimits,
   AlertRuleList
 } from "@ratings/domain/model/AlertRule"
@@ -96,7 +97,15 @@ export const DeliveryNotFailedBody = Schema.Struct({
   status: DeliveryStatus
 }).annotate({
   identifier: "DeliveryNotFailedBody",
-  description: "409: the delivery is not failed (pending: still in its cycle; delivered: acknowledged)"
+  description: "409: the delivery is not failed (pending: still in its cycle; delivered: acknowledged)",
+  examples: [
+    {
+      detail:
+        "delivery 1fed5121-c481-42e1-ad77-8e26ab725e39 is delivered: only a failed delivery can be re-fired",
+      delivery_id: "1fed5121-c481-42e1-ad77-8e26ab725e39",
+      status: "delivered"
+    }
+  ]
 })
 
 /** 409: re-fire of a delivery that is pending or delivered. */
@@ -115,7 +124,13 @@ export const AlertRuleLimitBody = Schema.Struct({
   limit: Schema.Int.annotate({ description: "The most alert rules one account may have" })
 }).annotate({
   identifier: "AlertRuleLimitBody",
-  description: `409: the account already has ${AlertRuleLimits.rulesPerAccount} alert rules; delete one to create another`
+  description: `409: the account already has ${AlertRuleLimits.rulesPerAccount} alert rules; delete one to create another`,
+  examples: [
+    {
+      detail: AlertRuleLimitReached.of(AlertRuleLimits.rulesPerAccount).message,
+      limit: AlertRuleLimits.rulesPerAccount
+    }
+  ]
 })
 
 /** 409: a create past the account's bound on rules (AlertRuleLimits.rulesPerAccount). */

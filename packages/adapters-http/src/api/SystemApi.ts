@@ -29,7 +29,9 @@ export const NotReadyBody = Schema.Struct({
   detail: Schema.Literals(NotReadyReasons)
 }).annotate({
   identifier: "NotReadyBody",
-  description: "503: the database cannot be reached now; nothing of the failure or the configuration is shown"
+  description:
+    "503: the database cannot be reached now; nothing of the failure or the configuration is shown",
+  examples: [{ detail: NotReadyReasons[0] }]
 })
 
 /** 503 `{"detail": "not ready: ..."}` of /ready. Not logged: a probe repeats it every few seconds. */

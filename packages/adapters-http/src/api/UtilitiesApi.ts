@@ -125,7 +125,8 @@ export const ExportQuotaBody = Schema.Struct({
   })
 }).annotate({
   identifier: "ExportQuotaBody",
-  description: `429: the account has made ${ExportQuota.exports} exports in the last 24 hours`
+  description: `429: the account has made ${ExportQuota.exports} exports in the last 24 hours`,
+  examples: [{ detail: { error: "export_quota_exceeded", retry_after: 3600, quota: ExportQuota.exports } }]
 })
 
 /** 429: the bulk export quota (spec part 8: 5 per rolling 24 hours, every tier). `Retry-After` is set. */
@@ -147,7 +148,8 @@ export const CompareNotFoundBody = Schema.Struct({
   identifier: "CompareNotFoundBody",
   description:
     "404: some identifiers name no published entity of the type. Unknown, private, inactive and unpublished " +
-    "entities are answered alike, so nothing reveals that a draft exists."
+    "entities are answered alike, so nothing reveals that a draft exists.",
+  examples: [{ detail: "not found", identifiers: ["aave-v9"] }]
 })
 
 export class CompareNotFoundError extends Schema.Error<CompareNotFoundError>("CompareNotFoundError")(
