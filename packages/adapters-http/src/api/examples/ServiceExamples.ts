@@ -7,7 +7,7 @@ export const ServiceExamples = {
   incidents: {
     items: [
       {
-        incident_id: "45649d1e-2f9b-4de7-98eb-0d0775337ec7",
+        incident_id: "0cae1460-f971-49d1-9d38-86290567d7a5",
         protocol_name: "Venus",
         slug: "venus",
         matched_protocol: true,
@@ -23,7 +23,7 @@ export const ServiceExamples = {
           { handle: "peckshield" },
           { handle: "venus-team" }
         ],
-        detected_at: "2026-11-29T09:29:51.213000+00:00",
+        detected_at: "2026-09-14T08:21:00+00:00",
         first_seen_at: "2026-09-14T03:12:00+00:00",
         resolved_at: "2026-09-16T12:00:00+00:00",
         resolution: "Fictional demo incident. Markets reopened after the price feed was replaced."
@@ -172,8 +172,8 @@ export const ServiceExamples = {
       "Data source: DeFi Risk Ratings (https://defiratings.example). Free and anonymous use must name DeFi Risk Ratings as the data source and link to https://defiratings.example. Use by AI assistants and agents is governed by the automated-access clause of the terms: https://defiratings.example/terms#automated-access.",
     methodology_url: "https://defiratings.example/methodology"
   },
-  exportJson: [{ grade: "AA", composite_score: 86.8, __export_id: "13fd6148-730d-4da9-8fb5-9b84e824c28a" }],
-  exportCsv: "grade,composite_score,__export_id\r\nAA,86.8,9128bfda-0940-4b67-9048-1bb5fda30f01\r\n",
+  exportJson: [{ grade: "AA", composite_score: 86.8, __export_id: "058d2107-2d83-46a4-98f9-fda24682b028" }],
+  exportCsv: "grade,composite_score,__export_id\r\nAA,86.8,88f448ee-9c69-4bab-9780-fe6d2f09964a\r\n",
   compare: {
     items: [
       { id: "74553fb2-24bd-577d-a367-2a06801cd549", grade: "AA", composite_score: 85.5 },
