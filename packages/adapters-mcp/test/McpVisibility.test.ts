@@ -43,63 +43,60 @@ const ReceiptKeys = [
 
 onEachBackendWithMcp((it) => {
   describe("what the MCP tools show", () => {
-    it.effect(
-      "the MCP tools never show a hidden record: over /mcp, as each non-admin caller, list_ratings, search_ratings, get_rating and get_rating_breakdown answer a hidden record's slug or id exactly like an unknown one",
-      () =>
-        Effect.forEach(
-          ["anonymous", "free", "pro", "enterprise"] as const,
-          (caller) =>
-            Effect.scoped(
-              Effect.gen(function* () {
-                const server = yield* TestServer
-                const mcp = yield* mcpSession(server.baseUrl, server.bearerFor(caller))
-                for (const type of EntityTypes) {
-                  const listed = yield* mcp.call("list_ratings", { entity_type: type, limit: 25 })
-                  const byType = yield* mcp.call("search_ratings", { query: type, limit: 25 })
-                  assert.isFalse(listed.isError, listed.text)
-                  assert.isAbove((listed.structured as Json).items.length, 0, `${type} as ${caller}`)
-                  /** The tool's whole answer (text and data) for `arg`, as for an unknown one in its place. */
-                  const alikeUnknown = (
-                    tool: string,
-                    args: Record<string, unknown>,
-                    arg: string,
-                    value: string
-                  ) =>
-                    Effect.gen(function* () {
-                      const unknown = UuidShape.test(value) ? UnknownId : UnknownSlug
-                      const answer = JSON.stringify(yield* mcp.call(tool, { ...args, [arg]: value }))
-                      const alike = JSON.stringify(yield* mcp.call(tool, { ...args, [arg]: unknown }))
-                      assert.strictEqual(answer, alike.replaceAll(unknown, value), `${tool} ${value}`)
-                      return answer
-                    })
-                  for (const kind of HiddenKinds.filter((k) => hasKind(type, k))) {
-                    const record = Seed.entities.find((e) => e.record.id === entityId(type, kind))!.record
-                    const what = (tool: string) => `${tool}: ${type} ${kind} as ${caller}`
-                    for (const trace of [record.slug, record.id, record.name]) {
-                      assert.notInclude(JSON.stringify(listed), trace, what("list_ratings"))
-                      assert.notInclude(JSON.stringify(byType), trace, what("search_ratings by type"))
-                    }
-                    const searched = yield* alikeUnknown("search_ratings", {}, "query", record.slug)
-                    assert.notInclude(searched, record.id, what("search_ratings"))
-                    if (isVisible(kind, "detail", caller, flagSets(type)[0])) continue
-                    for (const identifier of [record.slug, record.id])
-                      for (const tool of ["get_rating", "get_rating_breakdown"]) {
-                        const answer = yield* alikeUnknown(tool, { entity_type: type }, "slug", identifier)
-                        for (const trace of [record.slug, record.id, record.name].filter(
-                          (t) => t !== identifier
-                        ))
-                          assert.notInclude(answer, trace, what(tool))
-                        if (tool === "get_rating" || holds(caller, "domains") || identifier === record.id)
-                          assert.include(answer, `no rating found for ${type} ${identifier}`, what(tool))
-                      }
+    // One test per caller, each with its own time budget (many calls each on a busy machine).
+    for (const caller of ["anonymous", "free", "pro", "enterprise"] as const)
+      it.effect(
+        `the MCP tools never show a hidden record: over /mcp, as ${caller}, list_ratings, search_ratings, get_rating and get_rating_breakdown answer a hidden record's slug or id exactly like an unknown one`,
+        () =>
+          Effect.scoped(
+            Effect.gen(function* () {
+              const server = yield* TestServer
+              const mcp = yield* mcpSession(server.baseUrl, server.bearerFor(caller))
+              for (const type of EntityTypes) {
+                const listed = yield* mcp.call("list_ratings", { entity_type: type, limit: 25 })
+                const byType = yield* mcp.call("search_ratings", { query: type, limit: 25 })
+                assert.isFalse(listed.isError, listed.text)
+                assert.isAbove((listed.structured as Json).items.length, 0, `${type} as ${caller}`)
+                /** The tool's whole answer (text and data) for `arg`, as for an unknown one in its place. */
+                const alikeUnknown = (
+                  tool: string,
+                  args: Record<string, unknown>,
+                  arg: string,
+                  value: string
+                ) =>
+                  Effect.gen(function* () {
+                    const unknown = UuidShape.test(value) ? UnknownId : UnknownSlug
+                    const answer = JSON.stringify(yield* mcp.call(tool, { ...args, [arg]: value }))
+                    const alike = JSON.stringify(yield* mcp.call(tool, { ...args, [arg]: unknown }))
+                    assert.strictEqual(answer, alike.replaceAll(unknown, value), `${tool} ${value}`)
+                    return answer
+                  })
+                for (const kind of HiddenKinds.filter((k) => hasKind(type, k))) {
+                  const record = Seed.entities.find((e) => e.record.id === entityId(type, kind))!.record
+                  const what = (tool: string) => `${tool}: ${type} ${kind} as ${caller}`
+                  for (const trace of [record.slug, record.id, record.name]) {
+                    assert.notInclude(JSON.stringify(listed), trace, what("list_ratings"))
+                    assert.notInclude(JSON.stringify(byType), trace, what("search_ratings by type"))
                   }
+                  const searched = yield* alikeUnknown("search_ratings", {}, "query", record.slug)
+                  assert.notInclude(searched, record.id, what("search_ratings"))
+                  if (isVisible(kind, "detail", caller, flagSets(type)[0])) continue
+                  for (const identifier of [record.slug, record.id])
+                    for (const tool of ["get_rating", "get_rating_breakdown"]) {
+                      const answer = yield* alikeUnknown(tool, { entity_type: type }, "slug", identifier)
+                      for (const trace of [record.slug, record.id, record.name].filter(
+                        (t) => t !== identifier
+                      ))
+                        assert.notInclude(answer, trace, what(tool))
+                      if (tool === "get_rating" || holds(caller, "domains") || identifier === record.id)
+                        assert.include(answer, `no rating found for ${type} ${identifier}`, what(tool))
+                    }
                 }
-              })
-            ),
-          { concurrency: 2, discard: true }
-        ),
-      { timeout: 120_000 }
-    )
+              }
+            })
+          ),
+        { timeout: 120_000 }
+      )
 
     it.effect(
       "a repeated coverage request does not return another person's receipt over MCP: request_coverage answers a repeat as it answers a new request, with only what its caller sent",
