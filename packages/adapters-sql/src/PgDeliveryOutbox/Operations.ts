@@ -49,14 +49,15 @@ const pruneDeliveries = (sql: SqlClient.SqlClient, before: string, limit: number
     SELECT count(*)::int AS n FROM gone
   `.pipe(Effect.flatMap(decodeCount), orDie("prune"))
 
-/** Attempts older than `before` of deliveries kept (earlier cycles of re-fired ones), at most `limit`. */
+/** Attempts older than `before` of deliveries kept (earlier cycles of re-fired ones), at most `limit`; an old finished delivery's go with it. */
 const pruneAttempts = (sql: SqlClient.SqlClient, before: string, limit: number) =>
   sql`
     WITH old AS (
-      SELECT ctid FROM webhook_delivery_attempts
-      WHERE started_at < ${before}::timestamptz
+      SELECT a.ctid FROM webhook_delivery_attempts a JOIN webhook_deliveries d USING (delivery_id)
+      WHERE a.started_at < ${before}::timestamptz
+        AND (d.status = 'pending' OR COALESCE(d.first_attempt_at, d.created_at) >= ${before}::timestamptz)
       LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
+      FOR UPDATE OF a SKIP LOCKED
     ), gone AS (
       DELETE FROM webhook_delivery_attempts a USING old WHERE a.ctid = old.ctid RETURNING 1
     )

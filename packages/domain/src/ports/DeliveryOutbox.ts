@@ -151,7 +151,8 @@ export class DeliveryOutbox extends Context.Service<
      * One batch of the retention sweep: removes up to `limit` delivered or
      * failed deliveries whose last cycle started (or, never attempted, which
      * were created) before `before`, with their attempts, then up to `limit`
-     * attempts older than `before` of the deliveries kept. Never a pending one.
+     * attempts older than `before` of deliveries not themselves that old and
+     * finished (earlier cycles of re-fired ones). Never a pending delivery.
      */
     readonly prune: (options: { readonly before: number; readonly limit: number }) => Effect.Effect<Pruned>
     /** Manual re-fire of a failed delivery: a new cycle, the same delivery_id, due at `at`. */

@@ -178,17 +178,20 @@ const operations = (
   prune: ({ before, limit }) =>
     Ref.modify(state, (entries) => {
       const next = new Map(entries)
+      const finishedBefore = (d: Delivery) =>
+        d.status !== "pending" && millisOf(d.first_attempt_at ?? d.created_at) < before
       let deliveries = 0
       for (const [id, { delivery }] of entries) {
         if (deliveries >= limit) break
-        const age = millisOf(delivery.first_attempt_at ?? delivery.created_at)
-        if (delivery.status !== "pending" && age < before) {
+        if (finishedBefore(delivery)) {
           next.delete(id)
           deliveries++
         }
       }
       let attempts = 0
       for (const [id, entry] of next) {
+        // An old finished delivery's attempts go with it, in a later batch.
+        if (finishedBefore(entry.delivery)) continue
         const kept = entry.attempts.filter((a) => {
           if (attempts >= limit || millisOf(a.started_at) >= before) return true
           attempts++
