@@ -57,6 +57,7 @@
  *   EXPLORER=0 (without the explorer pages' rows, bench/readExplorer.ts)
  *   LOAD=list,questions (load only these routes; the other routes' bodies are still checked:
  *   what the smoke test in npm test runs)
+ *   BEFORE=<checkout of an earlier commit> (its cached server beside ours, each row in turn: readBefore.ts)
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -82,6 +83,7 @@ import {
   wholeOption,
   withScratchDatabase
 } from "./harness.ts"
+import { type BeforeAfter, beforeAfterOf, beforeScript, beforeTable, beforeTargets } from "./readBefore.ts"
 import { type ExplorerRow, explorerRows, explorerTable, explorerTargets } from "./readExplorer.ts"
 import type { LoadReport } from "./soakLoad.ts"
 
@@ -283,6 +285,8 @@ export interface ReadOptions {
   readonly pairs: number
   /** Whether the explorer's pages get rows of their own (readExplorer.ts): EXPLORER=0 leaves them out. */
   readonly explorer: boolean
+  /** An earlier commit's server script (BEFORE, readBefore.ts), measured beside ours (cache) on every loaded row. */
+  readonly before?: string | undefined
 }
 
 const listOf = <A extends string>(
@@ -316,7 +320,8 @@ export const parseOptions = (env: NodeJS.ProcessEnv): ReadOptions => {
     loadgen,
     keep: env.KEEP === "1",
     pairs: wholeOption(env, "PAIRS", 4, 1),
-    explorer: env.EXPLORER !== "0"
+    explorer: env.EXPLORER !== "0",
+    before: beforeScript(env)
   }
 }
 
@@ -442,10 +447,10 @@ export const startServer = async (
 ): Promise<Server> => {
   const port = await run(freePort)
   // Ours runs with the options of a `ratings serve` process; the baseline and the ceiling with Node's defaults.
-  const flags = script === "readServer.ts" ? ServeNodeFlags : []
+  const flags = script.endsWith("readServer.ts") ? ServeNodeFlags : []
   const child = spawn(
     process.execPath,
-    [...flags, join(import.meta.dirname, script), String(port), ...args],
+    [...flags, script.startsWith("/") ? script : join(import.meta.dirname, script), String(port), ...args],
     {
       stdio: ["ignore", "ignore", "inherit"],
       env: { ...process.env, ...env }
@@ -756,6 +761,8 @@ export interface Row {
   readonly metricsOn?: Cell | undefined
   /** The rounds behind `metricsOn` and `ours` of such a row: each round's two figures, in req/s. */
   readonly metricsPairs?: ReadonlyArray<{ readonly off: number; readonly on: number }> | undefined
+  /** With BEFORE: ours (cache) and the earlier commit's, loaded in turn (readBefore.ts). */
+  readonly beside?: BeforeAfter | undefined
 }
 
 export interface Skipped {
@@ -933,6 +940,11 @@ export const readBench = async (
             })
           : undefined
         if (metered !== undefined) servers.push(metered)
+        const previous =
+          options.before === undefined
+            ? undefined
+            : await startServer("before (cache)", options.before, [db.url, "on"], metricsOff)
+        if (previous !== undefined) servers.push(previous)
 
         const rows: Array<Row> = []
         const skipped: Array<Skipped> = []
@@ -1062,6 +1074,24 @@ export const readBench = async (
               metricsPairs: off.map((c, i) => ({ off: c.rps, on: on[i]!.rps }))
             }
           }
+          /** With BEFORE: ours (cache) and the earlier commit's in turn, the order flipped each round. */
+          const besideBefore = async (): Promise<BeforeAfter | undefined> => {
+            if (previous === undefined) return undefined
+            await prime(ours, lines)
+            await prime(previous, lines)
+            const [after, before] = await inTurn(
+              (seconds) => loadOnce(ours, seconds),
+              (seconds) => loadOnce(previous, seconds),
+              options
+            )
+            for (const [server, cells] of [
+              [ours, after],
+              [previous, before]
+            ] as const)
+              if (cells.some((c) => c.errors + c.non2xx > 0))
+                broken.push(`${route.name} as ${caller} on ${server.name}: socket errors or non-2xx`)
+            return beforeAfterOf(after, before, meanCell)
+          }
           const sized = await fetch(`${ceiling.baseUrl}/__body?bytes=${bytes}`)
           if (sized.status !== 204) throw new Error(`the ceiling refused a body of ${bytes} bytes`)
           const row: Row = {
@@ -1073,7 +1103,8 @@ export const readBench = async (
             ceiling: await measure(ceiling),
             ...((await alternated()) ?? (await metricsAlternated()) ?? { ours: await measure(ours) }),
             uncached: await measure(uncached),
-            baseline: await measure(baseline)
+            baseline: await measure(baseline),
+            beside: await besideBefore()
           }
           rows.push(row)
           log(
@@ -1106,7 +1137,11 @@ export const readBench = async (
               log
             })
           : []
-        const targets: ReadonlyArray<Target> = [...targetsOf(rows), ...explorerTargets(explorer)]
+        const targets: ReadonlyArray<Target> = [
+          ...targetsOf(rows),
+          ...explorerTargets(explorer),
+          ...beforeTargets(rows)
+        ]
         const best = rows.reduce<Row | undefined>(
           (b, r) => (b === undefined || r.ours.rps > b.ours.rps ? r : b),
           undefined
@@ -1135,6 +1170,7 @@ export const readBench = async (
           ...tableOf(rows),
           "",
           ...explorerTable(explorer),
+          ...beforeTable(rows),
           ...(skipped.length === 0
             ? []
             : [

@@ -9,7 +9,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { DocsScriptCacheControl, DocsScriptPath } from "../src/server/DocsPage.ts"
+import { BearerSchemeName } from "../src/api/Authentication.ts"
+import {
+  DocsScalarConfig,
+  DocsScriptCacheControl,
+  DocsScriptPath,
+  DropEmptyBearer
+} from "../src/server/DocsPage.ts"
 import { framedElsewhere, guardOutside, launchChromium, watchPolicyViolations } from "./Browser.ts"
 import { AcmeBranding, Seed } from "./fixtures.ts"
 import { TestServer } from "./TestServer.ts"
@@ -150,6 +156,88 @@ describe("docs page", () => {
           )
         }).pipe(Effect.scoped),
       90_000
+    )
+    it.effect(
+      "/docs preselects the bearer scheme: the page's configuration names it (with the hook that keeps a call without a key anonymous), and the document offers it as an http bearer scheme",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const page = yield* Effect.promise(() => fetch(`${server.baseUrl}/docs`).then((r) => r.text()))
+          assert.include(page, `"preferredSecurityScheme":"${BearerSchemeName}"`)
+          assert.include(
+            page,
+            `onBeforeRequest: ${DropEmptyBearer}`,
+            "the request hook, named as the viewer reads it"
+          )
+          assert.notInclude(page, "customFetch")
+          assert.deepStrictEqual(DocsScalarConfig.authentication, {
+            preferredSecurityScheme: BearerSchemeName
+          })
+          const doc = (yield* server.get("/openapi.json")).json as {
+            readonly components: {
+              readonly securitySchemes: Record<string, { type: string; scheme: string }>
+            }
+          }
+          const scheme = doc.components.securitySchemes[BearerSchemeName]!
+          assert.deepStrictEqual([scheme.type, scheme.scheme], ["http", "bearer"])
+          // The document lists the optional header as a parameter too; the page's copy does not, or the
+          // viewer would add an empty second authorization header to its code samples.
+          assert.include(JSON.stringify(doc), '"name":"authorization","in":"header"')
+          assert.notInclude(page, '"name":"authorization","in":"header"')
+          assert.include(
+            page,
+            '"name":"limit","in":"query"',
+            "while the page's document has the other parameters"
+          )
+        })
+    )
+
+    it.effect(
+      '/docs "Try it": the bearer scheme is selected, a pasted key is sent as Authorization: Bearer <key>, and the curl snippet carries it and no empty authorization header',
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const authorization = server.bearerFor("pro")!
+          const browser = yield* Effect.acquireRelease(Effect.promise(launchChromium), (b) =>
+            Effect.promise(() => b.close())
+          )
+          const page = yield* Effect.promise(() => browser.newPage())
+          yield* Effect.promise(() => page.goto(`${server.baseUrl}/docs`))
+          yield* Effect.promise(() =>
+            page.getByText("DeFi Risk Ratings API").first().waitFor({ timeout: 20_000 })
+          )
+          const before = yield* Effect.promise(() => page.locator("body").innerText())
+          assert.notInclude(before, "No authentication selected")
+          assert.match(before, /Selected Auth Type:\s*bearer/)
+          yield* Effect.promise(() =>
+            page
+              .getByRole("button", { name: /Test Request/ })
+              .first()
+              .click()
+          )
+          yield* Effect.promise(() =>
+            page
+              .getByLabel(/Bearer Token/)
+              .first()
+              .fill(authorization.replace(/^Bearer /, ""))
+          )
+          const [response] = yield* Effect.promise(() =>
+            Promise.all([
+              page.waitForResponse((r) => r.url().startsWith(`${server.baseUrl}/api/v1/`), {
+                timeout: 20_000
+              }),
+              page.getByRole("button", { name: /^Send/ }).first().click()
+            ])
+          )
+          const sent = yield* Effect.promise(() => response.request().allHeaders())
+          assert.strictEqual(sent.authorization, authorization)
+          assert.strictEqual(response.status(), 200)
+          const text = yield* Effect.promise(() => page.locator("body").innerText())
+          const curl = text.match(/curl [^\n]*\n(?: {2}--header [^\n]*\n?)*/)?.[0] ?? ""
+          assert.include(curl, `--header 'Authorization: ${authorization}'`)
+          assert.notMatch(curl, /--header 'authorization: '/i, "no empty authorization header")
+        }).pipe(Effect.scoped),
+      60_000
     )
   })
 

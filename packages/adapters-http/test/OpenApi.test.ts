@@ -22,6 +22,9 @@ import { onEachBackend, type Response, TestServer } from "./TestServer.ts"
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field in assertions
 type Json = { readonly [key: string]: any }
 
+/** A citation of the spec: the word spec, or "part <n>" ("spec part 5 rule 2", "part 4"). */
+const SpecCitation = /\bspec\b|\bpart \d/i
+
 const Document = Effect.gen(function* () {
   const r = yield* (yield* TestServer).get("/openapi.json")
   assert.strictEqual(r.status, 200)
@@ -145,6 +148,30 @@ onEachBackend((it) => {
               used.add(op.tags[0])
             }
           assert.deepStrictEqual([...used].sort(), [...names].sort(), "every tag has operations")
+        })
+    )
+
+    it.effect(
+      "no public description, summary or title cites the spec (outside readers cannot see it): each says the rule itself",
+      () =>
+        Effect.gen(function* () {
+          const doc = yield* Document
+          const citing: Array<string> = []
+          const walk = (value: unknown, key: string): void => {
+            if (typeof value === "string") {
+              if (["description", "summary", "title"].includes(key) && SpecCitation.test(value))
+                citing.push(value)
+            } else if (Array.isArray(value)) for (const item of value) walk(item, key)
+            else if (typeof value === "object" && value !== null)
+              for (const [k, v] of Object.entries(value)) walk(v, k)
+          }
+          walk(doc, "")
+          assert.deepStrictEqual(citing, [])
+          assert.isTrue(SpecCitation.test("Optional (spec part 5 rule 2)"), "the check can fail")
+          assert.isFalse(
+            SpecCitation.test("a specific part of 5 domains"),
+            "words like specific are not citations"
+          )
         })
     )
 

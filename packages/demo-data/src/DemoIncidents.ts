@@ -1,14 +1,17 @@
 /**
- * Fictional hack-incident reports, in ingest order. Each report is one
- * source's claim; the core derives the served tier from at least two
- * independent sources. The set covers: an incident escalating rumored ->
- * corroborated -> confirmed at a rated protocol, incidents held at each tier,
- * unmatched incidents (protocols that are not rated, one of them present in
- * the service but unpublished), the same protocol hit twice a month apart, and
- * one source reporting twice under two spellings of its handle, which is a
- * single source and must never be served.
+ * Fictional hack-incident reports. Each report is one source's claim; the
+ * core derives the served tier from at least two independent sources. The
+ * set covers: an incident escalating rumored -> corroborated -> confirmed at
+ * a rated protocol, incidents held at each tier, unmatched incidents
+ * (protocols that are not rated, one of them in the service but unpublished),
+ * the same protocol hit twice a month apart, and one source reporting twice
+ * under two spellings of its handle (a single source, never served). Each
+ * report is received minutes after its source first saw the hack
+ * (received_at) and ingested in that order, so incidents are detected across
+ * the months they happened in, not when the demo is loaded.
  */
 import { createHash } from "node:crypto"
+import type { ImportIncident } from "@ratings/domain/import/ImportFile"
 import type { IncidentReport } from "@ratings/domain/model/Incident"
 
 /** A made-up address, stable per label: the demo must not point at real victims. */
@@ -47,7 +50,22 @@ const reports = (
     ...(c.resolved === undefined ? {} : { resolved_at: c.resolved.at, resolution: c.resolved.resolution })
   }))
 
-export const DemoIncidentReports: ReadonlyArray<IncidentReport> = [
+/** Minutes between a source first seeing a hack and the service receiving its report: 1 to 12, stable per nonce. */
+const lagMinutes = (nonce: string): number =>
+  1 + (createHash("sha256").update(`demo-lag:${nonce}`).digest()[0]! % 12)
+
+const received = (report: IncidentReport): ImportIncident => ({
+  ...report,
+  received_at: new Date(Date.parse(report.first_seen_at) + lagMinutes(report.nonce) * 60_000)
+    .toISOString()
+    .replace(".000Z", "Z")
+})
+
+/** By received_at; reports received at the same instant keep their order. */
+const inReceivedOrder = (reports: ReadonlyArray<ImportIncident>): ReadonlyArray<ImportIncident> =>
+  [...reports].sort((a, b) => Date.parse(a.received_at!) - Date.parse(b.received_at!))
+
+const claims: ReadonlyArray<IncidentReport> = [
   // Rated protocol, escalating through every tier; two spellings of the name normalise alike.
   ...reports({ protocol_name: "Venus", chain: "BNB Chain", exploit_class: "ORACLE_MANIPULATION" }, [
     {
@@ -235,3 +253,6 @@ export const DemoIncidentReports: ReadonlyArray<IncidentReport> = [
     }
   ])
 ]
+
+/** The demo's incident reports, each with when it was received, in the order they were received. */
+export const DemoIncidentReports: ReadonlyArray<ImportIncident> = inReceivedOrder(claims.map(received))

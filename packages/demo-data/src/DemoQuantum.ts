@@ -1,8 +1,9 @@
 /**
  * A SAMPLE quantum-readiness snapshot in the upstream (LayerQu) row format.
  * The figures are made up for the demo and are not LayerQu's data. Rows match
- * every service chain (drafts, unrated and inactive ones included; some only
- * by name, as OP Mainnet and BNB Chain do), many rows match no service chain,
+ * every service chain but Plasma and Katana, which the source has not assessed
+ * (drafts, unrated and inactive ones included; some only by name, as OP
+ * Mainnet and BNB Chain do), many rows match no service chain,
  * one row has no reading at all, one omits the danger flag, and a few rows are
  * malformed so that the snapshot's rows_skipped is non-zero.
  */

@@ -14,6 +14,7 @@ import { Capabilities } from "@ratings/domain/access/Capabilities"
 import {
   AlertRuleCreate,
   AlertRuleCreated,
+  AlertRuleLimitReached,
   AlertRuleLimits,
   AlertRuleList
 } from "@ratings/domain/model/AlertRule"
@@ -29,6 +30,8 @@ import {
   type ParameterDocs,
   UuidParam
 } from "./Parameters.ts"
+import { both, documentExamples, type OperationExamples } from "./Examples.ts"
+import { AlertRuleCreateExample, AlertRuleExamples } from "./examples/AccountExamples.ts"
 
 /** Page size of the delivery lists. */
 export const DeliveryListLimit = { min: 1, max: 200, default: 50 } as const
@@ -94,7 +97,15 @@ export const DeliveryNotFailedBody = Schema.Struct({
   status: DeliveryStatus
 }).annotate({
   identifier: "DeliveryNotFailedBody",
-  description: "409: the delivery is not failed (pending: still in its cycle; delivered: acknowledged)"
+  description: "409: the delivery is not failed (pending: still in its cycle; delivered: acknowledged)",
+  examples: [
+    {
+      detail:
+        "delivery 1fed5121-c481-42e1-ad77-8e26ab725e39 is delivered: only a failed delivery can be re-fired",
+      delivery_id: "1fed5121-c481-42e1-ad77-8e26ab725e39",
+      status: "delivered"
+    }
+  ]
 })
 
 /** 409: re-fire of a delivery that is pending or delivered. */
@@ -113,7 +124,13 @@ export const AlertRuleLimitBody = Schema.Struct({
   limit: Schema.Int.annotate({ description: "The most alert rules one account may have" })
 }).annotate({
   identifier: "AlertRuleLimitBody",
-  description: `409: the account already has ${AlertRuleLimits.rulesPerAccount} alert rules; delete one to create another`
+  description: `409: the account already has ${AlertRuleLimits.rulesPerAccount} alert rules; delete one to create another`,
+  examples: [
+    {
+      detail: AlertRuleLimitReached.of(AlertRuleLimits.rulesPerAccount).message,
+      limit: AlertRuleLimits.rulesPerAccount
+    }
+  ]
 })
 
 /** 409: a create past the account's bound on rules (AlertRuleLimits.rulesPerAccount). */
@@ -157,13 +174,20 @@ const refireDocs: ParameterDocs = {
 const tier = Capabilities.alert_rules
 const tierNote = "Tier: Pro and above."
 
-const documented = (summary: string, description: string, docs?: ParameterDocs) =>
+const documented = (
+  summary: string,
+  description: string,
+  examples: OperationExamples,
+  docs: ParameterDocs = {}
+) =>
   OpenApi.annotations({
     summary,
     description: `${description} ${tierNote}`,
     override: { "x-required-tier": tier },
-    ...(docs === undefined ? {} : { transform: documentParameters(docs) })
+    transform: both(documentParameters(docs), documentExamples(examples))
   })
+
+const ids = { rule_id: AlertRuleExamples.ruleId, delivery_id: AlertRuleExamples.deliveryId }
 
 export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
   HttpApiEndpoint.get("list", "/alert-rules", {
@@ -173,7 +197,8 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
     documented(
       "List alert rules",
       "The alert rules of the caller's account, oldest first, as {items, total}. Signing keys are never listed. " +
-        `An account has at most ${AlertRuleLimits.rulesPerAccount} rules, so the list is one bounded page.`
+        `An account has at most ${AlertRuleLimits.rulesPerAccount} rules, so the list is one bounded page.`,
+      { responses: { 200: AlertRuleExamples.list } }
     )
   ),
   HttpApiEndpoint.post("create", "/alert-rules", {
@@ -191,7 +216,8 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
         'refused URL is a 422 at ["body", "channels", "webhook_url"] saying why. Names are checked again ' +
         `on the resolved address at every send. Bounds: at most ${AlertRuleLimits.slugsPerRule} slugs of at ` +
         `most ${AlertRuleLimits.slugLength} characters each (a 422 at the field says which), and at most ` +
-        `${AlertRuleLimits.rulesPerAccount} rules per account: one more is a 409 {detail, limit}.`
+        `${AlertRuleLimits.rulesPerAccount} rules per account: one more is a 409 {detail, limit}.`,
+      { request: AlertRuleCreateExample, responses: { 201: AlertRuleExamples.created } }
     )
   ),
   HttpApiEndpoint.delete("delete", "/alert-rules/:rule_id", {
@@ -203,6 +229,7 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
       "Delete an alert rule",
       "204 with no body. A rule_id that is not a UUID is a 422; an unknown rule, or another account's, is a " +
         "404. Deliveries not yet sent for the rule are never sent; its delivery log is kept.",
+      { parameters: ids },
       ruleDocs
     )
   ),
@@ -216,6 +243,7 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
       "Makes one real, signed webhook.test delivery to the rule's URL now and reports how it ended (2xx " +
         "within 10 s is delivered). The attempt is recorded in the rule's delivery log; a failed test is " +
         "retried on the usual schedule and next_attempt_at says when.",
+      { parameters: ids, responses: { 200: AlertRuleExamples.testWebhook } },
       ruleDocs
     )
   ),
@@ -229,6 +257,7 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
       "A rule's delivery log",
       "The rule's newest deliveries first, each with every attempt (when, outcome, status code, error, " +
         "duration), as {items, total}.",
+      { parameters: { ...ids, limit: 10 }, responses: { 200: AlertRuleExamples.deliveries } },
       deliveryLogDocs
     )
   ),
@@ -242,6 +271,7 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
       "The account's deliveries that exhausted their retries (initial attempt and 5 retries at 30 s, 5 min, " +
         "30 min, 2 h and 12 h), newest first, as {items, total}. They are never replayed automatically; " +
         "re-fire one with POST /deliveries/{delivery_id}/refire.",
+      { parameters: { status: "failed", limit: 10 }, responses: { 200: AlertRuleExamples.failed } },
       failedDocs
     )
   ),
@@ -256,6 +286,7 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
         "attempt due now, then the same retries. Answers the delivery, pending again. A delivery that is not " +
         "failed is a 409 giving its status; an unknown delivery, another account's, or one whose rule was " +
         "deleted is a 404.",
+      { parameters: ids, responses: { 200: AlertRuleExamples.refired } },
       refireDocs
     )
   )

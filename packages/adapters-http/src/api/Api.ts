@@ -9,7 +9,7 @@
 import { type Branding, DefaultBranding } from "@ratings/domain/model/ServiceInfo"
 import { HttpApi, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AlertRulesApi } from "./AlertRulesApi.ts"
-import { Authentication, documentOptionalBearer } from "./Authentication.ts"
+import { Authentication, documentOptionalBearer, withoutAuthorizationParameter } from "./Authentication.ts"
 import { ContactsApi } from "./ContactsApi.ts"
 import {
   BridgesApi,
@@ -65,6 +65,29 @@ type Json = Record<string, any>
 export const apiTitleOf = (branding: Branding): string => `${branding.serviceName} API`
 
 /**
+ * The operations under a branding: their examples (./Examples.ts) were
+ * answered under the default branding (the methodology's name, attribution
+ * texts), so its names and links in them become the operator's.
+ */
+const rebrandExamples = (paths: Json, branding: Branding): Json => {
+  if (branding === DefaultBranding) return paths
+  const keys = [
+    "attribution",
+    "methodologyUrl",
+    "termsUrl",
+    "siteUrl",
+    "frameworkName",
+    "serviceName"
+  ] as const
+  let text = JSON.stringify(paths)
+  for (const key of keys)
+    text = text.replaceAll(JSON.stringify(DefaultBranding[key]).slice(1, -1), () =>
+      JSON.stringify(branding[key]).slice(1, -1)
+    )
+  return JSON.parse(text)
+}
+
+/**
  * The document's `info` under a branding ("Operator branding"): the
  * title is `<service name> API`, the terms of service and the contact are the
  * operator's, and the methodology is linked as the external documentation,
@@ -72,6 +95,7 @@ export const apiTitleOf = (branding: Branding): string => `${branding.serviceNam
  */
 export const brandDocument = (spec: Json, branding: Branding): Json => ({
   ...spec,
+  paths: rebrandExamples(spec.paths, branding),
   info: {
     ...spec.info,
     title: apiTitleOf(branding),
@@ -133,3 +157,16 @@ export const brandedApi = (branding: Branding): typeof RatingsApi =>
     : (RatingsApi.annotateMerge(
         OpenApi.annotations({ title: apiTitleOf(branding), transform: transformOf(branding) })
       ) as typeof RatingsApi)
+
+/**
+ * The contract as /docs shows it under a branding: the branded document
+ * without the `authorization` header parameter (the viewer sends the header
+ * from the bearer scheme; see `withoutAuthorizationParameter`).
+ */
+export const docsApi = (branding: Branding): typeof RatingsApi =>
+  RatingsApi.annotateMerge(
+    OpenApi.annotations({
+      title: apiTitleOf(branding),
+      transform: (spec) => withoutAuthorizationParameter(transformOf(branding)(spec))
+    })
+  ) as typeof RatingsApi

@@ -39,7 +39,13 @@ export class InvalidTokenError extends Schema.Error<InvalidTokenError>("InvalidT
 /** The scheme's name in the OpenAPI document (`components.securitySchemes`). */
 export const BearerSchemeName = "bearer"
 
-const Bearer = HttpApiSecurity.bearer.pipe(
+/**
+ * `HttpApiSecurity.bearer` with its scheme written `bearer`, as OpenAPI's
+ * examples and the IANA registry write it: the docs viewer offers a token
+ * field only for that spelling. The header is read the same either way (the
+ * scheme is matched ignoring case).
+ */
+const Bearer = HttpApiSecurity.http({ scheme: "bearer" }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
     "Optional on every route. An API key (`rk_...`) gives its tier (Free, Pro, Enterprise); a JWT from the " +
@@ -71,8 +77,8 @@ const AuthorizationHeaderDoc = {
   in: "header",
   required: false,
   description:
-    "Optional: `Bearer <API key>` or `Bearer <identity-provider JWT>` (spec part 5 rule 2). Public routes " +
-    "accept anonymous calls.",
+    "Optional: `Bearer <API key>` or `Bearer <identity-provider JWT>`. Public routes accept anonymous " +
+    "calls; a header that is sent must work, or the answer is 401.",
   schema: { type: "string" }
 } as const
 
@@ -91,9 +97,25 @@ export const documentOptionalBearer = (spec: Json): Json => {
       if (!requirements.some((r) => Object.keys(r).length === 0)) op.security = [{}, ...requirements]
       if (!Array.isArray(op.parameters)) op.parameters = []
       const parameters: Array<Json> = op.parameters
-      if (!parameters.some((p) => p.in === "header" && String(p.name).toLowerCase() === "authorization"))
-        parameters.push({ ...AuthorizationHeaderDoc })
+      if (!parameters.some(isAuthorizationParameter)) parameters.push({ ...AuthorizationHeaderDoc })
     }
   }
+  return spec
+}
+
+const isAuthorizationParameter = (p: Json): boolean =>
+  p.in === "header" && String(p.name).toLowerCase() === "authorization"
+
+/**
+ * The document as the docs viewer shows it: without the header parameter
+ * `documentOptionalBearer` lists, since the viewer writes the header from the
+ * bearer scheme (the key pasted in "Try it") and would add the parameter as a
+ * second, empty `authorization` header to every code sample.
+ */
+export const withoutAuthorizationParameter = (spec: Json): Json => {
+  for (const item of Object.values((spec.paths ?? {}) as Json))
+    for (const op of Object.values(item as Json))
+      if (typeof op === "object" && op !== null && Array.isArray(op.parameters))
+        op.parameters = op.parameters.filter((p: Json) => !isAuthorizationParameter(p))
   return spec
 }

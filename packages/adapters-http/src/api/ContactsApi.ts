@@ -19,6 +19,8 @@ import {
 } from "@ratings/domain/model/ContactRequest"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ListErrors } from "./Errors.ts"
+import { documentExamples } from "./Examples.ts"
+import { ContactReceiptExample, ContactRequestExample } from "./examples/AccountExamples.ts"
 
 export const ContactRequestBody = ContactRequestCreate.annotate({
   identifier: "ContactRequest",
@@ -58,7 +60,11 @@ export class ContactsApi extends HttpApiGroup.make("contacts").add(
         "the answer is the same either way. " +
         "Anonymous: a key is accepted but not needed. Limited per client address apart from the request " +
         "rate (5 an hour unless the operator configures another): past it, 429 with Retry-After; the " +
-        "RateLimit headers of the answer are those of this allowance."
+        "RateLimit headers of the answer are those of this allowance.",
+      transform: documentExamples({
+        request: ContactRequestExample,
+        responses: { 201: ContactReceiptExample }
+      })
     })
   )
 ) {}

@@ -23,6 +23,8 @@ import {
 import { Scorecard, ScorecardDetail } from "@ratings/domain/model/Scorecard"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { GatedReadErrors, ListErrors, ReadErrors } from "./Errors.ts"
+import { both, documentExamples, entityParameters } from "./Examples.ts"
+import { EntityExamples, type EntityRoute } from "./examples/index.ts"
 import {
   DetailQueryFields,
   documentParameters,
@@ -69,7 +71,8 @@ const tierNote = (capability: Capability): string => {
 }
 
 const describe = (
-  capability: Capability,
+  type: EntityType,
+  capability: EntityRoute,
   summary: string,
   description: string,
   docs: ParameterDocs = PathParameterDocs
@@ -78,7 +81,13 @@ const describe = (
     summary,
     description: `${description} ${tierNote(capability)}`,
     override: { "x-required-tier": Capabilities[capability] },
-    transform: documentParameters(docs)
+    transform: both(
+      documentParameters(docs),
+      documentExamples({
+        parameters: entityParameters(type),
+        responses: { 200: EntityExamples[type][capability] }
+      })
+    )
   })
 
 const listEndpoint = <T extends EntityType, const Name extends string>(type: T, name: Name) => {
@@ -88,6 +97,7 @@ const listEndpoint = <T extends EntityType, const Name extends string>(type: T, 
     error: ListErrors
   }).annotateMerge(
     describe(
+      type,
       "list",
       `List ${name}`,
       `Public records of type ${type}: private and inactive records are hidden. total is the ` +
@@ -107,6 +117,7 @@ const detailEndpoint = <T extends EntityType, const Name extends string>(type: T
     error: ReadErrors
   }).annotateMerge(
     describe(
+      type,
       "detail",
       `${label} by id or slug`,
       "One record by UUID id or slug (a UUID parse is tried first). Private and inactive records " +
@@ -123,6 +134,7 @@ const scorecardsEndpoint = <T extends EntityType, const Name extends string>(typ
     error: ReadErrors
   }).annotateMerge(
     describe(
+      type,
       "scorecards",
       `Scorecards of a ${type}`,
       "The entity's scorecards by UUID id or slug. A non-published entity answers 404 for non-admin " +
@@ -138,6 +150,7 @@ const domainsEndpoint = <T extends EntityType, const Name extends string>(type: 
     error: GatedReadErrors
   }).annotateMerge(
     describe(
+      type,
       "domains",
       `Domain breakdown of a ${type}`,
       "Per-domain scores (0-1 fractions) and composites (0-100) of the latest published scorecard."
@@ -151,7 +164,7 @@ const historyEndpoint = <T extends EntityType, const Name extends string>(type: 
     success: HistoryBody,
     error: GatedReadErrors
   }).annotateMerge(
-    describe("history", `Rating history of a ${type}`, "Every published version, with its reasoning.")
+    describe(type, "history", `Rating history of a ${type}`, "Every published version, with its reasoning.")
   )
 }
 
@@ -162,6 +175,7 @@ const questionsEndpoint = <T extends EntityType, const Name extends string>(type
     error: GatedReadErrors
   }).annotateMerge(
     describe(
+      type,
       "questions",
       `Per-question scores of a ${type}`,
       "Scores and rationale per question with per-question weight, the domain_weights map, " +
@@ -177,6 +191,7 @@ const rubricEndpoint = <T extends EntityType, const Name extends string>(type: T
     error: GatedReadErrors
   }).annotateMerge(
     describe(
+      type,
       "rubric",
       `Rubric of a ${type}`,
       "Per-question criteria, with per-question weight and domain_weights."
@@ -191,6 +206,7 @@ const evidenceEndpoint = <T extends EntityType, const Name extends string>(type:
     error: GatedReadErrors
   }).annotateMerge(
     describe(
+      type,
       "evidence",
       `Evidence of a ${type}`,
       "Evidence and reasoning trails, with per-question weight and domain_weights."
@@ -206,6 +222,7 @@ const scorecardByIdEndpoint = <T extends EntityType>(type: T) => {
     error: GatedReadErrors
   }).annotateMerge(
     describe(
+      type,
       "scorecard_by_id",
       `${label} scorecard by id`,
       "One scorecard by UUID with domain_weights and the full per-answer array."

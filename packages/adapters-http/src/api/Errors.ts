@@ -63,7 +63,8 @@ export const ServiceUnavailableBody = Schema.Struct({
   detail: Schema.Literal("service unavailable")
 }).annotate({
   identifier: "ServiceUnavailableBody",
-  description: "503: the service cannot answer right now (its store is unreachable); retry later"
+  description: "503: the service cannot answer right now (its store is unreachable); retry later",
+  examples: [{ detail: "service unavailable" }]
 })
 export type ServiceUnavailableBody = typeof ServiceUnavailableBody.Type
 

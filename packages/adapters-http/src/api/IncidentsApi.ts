@@ -21,6 +21,9 @@ import {
 import { ErrorReporter, Result, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ListErrors } from "./Errors.ts"
+import { both, documentExamples } from "./Examples.ts"
+import { IncidentIngestExample, IncidentReportExample } from "./examples/AccountExamples.ts"
+import { ServiceExamples } from "./examples/ServiceExamples.ts"
 import {
   documentParameters,
   IntegerParam,
@@ -118,7 +121,19 @@ export class IncidentsApi extends HttpApiGroup.make("incidents").add(
         "incident_id stays the same as it escalates (rumored, corroborated, confirmed; never down), and " +
         "detected_at is refreshed on each escalation, so a consumer polling with since and keying on " +
         "incident_id sees each escalation once. An incident never changes a rating. Public.",
-      transform: documentParameters(IncidentFeedParameterDocs)
+      transform: both(
+        documentParameters(IncidentFeedParameterDocs),
+        documentExamples({
+          parameters: {
+            slug: "venus",
+            since: "2026-07-01T00:00:00+00:00",
+            min_status: "confirmed",
+            limit: 10,
+            offset: 0
+          },
+          responses: { 200: ServiceExamples.incidents }
+        })
+      )
     })
   ),
   HttpApiEndpoint.post("ingest", "/admin/incidents", {
@@ -131,7 +146,11 @@ export class IncidentsApi extends HttpApiGroup.make("incidents").add(
       description:
         "One source's report about a hack. Reports about one hack aggregate into one incident; the " +
         "incident lifecycle decides every transition. The same nonce twice changes nothing. The nonce and " +
-        "victim addresses are stored and never served. Needs an admin bearer JWT."
+        "victim addresses are stored and never served. Needs an admin bearer JWT.",
+      transform: documentExamples({
+        request: IncidentReportExample,
+        responses: { 200: IncidentIngestExample }
+      })
     })
   )
 ) {}

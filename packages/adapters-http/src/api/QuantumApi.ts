@@ -9,6 +9,8 @@ import { QuantumChainResponse, QuantumLeagueResponse } from "@ratings/domain/mod
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ListErrors } from "./Errors.ts"
+import { documentExamples } from "./Examples.ts"
+import { ServiceExamples } from "./examples/ServiceExamples.ts"
 
 const Attribution =
   "Data from a third-party source (LayerQu), attributed on every payload (source, source_url, attribution); " +
@@ -26,7 +28,8 @@ export class QuantumApi extends HttpApiGroup.make("quantum").add(
       description:
         "Per chain: readiness score (qri), band 1 to 7 with label, migration stage, hybrid-signature status, " +
         "danger flag, and matched_chain_slug (the service chain slug when the chain exists in the service, " +
-        `drafts included, else null); plus rows_skipped (malformed source rows). ${Attribution} Public.`
+        `drafts included, else null); plus rows_skipped (malformed source rows). ${Attribution} Public.`,
+      transform: documentExamples({ responses: { 200: ServiceExamples.quantumLeague } })
     })
   ),
   HttpApiEndpoint.get("chain", "/chains/:slug/quantum-readiness", {
@@ -38,7 +41,11 @@ export class QuantumApi extends HttpApiGroup.make("quantum").add(
       summary: "Quantum readiness of one chain",
       description:
         "One chain by service chain slug. Unknown chains and chains the source has not assessed answer 200 " +
-        `with available: false and a reason. ${Attribution} Public.`
+        `with available: false and a reason. ${Attribution} Public.`,
+      transform: documentExamples({
+        parameters: { slug: "ethereum" },
+        responses: { 200: ServiceExamples.quantumChain }
+      })
     })
   )
 ) {}

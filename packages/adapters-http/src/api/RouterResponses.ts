@@ -19,9 +19,17 @@ const NotFoundDoc = {
         required: ["detail"],
         properties: { detail: { type: "string", enum: ["not found"] } },
         additionalProperties: false
-      }
+      },
+      example: { detail: "not found" }
     }
   }
+}
+
+const DetailSchema = {
+  type: "object",
+  required: ["detail"],
+  properties: { detail: { type: "string" } },
+  additionalProperties: false
 }
 
 const UnsupportedMediaTypeDoc = {
@@ -29,19 +37,20 @@ const UnsupportedMediaTypeDoc = {
     "Unsupported media type: the request body must be application/json, in UTF-8 (charset=utf-8 or none)",
   content: {
     "application/json": {
-      schema: {
-        type: "object",
-        required: ["detail"],
-        properties: { detail: { type: "string" } },
-        additionalProperties: false
-      }
+      schema: DetailSchema,
+      example: { detail: 'unsupported content-type "text/plain": send the body as application/json' }
     }
   }
 }
 
 const ContentTooLargeDoc = {
   description: "Content too large: the request body is over 1 MiB (1,048,576 bytes)",
-  content: UnsupportedMediaTypeDoc.content
+  content: {
+    "application/json": {
+      schema: DetailSchema,
+      example: { detail: "request body too large: at most 1048576 bytes (1 MiB)" }
+    }
+  }
 }
 
 export const documentRouterResponses = (spec: Json): Json => {

@@ -6,7 +6,8 @@
  * (a load balancer sends traffic only while it is 200).
  */
 import { ErrorReporter, Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { documentExamples } from "./Examples.ts"
 
 export const HealthBody = Schema.Struct({
   status: Schema.Literal("ok")
@@ -28,7 +29,9 @@ export const NotReadyBody = Schema.Struct({
   detail: Schema.Literals(NotReadyReasons)
 }).annotate({
   identifier: "NotReadyBody",
-  description: "503: the database cannot be reached now; nothing of the failure or the configuration is shown"
+  description:
+    "503: the database cannot be reached now; nothing of the failure or the configuration is shown",
+  examples: [{ detail: NotReadyReasons[0] }]
 })
 
 /** 503 `{"detail": "not ready: ..."}` of /ready. Not logged: a probe repeats it every few seconds. */
@@ -40,5 +43,17 @@ export class NotReadyError extends Schema.Error<NotReadyError>("NotReadyError")(
 }
 
 export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
-  .add(HttpApiEndpoint.get("health", "/health", { success: HealthBody }))
-  .add(HttpApiEndpoint.get("ready", "/ready", { success: ReadyBody, error: NotReadyError })) {}
+  .add(
+    HttpApiEndpoint.get("health", "/health", { success: HealthBody }).annotateMerge(
+      OpenApi.annotations({ transform: documentExamples({ responses: { 200: { status: "ok" } } }) })
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/ready", { success: ReadyBody, error: NotReadyError }).annotateMerge(
+      OpenApi.annotations({
+        transform: documentExamples({
+          responses: { 200: { status: "ready" }, 503: { detail: NotReadyReasons[0] } }
+        })
+      })
+    )
+  ) {}

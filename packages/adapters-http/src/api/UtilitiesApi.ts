@@ -30,6 +30,8 @@ import {
   type ParameterDocs,
   TextParam
 } from "./Parameters.ts"
+import { both, documentExamples } from "./Examples.ts"
+import { ServiceExamples } from "./examples/ServiceExamples.ts"
 
 const typeNames = EntityTypes.map((t) => `${t} (${PluralOf[t]})`).join(", ")
 
@@ -123,7 +125,8 @@ export const ExportQuotaBody = Schema.Struct({
   })
 }).annotate({
   identifier: "ExportQuotaBody",
-  description: `429: the account has made ${ExportQuota.exports} exports in the last 24 hours`
+  description: `429: the account has made ${ExportQuota.exports} exports in the last 24 hours`,
+  examples: [{ detail: { error: "export_quota_exceeded", retry_after: 3600, quota: ExportQuota.exports } }]
 })
 
 /** 429: the bulk export quota (spec part 8: 5 per rolling 24 hours, every tier). `Retry-After` is set. */
@@ -145,7 +148,8 @@ export const CompareNotFoundBody = Schema.Struct({
   identifier: "CompareNotFoundBody",
   description:
     "404: some identifiers name no published entity of the type. Unknown, private, inactive and unpublished " +
-    "entities are answered alike, so nothing reveals that a draft exists."
+    "entities are answered alike, so nothing reveals that a draft exists.",
+  examples: [{ detail: "not found", identifiers: ["aave-v9"] }]
 })
 
 export class CompareNotFoundError extends Schema.Error<CompareNotFoundError>("CompareNotFoundError")(
@@ -170,6 +174,11 @@ const exportDescription = (format: string) =>
   `${ExportQuota.exports} exports per account per rolling 24 hours, every tier; the next one is a 429 ` +
   "with Retry-After. Tier: Pro and above."
 
+const exportExamples = (body: unknown) => ({
+  parameters: { entity: "protocols", fields: "grade,composite_score", limit: 1 },
+  responses: { 200: body }
+})
+
 export class UtilitiesApi extends HttpApiGroup.make("utilities").add(
   HttpApiEndpoint.get("exportCsv", "/export.csv", {
     query: ExportQueryFields,
@@ -182,7 +191,10 @@ export class UtilitiesApi extends HttpApiGroup.make("utilities").add(
         exportDescription("RFC 4180 CSV (header row, CRLF line ends, quoted where needed)") +
         " domain_scores is a JSON object in its cell.",
       override: { "x-required-tier": "pro" },
-      transform: documentParameters(exportDocs)
+      transform: both(
+        documentParameters(exportDocs),
+        documentExamples(exportExamples(ServiceExamples.exportCsv))
+      )
     })
   ),
   HttpApiEndpoint.get("exportJson", "/export.json", {
@@ -194,7 +206,10 @@ export class UtilitiesApi extends HttpApiGroup.make("utilities").add(
       summary: "Bulk export as JSON",
       description: exportDescription("a JSON array of records"),
       override: { "x-required-tier": "pro" },
-      transform: documentParameters(exportDocs)
+      transform: both(
+        documentParameters(exportDocs),
+        documentExamples(exportExamples(ServiceExamples.exportJson))
+      )
     })
   ),
   HttpApiEndpoint.get("compare", "/compare", {
@@ -210,7 +225,13 @@ export class UtilitiesApi extends HttpApiGroup.make("utilities").add(
         "makes the whole request a 404 that lists the identifiers, answering unknown and unpublished " +
         "entities alike. Tier: Enterprise.",
       override: { "x-required-tier": "enterprise" },
-      transform: documentParameters(compareDocs)
+      transform: both(
+        documentParameters(compareDocs),
+        documentExamples({
+          parameters: { entity: "protocols", ids: "aave-v4,aave-v3", fields: "grade,composite_score" },
+          responses: { 200: ServiceExamples.compare }
+        })
+      )
     })
   )
 ) {}

@@ -4,13 +4,15 @@
  * instead of inline in every page. The page is the viewer's script tag and
  * the inline call that renders the OpenAPI document; its policy allows this
  * origin's scripts and that call by its hash, and no other origin: the viewer
- * is told not to load its default fonts (`DocsScalarConfig`). The page is
+ * is told not to load its default fonts, and opens with the bearer scheme
+ * selected so "Try it" sends a pasted key (`DocsScalarConfig`). The page is
  * rendered once from the branded document, the same for every request, so it
  * is adjusted and its hashes taken once, from that rendering.
  */
 import { Effect, Layer } from "effect"
 import { Headers, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpApiScalar } from "effect/http-api"
+import { BearerSchemeName } from "../api/Authentication.ts"
 import { entityTag, matchesIfNoneMatch } from "./Caching.ts"
 import { hashSource, pagePolicy } from "./SecurityHeaders.ts"
 
@@ -20,8 +22,29 @@ export const DocsScriptPath = "/docs/scalar.js"
 /** How the viewer's script is cached: a day, then revalidated by its ETag. */
 export const DocsScriptCacheControl = "public, max-age=86400"
 
-/** The viewer's configuration: no default fonts (they would come from Scalar's servers). */
-export const DocsScalarConfig: HttpApiScalar.ScalarConfig = { withDefaultFonts: false }
+/**
+ * Run by the viewer before each "Try it" request: with the bearer scheme
+ * selected and no key pasted, the viewer sends `Authorization: Bearer` with
+ * no token, which the API answers 401 (a header sent must work); this leaves
+ * such a header out, so the call is anonymous, as it is without the scheme.
+ */
+export const DropEmptyBearer =
+  '({ request }) => { if (/^bearer\\s*$/i.test(request.headers.get("authorization") ?? "")) ' +
+  'request.headers.delete("authorization"); return { request } }'
+
+/**
+ * The viewer's configuration: no default fonts (they would come from Scalar's
+ * servers), and the bearer scheme selected, so a key pasted in "Try it" is
+ * sent (and shown in the curl snippet) as `Authorization: Bearer <key>`.
+ * Effect's ScalarConfig writes only `customFetch` as code, and the bundled
+ * viewer reads request hooks as `onBeforeRequest`: the page renames it
+ * (`docsPage`), so `DropEmptyBearer` runs before each request.
+ */
+export const DocsScalarConfig: HttpApiScalar.ScalarConfig = {
+  withDefaultFonts: false,
+  authentication: { preferredSecurityScheme: BearerSchemeName },
+  customFetch: DropEmptyBearer
+}
 
 /**
  * The bundle's probe of `new Function`, and the answer it gets under the
@@ -59,7 +82,8 @@ const loadViewerScript = Effect.promise(async () => {
 /**
  * The page as served: the rendering with the inline viewer (`viewer`, its
  * text as inlined) swapped for a script tag naming `DocsScriptPath`, the
- * probe answered, and the policy of what remains.
+ * probe answered, the request hook named as the viewer reads it, and the
+ * policy of what remains.
  */
 export const docsPage = (response: HttpServerResponse.HttpServerResponse, viewer: string) => {
   if (response.status !== 200 || response.body._tag !== "Uint8Array") return response
@@ -67,6 +91,7 @@ export const docsPage = (response: HttpServerResponse.HttpServerResponse, viewer
     .decode(response.body.body)
     .replace(`<script>${viewer}</script>`, () => `<script src="${DocsScriptPath}"></script>`)
     .replace(NoEvalProbe.probe, NoEvalProbe.answer)
+    .replace(`customFetch: ${DropEmptyBearer}`, () => `onBeforeRequest: ${DropEmptyBearer}`)
   return HttpServerResponse.text(html, {
     status: response.status,
     contentType: response.body.contentType,

@@ -14,7 +14,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Branding } from "@ratings/domain/model/ServiceInfo"
-import { brandedApi, CallerPolicies } from "../api/Api.ts"
+import { brandedApi, CallerPolicies, docsApi } from "../api/Api.ts"
 import { attribute, attributionHeadersOf } from "./Attribution.ts"
 import type { AuthConfig } from "./AuthConfig.ts"
 import { Admission } from "./admission/Admission.ts"
@@ -55,7 +55,7 @@ export const ApiRoutes = Layer.unwrap(
  */
 export const DocsRoute = Layer.unwrap(
   Effect.map(Branding, (branding) =>
-    docsRoutes((scalar) => HttpApiScalar.layer(brandedApi(branding), { path: "/docs", scalar }))
+    docsRoutes((scalar) => HttpApiScalar.layer(docsApi(branding), { path: "/docs", scalar }))
   )
 )
 

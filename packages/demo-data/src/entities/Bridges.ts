@@ -1,10 +1,12 @@
 /**
  * Demo bridges with their public security fields. Across, IBC and Hyperlane
  * have no fixed signing set, so their signer fields are null by design.
- * Wormhole's validator_set_owner is an organisation that is not published.
+ * Both validator-set owners are unpublished organisations: Axelar's is public,
+ * so its bridge names it, Wormhole's is private, so the public sees null.
  * Categories cover all five of the core's bridge categories. Hyperlane is a
  * published record without scorecards; Multichain is inactive, with history
- * from before the service.
+ * from before the service. Chainlink CCIP is approved but unpublished,
+ * LayerZero is being scored, and deBridge is a private draft.
  */
 import type { BridgeSpec } from "../DemoSpec.ts"
 
@@ -90,7 +92,7 @@ export const Bridges: ReadonlyArray<BridgeSpec> = [
     signing_threshold: 50,
     has_message_attestation: true,
     pause_mechanism: "Gateway operators can freeze a chain's gateway through an emergency governance vote.",
-    validator_set_owner: null,
+    validator_set_owner: "axelar-validator-set",
     about: "Proof-of-stake network relaying cross-chain messages and wrapped assets.",
     created_at: "2025-11-10T09:00:00Z",
     rating: {
@@ -264,5 +266,68 @@ export const Bridges: ReadonlyArray<BridgeSpec> = [
       "kept as history.",
     is_active: false,
     created_at: "2025-10-01T09:00:00Z"
+  },
+  {
+    type: "bridge",
+    name: "Chainlink CCIP",
+    slug: "chainlink-ccip",
+    status: "approved",
+    categories: ["messaging", "lock-and-mint"],
+    chains: ["ethereum", "arbitrum-one", "base", "op-mainnet", "avalanche-c-chain"],
+    urls: { website: "https://chain.link/cross-chain", docs: "https://docs.chain.link/ccip" },
+    external_ids: { defillama: "chainlink-ccip" },
+    signer_count: 16,
+    signing_threshold: 11,
+    has_message_attestation: true,
+    pause_mechanism:
+      "An independent Risk Management Network can curse a lane, halting it; rate limits cap value per lane.",
+    validator_set_owner: null,
+    about:
+      "Cross-chain messaging and token transfers with a separate risk-management network. Approved, awaiting publication.",
+    created_at: "2026-08-24T09:00:00Z",
+    rating: {
+      base: 0.78,
+      versions: [{}],
+      dependencies: [{ type: "oracle", slug: "chainlink", exposure: 0.3 }]
+    }
+  },
+  {
+    type: "bridge",
+    name: "LayerZero",
+    slug: "layerzero",
+    status: "scoring",
+    categories: ["messaging"],
+    chains: ["ethereum", "arbitrum-one", "base", "bnb-chain", "solana"],
+    urls: { website: "https://layerzero.network", docs: "https://docs.layerzero.network" },
+    external_ids: { defillama: "layerzero", coingecko: "layerzero" },
+    signer_count: null,
+    signing_threshold: null,
+    has_message_attestation: true,
+    pause_mechanism:
+      "Each application configures its verifier networks and executor; pausing is up to the application's owner.",
+    validator_set_owner: null,
+    about:
+      "Messaging protocol where each application chooses its verifier networks, so there is no fixed signing " +
+      "set. Scoring in progress.",
+    created_at: "2026-09-08T09:00:00Z",
+    rating: { base: 0.7, versions: [{}], unknown: ["BRG-MSG-04"] }
+  },
+  {
+    type: "bridge",
+    name: "deBridge",
+    slug: "debridge",
+    status: "draft",
+    is_private: true,
+    categories: ["intent-based"],
+    chains: ["ethereum", "arbitrum-one", "solana"],
+    urls: { website: "https://debridge.finance" },
+    external_ids: { defillama: "debridge" },
+    signer_count: 12,
+    signing_threshold: 8,
+    has_message_attestation: true,
+    pause_mechanism: "The deBridge governance multisig can pause the gate contracts on each chain.",
+    validator_set_owner: null,
+    about: "Intent-based transfers settled over a validator-signed messaging layer. Private draft.",
+    created_at: "2026-10-12T09:00:00Z"
   }
 ]

@@ -3,6 +3,8 @@
  * was renamed (slug optimism -> op-mainnet, id kept); Monad is a draft,
  * Berachain is being scored, Mantle is approved but unpublished, and Polygon
  * zkEVM is inactive (being sunset). Linea fails the censorship_resistance gate.
+ * Plasma is a chain the quantum-readiness source has not assessed; Katana is
+ * private (held back while its scoring runs).
  */
 import type { ChainSpec } from "../DemoSpec.ts"
 
@@ -481,5 +483,38 @@ export const Chains: ReadonlyArray<ChainSpec> = [
     about: "Parallel-execution EVM L1. Draft record: not yet scored or published.",
     created_at: "2026-09-01T09:00:00Z",
     rating: { base: 0.62, versions: [{}] }
+  },
+  {
+    type: "chain",
+    name: "Plasma",
+    slug: "plasma",
+    chain_id: 9745,
+    categories: ["l1", "evm"],
+    urls: { website: "https://www.plasma.to", docs: "https://docs.plasma.to" },
+    external_ids: { defillama: "Plasma", chainlist: "9745" },
+    about:
+      "Stablecoin-focused EVM L1. The quantum-readiness source has not assessed it, so its quantum " +
+      "readiness is unavailable.",
+    created_at: "2026-10-06T09:00:00Z",
+    rating: {
+      base: 0.52,
+      versions: [
+        { publish: { at: "2026-10-29T10:00:00Z", reasoning: "Initial rating.", actor: "analyst:a.okafor" } }
+      ]
+    }
+  },
+  {
+    type: "chain",
+    name: "Katana",
+    slug: "katana",
+    chain_id: 747474,
+    status: "scoring",
+    is_private: true,
+    categories: ["l2", "evm"],
+    urls: { website: "https://katana.network" },
+    external_ids: { defillama: "Katana", chainlist: "747474" },
+    about: "DeFi-focused L2. Private while its scoring runs: hidden from lists, 404 on lookup.",
+    created_at: "2026-09-22T09:00:00Z",
+    rating: { base: 0.55, versions: [{}], dependencies: [{ type: "chain", slug: "ethereum", exposure: 0.4 }] }
   }
 ]

@@ -4,6 +4,7 @@
  * that depend on it carry an unrated dependency. API3 is being scored.
  * Chainlink (slug chainlink, the oracle network as a whole) sits beside its
  * Data Feeds: the live service's examples name the oracle `chainlink`.
+ * Tellor is approved but inactive; Chaos Labs Edge is a private draft.
  */
 import type { OracleSpec } from "../DemoSpec.ts"
 
@@ -198,5 +199,41 @@ export const Oracles: ReadonlyArray<OracleSpec> = [
     about: "First-party oracle feeds operated by data providers; scoring in progress.",
     created_at: "2026-07-01T09:00:00Z",
     rating: { base: 0.7, versions: [{}] }
+  },
+  {
+    type: "oracle",
+    name: "Tellor",
+    slug: "tellor",
+    status: "approved",
+    is_active: false,
+    categories: ["optimistic"],
+    chains: ["ethereum", "polygon-pos"],
+    urls: { website: "https://tellor.io", docs: "https://docs.tellor.io" },
+    external_ids: { defillama: "tellor", coingecko: "tellor" },
+    about:
+      "Optimistic oracle with staked reporters. Approved, then set inactive before publication: no protocol " +
+      "the service rates still reads it.",
+    created_at: "2026-04-14T09:00:00Z",
+    rating: {
+      base: 0.62,
+      versions: [{}],
+      notApplicable: {
+        "ORACLE-DQ-03":
+          "Values are reported on request with a dispute window, not pushed on deviation or heartbeat."
+      }
+    }
+  },
+  {
+    type: "oracle",
+    name: "Chaos Labs Edge",
+    slug: "chaos-labs-edge",
+    status: "draft",
+    is_private: true,
+    categories: ["price-feeds"],
+    chains: ["ethereum", "arbitrum-one"],
+    urls: { website: "https://chaoslabs.xyz" },
+    external_ids: {},
+    about: "Risk-aware price feeds. Private draft: not listed and not served until it is reviewed.",
+    created_at: "2026-10-26T09:00:00Z"
   }
 ]

@@ -1,8 +1,10 @@
 /**
- * Demo organisations: vault curators and risk managers, and the operator of a
- * bridge validator set. That operator (Wormhole Guardian Network) is a
- * private draft: it is the bridge's validator_set_owner, yet does not resolve
- * under /organisations, as the spec describes.
+ * Demo organisations: vault curators and risk managers, and the operators of
+ * bridge validator sets, both unpublished (spec: an owner does not resolve
+ * under /organisations). Wormhole Guardian Network is a private draft, so its
+ * bridge serves validator_set_owner null; Axelar Validator Set, being scored,
+ * is public, so the Axelar bridge names it. Re7 Labs has no client
+ * engagements (a question ruled out); Chaos Labs is approved but inactive.
  */
 import type { OrganisationSpec } from "../DemoSpec.ts"
 
@@ -71,7 +73,11 @@ export const Organisations: ReadonlyArray<OrganisationSpec> = [
       base: 0.72,
       versions: [
         { publish: { at: "2026-02-09T10:00:00Z", reasoning: "Initial rating.", actor: "analyst:k.adeyemi" } }
-      ]
+      ],
+      notApplicable: {
+        "ORG-TRK-05":
+          "Re7 curates permissionless vaults it deploys itself; it holds no client or DAO engagements."
+      }
     }
   },
   {
@@ -145,5 +151,45 @@ export const Organisations: ReadonlyArray<OrganisationSpec> = [
       "validator set owner before it is published.",
     created_at: "2026-03-02T09:00:00Z",
     rating: { base: 0.74, versions: [{}], unknown: ["ORG-GOV-03", "ORG-TRN-05"] }
+  },
+  {
+    type: "organisation",
+    name: "Chaos Labs",
+    slug: "chaos-labs",
+    status: "approved",
+    is_active: false,
+    categories: ["risk-manager"],
+    chains: ["ethereum", "arbitrum-one"],
+    urls: { website: "https://chaoslabs.xyz" },
+    external_ids: { defillama_note: "Not listed: a risk manager, not a protocol (checked 2026-05-11)." },
+    about:
+      "Risk manager for lending protocols. Approved, then set inactive: it no longer manages risk for a " +
+      "protocol the service rates.",
+    created_at: "2026-05-11T09:00:00Z",
+    rating: {
+      base: 0.8,
+      versions: [{}],
+      notApplicable: {
+        "ORG-TRK-04": "It manages no assets of its own: it advises the protocols that hold them."
+      }
+    }
+  },
+  {
+    type: "organisation",
+    name: "Axelar Validator Set",
+    slug: "axelar-validator-set",
+    status: "scoring",
+    categories: ["validator-set-operator"],
+    urls: { docs: "https://docs.axelar.dev/validator/setup/overview" },
+    external_ids: {},
+    about:
+      "The proof-of-stake validators that sign Axelar's cross-chain messages. Being scored: the Axelar bridge " +
+      "names it as its validator set owner, yet it does not resolve under /organisations until it is published.",
+    created_at: "2026-07-14T09:00:00Z",
+    rating: {
+      base: 0.7,
+      versions: [{}],
+      notApplicable: { "ORG-TRK-04": "A validator set manages no assets under management." }
+    }
   }
 ]

@@ -2,7 +2,8 @@
  * Demo tokens, following the spec's token record field by field. Stablecoins
  * (category stablecoin) are scored on the extra peg_stability domain. Ether
  * is native (contract_address null); Jito Staked SOL is a draft carrying only
- * the required fields; EURC is being scored.
+ * the required fields; EURC is being scored. Staked USDe is approved but
+ * private; Fantom (migrated to Sonic) is an inactive draft.
  */
 import type { TokenSpec } from "../DemoSpec.ts"
 
@@ -376,5 +377,40 @@ export const Tokens: ReadonlyArray<TokenSpec> = [
     about: "",
     created_at: "2026-10-19T09:00:00Z",
     rating: { base: 0.74, versions: [{}] }
+  },
+  {
+    type: "token",
+    name: "Staked USDe",
+    symbol: "sUSDe",
+    slug: "susde",
+    status: "approved",
+    is_private: true,
+    home: "ethereum",
+    contract_address: "0x9D39A5DE30e57443BfF2A8307A4256c8797A3497",
+    categories: ["yield-bearing", "synthetic"],
+    chains: ["ethereum", "arbitrum-one", "base"],
+    urls: { website: "https://ethena.fi", docs: "https://docs.ethena.fi" },
+    external_ids: { coingecko: "ethena-staked-usde" },
+    about:
+      "Staked USDe, accruing the protocol's yield. Approved; private until the issuer has seen the findings.",
+    created_at: "2026-09-29T09:00:00Z",
+    rating: { base: 0.64, versions: [{}], dependencies: [{ type: "token", slug: "usde", exposure: 1 }] }
+  },
+  {
+    type: "token",
+    name: "Fantom",
+    symbol: "FTM",
+    slug: "ftm",
+    status: "draft",
+    is_active: false,
+    home: "ethereum",
+    contract_address: "0x4E15361FD6b4BB609Fa63C81A2be19d873717870",
+    categories: ["governance"],
+    chains: ["ethereum"],
+    urls: { website: "https://www.soniclabs.com" },
+    external_ids: { coingecko: "fantom", coingecko_note_successor: "sonic-3" },
+    about:
+      "Fantom's token, migrated to Sonic (S). Inactive draft: the record was retired before it was scored.",
+    created_at: "2026-01-12T09:00:00Z"
   }
 ]

@@ -2,6 +2,8 @@
  * Demo vaults with their curators. LST and LRT vaults (categories lst, lrt)
  * are scored on the extra staking domain. The Yearn V3 framework is the
  * framework-tier vault (is_framework), hidden from lists unless an admin asks.
+ * Gauntlet USDC Frontier is approved but unpublished, MEV Capital USDT was
+ * wound down while being scored (inactive), Steakhouse EURC is a private draft.
  */
 import type { VaultSpec } from "../DemoSpec.ts"
 
@@ -208,5 +210,53 @@ export const Vaults: ReadonlyArray<VaultSpec> = [
         "VAULT-LIQ-04": "A framework issues no shares."
       }
     }
+  },
+  {
+    type: "vault",
+    name: "Gauntlet USDC Frontier",
+    slug: "gauntlet-usdc-frontier",
+    status: "approved",
+    curator: "gauntlet",
+    categories: ["lending", "stablecoin"],
+    chains: ["base"],
+    urls: { website: "https://app.morpho.org" },
+    external_ids: { vault_address_note: "Address withheld in the demo data." },
+    about:
+      "Higher-yield USDC lending vault on Morpho Blue, curated by Gauntlet. Approved, awaiting publication.",
+    created_at: "2026-08-31T09:00:00Z",
+    rating: {
+      base: 0.7,
+      versions: [{}],
+      dependencies: [{ type: "protocol", slug: "morpho-blue", exposure: 1 }]
+    }
+  },
+  {
+    type: "vault",
+    name: "MEV Capital USDT",
+    slug: "mev-capital-usdt",
+    status: "scoring",
+    is_active: false,
+    curator: "mev-capital",
+    categories: ["lending", "stablecoin"],
+    chains: ["ethereum"],
+    urls: { website: "https://app.euler.finance" },
+    external_ids: { defillama: "euler-v2" },
+    about: "USDT lending vault on Euler V2, curated by MEV Capital. Wound down while being scored: inactive.",
+    created_at: "2026-06-22T09:00:00Z",
+    rating: { base: 0.6, versions: [{}], dependencies: [{ type: "protocol", slug: "euler-v2", exposure: 1 }] }
+  },
+  {
+    type: "vault",
+    name: "Steakhouse EURC",
+    slug: "steakhouse-eurc",
+    status: "draft",
+    is_private: true,
+    curator: "steakhouse-financial",
+    categories: ["lending", "stablecoin"],
+    chains: ["base"],
+    urls: { website: "https://app.morpho.org" },
+    external_ids: {},
+    about: "EURC lending vault on Morpho Blue, curated by Steakhouse Financial. Private draft.",
+    created_at: "2026-10-20T09:00:00Z"
   }
 ]

@@ -13,7 +13,6 @@
 import { Result, Schema, type SchemaAST } from "effect"
 import { NulMessage, nulPaths } from "../model/Primitives.ts"
 import type { Question } from "../model/Question.ts"
-import type { IncidentReport } from "../model/Incident.ts"
 import {
   ImportDecodeOptions,
   ImportFile,
@@ -21,6 +20,7 @@ import {
   ImportScorecard,
   type ImportEntity,
   type ImportHistory,
+  type ImportIncident,
   type ImportPublication,
   type ImportSectionName,
   ImportSections
@@ -52,7 +52,7 @@ export interface ImportContent {
   readonly questions: ReadonlyArray<Located<Question>>
   readonly scorecards: ReadonlyArray<Located<ImportScorecard>>
   readonly history: ReadonlyArray<Located<ImportHistory>>
-  readonly incidents: ReadonlyArray<Located<IncidentReport>>
+  readonly incidents: ReadonlyArray<Located<ImportIncident>>
   readonly quantum: ReadonlyArray<Located<ImportQuantumSnapshot>>
   readonly publications: ReadonlyArray<Located<ImportPublication>>
   readonly broken: Broken
@@ -133,7 +133,7 @@ export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => 
     questions: [] as Array<Located<Question>>,
     scorecards: [] as Array<Located<ImportScorecard>>,
     history: [] as Array<Located<ImportHistory>>,
-    incidents: [] as Array<Located<IncidentReport>>,
+    incidents: [] as Array<Located<ImportIncident>>,
     publications: [] as Array<Located<ImportPublication>>
   }
   const quantum: Array<Located<ImportQuantumSnapshot>> = []

@@ -12,7 +12,7 @@ import { Answer } from "../model/Answer.ts"
 import { DomainWeights } from "../model/DomainWeights.ts"
 import { Bridge, Chain, Oracle, Organisation, Protocol, Token, Vault } from "../model/Entity.ts"
 import { EntityType, EntityTypes } from "../model/EntityType.ts"
-import { IncidentReport } from "../model/Incident.ts"
+import { IncidentReport, zonedDateTime } from "../model/Incident.ts"
 import { IsoDateTime, Percent, PositiveInt, Slug, Uuid } from "../model/Primitives.ts"
 import { Question, QuestionId } from "../model/Question.ts"
 import { EvidenceItem, HistoryEntry } from "../model/Responses.ts"
@@ -118,6 +118,29 @@ export const ImportQuantumSnapshot = Schema.Struct({
 })
 export type ImportQuantumSnapshot = typeof ImportQuantumSnapshot.Type
 
+/**
+ * An incident report as ingest takes it, and optionally when the service
+ * received it: the report is ingested with the clock at that instant, as a
+ * publication is replayed at its published_at, so an incident it creates or
+ * escalates is detected then. Without it, the report is received at the time
+ * of the import.
+ */
+export const ImportIncident = Schema.Struct({
+  ...IncidentReport.fields,
+  received_at: Schema.optionalKey(
+    zonedDateTime(
+      "When the service received the report (default: the time of the import); the incident's detected_at " +
+        "when this report creates or escalates it. Not earlier than first_seen_at, and not earlier than the " +
+        "received_at of any report before it"
+    )
+  )
+}).annotate({
+  identifier: "ImportIncident",
+  description:
+    "An incident report, ingested in order as of its received_at; a nonce already ingested is ignored"
+})
+export type ImportIncident = typeof ImportIncident.Type
+
 /** A publish act to replay after the import (demo data uses it to build version history). */
 export const ImportPublication = Schema.Struct({
   ...ImportEntityRef.fields,
@@ -147,7 +170,7 @@ export const ImportFile = Schema.Struct({
   scorecards: Schema.optionalKey(Schema.Array(ImportScorecard)),
   history: Schema.optionalKey(Schema.Array(ImportHistory)),
   incidents: Schema.optionalKey(
-    Schema.Array(IncidentReport).annotate({
+    Schema.Array(ImportIncident).annotate({
       description: "Incident reports, ingested in order; a nonce already ingested is ignored"
     })
   ),
@@ -167,7 +190,7 @@ export const ImportSections = {
   questions: Question,
   scorecards: ImportScorecard,
   history: ImportHistory,
-  incidents: IncidentReport,
+  incidents: ImportIncident,
   publications: ImportPublication
 } as const
 export type ImportSectionName = keyof typeof ImportSections

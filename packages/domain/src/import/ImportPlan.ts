@@ -6,11 +6,11 @@
  * to be applied right after it was made.
  */
 import type { EntityType } from "../model/EntityType.ts"
-import type { IncidentReport } from "../model/Incident.ts"
 import type { Question } from "../model/Question.ts"
 import type { StoredEntity } from "../ports/EntityRepository.ts"
 import type { HistoryEntryRecord, StoredScorecard } from "../ports/ScorecardRepository.ts"
 import type { PublishRequest } from "../model/PublishRequest.ts"
+import type { ImportIncident } from "./ImportFile.ts"
 
 export type Change = "created" | "updated" | "unchanged"
 
@@ -88,7 +88,7 @@ export interface ImportPlan {
   readonly drafts: ReadonlyArray<PlannedDraft>
   readonly history: ReadonlyArray<PlannedHistory>
   readonly publications: ReadonlyArray<PlannedPublication>
-  readonly incidents: ReadonlyArray<IncidentReport>
+  readonly incidents: ReadonlyArray<ImportIncident>
   readonly quantum: PlannedQuantum | undefined
 }
 

@@ -178,6 +178,42 @@ const checkQuantum = (content: ImportContent, view: StoreView, at: Report): Plan
 }
 
 // ---------------------------------------------------------------------------
+// Incident reports
+
+/**
+ * A report's received_at is the clock of its ingest: not before its source
+ * first saw the hack, and going forward in ingest order (a report without one
+ * is received at the time of the import, after every dated one).
+ */
+const checkIncidents = (content: ImportContent, at: Report): void => {
+  let previous: { readonly item: Located<unknown>; readonly millis: number } | undefined
+  let undated: Located<unknown> | undefined
+  for (const item of content.incidents) {
+    const r = item.value
+    if (r.received_at === undefined) {
+      undated ??= item
+      continue
+    }
+    const millis = Date.parse(r.received_at)
+    if (millis < Date.parse(r.first_seen_at))
+      at(item, ".received_at", `received_at ${r.received_at} is before first_seen_at ${r.first_seen_at}`)
+    if (undated !== undefined)
+      at(
+        item,
+        ".received_at",
+        `reports are ingested in order, and ${where(undated)} has no received_at, so it is received at the time of the import, after this one`
+      )
+    else if (previous !== undefined && millis < previous.millis)
+      at(
+        item,
+        ".received_at",
+        `reports are ingested in order: received_at ${r.received_at} is before that of ${where(previous.item)}`
+      )
+    if (previous === undefined || millis >= previous.millis) previous = { item, millis }
+  }
+}
+
+// ---------------------------------------------------------------------------
 
 /** Every rule over the decoded sources; the plan, or every issue found (schema issues first). */
 export const validateImport = (
@@ -196,6 +232,7 @@ export const validateImport = (
   const replay = replayPublications(content, view, index, drafts, at)
   const history = checkHistory(content, view, index, drafts, replay.published, at)
   const quantum = checkQuantum(content, view, at)
+  checkIncidents(content, at)
   if (issues.length > 0) return Result.fail(issues)
   const plannedDrafts: Array<PlannedDraft> = [...drafts.values()].map(({ draft, change }) => ({
     scorecard: draft,

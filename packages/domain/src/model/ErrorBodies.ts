@@ -9,7 +9,8 @@ import { NonNegativeInt } from "./Primitives.ts"
 
 export const NotFoundBody = Schema.Struct({ detail: Schema.Literal("not found") }).annotate({
   identifier: "NotFoundBody",
-  description: "404: no such record, or one the caller may not see"
+  description: "404: no such record, or one the caller may not see",
+  examples: [{ detail: "not found" }]
 })
 export type NotFoundBody = typeof NotFoundBody.Type
 
@@ -17,13 +18,18 @@ export const MissingKeyBody = Schema.Struct({
   detail: Schema.Struct({ error: Schema.Literal("missing_key") })
 }).annotate({
   identifier: "MissingKeyBody",
-  description: "401: the route needs an API key and none was sent"
+  description: "401: the route needs an API key and none was sent",
+  examples: [{ detail: { error: "missing_key" } }]
 })
 export type MissingKeyBody = typeof MissingKeyBody.Type
 
 export const InvalidKeyBody = Schema.Struct({
   detail: Schema.Struct({ error: Schema.Literal("invalid_key") })
-}).annotate({ identifier: "InvalidKeyBody", description: "401: the API key sent is unknown or revoked" })
+}).annotate({
+  identifier: "InvalidKeyBody",
+  description: "401: the API key sent is unknown or revoked",
+  examples: [{ detail: { error: "invalid_key" } }]
+})
 export type InvalidKeyBody = typeof InvalidKeyBody.Type
 
 export const InvalidTokenBody = Schema.Struct({
@@ -32,7 +38,8 @@ export const InvalidTokenBody = Schema.Struct({
   identifier: "InvalidTokenBody",
   description:
     "401: the bearer credential is not a working API key or a valid identity-provider JWT (bad signature, " +
-    "expired, wrong issuer or audience, algorithm not allowed, or no identity provider configured)"
+    "expired, wrong issuer or audience, algorithm not allowed, or no identity provider configured)",
+  examples: [{ detail: { error: "invalid_token" } }]
 })
 export type InvalidTokenBody = typeof InvalidTokenBody.Type
 
@@ -49,7 +56,8 @@ export const InsufficientTierBody = Schema.Struct({
   })
 }).annotate({
   identifier: "InsufficientTierBody",
-  description: "403: the caller's tier is below the route's"
+  description: "403: the caller's tier is below the route's",
+  examples: [{ detail: { error: "insufficient_tier", required_tier: "enterprise", tier: "pro" } }]
 })
 export type InsufficientTierBody = typeof InsufficientTierBody.Type
 
@@ -59,7 +67,8 @@ export const AdminRequiredBody = Schema.Struct({
   identifier: "AdminRequiredBody",
   description:
     "401 without credentials, 403 with an API key: the route is for operators and needs a bearer JWT of " +
-    "the identity provider for a user whose role is admin or super_admin"
+    "the identity provider for a user whose role is admin or super_admin",
+  examples: [{ detail: { error: "admin_required" } }]
 })
 export type AdminRequiredBody = typeof AdminRequiredBody.Type
 
@@ -68,7 +77,11 @@ export const RateLimitedBody = Schema.Struct({
     error: Schema.Literal("rate_limited"),
     retry_after: NonNegativeInt.annotate({ description: "Seconds to wait before retrying" })
   })
-}).annotate({ identifier: "RateLimitedBody", description: "429: request rate limit exceeded" })
+}).annotate({
+  identifier: "RateLimitedBody",
+  description: "429: request rate limit exceeded",
+  examples: [{ detail: { error: "rate_limited", retry_after: 12 } }]
+})
 export type RateLimitedBody = typeof RateLimitedBody.Type
 
 export const ValidationIssue = Schema.Struct({
@@ -84,6 +97,19 @@ export type ValidationIssue = typeof ValidationIssue.Type
 
 export const ValidationErrorBody = Schema.Struct({ detail: Schema.Array(ValidationIssue) }).annotate({
   identifier: "ValidationErrorBody",
-  description: "422: a parameter, path segment or body failed validation"
+  description: "422: a parameter, path segment or body failed validation",
+  examples: [
+    {
+      detail: [
+        {
+          type: "less_than_equal",
+          loc: ["query", "limit"],
+          msg: "Input should be less than or equal to 200",
+          input: "500",
+          ctx: { le: 200 }
+        }
+      ]
+    }
+  ]
 })
 export type ValidationErrorBody = typeof ValidationErrorBody.Type

@@ -68,10 +68,22 @@ export interface IngestResult {
   readonly served: Incident | undefined
 }
 
+export interface IngestOptions {
+  /** When the service received the report, epoch milliseconds; the clock when absent. */
+  readonly receivedAt?: number
+}
+
 export class IncidentService extends Context.Service<
   IncidentService,
   {
-    ingest(input: unknown): Effect.Effect<IngestResult, InvalidIncidentReport | StoreError>
+    /**
+     * Ingests one report, received now, or at `options.receivedAt` (epoch
+     * milliseconds) when an import carries when the report was received.
+     */
+    ingest(
+      input: unknown,
+      options?: IngestOptions
+    ): Effect.Effect<IngestResult, InvalidIncidentReport | StoreError>
     /**
      * One page of the feed as `caller` may read it; without a caller, as the
      * public reads it. Only an admin reads incidents as stored: for everyone
@@ -100,7 +112,10 @@ export class IncidentService extends Context.Service<
       const decode = Schema.decodeUnknownEffect(IncidentReport)
 
       const ingest = Effect.fn("IncidentService.ingest")(
-        function* (input: unknown): Effect.fn.Return<IngestResult, InvalidIncidentReport | StoreError> {
+        function* (
+          input: unknown,
+          options?: IngestOptions
+        ): Effect.fn.Return<IngestResult, InvalidIncidentReport | StoreError> {
           const report = yield* decode(input).pipe(
             Effect.mapError((error) => new InvalidIncidentReport({ message: error.message }))
           )
@@ -116,7 +131,7 @@ export class IncidentService extends Context.Service<
           }
           const existing = Option.getOrUndefined(yield* repository.findFor(report))
           const protocols = yield* rated.published
-          const now = yield* Clock.currentTimeMillis
+          const now = options?.receivedAt ?? (yield* Clock.currentTimeMillis)
           const incidentId = existing === undefined ? yield* ids.uuid : existing.incident_id
           const applied = lifecycle.applyReport(existing, report, {
             now,

@@ -184,8 +184,9 @@ const ingestIncidents = Effect.fnUntraced(function* (
   plan: ImportPlan
 ) {
   let incidentCounts: Counts = zeroCounts
-  for (const report of plan.incidents) {
-    const ingested = yield* ports.incidents.ingest(report).pipe(Effect.mapError(failed("incidents")))
+  for (const { received_at, ...report } of plan.incidents) {
+    const options = received_at === undefined ? undefined : { receivedAt: Date.parse(received_at) }
+    const ingested = yield* ports.incidents.ingest(report, options).pipe(Effect.mapError(failed("incidents")))
     const outcome = ingested.outcome
     incidentCounts = addCounts(
       incidentCounts,
