@@ -27,7 +27,8 @@ const refireFailed =
       if (rules.length === 0) return { refired: [], more: false }
       const failed: ReadonlyArray<Delivery> = yield* sql`
         SELECT ${sql.literal(DeliveryColumns)} FROM webhook_deliveries
-        WHERE status = 'failed' AND rule_id = ANY (${rules}::uuid[]) AND created_at >= ${isoOf(since)}::timestamptz
+        WHERE status = 'failed' AND rule_id = ANY (${rules}::uuid[])
+          AND COALESCE(first_attempt_at, created_at) >= ${isoOf(since)}::timestamptz
         ORDER BY seq
         LIMIT ${bound + 1}
       `.pipe(Effect.flatMap(decodeFailed), orDie("refireFailed"))

@@ -37,7 +37,7 @@ export const RuleEnabled = Schema.Struct({
   was_disabled_reason: Schema.NullOr(Schema.String).annotate({ description: "Why it had been disabled" }),
   refire: Schema.NullOr(RefireReport).annotate({
     description:
-      "When asked for: the re-fire of the failed deliveries created since the endpoint began failing " +
+      "When asked for: the re-fire of the deliveries that failed since the endpoint began failing " +
       "(what failed or was held while it was down); else null"
   })
 }).annotate({ identifier: "RuleEnabled", description: "The rule enabled again" })

@@ -58,7 +58,11 @@ export interface EnqueueClaimedOptions {
   readonly leaseMs?: number | undefined
 }
 
-/** Which failed deliveries a bulk re-fire takes: of these rules, created at or after `since` (epoch ms). */
+/**
+ * Which failed deliveries a bulk re-fire takes: of these rules, failed since
+ * `since` (epoch ms): their last cycle began then or later (one never
+ * attempted, held unsent: created then or later).
+ */
 export interface RefireFailedOptions {
   readonly ruleIds: ReadonlyArray<string>
   readonly since: number
@@ -143,8 +147,9 @@ export class DeliveryOutbox extends Context.Service<
       reason: string
     ) => Effect.Effect<Delivery, DeliveryNotFound | DeliveryTransitionRejected>
     /**
-     * Bulk re-fire: up to `limit` failed deliveries of the rules created since
-     * `since`, oldest first, each a new cycle due at `at` with its delivery_id.
+     * Bulk re-fire: up to `limit` failed deliveries of the rules failed since
+     * `since` (see `RefireFailedOptions`), in enqueue order, each a new cycle
+     * due at `at` with its delivery_id.
      */
     readonly refireFailed: (options: RefireFailedOptions) => Effect.Effect<RefireBatch>
     /**

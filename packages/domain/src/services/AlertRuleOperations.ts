@@ -24,7 +24,7 @@ export interface OperationPorts {
 export type RefireScope = { readonly ruleId: string } | { readonly accountId: string }
 
 export interface RefireOptions {
-  /** Epoch ms: deliveries created at or after it. */
+  /** Epoch ms: deliveries failed since then (their last cycle began then or later). */
   readonly since: number
   /** At most this many (capped at `RefireBatchLimit`). */
   readonly limit?: number | undefined
@@ -54,7 +54,7 @@ const refireRules = (ports: OperationPorts, ruleIds: ReadonlyArray<string>, opti
     } satisfies RefireReport
   })
 
-/** Bulk re-fire: each failed delivery of the scope since the time, a new cycle due now, its delivery_id kept. */
+/** Bulk re-fire: each delivery of the scope failed since the time, a new cycle due now, its delivery_id kept. */
 export const refireFailed = (ports: OperationPorts) =>
   Effect.fn("AlertRuleService.refireFailed")(function* (
     accountId: string | undefined,
@@ -65,8 +65,8 @@ export const refireFailed = (ports: OperationPorts) =>
   })
 
 /**
- * Enable: the endpoint healthy again. With `refire`, the failed deliveries
- * created since its failing run began (what failed, or was held, while it was
+ * Enable: the endpoint healthy again. With `refire`, the deliveries that
+ * failed since its failing run began (what failed, or was held, while it was
  * down) are re-fired, at most `RefireBatchLimit`; the report says if more remain.
  */
 export const enable = (ports: OperationPorts) =>

@@ -213,7 +213,7 @@ export class AlertRuleService extends Context.Service<
     ) => Effect.Effect<Delivery, DeliveryNotFound | DeliveryNotFailed | AlertRuleNotFound>
     /**
      * Enables a rule's endpoint again (healthy, no failing run); with
-     * `refire`, its failed deliveries created since its failing run began
+     * `refire`, its deliveries that failed since its failing run began
      * are re-fired (at most `RefireBatchLimit`; the report says if more remain).
      */
     readonly enable: (
@@ -233,7 +233,7 @@ export class AlertRuleService extends Context.Service<
     ) => Effect.Effect<SecretRotated, AlertRuleNotFound>
     /**
      * Bulk re-fire of the failed deliveries of a rule, or of every rule of an
-     * account, created since a time: oldest first, at most `RefireBatchLimit`
+     * account, that failed since a time (their last cycle began then): oldest first, at most `RefireBatchLimit`
      * per call, each keeping its delivery_id.
      */
     readonly refireFailed: (

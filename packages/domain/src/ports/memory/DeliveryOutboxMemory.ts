@@ -169,7 +169,10 @@ const operations = (
       const failed = [...entries.values()]
         .map((e) => e.delivery)
         .filter(
-          (d) => d.status === "failed" && ruleIds.includes(d.rule_id) && millisOf(d.created_at) >= since
+          (d) =>
+            d.status === "failed" &&
+            ruleIds.includes(d.rule_id) &&
+            millisOf(d.first_attempt_at ?? d.created_at) >= since
         )
       const refired = yield* refireMany(store, failed.slice(0, Math.max(0, limit)), at)
       return { refired, more: failed.length > limit }
