@@ -1,6 +1,6 @@
 /**
  * Use case: keeping webhook storage bounded, beside the dispatcher in every
- * server process. Each sweep removes finished (delivered or failed)
+ * server. Each sweep removes finished (delivered or failed)
  * deliveries and attempts older than the retention, in small batches with a
  * pause between them, so it never holds the outbox for long nor competes
  * with delivery (pending deliveries are never touched; a failed one is kept

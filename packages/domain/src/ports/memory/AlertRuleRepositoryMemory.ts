@@ -40,6 +40,56 @@ const createIn =
     return ["stored", [...all, { record, health: HealthyEndpoint, previous: null }]]
   }
 
+type Rules = Ref.Ref<ReadonlyArray<Stored>>
+type Find = (ruleId: string, accountId?: string) => Effect.Effect<Stored, AlertRuleNotFound>
+type Replace = (ruleId: string, change: (s: Stored) => Stored) => Effect.Effect<void>
+type Live = (at: number) => (s: Stored) => Stored
+
+/** Endpoint health and key rotation, over the rules in the Ref. */
+const operations = (
+  rules: Rules,
+  find: Find,
+  replace: Replace,
+  live: Live
+): Pick<AlertRuleRepository["Service"], "recordHealth" | "enable" | "rotateKey" | "destroyExpiredKeys"> => ({
+  recordHealth: (observations, disableAfterMs, reason) =>
+    Ref.modify(rules, (all) => {
+      const disabled: Array<string> = []
+      let next = all
+      for (const o of observations) {
+        next = next.map((s) => {
+          if (s.record.id !== o.rule_id) return s
+          const health = nextHealth(s.health, o, disableAfterMs, reason)
+          if (health.disabled && !s.health.disabled) disabled.push(s.record.id)
+          return { ...s, health }
+        })
+      }
+      return [disabled, next] as const
+    }),
+  enable: (accountId, ruleId) =>
+    Effect.gen(function* () {
+      const before = yield* find(ruleId, accountId)
+      yield* replace(ruleId, (s) => ({ ...s, health: HealthyEndpoint }))
+      return { rule: toAlertRule(before.record), before: before.health }
+    }),
+  rotateKey: (accountId, ruleId, newKey, previousUntil) =>
+    Effect.gen(function* () {
+      const before = yield* find(ruleId, accountId)
+      const previous =
+        previousUntil === null ? null : { key: before.record.signing_key, until: previousUntil }
+      yield* replace(ruleId, (s) => ({ ...s, record: { ...s.record, signing_key: newKey }, previous }))
+      return {
+        rule: served(before),
+        previous_key_expires_at: previousUntil === null ? null : isoOf(previousUntil)
+      }
+    }),
+  destroyExpiredKeys: (at) =>
+    Ref.modify(rules, (all) => {
+      const expired = all.filter((s) => s.previous !== null && s.previous.until <= at).length
+      return [expired, all.map(live(at))] as const
+    })
+})
+
 const layer: Layer.Layer<AlertRuleRepository> = Layer.effect(
   AlertRuleRepository,
   Effect.gen(function* () {
@@ -93,42 +143,7 @@ const layer: Layer.Layer<AlertRuleRepository> = Layer.effect(
           }
           return found
         }),
-      recordHealth: (observations, disableAfterMs, reason) =>
-        Ref.modify(rules, (all) => {
-          const disabled: Array<string> = []
-          let next = all
-          for (const o of observations) {
-            next = next.map((s) => {
-              if (s.record.id !== o.rule_id) return s
-              const health = nextHealth(s.health, o, disableAfterMs, reason)
-              if (health.disabled && !s.health.disabled) disabled.push(s.record.id)
-              return { ...s, health }
-            })
-          }
-          return [disabled, next] as const
-        }),
-      enable: (accountId, ruleId) =>
-        Effect.gen(function* () {
-          const before = yield* find(ruleId, accountId)
-          yield* replace(ruleId, (s) => ({ ...s, health: HealthyEndpoint }))
-          return { rule: toAlertRule(before.record), before: before.health }
-        }),
-      rotateKey: (accountId, ruleId, newKey, previousUntil) =>
-        Effect.gen(function* () {
-          const before = yield* find(ruleId, accountId)
-          const previous =
-            previousUntil === null ? null : { key: before.record.signing_key, until: previousUntil }
-          yield* replace(ruleId, (s) => ({ ...s, record: { ...s.record, signing_key: newKey }, previous }))
-          return {
-            rule: served(before),
-            previous_key_expires_at: previousUntil === null ? null : isoOf(previousUntil)
-          }
-        }),
-      destroyExpiredKeys: (at) =>
-        Ref.modify(rules, (all) => {
-          const expired = all.filter((s) => s.previous !== null && s.previous.until <= at).length
-          return [expired, all.map(live(at))] as const
-        })
+      ...operations(rules, find, replace, live)
     })
   })
 )
