@@ -1,7 +1,7 @@
 /**
  * The use cases of operating a rule's webhook, behind AlertRuleService:
- * enabling a disabled endpoint (optionally re-firing what was held since it
- * was disabled), rotating the signing key with an overlap, and bulk re-fire
+ * enabling a disabled endpoint (optionally re-firing what failed or was held
+ * while it was down), rotating the signing key with an overlap, and bulk re-fire
  * of a rule's or an account's failed deliveries since a time, bounded per
  * call. An account when an account asks (the API), none for an operator (the
  * CLI); another account's rule is "not found", as everywhere.
