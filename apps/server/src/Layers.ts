@@ -38,6 +38,7 @@ import { Publisher } from "@ratings/domain/services/Publisher"
 import { QuantumService } from "@ratings/domain/services/QuantumService"
 import { RatingsReader } from "@ratings/domain/services/RatingsReader"
 import { WebhookDispatcher } from "@ratings/domain/services/WebhookDispatcher"
+import { WebhookHousekeeping } from "@ratings/domain/services/WebhookHousekeeping"
 import { RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import { WebhookTargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
 import { Duration, Effect, Layer, Option, type Redacted } from "effect"
@@ -189,7 +190,20 @@ export const webhookDispatcherLoop = (stopGrace: Duration.Duration) =>
         concurrency: settings.concurrency,
         pollInterval: settings.pollInterval,
         leaseMs: Option.getOrUndefined(Option.map(settings.lease, Duration.toMillis)),
-        stopGrace
+        stopGrace,
+        disableAfter: settings.disableAfter
       })
     )
   )
+
+/**
+ * The webhook history sweep of a server process, beside the dispatcher:
+ * finished deliveries and attempts past the configured retention removed in
+ * small batches, and replaced signing keys destroyed when their overlap ends.
+ * Needs the rules and outbox of `stores`.
+ */
+export const webhookHousekeepingLoop = Layer.unwrap(
+  Effect.map(WebhookDeliveryConfig, (settings) =>
+    WebhookHousekeeping.layer({ retention: settings.retention })
+  )
+)

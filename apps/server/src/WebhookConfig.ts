@@ -1,6 +1,7 @@
 /**
  * The webhook settings: delivery (retry scale, concurrency, poll interval,
- * claim lease) and which targets may be called. The test-only settings are
+ * claim lease), operations (when a failing endpoint is disabled, how long
+ * delivery history is kept) and which targets may be called. The test-only settings are
  * refused outside NODE_ENV=test rather than ignored.
  */
 import {
@@ -8,6 +9,8 @@ import {
   DefaultPollInterval,
   TransportGraceMs
 } from "@ratings/domain/services/WebhookDispatcher"
+import { DefaultRetentionMs } from "@ratings/domain/services/WebhookHousekeeping"
+import { DefaultDisableAfterMs } from "@ratings/domain/webhooks/EndpointHealth"
 import { ReceiverTimeoutMs } from "@ratings/domain/webhooks/RetrySchedule"
 import type { TargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
 import { Config, ConfigProvider, Duration, Effect, Option, Schema } from "effect"
@@ -35,6 +38,14 @@ const Lease = PositiveDuration.check(
     (d: Duration.Duration) =>
       Duration.toMillis(d) > MinimumWebhookLeaseMs ||
       `must be longer than ${MinimumWebhookLeaseMs / 1_000} seconds (twice the receiver timeout plus the transport grace), such as "35 seconds"`
+  )
+)
+
+/** Delivery history is kept at least an hour: long enough for the failed-delivery watchlist to mean something. */
+const Retention = PositiveDuration.check(
+  Schema.makeFilter(
+    (d: Duration.Duration) =>
+      Duration.toMillis(d) >= 3_600_000 || 'must be at least 1 hour, such as "30 days"'
   )
 )
 
@@ -70,6 +81,12 @@ export const WebhookDeliveryConfig = Config.all({
    * NODE_ENV=test, and any other process refuses to start when it is set.
    */
   lease: Config.option(Config.schema(Lease, WebhookLeaseSetting)),
+  /** How long every attempt to an endpoint must have failed before it is disabled (default 5 days). */
+  disableAfter: positiveDuration("RATINGS_WEBHOOK_DISABLE_AFTER", Duration.millis(DefaultDisableAfterMs)),
+  /** How long delivered and failed deliveries and their attempts are kept (default 30 days, at least 1 hour). */
+  retention: Config.schema(Retention, "RATINGS_WEBHOOK_RETENTION").pipe(
+    Config.withDefault(Duration.millis(DefaultRetentionMs))
+  ),
   environment: EnvironmentConfig
 }).pipe(
   Config.mapEffect(({ environment, ...settings }) => {

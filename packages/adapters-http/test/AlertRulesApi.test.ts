@@ -280,6 +280,10 @@ const alertRuleRoutes = (it: ServerIt) => {
                 events: ["rating.changed"],
                 channels: { webhook_url: hook.url },
                 created_at: undefined,
+                disabled: false,
+                disabled_at: null,
+                disabled_reason: null,
+                failing_since: null,
                 webhook_signing_key: undefined
               }
             )

@@ -7,13 +7,15 @@
  * `destinations` (what the dispatcher reads to send) ever select that column.
  * A database failure, or a row that does not decode, is a defect carrying a
  * StoreError with the reason, never a bare SqlError. The rows, reads, writes,
- * destinations and the key cache live in alertRules/; this module wires them.
+ * destinations, health and rotation (AlertRuleOperations) and the key cache
+ * live in alertRules/; this module wires them.
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { destination, destinations, signingKey } from "./alertRules/AlertRuleDestinations.ts"
 import { makeKeyOpener } from "./alertRules/AlertRuleKeys.ts"
+import { destroyExpiredKeys, enable, recordHealth, rotateKey } from "./alertRules/AlertRuleOperations.ts"
 import { get, list, matching } from "./alertRules/AlertRuleReads.ts"
 import { create, del } from "./alertRules/AlertRuleWrites.ts"
 import { SecretBox } from "./SecretBox.ts"
@@ -34,7 +36,11 @@ export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient 
       matching: matching(sql),
       signingKey: signingKey(sql, openKey),
       destination: destination(sql, openKey),
-      destinations: destinations(sql, openKey)
+      destinations: destinations(sql, openKey),
+      recordHealth: recordHealth(sql),
+      enable: enable(sql),
+      rotateKey: rotateKey(sql, box),
+      destroyExpiredKeys: destroyExpiredKeys(sql)
     })
   })
 )

@@ -4,7 +4,8 @@
  * computed by the domain (webhooks/DeliveryTransitions), exactly as in
  * memory, and handed to this adapter as a guarded write. By concern:
  * PgDeliveryOutbox/Claims (leases, `FOR UPDATE SKIP LOCKED`, and claims
- * handed back), Writes (enqueueing and the guarded writes), Reads
+ * handed back), Writes (enqueueing and the guarded writes), Operations
+ * (hold, bulk re-fire, retention), Reads
  * (deliveries with their attempt logs) and Rows (the rows, decoded with
  * schemas built from the domain's). A database failure is a defect carrying a
  * StoreError with the reason, never a bare SqlError.
@@ -21,6 +22,7 @@ import {
 } from "@ratings/domain/webhooks/DeliveryTransitions"
 import { RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import { makeClaims } from "./PgDeliveryOutbox/Claims.ts"
+import { makeOperations } from "./PgDeliveryOutbox/Operations.ts"
 import { makeReads } from "./PgDeliveryOutbox/Reads.ts"
 import { makeWrites } from "./PgDeliveryOutbox/Writes.ts"
 
@@ -58,7 +60,8 @@ export const layer: Layer.Layer<DeliveryOutbox, never, SqlClient.SqlClient> = La
       get: reads.get,
       listByRule: reads.listByRule,
       listFailed: reads.listFailed,
-      refire
+      refire,
+      ...makeOperations(sql, store)
     })
   })
 )

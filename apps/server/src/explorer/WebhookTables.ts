@@ -1,8 +1,9 @@
 /**
  * The tables of the Webhooks tab: the account's failed deliveries, each with
- * a re-fire form; its alert rules, each with a link to its delivery log and a
- * delete form; one rule's delivery log with every attempt; and the panel
- * that shows a new rule's signing key, the one time it is shown. Plain forms
+ * a re-fire form; its alert rules with their endpoint's state (disabled: when,
+ * why, and an enable form), a link to the delivery log and a delete form;
+ * one rule's delivery log with every attempt; and the panel that shows a new
+ * rule's signing key, the one time it is shown. Plain forms
  * that POST to the explorer's routes, so all of it works with JavaScript off.
  * Every value is text given to the renderer, which escapes it.
  */
@@ -100,17 +101,49 @@ const watches = (rule: AlertRule): string =>
     rule.events.length > 0 ? rule.events.join(", ") : "all events"
   ].join(" · ")
 
+/** The endpoint's health in words: active, failing since when, or disabled when and why. */
+const ruleState = (rule: AlertRule): Node =>
+  rule.disabled
+    ? el(
+        "div",
+        { "data-field": "state" },
+        statusBadge("disabled"),
+        " since ",
+        when(rule.disabled_at),
+        el("p", { class: "muted", "data-field": "disabled-reason" }, rule.disabled_reason ?? "")
+      )
+    : rule.failing_since === null
+      ? el("div", { "data-field": "state" }, statusBadge("active"))
+      : el(
+          "div",
+          { "data-field": "state" },
+          statusBadge("active"),
+          " failing since ",
+          when(rule.failing_since)
+        )
+
 const ruleRow = (rule: AlertRule) =>
   el(
     "tr",
-    { "data-rule-id": rule.id },
+    { "data-rule-id": rule.id, "data-state": rule.disabled ? "disabled" : "active" },
     el("td", null, rule.name ?? el("code", null, rule.id)),
     el("td", null, el("code", null, rule.channels.webhook_url)),
     el("td", null, watches(rule)),
+    el("td", null, ruleState(rule)),
     el("td", null, when(rule.created_at)),
     el(
       "td",
       { class: "actions" },
+      ...(rule.disabled
+        ? [
+            actionForm(
+              `/webhooks/rules/${rule.id}/enable`,
+              "Enable and re-fire",
+              "enable",
+              `Enable rule ${ruleLabel(rule)} and re-fire what failed while it was down`
+            )
+          ]
+        : []),
       el(
         "a",
         {
@@ -134,7 +167,7 @@ export const rulesTable = (props: { readonly rules: ReadonlyArray<AlertRule> }):
       ? el("p", { id: "no-rules", class: "muted" }, "No alert rules yet: create one with the form below.")
       : table(
           "rules-title",
-          ["Rule", "Webhook URL", "Watches", "Created", "Actions"],
+          ["Rule", "Webhook URL", "Watches", "State", "Created", "Actions"],
           "rule-rows",
           props.rules.map(ruleRow)
         )

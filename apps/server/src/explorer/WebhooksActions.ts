@@ -1,7 +1,7 @@
 /**
  * What the Webhooks tab does for an account, on the API's own use cases
  * (AlertRuleService) and tier rule (the projection's `alert_rules`
- * capability): gather the view, create, delete, re-fire. Each outcome is
+ * capability): gather the view, create, delete, enable, re-fire. Each outcome is
  * data the routes turn into a page or a redirect: a refusal carries its
  * status and message (another account's rule or delivery is "not found",
  * as on the API), never an exception, so bad input is never a 500.
@@ -68,6 +68,7 @@ export interface TabQuery {
   readonly log?: string | undefined
   readonly refired?: string | undefined
   readonly deleted?: string | undefined
+  readonly enabled?: string | undefined
 }
 
 const noticeOf = (query: TabQuery): WebhooksNotice | undefined => {
@@ -78,6 +79,13 @@ const noticeOf = (query: TabQuery): WebhooksNotice | undefined => {
     }
   if (query.deleted !== undefined && isUuid(query.deleted))
     return { kind: "ok", text: `Deleted rule ${query.deleted}: nothing more is sent to it.` }
+  if (query.enabled !== undefined && isUuid(query.enabled))
+    return {
+      kind: "ok",
+      text:
+        `Enabled rule ${query.enabled}: its events are sent again, and what failed while its endpoint ` +
+        "was down was re-fired."
+    }
   return undefined
 }
 
@@ -174,4 +182,15 @@ export const refireDelivery = (scope: Scope, deliveryId: string) =>
     return failure._tag === "DeliveryNotFailed"
       ? yield* refusedWith(scope, 409, `Not re-fired: ${failure.message}.`)
       : yield* refusedWith(scope, 404, "No such delivery in this account: nothing was re-fired.")
+  })
+
+/** POST /webhooks/rules/{id}/enable: the endpoint enabled, what failed meanwhile re-fired; 404 for another's. */
+export const enableRule = (scope: Scope, ruleId: string) =>
+  Effect.gen(function* () {
+    const enabled = isUuid(ruleId)
+      ? yield* Effect.result(scope.rules.enable(scope.account, ruleId, { refire: true }))
+      : undefined
+    if (enabled !== undefined && Result.isSuccess(enabled))
+      return { _tag: "Redirected", location: `/webhooks?enabled=${ruleId}` } satisfies Redirected
+    return yield* refusedWith(scope, 404, "No such alert rule in this account: nothing was enabled.")
   })

@@ -22,6 +22,7 @@ import {
   accessOf,
   createRule,
   deleteRule,
+  enableRule,
   type Outcome,
   refireDelivery,
   type Scope,
@@ -105,7 +106,7 @@ const formOf = (request: HttpServerRequest.HttpServerRequest) =>
 const queryOf = (request: HttpServerRequest.HttpServerRequest) => {
   const params = new URL(request.url, "http://explorer.invalid").searchParams
   const one = (name: string) => params.get(name) ?? undefined
-  return { log: one("log"), refired: one("refired"), deleted: one("deleted") }
+  return { log: one("log"), refired: one("refired"), deleted: one("deleted"), enabled: one("enabled") }
 }
 
 /** The segment of a path `/webhooks/{kind}/{id}/{action}`. */
@@ -137,6 +138,11 @@ const routesOf = (tab: Tab) => {
       "POST",
       `${WebhooksPath}/rules/:rule_id/delete`,
       post((scope, request) => deleteRule(scope, idOf(request)))
+    ),
+    HttpRouter.add(
+      "POST",
+      `${WebhooksPath}/rules/:rule_id/enable`,
+      post((scope, request) => enableRule(scope, idOf(request)))
     ),
     HttpRouter.add(
       "POST",

@@ -9,6 +9,8 @@ export const WebhooksCss = `
 .status-failed { background: #fbd5d3; color: #8a1c17; border-color: #8a1c17; }
 .status-pending { background: #fff0c2; color: #5c4600; border-color: #8a6a00; }
 .status-delivered { background: #d7f0dd; color: #135c2c; border-color: #1e7a3b; }
+.status-active { background: #d7f0dd; color: #135c2c; border-color: #1e7a3b; }
+.status-disabled { background: #fbd5d3; color: #8a1c17; border-color: #8a1c17; }
 .message.ok { border-color: #1e7a3b; color: #135c2c; }
 form.inline { display: inline; margin: 0; }
 td.actions { white-space: nowrap; }

@@ -7,8 +7,8 @@
  * belong to the account `admin:<subject>`, as its exports do. The shapes the
  * spec leaves open are designed here: the create body (the domain's
  * AlertRule), test-webhook's answer (WebhookTestReport: one real attempt),
- * and the delivery lists, `{items, total}` like every list of the API: the
- * newest `limit` deliveries, `total` counting the items of the answer.
+ * and the delivery lists (`{items, total}`: the newest `limit`). Enable,
+ * rotate-secret and bulk re-fire are defined in AlertRuleOpsEndpoints.ts.
  */
 import { Capabilities } from "@ratings/domain/access/Capabilities"
 import {
@@ -30,6 +30,12 @@ import {
   type ParameterDocs,
   UuidParam
 } from "./Parameters.ts"
+import {
+  EnableEndpoint,
+  RefireAccountEndpoint,
+  RefireRuleEndpoint,
+  RotateSecretEndpoint
+} from "./AlertRuleOpsEndpoints.ts"
 import { both, documentExamples, type OperationExamples } from "./Examples.ts"
 import { AlertRuleCreateExample, AlertRuleExamples } from "./examples/AccountExamples.ts"
 
@@ -289,5 +295,9 @@ export class AlertRulesApi extends HttpApiGroup.make("alertRules").add(
       { parameters: ids, responses: { 200: AlertRuleExamples.refired } },
       refireDocs
     )
-  )
+  ),
+  EnableEndpoint,
+  RotateSecretEndpoint,
+  RefireRuleEndpoint,
+  RefireAccountEndpoint
 ) {}

@@ -129,5 +129,44 @@ export const AlertRuleHandlers = HttpApiBuilder.group(
       .handle("refire", ({ params, request }) =>
         forAccount(request, (account) => refire(rules, account, params.delivery_id))
       )
+      .handle("enable", ({ params, query, request }) =>
+        forAccount(request, (account) =>
+          rules
+            .enable(account, params.rule_id, { refire: query.refire ?? false })
+            .pipe(Effect.catchTag("AlertRuleNotFound", notFound))
+        )
+      )
+      .handle("rotateSecret", ({ params, query, request }) =>
+        forAccount(request, (account) =>
+          rules
+            .rotateSecret(account, params.rule_id, query.overlap_seconds)
+            .pipe(Effect.catchTag("AlertRuleNotFound", notFound))
+        )
+      )
+      .handle("refireRuleFailed", ({ params, query, request }) =>
+        forAccount(request, (account) =>
+          rules
+            .refireFailed(
+              account,
+              { ruleId: params.rule_id },
+              { since: Date.parse(query.since), limit: query.limit }
+            )
+            .pipe(Effect.catchTag("AlertRuleNotFound", notFound))
+        )
+      )
+      .handle("refireAccountFailed", ({ query, request }) =>
+        forAccount(request, (account) =>
+          rules
+            .refireFailed(
+              account,
+              { accountId: account },
+              { since: Date.parse(query.since), limit: query.limit }
+            )
+            .pipe(
+              // The account's own scope names no rule: nothing to be not found.
+              Effect.orDie
+            )
+        )
+      )
   })
 )

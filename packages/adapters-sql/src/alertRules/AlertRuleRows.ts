@@ -7,7 +7,8 @@
 import { AlertChannels, AlertRule } from "@ratings/domain/model/AlertRule"
 import { StoreError } from "@ratings/domain/ports/StoreError"
 import { Effect, Schema } from "effect"
-import { decodeRows, IsoFromDate } from "../PgRows.ts"
+import type { SqlClient } from "effect/sql"
+import { decodeRows, IsoFromDate, IsoOrNullFromDate } from "../PgRows.ts"
 
 export const orDie =
   (operation: string) =>
@@ -33,7 +34,8 @@ export const RuleCountLockSpace = 0x414c5254 // "ALRT"
 export const keyContext = (ruleId: string) => `alert_rule:${ruleId.toLowerCase()}`
 
 /** The column list of a served rule; the sealed key is deliberately not in it. */
-export const RuleColumns = "id, name, entity_types, slugs, events, webhook_url, created_at"
+export const RuleColumns =
+  "id, name, entity_types, slugs, events, webhook_url, created_at, disabled_at, disabled_reason, failing_since"
 
 export const RuleRow = Schema.Struct({
   id: AlertRule.fields.id,
@@ -42,7 +44,10 @@ export const RuleRow = Schema.Struct({
   slugs: AlertRule.fields.slugs,
   events: AlertRule.fields.events,
   webhook_url: AlertChannels.fields.webhook_url,
-  created_at: IsoFromDate
+  created_at: IsoFromDate,
+  disabled_at: IsoOrNullFromDate,
+  disabled_reason: Schema.NullOr(Schema.String),
+  failing_since: IsoOrNullFromDate
 })
 export type RuleRow = typeof RuleRow.Type
 
@@ -53,20 +58,34 @@ export const toRule = (row: RuleRow): AlertRule => ({
   slugs: row.slugs,
   events: row.events,
   channels: { webhook_url: row.webhook_url },
-  created_at: row.created_at
+  created_at: row.created_at,
+  disabled: row.disabled_at !== null,
+  disabled_at: row.disabled_at,
+  disabled_reason: row.disabled_reason,
+  failing_since: row.failing_since
 })
 
 export const decodeRules = (rows: ReadonlyArray<unknown>) =>
   Effect.map(decodeRuleRows(rows), (decoded) => decoded.map(toRule))
 const decodeRuleRows = decodeWith(RuleRow)
 
-/** What the dispatcher reads to send: the url and the sealed key. */
+/** What the dispatcher reads to send: the url, the sealed keys and the endpoint's health. */
 export const DestinationRow = Schema.Struct({
   id: Schema.String,
   webhook_url: AlertChannels.fields.webhook_url,
-  signing_key_sealed: Schema.String
+  signing_key_sealed: Schema.String,
+  previous_key_sealed: Schema.NullOr(Schema.String),
+  disabled: Schema.Boolean,
+  failing: Schema.Boolean
 })
 export const decodeDestinations = decodeWith(DestinationRow)
+
+/** The columns of `DestinationRow` at `at` (ISO): a replaced key past its overlap is not read, swept or not. */
+export const destinationColumns = (sql: SqlClient.SqlClient, at: string) => sql`
+  id, webhook_url, signing_key_sealed,
+  CASE WHEN previous_key_expires_at > ${at}::timestamptz THEN previous_key_sealed END AS previous_key_sealed,
+  disabled_at IS NOT NULL AS disabled, failing_since IS NOT NULL AS failing
+`
 
 export const CountRow = Schema.Struct({ n: Schema.Number })
 export const IdRow = Schema.Struct({ id: Schema.String })

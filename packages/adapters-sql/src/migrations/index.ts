@@ -10,6 +10,7 @@ import QuantumSnapshotSize from "./0006_quantum_snapshot_size.ts"
 import ContactRequests from "./0007_contact_requests.ts"
 import ContactReceipts from "./0008_contact_receipts.ts"
 import DeliveryClaimToken from "./0009_delivery_claim_token.ts"
+import WebhookOperations from "./0010_webhook_operations.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -20,5 +21,6 @@ export const Migrations = {
   "0006_quantum_snapshot_size": QuantumSnapshotSize,
   "0007_contact_requests": ContactRequests,
   "0008_contact_receipts": ContactReceipts,
-  "0009_delivery_claim_token": DeliveryClaimToken
+  "0009_delivery_claim_token": DeliveryClaimToken,
+  "0010_webhook_operations": WebhookOperations
 }

@@ -135,13 +135,43 @@ const ruleFields = {
   created_at: IsoDateTime
 }
 
+/**
+ * The health of a rule's endpoint: a rule whose every attempt failed for the
+ * configured period is disabled (its events are recorded, not sent) until
+ * its owner enables it again; a delivered attempt ends a failing streak.
+ */
+const healthFields = {
+  disabled: Schema.Boolean.annotate({
+    description: "Whether the endpoint is disabled: its events are recorded but not sent until it is enabled"
+  }),
+  disabled_at: Schema.NullOr(IsoDateTime).annotate({ description: "When the endpoint was disabled" }),
+  disabled_reason: Schema.NullOr(Schema.String).annotate({ description: "Why the endpoint was disabled" }),
+  failing_since: Schema.NullOr(IsoDateTime).annotate({
+    description: "Start of the current run of failed attempts (null after a delivered one)"
+  })
+}
+export const AlertRuleHealth = Schema.Struct(healthFields)
+export type AlertRuleHealth = typeof AlertRuleHealth.Type
+
+/** A healthy endpoint: what a new rule, or one just enabled, has. */
+export const HealthyEndpoint: AlertRuleHealth = {
+  disabled: false,
+  disabled_at: null,
+  disabled_reason: null,
+  failing_since: null
+}
+
 /** A rule as GET /alert-rules lists it: no signing key, no account. */
-export const AlertRule = Schema.Struct(ruleFields)
+export const AlertRule = Schema.Struct({ ...ruleFields, ...healthFields })
 export type AlertRule = typeof AlertRule.Type
+
+/** What a rule is configured with (the create request, normalized), without its health. */
+export type AlertRuleSettings = Omit<AlertRule, keyof AlertRuleHealth>
 
 /** The 201 body of POST /alert-rules: the one place the signing key is served. */
 export const AlertRuleCreated = Schema.Struct({
   ...ruleFields,
+  ...healthFields,
   webhook_signing_key: Schema.String.annotate({
     description:
       "Signing key (whsec_ followed by base64 of 32 bytes). Shown once: store it. X-Service-Signature is the " +
@@ -154,8 +184,8 @@ export type AlertRuleCreated = typeof AlertRuleCreated.Type
 export const AlertRuleList = Schema.Struct({ items: Schema.Array(AlertRule), total: Schema.Int })
 export type AlertRuleList = typeof AlertRuleList.Type
 
-/** A stored rule: what repositories hold and never serve as such. */
-export interface AlertRuleRecord extends AlertRule {
+/** A rule as created: what repositories store and never serve as such (health starts healthy). */
+export interface AlertRuleRecord extends AlertRuleSettings {
   readonly account_id: string
   readonly signing_key: string
 }
@@ -190,15 +220,19 @@ export const normalizeFilters = (
   channels: { webhook_url: request.channels.webhook_url }
 })
 
-/** The rule as served, from what is stored. */
-export const toAlertRule = (record: AlertRuleRecord): AlertRule => ({
+/** The rule as served, from what is stored and the health of its endpoint. */
+export const toAlertRule = (
+  record: AlertRuleRecord,
+  health: AlertRuleHealth = HealthyEndpoint
+): AlertRule => ({
   id: record.id,
   name: record.name,
   entity_types: record.entity_types,
   slugs: record.slugs,
   events: record.events,
   channels: record.channels,
-  created_at: record.created_at
+  created_at: record.created_at,
+  ...health
 })
 
 /** The 201 body, from what was just stored. */

@@ -58,6 +58,32 @@ export interface EnqueueClaimedOptions {
   readonly leaseMs?: number | undefined
 }
 
+/**
+ * Which failed deliveries a bulk re-fire takes: of these rules, failed since
+ * `since` (epoch ms): their last cycle began then or later (one never
+ * attempted, held unsent: created then or later).
+ */
+export interface RefireFailedOptions {
+  readonly ruleIds: ReadonlyArray<string>
+  readonly since: number
+  /** Epoch ms the re-fired deliveries are due. */
+  readonly at: number
+  /** Most deliveries re-fired by this call. */
+  readonly limit: number
+}
+
+/** A bulk re-fire: the deliveries re-fired (oldest first), and whether more failed ones remain. */
+export interface RefireBatch {
+  readonly refired: ReadonlyArray<Delivery>
+  readonly more: boolean
+}
+
+/** A retention sweep's batch: finished deliveries (and their attempts), and attempts alone, removed. */
+export interface Pruned {
+  readonly deliveries: number
+  readonly attempts: number
+}
+
 export class DeliveryOutbox extends Context.Service<
   DeliveryOutbox,
   {
@@ -111,6 +137,29 @@ export class DeliveryOutbox extends Context.Service<
       readonly ruleIds?: ReadonlyArray<string> | undefined
       readonly limit?: number | undefined
     }) => Effect.Effect<ReadonlyArray<Delivery>>
+    /**
+     * A claimed delivery of a disabled endpoint, recorded as not sent: failed
+     * with `reason`, no attempt counted, the claim released. Refused when the
+     * stored delivery moved on since the claim.
+     */
+    readonly hold: (
+      claimed: Delivery,
+      reason: string
+    ) => Effect.Effect<Delivery, DeliveryNotFound | DeliveryTransitionRejected>
+    /**
+     * Bulk re-fire: up to `limit` failed deliveries of the rules failed since
+     * `since` (see `RefireFailedOptions`), in enqueue order, each a new cycle
+     * due at `at` with its delivery_id.
+     */
+    readonly refireFailed: (options: RefireFailedOptions) => Effect.Effect<RefireBatch>
+    /**
+     * One batch of the retention sweep: removes up to `limit` delivered or
+     * failed deliveries whose last cycle started (or, never attempted, which
+     * were created) before `before`, with their attempts, then up to `limit`
+     * attempts older than `before` of deliveries not themselves that old and
+     * finished (earlier cycles of re-fired ones). Never a pending delivery.
+     */
+    readonly prune: (options: { readonly before: number; readonly limit: number }) => Effect.Effect<Pruned>
     /** Manual re-fire of a failed delivery: a new cycle, the same delivery_id, due at `at`. */
     readonly refire: (
       deliveryId: string,

@@ -6,7 +6,8 @@
  * across accounts. The signing key leaves the service once, in the answer to
  * `create`, which enqueues in the same transaction the `webhook.test`
  * delivery that saving a webhook URL fires (Configuration rule 3): a rule
- * never exists without its test event.
+ * never exists without its test event. Enable, key rotation and bulk re-fire
+ * are in AlertRuleOperations.ts.
  */
 import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import {
@@ -26,6 +27,7 @@ import {
   isoOf
 } from "../model/Delivery.ts"
 import type { WebhookTestReport } from "../model/WebhookTest.ts"
+import type { RefireReport, RuleEnabled, SecretRotated } from "../model/WebhookOperations.ts"
 import { AlertRuleRepository } from "../ports/AlertRuleRepository.ts"
 import { DeliveryOutbox } from "../ports/DeliveryOutbox.ts"
 import { IdGenerator } from "../ports/IdGenerator.ts"
@@ -39,6 +41,13 @@ import {
   WebhookTargetPolicy,
   type WebhookUrlRejected
 } from "../webhooks/WebhookTargetPolicy.ts"
+import {
+  enable,
+  type RefireOptions,
+  type RefireScope,
+  refireFailed,
+  rotateSecret
+} from "./AlertRuleOperations.ts"
 import { WebhookDispatcher } from "./WebhookDispatcher.ts"
 
 /** Re-fire of a delivery that is not failed: a pending one is still in its cycle, a delivered one was acknowledged. */
@@ -202,6 +211,36 @@ export class AlertRuleService extends Context.Service<
       accountId: string | undefined,
       deliveryId: string
     ) => Effect.Effect<Delivery, DeliveryNotFound | DeliveryNotFailed | AlertRuleNotFound>
+    /**
+     * Enables a rule's endpoint again (healthy, no failing run); with
+     * `refire`, its deliveries that failed since its failing run began
+     * are re-fired (at most `RefireBatchLimit`; the report says if more remain).
+     */
+    readonly enable: (
+      accountId: string | undefined,
+      ruleId: string,
+      options: { readonly refire: boolean }
+    ) => Effect.Effect<RuleEnabled, AlertRuleNotFound>
+    /**
+     * A new signing key for the rule, served this once; the replaced key keeps
+     * signing beside it for `overlapSeconds` (default 24 h, at most 7 days;
+     * 0 destroys it at once), then is destroyed.
+     */
+    readonly rotateSecret: (
+      accountId: string,
+      ruleId: string,
+      overlapSeconds?: number
+    ) => Effect.Effect<SecretRotated, AlertRuleNotFound>
+    /**
+     * Bulk re-fire of the failed deliveries of a rule, or of every rule of an
+     * account, that failed since a time (their last cycle began then): oldest first, at most `RefireBatchLimit`
+     * per call, each keeping its delivery_id.
+     */
+    readonly refireFailed: (
+      accountId: string | undefined,
+      scope: RefireScope,
+      options: RefireOptions
+    ) => Effect.Effect<RefireReport, AlertRuleNotFound>
   }
 >()("@ratings/domain/services/AlertRuleService") {
   static readonly layer = Layer.effect(
@@ -252,7 +291,10 @@ export class AlertRuleService extends Context.Service<
         testWebhook: testRuleWebhook(ports),
         deliveries,
         failed,
-        refire: refireDelivery(ports)
+        refire: refireDelivery(ports),
+        enable: enable(ports),
+        rotateSecret: rotateSecret(ports),
+        refireFailed: refireFailed(ports)
       })
     })
   )

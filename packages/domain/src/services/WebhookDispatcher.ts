@@ -20,6 +20,7 @@ import type { AttemptRecorded } from "../webhooks/DeliveryStateMachine.ts"
 import { RetryPolicy } from "../webhooks/RetrySchedule.ts"
 import { attempt, attemptSafely } from "./dispatcher/Attempt.ts"
 import { claim, makeClaimTokens, release } from "./dispatcher/Claim.ts"
+import { makeHealthBatch } from "./dispatcher/HealthBatch.ts"
 import { makeRecordBatch } from "./dispatcher/RecordBatch.ts"
 import { type Dispatching, runLoop, runOnce, runUntilClosed } from "./dispatcher/RunLoop.ts"
 import {
@@ -37,6 +38,7 @@ export {
   DefaultConcurrency,
   DefaultPollInterval,
   type DispatchSummary,
+  EndpointDisabledMessage,
   MaxRecordBatch,
   ReadyPerSlot,
   RuleDeletedMessage,
@@ -111,15 +113,17 @@ export class WebhookDispatcher extends Context.Service<
 const make = (options: WebhookDispatcherOptions) =>
   Effect.gen(function* () {
     const policy = yield* RetryPolicy
-    const { concurrency, pollMs, leaseMs, stopGraceMs } = yield* Effect.sync(() =>
+    const { concurrency, pollMs, leaseMs, stopGraceMs, disableAfterMs } = yield* Effect.sync(() =>
       checkOptions(options, policy)
     )
+    const rules = yield* AlertRuleRepository
     const ports: DispatcherPorts = {
       outbox: yield* DeliveryOutbox,
-      rules: yield* AlertRuleRepository,
+      rules,
       signer: yield* Signer,
       transport: yield* WebhookTransport,
-      policy
+      policy,
+      health: yield* makeHealthBatch(rules, disableAfterMs)
     }
     const recordInBatch = yield* makeRecordBatch(ports.outbox)
     const nextClaimToken = yield* makeClaimTokens

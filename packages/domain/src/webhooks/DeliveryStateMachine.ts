@@ -5,6 +5,7 @@
  *   pending --2xx within 10 s--------------------------> delivered (terminal)
  *   pending --non-2xx / no response in 10 s, retries left--> pending, next_attempt_at from the schedule
  *   pending --failure of retry 5 (the final)-------------> failed
+ *   pending --endpoint disabled: recorded, not sent--------> failed, no attempt counted
  *   failed  --manual re-fire-----------------------------> pending, new cycle, same delivery_id
  *
  * Nothing here reads a clock: the caller passes `at` (epoch ms).
@@ -182,4 +183,17 @@ export const refire = (
     next_attempt_at: isoOf(at),
     first_attempt_at: null
   })
+}
+
+/**
+ * A due delivery of a disabled endpoint, recorded but not sent: failed at
+ * once with `reason`, no attempt counted, so that enabling the endpoint (or
+ * any re-fire) sends it with a full cycle. Only a pending delivery is held.
+ */
+export const hold = (
+  delivery: Delivery,
+  reason: string
+): Result.Result<Delivery, DeliveryTransitionRejected> => {
+  if (delivery.status !== "pending") return rejected(delivery, `a ${delivery.status} delivery is not held`)
+  return Result.succeed({ ...delivery, status: "failed", next_attempt_at: null, last_error: reason })
 }

@@ -15,7 +15,13 @@ import {
   DeliveryNotFound,
   DeliveryTransitionRejected
 } from "../model/Delivery.ts"
-import { type AttemptInput, type AttemptRecorded, recordAttempt, refire } from "./DeliveryStateMachine.ts"
+import {
+  type AttemptInput,
+  type AttemptRecorded,
+  hold,
+  recordAttempt,
+  refire
+} from "./DeliveryStateMachine.ts"
 import type { RetryPolicy } from "./RetrySchedule.ts"
 
 /** A transition as the store writes it: `from` (as read) becomes `to`, with `attempt` logged if given. */
@@ -174,3 +180,38 @@ export const refireStored = (
       done: () => delivery
     }))
   )
+
+/** A claimed delivery of a disabled endpoint recorded as not sent, guarded by the claimed state. */
+export const holdClaimed = (
+  store: TransitionStore,
+  claimed: Delivery,
+  reason: string
+): Effect.Effect<Result.Result<Delivery, DeliveryNotFound | DeliveryTransitionRejected>> =>
+  guardedLoop(store, claimed.delivery_id, (stored) => {
+    if (!sameState(stored, claimed)) return Result.fail(staleClaim(stored))
+    return Result.map(hold(stored, reason), (delivery) => ({
+      write: { from: stored, to: delivery },
+      done: () => delivery
+    }))
+  })
+
+/**
+ * Re-fires failed deliveries as read, in one batch of guarded writes: each
+ * due at `at`, a new cycle, the same delivery_id. One that moved on since it
+ * was read (re-fired by someone else) is skipped. The re-fired, in order.
+ */
+export const refireMany = (
+  store: TransitionStore,
+  failed: ReadonlyArray<Delivery>,
+  at: number
+): Effect.Effect<ReadonlyArray<Delivery>> =>
+  Effect.gen(function* () {
+    const writes: Array<GuardedWrite> = []
+    for (const stored of failed) {
+      const next = refire(stored, at)
+      if (Result.isSuccess(next)) writes.push({ from: stored, to: next.success })
+    }
+    if (writes.length === 0) return []
+    const written = yield* store.writeGuarded(writes)
+    return written.filter((d): d is Delivery => d !== undefined)
+  })

@@ -101,26 +101,27 @@ export interface DeliveryHeaders {
  * time of the attempt (whole seconds; fractions are dropped), fresh on every
  * attempt so receivers can refuse stale replays while retries still pass;
  * `webhook-id` is the delivery_id, stable across attempts: the idempotency key.
+ * While a rotation's overlap runs, `previousKey` (the replaced key) signs too:
+ * `webhook-signature` then carries both; X-Service-Signature only the newest.
  */
 export const deliveryHeaders = (
   delivery: Pick<Delivery, "delivery_id" | "body">,
   signingKey: string,
   timestampSeconds: number,
-  signer: SignatureHmac
+  signer: SignatureHmac,
+  previousKey: string | null = null
 ): DeliveryHeaders => {
   const timestamp = Math.floor(timestampSeconds)
+  const signature = (key: string) =>
+    standardWebhooksSignature(signer, key, delivery.delivery_id, timestamp, delivery.body)
   return {
     "content-type": "application/json",
     "X-Service-Signature": signer.sign(signingKey, delivery.body),
     "webhook-id": delivery.delivery_id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": standardWebhooksSignature(
-      signer,
-      signingKey,
-      delivery.delivery_id,
-      timestamp,
-      delivery.body
-    )
+    // During a rotation's overlap, one `v1,` entry per key (space-separated), the newest first.
+    "webhook-signature":
+      previousKey === null ? signature(signingKey) : `${signature(signingKey)} ${signature(previousKey)}`
   }
 }
 

@@ -5,6 +5,7 @@
  * adapter's), and the policy of which webhook targets may be called.
  */
 export * from "./DeliveryStateMachine.ts"
+export * from "./EndpointHealth.ts"
 export * from "./EventPayloads.ts"
 export * from "./RetrySchedule.ts"
 export * from "./WebhookSignature.ts"

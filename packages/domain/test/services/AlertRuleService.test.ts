@@ -75,6 +75,10 @@ describe("AlertRuleService", () => {
             events: [],
             channels: { webhook_url: "https://hooks.alice.example/ratings" },
             created_at: "2026-08-01T00:00:00+00:00",
+            disabled: false,
+            disabled_at: null,
+            disabled_reason: null,
+            failing_since: null,
             webhook_signing_key: undefined
           }
         )

@@ -19,7 +19,7 @@ import type { ServerConfig } from "../../Config.ts"
 import { explorerRoutes } from "../../explorer/ExplorerRoutes.ts"
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { checkIdentityProvider, httpOptions } from "../../HttpOptions.ts"
-import { responseCache, webhookDispatcherLoop } from "../../Layers.ts"
+import { responseCache, webhookDispatcherLoop, webhookHousekeepingLoop } from "../../Layers.ts"
 import { countedTransport, metricsOptions, ObservabilityConfig } from "../../Observability.ts"
 import { progressReporter } from "../../Progress.ts"
 import { stoppedGracefully } from "../../Shutdown.ts"
@@ -118,6 +118,7 @@ export const serveCommand = Effect.fnUntraced(function* (noDemo: boolean) {
       metrics
     }),
     refresher,
+    webhookHousekeepingLoop,
     metrics === undefined
       ? webhookDispatcherLoop(config.shutdownGrace)
       : webhookDispatcherLoop(config.shutdownGrace).pipe(Layer.provide(countedTransport))

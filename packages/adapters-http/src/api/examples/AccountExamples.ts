@@ -19,7 +19,15 @@ export const AlertRuleCreateExample = {
   channels: { webhook_url: "https://hooks.example.com/ratings" }
 }
 
-const rule = { id: RuleId, ...AlertRuleCreateExample, created_at: "2026-11-29T09:31:03.567000+00:00" }
+const rule = {
+  id: RuleId,
+  ...AlertRuleCreateExample,
+  created_at: "2026-11-29T09:31:03.567000+00:00",
+  disabled: false,
+  disabled_at: null,
+  disabled_reason: null,
+  failing_since: null
+}
 
 const attempt = {
   delivery_id: DeliveryId,
@@ -76,6 +84,24 @@ export const AlertRuleExamples = {
   },
   ruleId: RuleId,
   deliveryId: DeliveryId
+}
+
+/** The webhook operations: enable, rotate-secret and bulk re-fire. */
+export const WebhookOpsExamples = {
+  ruleId: RuleId,
+  since: "2026-11-29T00:00:00+00:00",
+  enabled: {
+    rule,
+    was_disabled_at: "2026-11-29T09:31:06.991000+00:00",
+    was_disabled_reason: "every delivery attempt failed for 5 days; enable the rule once the endpoint works",
+    refire: { refired: 1, more: false, delivery_ids: [DeliveryId] }
+  },
+  rotated: {
+    ...rule,
+    webhook_signing_key: "whsec_bmV3IGV4YW1wbGUga2V5LCBub3QgYSByZWFsIG9uZSE=",
+    previous_key_expires_at: "2026-11-30T09:31:03.567000+00:00"
+  },
+  refireReport: { refired: 1, more: false, delivery_ids: [DeliveryId] }
 }
 
 export const ContactRequestExample = {

@@ -14,7 +14,9 @@ import {
 } from "../../model/Delivery.ts"
 import { isDue } from "../../webhooks/DeliveryStateMachine.ts"
 import {
+  holdClaimed,
   recordAttempts,
+  refireMany,
   refireStored,
   sameState,
   type TransitionStore
@@ -154,6 +156,56 @@ const reads = (state: Ref.Ref<Entries>): Pick<Outbox, "get" | "listByRule" | "li
     )
 })
 
+/** The operations of webhook health and retention: hold, bulk re-fire, and the retention sweep. */
+const operations = (
+  state: Ref.Ref<Entries>,
+  store: TransitionStore
+): Pick<Outbox, "hold" | "refireFailed" | "prune"> => ({
+  hold: (claimed, reason) => Effect.flatMap(holdClaimed(store, claimed, reason), Effect.fromResult),
+
+  refireFailed: ({ ruleIds, since, at, limit }) =>
+    Effect.gen(function* () {
+      const entries = yield* Ref.get(state)
+      const failed = [...entries.values()]
+        .map((e) => e.delivery)
+        .filter(
+          (d) =>
+            d.status === "failed" &&
+            ruleIds.includes(d.rule_id) &&
+            millisOf(d.first_attempt_at ?? d.created_at) >= since
+        )
+      const refired = yield* refireMany(store, failed.slice(0, Math.max(0, limit)), at)
+      return { refired, more: failed.length > limit }
+    }),
+
+  prune: ({ before, limit }) =>
+    Ref.modify(state, (entries) => {
+      const next = new Map(entries)
+      const finishedBefore = (d: Delivery) =>
+        d.status !== "pending" && millisOf(d.first_attempt_at ?? d.created_at) < before
+      let deliveries = 0
+      for (const [id, { delivery }] of entries) {
+        if (deliveries >= limit) break
+        if (finishedBefore(delivery)) {
+          next.delete(id)
+          deliveries++
+        }
+      }
+      let attempts = 0
+      for (const [id, entry] of next) {
+        // An old finished delivery's attempts go with it, in a later batch.
+        if (finishedBefore(entry.delivery)) continue
+        const kept = entry.attempts.filter((a) => {
+          if (attempts >= limit || millisOf(a.started_at) >= before) return true
+          attempts++
+          return false
+        })
+        if (kept.length !== entry.attempts.length) next.set(id, { ...entry, attempts: kept })
+      }
+      return [{ deliveries, attempts }, next] as const
+    })
+})
+
 /** An empty outbox in a Ref; attempts and refires go through the domain's transitions on `RetryPolicy`. */
 function makeMemory() {
   return Effect.gen(function* () {
@@ -170,7 +222,8 @@ function makeMemory() {
         ),
       recordAttempts: recordAll,
       ...reads(state),
-      refire: (deliveryId, at) => Effect.flatMap(refireStored(store, deliveryId, at), Effect.fromResult)
+      refire: (deliveryId, at) => Effect.flatMap(refireStored(store, deliveryId, at), Effect.fromResult),
+      ...operations(state, store)
     })
   })
 }

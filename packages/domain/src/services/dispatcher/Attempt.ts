@@ -6,6 +6,7 @@
  */
 import { Cause, Clock, Duration, Effect } from "effect"
 import {
+  type Delivery,
   type DeliveryNotFound,
   type DeliveryTransitionRejected,
   noResponse,
@@ -15,7 +16,13 @@ import type { AttemptToRecord } from "../../ports/DeliveryOutbox.ts"
 import type { WebhookRequest } from "../../ports/WebhookTransport.ts"
 import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
 import { deliveryHeaders } from "../../webhooks/WebhookSignature.ts"
-import { type Claimed, type DispatcherPorts, RuleDeletedMessage, TransportGraceMs } from "./Settings.ts"
+import {
+  type Claimed,
+  type DispatcherPorts,
+  EndpointDisabledMessage,
+  RuleDeletedMessage,
+  TransportGraceMs
+} from "./Settings.ts"
 
 /** How an attempt's outcome is recorded: with the next batch (the loop) or alone (`deliverNow`). */
 export type RecordAttempt = (
@@ -68,7 +75,15 @@ export const attempt = Effect.fnUntraced(
           ports,
           {
             url: destination.webhook_url,
-            headers: { ...deliveryHeaders(claimed, destination.signing_key, at / 1_000, ports.signer) },
+            headers: {
+              ...deliveryHeaders(
+                claimed,
+                destination.signing_key,
+                at / 1_000,
+                ports.signer,
+                destination.previous_signing_key
+              )
+            },
             body: claimed.body,
             timeoutMs: ports.policy.receiverTimeoutMs
           },
@@ -76,22 +91,43 @@ export const attempt = Effect.fnUntraced(
         )
     const recorded = yield* record({ claimed, input: { at, outcome } })
     yield* logRecorded(recorded)
+    // Health counts what the endpoint answered: a failure, or a delivery that ends a failing run.
+    const delivered = recorded.attempt.outcome === "delivered"
+    if (destination !== undefined && (!delivered || destination.failing))
+      yield* ports.health({ rule_id: claimed.rule_id, at, delivered })
     return recorded
   },
   (effect) => Effect.withSpan(effect, "WebhookDispatcher.attempt", { captureStackTrace: false })
 )
 
+/** How a claimed delivery ended: an attempt recorded, or held unsent (its endpoint is disabled). */
+export type Settled = AttemptRecorded | { readonly delivery: Delivery; readonly held: true }
+
+/** A claimed delivery of a disabled endpoint: recorded as not sent, failed at once, no attempt counted. */
+const holdDisabled = (ports: DispatcherPorts, claimed: Delivery) =>
+  ports.outbox.hold(claimed, EndpointDisabledMessage).pipe(
+    Effect.map((delivery): Settled => ({ delivery, held: true })),
+    Effect.tap(() =>
+      Effect.logDebug("webhook delivery held: the endpoint is disabled").pipe(
+        Effect.annotateLogs({ delivery_id: claimed.delivery_id, rule_id: claimed.rule_id })
+      )
+    )
+  )
+
 /**
  * An attempt of the loop (or of `runOnce`) that never fails: anything but
  * interruption is logged and reported as undefined, and the delivery comes
- * back when its lease ends.
+ * back when its lease ends. A disabled endpoint's delivery is held, not sent.
  */
 export const attemptSafely = (
   ports: DispatcherPorts,
   claimed: Claimed,
   record: RecordAttempt
-): Effect.Effect<AttemptRecorded | undefined> =>
-  attempt(ports, claimed, record).pipe(
+): Effect.Effect<Settled | undefined> =>
+  (claimed.destination?.disabled === true
+    ? holdDisabled(ports, claimed.delivery)
+    : attempt(ports, claimed, record)
+  ).pipe(
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause)
         ? Effect.interrupt

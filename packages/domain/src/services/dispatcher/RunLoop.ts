@@ -7,7 +7,7 @@
 import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Latch, Option, type Scope } from "effect"
 import { millisOf } from "../../model/Delivery.ts"
 import type { HeldClaim } from "../../ports/DeliveryOutbox.ts"
-import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
+import type { Settled } from "./Attempt.ts"
 import type { Claim } from "./Claim.ts"
 import type { Claimed, DispatchSummary } from "./Settings.ts"
 
@@ -26,7 +26,7 @@ export interface Dispatching {
   /** Hands claims back to the outbox at once; it never fails (what it could not release keeps its lease). */
   readonly release: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<void>
   /** An attempt recorded with the next batch, that never fails (undefined when not recorded). */
-  readonly attemptSafely: (claimed: Claimed) => Effect.Effect<AttemptRecorded | undefined>
+  readonly attemptSafely: (claimed: Claimed) => Effect.Effect<Settled | undefined>
 }
 
 /** `runOnce`: claims up to `concurrency` due deliveries and attempts them all concurrently. */
@@ -112,7 +112,7 @@ const sendSlots = (
     }
   })
 
-  const settle = (result: AttemptRecorded | undefined) =>
+  const settle = (result: Settled | undefined) =>
     Effect.suspend(() => {
       state.inFlight--
       let wake = state.waitingForRoom

@@ -3,16 +3,20 @@
  * defaults, the options checked when the layer is built, and what a claimed
  * delivery carries. See WebhookDispatcher.ts for the choices behind them.
  */
-import { Duration } from "effect"
+import { Duration, type Effect } from "effect"
 import type { Delivery } from "../../model/Delivery.ts"
 import type { AlertRuleRepository, RuleDestination } from "../../ports/AlertRuleRepository.ts"
 import { DefaultLeaseMs, type DeliveryOutbox } from "../../ports/DeliveryOutbox.ts"
 import type { Signer } from "../../ports/Signer.ts"
 import type { WebhookTransport } from "../../ports/WebhookTransport.ts"
+import { type AttemptSeen, DefaultDisableAfterMs } from "../../webhooks/EndpointHealth.ts"
 import type { RetryPolicy } from "../../webhooks/RetrySchedule.ts"
 
 /** How long past the receiver timeout a send may run before the dispatcher cuts it off. */
 export const TransportGraceMs = 5_000
+
+/** The last_error of a delivery held unsent because its endpoint is disabled. */
+export const EndpointDisabledMessage = "not sent: the rule's endpoint is disabled; enable it to send"
 
 /** The message recorded, with reason `target_refused`, for an attempt whose rule no longer exists. */
 export const RuleDeletedMessage = "alert rule deleted"
@@ -48,6 +52,8 @@ export interface WebhookDispatcherOptions {
    * to its lease).
    */
   readonly stopGrace?: Duration.Input | undefined
+  /** How long every attempt to an endpoint must have failed before it is disabled (default 5 days). */
+  readonly disableAfter?: Duration.Input | undefined
 }
 
 /** What one `runOnce` did. */
@@ -56,7 +62,7 @@ export interface DispatchSummary {
   readonly delivered: number
   /** Attempts that failed with retries left: the delivery waits for its next offset. */
   readonly retrying: number
-  /** Attempts that failed the final retry: the delivery is now `failed`. */
+  /** Attempts that failed the final retry, and deliveries of disabled endpoints held unsent: now `failed`. */
   readonly failed: number
   /** Attempts whose outcome could not be recorded; the delivery returns when its lease ends. */
   readonly abandoned: number
@@ -68,6 +74,12 @@ export const checkOptions = (options: WebhookDispatcherOptions, policy: RetryPol
   const pollMs = Duration.toMillis(Duration.fromInputUnsafe(options.pollInterval ?? DefaultPollInterval))
   const leaseMs = options.leaseMs ?? DefaultLeaseMs
   const stopGraceMs = Duration.toMillis(Duration.fromInputUnsafe(options.stopGrace ?? 0))
+  const disableAfterMs = Duration.toMillis(
+    Duration.fromInputUnsafe(options.disableAfter ?? Duration.millis(DefaultDisableAfterMs))
+  )
+  if (!Number.isFinite(disableAfterMs) || disableAfterMs <= 0) {
+    throw new RangeError(`dispatcher disable-after period must be finite and > 0, got ${disableAfterMs} ms`)
+  }
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`dispatcher concurrency must be a whole number >= 1, got ${concurrency}`)
   }
@@ -84,7 +96,7 @@ export const checkOptions = (options: WebhookDispatcherOptions, policy: RetryPol
         `(${2 * (policy.receiverTimeoutMs + TransportGraceMs)} ms)`
     )
   }
-  return { concurrency, pollMs, leaseMs, stopGraceMs }
+  return { concurrency, pollMs, leaseMs, stopGraceMs, disableAfterMs }
 }
 
 /** What the dispatcher works with: its ports and the retry policy in context. */
@@ -94,6 +106,8 @@ export interface DispatcherPorts {
   readonly signer: Signer["Service"]
   readonly transport: WebhookTransport["Service"]
   readonly policy: RetryPolicy
+  /** Queues what an attempt showed of its endpoint's health (HealthBatch); never waits. */
+  readonly health: (seen: AttemptSeen) => Effect.Effect<void>
 }
 
 /** A claimed delivery with where it goes; no destination means its rule was deleted. */

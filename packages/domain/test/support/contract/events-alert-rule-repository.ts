@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, type Layer } from "effect"
-import type { AlertRuleRecord, MatchableEvent } from "../../../src/model/AlertRule.ts"
+import { type AlertRuleRecord, HealthyEndpoint, type MatchableEvent } from "../../../src/model/AlertRule.ts"
 import { AlertRuleRepository } from "../../../src/ports/AlertRuleRepository.ts"
 
 export const rule = (
@@ -26,6 +26,9 @@ export const rule = (
   created_at: "2026-08-01T00:00:00+00:00",
   ...overrides
 })
+
+/** The sending state of a healthy rule that was never rotated. */
+export const healthy = { previous_signing_key: null, disabled: false, failing: false } as const
 
 export const ruleId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`
 const A1 = ruleId(1)
@@ -78,7 +81,8 @@ export const alertRuleRepositoryContract = (
             created_at: "2026-08-01T12:34:56.789000+00:00"
           })
           const created = yield* repo.create(record)
-          const { signing_key: _key, account_id: _account, ...served } = record
+          const { signing_key: _key, account_id: _account, ...settings } = record
+          const served = { ...settings, ...HealthyEndpoint }
           assert.deepStrictEqual(created, served)
           assert.deepStrictEqual(yield* repo.get("alice", A1), served)
         })
@@ -108,7 +112,8 @@ export const alertRuleRepositoryContract = (
             yield* repo.create(rule(B1, "bob", { signing_key: "whsec_bobs" }))
             assert.deepStrictEqual(yield* repo.destination(B1), {
               webhook_url: `https://hooks.example.com/${B1}`,
-              signing_key: "whsec_bobs"
+              signing_key: "whsec_bobs",
+              ...healthy
             })
             yield* repo.delete("alice", A1)
             assert.strictEqual((yield* Effect.flip(repo.destination(A1)))._tag, "AlertRuleNotFound")
@@ -133,9 +138,26 @@ export const alertRuleRepositoryContract = (
             assert.deepStrictEqual(
               [...read.entries()].sort(([a], [b]) => a.localeCompare(b)),
               [
-                [A1, { webhook_url: `https://hooks.example.com/${A1}`, signing_key: `whsec_key-of-${A1}` }],
-                [A2, { webhook_url: "https://other.example.com/hook", signing_key: `whsec_key-of-${A2}` }],
-                [B1, { webhook_url: `https://hooks.example.com/${B1}`, signing_key: "whsec_bobs" }]
+                [
+                  A1,
+                  {
+                    webhook_url: `https://hooks.example.com/${A1}`,
+                    signing_key: `whsec_key-of-${A1}`,
+                    ...healthy
+                  }
+                ],
+                [
+                  A2,
+                  {
+                    webhook_url: "https://other.example.com/hook",
+                    signing_key: `whsec_key-of-${A2}`,
+                    ...healthy
+                  }
+                ],
+                [
+                  B1,
+                  { webhook_url: `https://hooks.example.com/${B1}`, signing_key: "whsec_bobs", ...healthy }
+                ]
               ]
             )
             assert.deepStrictEqual(yield* repo.destination(B1), read.get(B1))
