@@ -114,13 +114,15 @@ const planCatalogue = (
     const s = stored.get(i.value.id)
     return s === undefined ? "created" : sameContent(gateless(s), gateless(i.value)) ? "unchanged" : "updated"
   })
-  const removed = [...stored.keys()].filter((id) => !ids.has(id)).length
+  const removedIds = [...stored.keys()].filter((id) => !ids.has(id))
+  const removed = removedIds.length
   const counts = { ...countChanges(changes), removed }
   return {
     entity_type: type,
     questions: ordered.map((i) => i.value),
     counts,
-    replace: counts.created + counts.updated + removed > 0
+    replace: counts.created + counts.updated + removed > 0,
+    removedIds
   }
 }
 

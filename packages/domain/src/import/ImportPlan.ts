@@ -40,6 +40,8 @@ export interface PlannedCatalogue {
   readonly questions: ReadonlyArray<Question>
   readonly counts: QuestionCounts
   readonly replace: boolean
+  /** Ids of the stored questions the replaced catalogue no longer lists (`counts.removed` of them). */
+  readonly removedIds: ReadonlyArray<string>
 }
 
 /**
@@ -79,6 +81,15 @@ export interface PlannedQuantum {
   readonly sample: boolean
   readonly rows: ReadonlyArray<unknown>
   readonly change: Change
+  /** Slugs of the stored snapshot's rows that the new snapshot does not carry (it replaces the whole table). */
+  readonly removedRows: ReadonlyArray<string>
+}
+
+/** A stored published scorecard that a publication of the import supersedes: no longer the entity's rating. */
+export interface SupersededScorecard {
+  readonly entity_type: EntityType
+  readonly slug: string
+  readonly scorecard_version: number
 }
 
 export interface ImportPlan {
@@ -90,6 +101,7 @@ export interface ImportPlan {
   readonly publications: ReadonlyArray<PlannedPublication>
   readonly incidents: ReadonlyArray<IncidentReport>
   readonly quantum: PlannedQuantum | undefined
+  readonly superseded: ReadonlyArray<SupersededScorecard>
 }
 
 export const ImportPhases = [
@@ -111,6 +123,8 @@ export interface ImportProgressOptions {
    * counts one step per planned item (`planSteps`).
    */
   readonly onProgress?: ((done: number, total: number, phase: ImportPhase) => void) | undefined
+  /** Called with the webhook deliveries `apply` queues, batch by batch (publications, announcements). */
+  readonly onDeliveries?: ((queued: number) => void) | undefined
 }
 
 /** The number of steps `onProgress` counts to: one per planned item. */

@@ -20,7 +20,9 @@ import type {
   PlannedDraft,
   PlannedEntity,
   PlannedHistory,
-  PlannedQuantum
+  PlannedPublication,
+  PlannedQuantum,
+  SupersededScorecard
 } from "./ImportPlan.ts"
 import { countChanges } from "./ImportPlan.ts"
 import { type ImportedDraft, type Report, replayPublications, versionKey } from "./ImportReplay.ts"
@@ -174,7 +176,33 @@ const checkQuantum = (content: ImportContent, view: StoreView, at: Report): Plan
   const stored = view.quantumAsOf
   const change: Change =
     stored === undefined ? "created" : Date.parse(stored) === Date.parse(q.as_of) ? "unchanged" : "updated"
-  return { as_of: q.as_of, sample: q.sample, rows: q.rows, change }
+  const kept = new Set(read.rows.map((r) => r.slug))
+  const removedRows = change === "unchanged" ? [] : view.quantumSlugs.filter((slug) => !kept.has(slug))
+  return { as_of: q.as_of, sample: q.sample, rows: q.rows, change, removedRows }
+}
+
+// ---------------------------------------------------------------------------
+// Published scorecards that the publications supersede
+
+/** The stored published scorecard of each entity that a replayed (not skipped) publication supersedes. */
+const supersededBy = (
+  publications: ReadonlyArray<PlannedPublication>,
+  view: StoreView
+): Array<SupersededScorecard> => {
+  const seen = new Set<string>()
+  const out: Array<SupersededScorecard> = []
+  for (const p of publications) {
+    if (p.skip || seen.has(idKey(p.entity_id))) continue
+    seen.add(idKey(p.entity_id))
+    const live = (view.scorecards.get(p.entity_id) ?? []).find((s) => s.status === "published")
+    if (live !== undefined)
+      out.push({
+        entity_type: p.request.entity_type,
+        slug: p.request.slug,
+        scorecard_version: live.scorecard_version
+      })
+  }
+  return out
 }
 
 // ---------------------------------------------------------------------------
@@ -210,6 +238,7 @@ export const validateImport = (
     history,
     publications: replay.publications,
     incidents: content.incidents.map((i) => i.value),
-    quantum
+    quantum,
+    superseded: supersededBy(replay.publications, view)
   })
 }

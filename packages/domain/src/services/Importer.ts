@@ -9,7 +9,7 @@
  * of the store (importer/ReadStore.ts) and the steps of `apply`
  * (importer/ApplyPlan.ts) live beside it.
  */
-import { Clock, Context, Effect, Layer, Result } from "effect"
+import { Clock, Context, Data, Effect, Layer, Result } from "effect"
 import { Projection } from "../access/Projection.ts"
 import { decodeSources } from "../import/ImportDecode.ts"
 import { type ImportInvalid, importInvalid } from "../import/ImportIssue.ts"
@@ -39,6 +39,9 @@ import { TransactionMemory } from "../ports/memory/TransactionMemory.ts"
 import { DeliveryOutboxMemory } from "../ports/memory/DeliveryOutboxMemory.ts"
 
 export { ImportApplyFailed } from "./importer/ApplyPlan.ts"
+
+/** The failure that rolls a dry run's transaction back, carrying its report out. */
+class Rehearsed extends Data.TaggedError("Rehearsed")<{ readonly report: ImportReport }> {}
 
 /**
  * A clock that reads `millis` as the wall time, while monotonic time and sleep
@@ -70,6 +73,15 @@ export class Importer extends Context.Service<
     ) => Effect.Effect<ImportPlan, ImportInvalid | StoreError>
     /** Writes a plan in one transaction and reports what changed. */
     readonly apply: (
+      plan: ImportPlan,
+      options?: ImportProgressOptions
+    ) => Effect.Effect<ImportReport, ImportApplyFailed | StoreError>
+    /**
+     * A dry run: `apply` in a transaction that is always rolled back, so the
+     * report (and the deliveries counted) are a real run's and nothing stays.
+     * Needs a Transaction that rolls back (Postgres); the in-memory one does not.
+     */
+    readonly rehearse: (
       plan: ImportPlan,
       options?: ImportProgressOptions
     ) => Effect.Effect<ImportReport, ImportApplyFailed | StoreError>
@@ -111,7 +123,16 @@ export class Importer extends Context.Service<
         return result.success
       })
 
-      return Importer.of({ validate, apply: applyPlan(ports) })
+      const apply = applyPlan(ports)
+      const rehearse = Effect.fn("Importer.rehearse")(function* (
+        plan: ImportPlan,
+        options?: ImportProgressOptions
+      ) {
+        return yield* ports.tx
+          .run(Effect.flatMap(apply(plan, options), (report) => Effect.fail(new Rehearsed({ report }))))
+          .pipe(Effect.catchTag("Rehearsed", (r) => Effect.succeed(r.report)))
+      })
+      return Importer.of({ validate, apply, rehearse })
     })
   )
 

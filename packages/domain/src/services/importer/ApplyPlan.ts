@@ -143,7 +143,8 @@ const replayPublications = Effect.fnUntraced(function* (
   ports: ImporterPorts,
   progress: Progress,
   plan: ImportPlan,
-  unseen: Set<string>
+  unseen: Set<string>,
+  options: ImportProgressOptions | undefined
 ) {
   const before = new Map<number, Array<PlannedDraft>>()
   for (const d of plan.drafts) {
@@ -161,7 +162,7 @@ const replayPublications = Effect.fnUntraced(function* (
       run.flatMap(({ i }) => before.get(i) ?? [])
     )
     let reported = 0
-    yield* ports.publisher
+    const result = yield* ports.publisher
       .publishMany(
         run.map(({ p }) => ({ request: p.request, at: p.published_at })),
         {
@@ -173,6 +174,7 @@ const replayPublications = Effect.fnUntraced(function* (
         }
       )
       .pipe(Effect.mapError(failed("publications")))
+    options?.onDeliveries?.(result.deliveries)
     for (const { p } of run) unseen.delete(entityKey(p.request.entity_type, p.entity_id))
   }
 })
@@ -252,8 +254,11 @@ export const applyPlan = (ports: ImporterPorts) =>
         // Shown entities not yet announced: by their first publication here, else at the end.
         const unseen = new Set(shown.map((e) => entityKey(e.entity_type, e.id)))
         yield* writeBeforePublications(ports, progress, plan)
-        yield* replayPublications(ports, progress, plan, unseen)
-        yield* ports.publisher.announce(shown.filter((e) => unseen.has(entityKey(e.entity_type, e.id))))
+        yield* replayPublications(ports, progress, plan, unseen, options)
+        const announced = yield* ports.publisher.announce(
+          shown.filter((e) => unseen.has(entityKey(e.entity_type, e.id)))
+        )
+        options?.onDeliveries?.(announced)
         yield* saveAll(
           ports,
           progress,

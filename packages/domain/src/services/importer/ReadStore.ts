@@ -65,7 +65,8 @@ const readBase = Effect.fnUntraced(function* (ports: ImporterPorts) {
     ...emptyStoreView(),
     entities: byType<EntityRecord>(stored),
     catalogues: byType<Question>(questions),
-    quantumAsOf: Option.isSome(latest) ? latest.value.as_of : undefined
+    quantumAsOf: Option.isSome(latest) ? latest.value.as_of : undefined,
+    quantumSlugs: Option.isSome(latest) ? latest.value.rows.map((r) => r.slug) : []
   } satisfies StoreView
 })
 
