@@ -56,10 +56,24 @@ export const sha1 = (message: Uint8Array): Uint8Array => {
 
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
+/** The UTF-8 bytes of a string (lone surrogates as U+FFFD, as TextEncoder does). */
+const utf8 = (text: string): Uint8Array => {
+  const out: Array<number> = []
+  for (const ch of text) {
+    let c = ch.codePointAt(0)!
+    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd
+    if (c < 0x80) out.push(c)
+    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63))
+    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63))
+    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63))
+  }
+  return Uint8Array.from(out)
+}
+
 /** The version-5 UUID of `name` in `namespace` (RFC 4122, section 4.3). */
 export const uuidV5 = (name: string, namespace: string = ImportNamespace): string => {
   const ns = namespace.replaceAll("-", "")
-  const nameBytes = new TextEncoder().encode(name)
+  const nameBytes = utf8(name)
   const input = new Uint8Array(16 + nameBytes.length)
   for (let i = 0; i < 16; i++) input[i] = Number.parseInt(ns.slice(i * 2, i * 2 + 2), 16)
   input.set(nameBytes, 16)

@@ -112,9 +112,9 @@ export class Importer extends Context.Service<
       ) {
         options?.onProgress?.(0, 1, "validation")
         const decoded = decodeSources(sources)
-        const view = yield* readStore(ports, decoded)
+        const { view, content } = yield* readStore(ports, decoded)
         const result = validateImport(
-          decoded,
+          { ...decoded, content },
           view,
           sources.map((s) => s.name)
         )
