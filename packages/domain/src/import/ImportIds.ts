@@ -50,7 +50,7 @@ export const sha1 = (message: Uint8Array): Uint8Array => {
   }
   const out = new Uint8Array(20)
   const outView = new DataView(out.buffer)
-  h.forEach((x, i) => outView.setUint32(i * 4, x))
+  for (const [i, x] of h.entries()) outView.setUint32(i * 4, x)
   return out
 }
 
