@@ -35,7 +35,11 @@ export type ImportOutcome =
 export interface ImportPathOptions {
   /** Validate and rehearse in a rolled-back transaction: the report of a real run, nothing written. */
   readonly dryRun?: boolean
-  /** The kinds the import may remove stored data of (`--replace`); by default none. */
+  /**
+   * The kinds the import may remove stored data of (`--replace`); by default none.
+   * With `questions`, the import's questions of a type are its whole catalogue;
+   * without, they merge into the stored one.
+   */
   readonly replace?: ReadonlySet<ReplaceKind>
 }
 
@@ -91,7 +95,8 @@ export const importPath = (
         deliveries += n
       }
     }
-    const plan = yield* importer.validate(sources, runOptions).pipe(
+    const catalogues = options.replace?.has("questions") === true ? "replace" : "merge"
+    const plan = yield* importer.validate(sources, { ...runOptions, catalogues }).pipe(
       Effect.map((plan) => ({ _tag: "Valid" as const, plan })),
       Effect.catchTag("ImportInvalid", (e) => Effect.succeed({ _tag: "Invalid" as const, issues: e.issues }))
     )

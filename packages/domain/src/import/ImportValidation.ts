@@ -11,7 +11,7 @@
 import { Result } from "effect"
 import type { HistoryEntryRecord } from "../ports/ScorecardRepository.ts"
 import { MaxQuantumRows, readRows } from "../quantum/QuantumRows.ts"
-import { checkQuestions } from "./ImportCatalogue.ts"
+import { type CatalogueMode, checkQuestions } from "./ImportCatalogue.ts"
 import type { Decoded, ImportContent, Located } from "./ImportDecode.ts"
 import type { ImportIssue } from "./ImportIssue.ts"
 import type {
@@ -211,7 +211,8 @@ const supersededBy = (
 export const validateImport = (
   decoded: Decoded,
   view: StoreView,
-  sources: ReadonlyArray<string>
+  sources: ReadonlyArray<string>,
+  mode: CatalogueMode = "replace"
 ): Result.Result<ImportPlan, ReadonlyArray<ImportIssue>> => {
   const { content } = decoded
   const issues: Array<ImportIssue> = [...decoded.issues]
@@ -219,7 +220,7 @@ export const validateImport = (
     issues.push({ source: item.source, path: item.path + subPath, message })
   const index = indexEntities(content, view)
   const entities = checkEntities(content, view, index, at)
-  const { planned: catalogues, catalogueOf } = checkQuestions(content, view, (i) => issues.push(i), at)
+  const { planned: catalogues, catalogueOf } = checkQuestions(content, view, (i) => issues.push(i), at, mode)
   const drafts = checkScorecards(content, view, index, catalogueOf, at)
   const replay = replayPublications(content, view, index, drafts, at)
   const history = checkHistory(content, view, index, drafts, replay.published, at)

@@ -14,6 +14,7 @@ import { Projection } from "../access/Projection.ts"
 import { decodeSources } from "../import/ImportDecode.ts"
 import { type ImportInvalid, importInvalid } from "../import/ImportIssue.ts"
 import type { ImportSource } from "../import/ImportJsonText.ts"
+import type { CatalogueMode } from "../import/ImportCatalogue.ts"
 import type { ImportPlan, ImportProgressOptions, ImportReport } from "../import/ImportPlan.ts"
 import { validateImport } from "../import/ImportValidation.ts"
 import { EntityRepository } from "../ports/EntityRepository.ts"
@@ -39,6 +40,11 @@ import { TransactionMemory } from "../ports/memory/TransactionMemory.ts"
 import { DeliveryOutboxMemory } from "../ports/memory/DeliveryOutboxMemory.ts"
 
 export { ImportApplyFailed } from "./importer/ApplyPlan.ts"
+
+export interface ImportValidateOptions extends ImportProgressOptions {
+  /** Whether the import's questions replace a type's catalogue (the default) or merge into it. */
+  readonly catalogues?: CatalogueMode | undefined
+}
 
 /** The failure that rolls a dry run's transaction back, carrying its report out. */
 class Rehearsed extends Data.TaggedError("Rehearsed")<{ readonly report: ImportReport }> {}
@@ -69,7 +75,7 @@ export class Importer extends Context.Service<
     /** Decodes and checks every source against the store; the plan, or every error found. */
     readonly validate: (
       sources: ReadonlyArray<ImportSource>,
-      options?: ImportProgressOptions
+      options?: ImportValidateOptions
     ) => Effect.Effect<ImportPlan, ImportInvalid | StoreError>
     /** Writes a plan in one transaction and reports what changed. */
     readonly apply: (
@@ -108,7 +114,7 @@ export class Importer extends Context.Service<
 
       const validate = Effect.fn("Importer.validate")(function* (
         sources: ReadonlyArray<ImportSource>,
-        options?: ImportProgressOptions
+        options?: ImportValidateOptions
       ) {
         options?.onProgress?.(0, 1, "validation")
         const decoded = decodeSources(sources)
@@ -116,7 +122,8 @@ export class Importer extends Context.Service<
         const result = validateImport(
           { ...decoded, content },
           view,
-          sources.map((s) => s.name)
+          sources.map((s) => s.name),
+          options?.catalogues
         )
         options?.onProgress?.(1, 1, "validation")
         if (Result.isFailure(result)) return yield* importInvalid(result.failure)
