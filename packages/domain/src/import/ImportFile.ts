@@ -202,7 +202,8 @@ export const ImportFile = Schema.Struct({
   entities: Schema.optionalKey(Schema.Array(ImportEntity)),
   questions: Schema.optionalKey(
     Schema.Array(Question).annotate({
-      description: "Question catalogues; each entity type present here has its stored catalogue replaced"
+      description:
+        "Question catalogues: each type's questions merge into its stored catalogue by id (ratings import --replace questions: replace it)"
     })
   ),
   scorecards: Schema.optionalKey(Schema.Array(ImportScorecard)),

@@ -177,7 +177,8 @@ const checkQuantum = (content: ImportContent, view: StoreView, at: Report): Plan
   const change: Change =
     stored === undefined ? "created" : Date.parse(stored) === Date.parse(q.as_of) ? "unchanged" : "updated"
   const kept = new Set(read.rows.map((r) => r.slug))
-  const removedRows = change === "unchanged" ? [] : view.quantumSlugs.filter((slug) => !kept.has(slug))
+  const removedRows =
+    change === "unchanged" ? [] : [...new Set(view.quantumSlugs)].filter((slug) => !kept.has(slug))
   return { as_of: q.as_of, sample: q.sample, rows: q.rows, change, removedRows }
 }
 
