@@ -23,7 +23,7 @@ import { isBroken, where } from "./ImportPlaces.ts"
 export interface Catalogue {
   readonly questions: ReadonlyMap<string, Question>
   readonly position: ReadonlyMap<string, number>
-  readonly origin: "this import" | "the database"
+  readonly origin: "this import" | "the database" | "this import merged with the database"
   /** A question of this type failed decoding: lookups against it prove nothing. */
   readonly incomplete: boolean
 }
@@ -200,7 +200,12 @@ export const checkQuestions = (
     const made: Catalogue = {
       questions: new Map(questions.map((q) => [q.id, q])),
       position: new Map(questions.map((q) => [q.id, q.position])),
-      origin: fromImport === undefined ? "the database" : "this import",
+      origin:
+        fromImport === undefined
+          ? "the database"
+          : mode === "merge" && view.catalogues[type].length > 0
+            ? "this import merged with the database"
+            : "this import",
       incomplete: isBroken(broken, type)
     }
     catalogues.set(type, made)
