@@ -7,7 +7,13 @@
  */
 import { Context, Effect } from "effect"
 
-export type ProgressReporter = (done: number, total: number, phase: string) => void
+/** Steps done of the whole run, the phase's name, and, when known, the steps done of that phase alone. */
+export type ProgressReporter = (
+  done: number,
+  total: number,
+  phase: string,
+  inPhase?: { readonly done: number; readonly total: number }
+) => void
 
 /** What progress is written to: standard error of the process, or what an in-process run captures. */
 export interface ProgressStream {
@@ -29,7 +35,7 @@ export interface ProgressFrame {
   readonly phase: string
   readonly done: number
   readonly total: number
-  /** Steps done when the phase began, and when (milliseconds): the rate is the phase's own. */
+  /** Steps done when the phase (or this stretch of it) began, and when, in ms: the rate is the phase's own. */
   readonly phaseDone: number
   readonly phaseStartedAt: number
   readonly now: number
@@ -73,29 +79,41 @@ const terminalBar = (label: string, stream: ProgressStream, clock: () => number)
   let current: ProgressFrame | undefined
   let drawnAt = Number.NEGATIVE_INFINITY
   let drawn = true
+  let lastAt = clock()
+  let lastAll = 0
+  const phaseDone = new Map<string, number>()
   const draw = (frame: ProgressFrame) => {
     stream.write(`\r${renderProgress(frame)}\u001b[K`)
     drawnAt = frame.now
     drawn = true
   }
-  return (done, total, phase) => {
+  return (allDone, allTotal, phase, inPhase) => {
     const now = clock()
+    // The bar measures the phase when its own counts are given, else the whole run.
+    const done = inPhase?.done ?? allDone
+    const total = inPhase?.total ?? allTotal
     if (current !== undefined && phase !== current.phase) {
       // The last state of the phase that ends stays on screen, on its own line.
       if (!drawn) draw(current)
       stream.write("\n")
       current = undefined
     }
+    // A phase begins where the previous report left off: its first steps count in its rate.
+    const from = inPhase === undefined ? lastAll : (phaseDone.get(phase) ?? 0)
     current =
       current === undefined
-        ? { label, phase, done, total, phaseDone: done, phaseStartedAt: now, now }
+        ? { label, phase, done, total, phaseDone: from, phaseStartedAt: lastAt, now }
         : { ...current, done, total, now }
+    const finished = allDone >= allTotal
+    lastAt = now
+    lastAll = finished ? 0 : allDone
+    if (inPhase !== undefined) phaseDone.set(phase, inPhase.done)
     drawn = false
-    const finished = done >= total
     if (finished || now - drawnAt >= RedrawMillis) draw(current)
     if (finished) {
       stream.write("\n")
       current = undefined
+      phaseDone.clear()
     }
   }
 }

@@ -77,6 +77,30 @@ describe("terminalProgress", () => {
     assert.isTrue(text.endsWith("done in 0:01\u001b[K\n"), JSON.stringify(text.slice(-60)))
   })
 
+  it("given a phase's own counts, the bar measures the phase, and a phase met again goes on from where it was", () => {
+    const { stream, out } = capture(true)
+    let now = 0
+    const report = terminalProgress("import", stream, () => now)
+    now = 1000
+    report(50, 400, "scorecards", { done: 50, total: 100 })
+    now = 2000
+    report(250, 400, "publications", { done: 200, total: 300 })
+    now = 3000
+    report(300, 400, "scorecards", { done: 100, total: 100 })
+    now = 4000
+    report(400, 400, "publications", { done: 300, total: 300 })
+    const lines = out
+      .join("")
+      .split("\n")
+      .map((l) => l.split("\r").at(-1)!.replace("\u001b[K", ""))
+    assert.deepStrictEqual(lines.slice(0, 4), [
+      `import scorecards [${"#".repeat(12)}${"-".repeat(12)}]  50% 50/100 50/s 0:01 left`,
+      `import publications [${"#".repeat(16)}${"-".repeat(8)}]  66% 200/300 200/s 0:01 left`,
+      `import scorecards [${"#".repeat(24)}] 100% 100/100 50/s done in 0:01`,
+      `import publications [${"#".repeat(24)}] 100% 300/300 100/s done in 0:01`
+    ])
+  })
+
   it("elsewhere writes the plain lines as before, one every tenth of the way", () => {
     const { stream, out } = capture(false)
     const report = terminalProgress("import", stream, () => 0)

@@ -116,7 +116,7 @@ export class Importer extends Context.Service<
         sources: ReadonlyArray<ImportSource>,
         options?: ImportValidateOptions
       ) {
-        options?.onProgress?.(0, 1, "validation")
+        options?.onProgress?.(0, 1, "validation", { done: 0, total: 1 })
         const decoded = decodeSources(sources)
         const { view, content } = yield* readStore(ports, decoded)
         const result = validateImport(
@@ -125,7 +125,7 @@ export class Importer extends Context.Service<
           sources.map((s) => s.name),
           options?.catalogues
         )
-        options?.onProgress?.(1, 1, "validation")
+        options?.onProgress?.(1, 1, "validation", { done: 1, total: 1 })
         if (Result.isFailure(result)) return yield* importInvalid(result.failure)
         return result.success
       })

@@ -186,3 +186,40 @@ describe("Importer: what an import would remove", () => {
     }).pipe(Effect.provide(Importer.layerTest))
   )
 })
+
+describe("Importer: progress per phase", () => {
+  it.effect("apply gives each phase's own steps, which reach that phase's planned items", () =>
+    Effect.gen(function* () {
+      const importer = yield* Importer
+      const plan = yield* planOf(
+        file({
+          entities: [entity("protocol", "lend", 1), entity("protocol", "borrow", 2)],
+          questions: protocolQuestions,
+          scorecards: [
+            scorecard(10, "lend", 1, protocolAnswers(100)),
+            scorecard(11, "lend", 2, protocolAnswers(110, [4, 4, 4]))
+          ],
+          publications: [
+            publication("lend", 1, "2026-05-01T00:00:00Z"),
+            publication("lend", 2, "2026-06-01T00:00:00Z")
+          ]
+        })
+      )
+      const last = new Map<string, { done: number; total: number }>()
+      let steps = 0
+      yield* importer.apply(plan, {
+        onProgress: (done, _total, phase, inPhase) => {
+          steps = done
+          if (inPhase !== undefined) last.set(phase, inPhase)
+        }
+      })
+      assert.deepStrictEqual(Object.fromEntries(last), {
+        entities: { done: 2, total: 2 },
+        questions: { done: 1, total: 1 },
+        scorecards: { done: 2, total: 2 },
+        publications: { done: 2, total: 2 }
+      })
+      assert.strictEqual(steps, 7)
+    }).pipe(Effect.provide(Importer.layerTest))
+  )
+})

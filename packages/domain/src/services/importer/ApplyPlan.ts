@@ -18,6 +18,7 @@ import {
   type ImportProgressOptions,
   type ImportReport,
   type PlannedDraft,
+  phaseSteps,
   planSteps,
   zeroCounts
 } from "../../import/ImportPlan.ts"
@@ -55,11 +56,15 @@ interface Progress {
 
 const progressOf = (plan: ImportPlan, options: ImportProgressOptions | undefined): Progress => {
   const total = planSteps(plan)
+  const phaseTotals = phaseSteps(plan)
+  const phaseDone = new Map<ImportPhase, number>()
   let done = 0
   const advance = (phase: ImportPhase, n: number) => {
     if (n <= 0) return
     done += n
-    options?.onProgress?.(done, total, phase)
+    const inPhase = (phaseDone.get(phase) ?? 0) + n
+    phaseDone.set(phase, inPhase)
+    options?.onProgress?.(done, total, phase, { done: inPhase, total: phaseTotals[phase] })
   }
   return { advance, step: (phase, n = 1) => Effect.sync(() => advance(phase, n)) }
 }
