@@ -4,6 +4,7 @@
  * ImportIdMatch.ts gives a derived id way to a stored one. Given ids are
  * never changed.
  */
+import type { Answer } from "../model/Answer.ts"
 import type {
   ImportEntity,
   ImportEntityInput,
@@ -30,25 +31,28 @@ export const withEntityId = (e: ImportEntityInput, derived: Set<string>): Import
 }
 
 export const withScorecardIds = (s: ImportScorecardInput, derived: Set<string>): ImportScorecard => {
+  // The common case of a generated file: every id given, nothing to copy.
+  if (s.id !== undefined && s.answers.every((a) => a.id !== undefined)) return s as ImportScorecard
   let id = s.id
   if (id === undefined) {
     derived.add(scorecardKey(s.entity_type, s.slug, s.scorecard_version))
     id = scorecardIdOf(s.entity_type, s.slug, s.scorecard_version)
   }
   const card = id
-  const answers = s.answers.map((a) =>
-    a.id === undefined ? { ...a, id: answerIdOf(card, a.question_id) } : { ...a, id: a.id }
+  const answers = s.answers.map(
+    (a): Answer => (a.id === undefined ? { ...a, id: answerIdOf(card, a.question_id) } : (a as Answer))
   )
   return { ...s, id: card, answers }
 }
 
-export const withHistoryIds = (h: ImportHistoryInput): ImportHistory => ({
-  ...h,
-  entries: h.entries.map((e) => ({
+export const withHistoryIds = (h: ImportHistoryInput): ImportHistory => {
+  if (h.entries.every((e) => e.scorecard_id !== undefined)) return h as ImportHistory
+  const entries = h.entries.map((e) => ({
     ...e,
     scorecard_id: e.scorecard_id ?? scorecardIdOf(h.entity_type, h.slug, e.scorecard_version)
   }))
-})
+  return { ...h, entries }
+}
 
 /** A decoded item of a section with the ids it left out derived; `derived` records which. */
 export const withIds = (
