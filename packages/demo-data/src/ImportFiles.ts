@@ -1,7 +1,10 @@
 /**
  * Importing a file or a folder of import files (read in name order): JSON is
  * parsed here, everything else is the domain's Importer. Nothing is written
- * unless the whole input is valid. The reading side of the files this package
+ * unless the whole input is valid, nor when it would remove stored data of a
+ * kind `replace` does not name (ImportRemovals.ts), nor on a dry run; its
+ * questions merge into the stored catalogues unless `replace` names
+ * questions. The reading side of the files this package
  * writes (the demo dataset in data/, the scale generator's output), used by
  * `ratings import`, the demo load of `ratings serve` and the benchmarks.
  */
