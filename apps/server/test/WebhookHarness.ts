@@ -30,21 +30,25 @@ import { signingKeyFromBytes } from "@ratings/domain/webhooks/WebhookSignature"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { runCli, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
+import { ethereumAndSnapshot } from "./ServedWorld.ts"
 
 // ----------------------------------------------------------------- dataset
 
 const docPath = join(import.meta.dirname, "..", "..", "..", "docs", "import-format.md")
 
 /**
- * The documented import example plus a third version of lendwell left as a
- * draft, every answer scored 1: publishing it moves the composite and the
- * grade down, so it emits `rating.changed` and `rating.grade_transition`.
+ * The documented import example, with the ethereum chain and a sample quantum
+ * snapshot, plus a third version of lendwell left as a draft, every answer
+ * scored 1: publishing it moves the composite and the grade down, so it emits
+ * `rating.changed` and `rating.grade_transition`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: the import document is edited as plain JSON
 export const exampleWithDraft = (): any => {
   const data = JSON.parse(
     /<!-- import-example:begin -->\s*```json\n([\s\S]*?)```/.exec(readFileSync(docPath, "utf8"))![1]!
   )
+  data.entities.unshift(structuredClone(ethereumAndSnapshot.chain))
+  data.quantum_snapshot = structuredClone(ethereumAndSnapshot.snapshot)
   const v3 = structuredClone(data.scorecards[1])
   v3.id = "7d3f0a4e-9a8b-4c1d-8e2f-3a4b5c6d7e8f"
   v3.scorecard_version = 3

@@ -6,7 +6,7 @@
  * data exercises what it claims to (drag, unrated dependencies, gates) and
  * the builder can print a summary.
  */
-import type { ImportFile, ImportScorecard } from "@ratings/domain/import/ImportFile"
+import type { ImportFile, ImportScorecardInput } from "@ratings/domain/import/ImportFile"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import type { Dependency } from "@ratings/domain/scoring/DependencyDrag"
 import { mvcGates } from "@ratings/domain/scoring/MvcGates"
@@ -43,7 +43,7 @@ const gateIndex = (files: ReadonlyArray<ImportFile>): Map<string, string | null>
 
 /** Scores one draft with the core, its dependencies resolved against the given published headlines. */
 export const scoreDraft = (
-  card: ImportScorecard,
+  card: ImportScorecardInput,
   categories: ReadonlyArray<string>,
   headlineOf: (type: EntityType, slug: string) => number | null
 ) =>
@@ -66,7 +66,7 @@ export const scoreDraft = (
 export const replayPublications = (files: ReadonlyArray<ImportFile>): ReadonlyArray<ReplayedVersion> => {
   const categories = categoriesByEntity(files)
   const gates = gateIndex(files)
-  const drafts = new Map<string, ImportScorecard>()
+  const drafts = new Map<string, ImportScorecardInput>()
   for (const f of files) {
     for (const s of f.scorecards ?? [])
       drafts.set(`${refKey(s.entity_type, s.slug)}:v${s.scorecard_version}`, s)

@@ -1,7 +1,10 @@
 /**
  * Importing a file or a folder of import files (read in name order): JSON is
  * parsed here, everything else is the domain's Importer. Nothing is written
- * unless the whole input is valid. The reading side of the files this package
+ * unless the whole input is valid, nor when it would remove stored data of a
+ * kind `replace` does not name (ImportRemovals.ts), nor on a dry run; its
+ * questions merge into the stored catalogues unless `replace` names
+ * questions. The reading side of the files this package
  * writes (the demo dataset in data/, the scale generator's output), used by
  * `ratings import`, the demo load of `ratings serve` and the benchmarks.
  */
@@ -10,12 +13,38 @@ import { basename, join } from "node:path"
 import { formatImportIssue, type ImportIssue } from "@ratings/domain/import/ImportIssue"
 import { parseJsonText, type ImportSource } from "@ratings/domain/import/ImportJsonText"
 import type { ImportProgressOptions, ImportReport } from "@ratings/domain/import/ImportPlan"
+import { type Removals, type ReplaceKind, refusalOf, removalsOf } from "@ratings/domain/import/ImportRemovals"
 import { Importer } from "@ratings/domain/services/Importer"
 import { Effect, Result } from "effect"
 
 export type ImportOutcome =
-  | { readonly _tag: "Imported"; readonly report: ImportReport }
+  | {
+      readonly _tag: "Imported"
+      readonly report: ImportReport
+      /** Webhook deliveries queued (for a dry run: that would be queued). */
+      readonly deliveries: number
+      readonly removals: Removals
+      readonly dryRun: boolean
+    }
   | { readonly _tag: "Rejected"; readonly issues: ReadonlyArray<ImportIssue> }
+  | {
+      readonly _tag: "Refused"
+      readonly removals: Removals
+      /** The refusal as the CLI prints it: what would be removed, how many, and the --replace that allows it. */
+      readonly message: string
+      readonly dryRun: boolean
+    }
+
+export interface ImportPathOptions {
+  /** Validate and rehearse in a rolled-back transaction: the report of a real run, nothing written. */
+  readonly dryRun?: boolean
+  /**
+   * The kinds the import may remove stored data of (`--replace`); by default none.
+   * With `questions`, the import's questions of a type are its whole catalogue;
+   * without, they merge into the stored one.
+   */
+  readonly replace?: ReadonlySet<ReplaceKind>
+}
 
 /** The JSON files of a path: the file itself, or a folder's `*.json` files in name order. */
 export const importFilesOf = (path: string): ReadonlyArray<string> =>
@@ -53,20 +82,36 @@ export const readSources = (
     return { sources, issues }
   })
 
-export const importPath = (path: string, progress?: ImportProgressOptions["onProgress"]) =>
+export const importPath = (
+  path: string,
+  progress?: ImportProgressOptions["onProgress"],
+  options: ImportPathOptions = {}
+) =>
   Effect.gen(function* () {
     const { sources, issues } = yield* readSources(path)
     if (issues.length > 0) return { _tag: "Rejected", issues } satisfies ImportOutcome as ImportOutcome
     const importer = yield* Importer
-    const options = progress === undefined ? {} : { onProgress: progress }
-    const plan = yield* importer.validate(sources, options).pipe(
+    let deliveries = 0
+    const runOptions: ImportProgressOptions = {
+      ...(progress === undefined ? {} : { onProgress: progress }),
+      onDeliveries: (n) => {
+        deliveries += n
+      }
+    }
+    const catalogues = options.replace?.has("questions") === true ? "replace" : "merge"
+    const plan = yield* importer.validate(sources, { ...runOptions, catalogues }).pipe(
       Effect.map((plan) => ({ _tag: "Valid" as const, plan })),
       Effect.catchTag("ImportInvalid", (e) => Effect.succeed({ _tag: "Invalid" as const, issues: e.issues }))
     )
     if (plan._tag === "Invalid")
       return { _tag: "Rejected", issues: plan.issues } satisfies ImportOutcome as ImportOutcome
-    const report = yield* importer.apply(plan.plan, options)
-    return { _tag: "Imported", report } satisfies ImportOutcome as ImportOutcome
+    const dryRun = options.dryRun === true
+    const removals = removalsOf(plan.plan)
+    const refusal = refusalOf(removals, options.replace ?? new Set())
+    if (refusal !== undefined)
+      return { _tag: "Refused", removals, message: refusal, dryRun } satisfies ImportOutcome as ImportOutcome
+    const report = yield* (dryRun ? importer.rehearse : importer.apply)(plan.plan, runOptions)
+    return { _tag: "Imported", report, deliveries, removals, dryRun } satisfies ImportOutcome as ImportOutcome
   })
 
 export const formatIssues = (issues: ReadonlyArray<ImportIssue>): string =>

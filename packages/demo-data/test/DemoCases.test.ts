@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { ImportDecodeOptions, type ImportEntity, ImportFile } from "@ratings/domain/import/ImportFile"
+import { ImportDecodeOptions, type ImportEntityInput, ImportFile } from "@ratings/domain/import/ImportFile"
 import { EntityStatuses } from "@ratings/domain/model/Entity"
 import { EntityTypes } from "@ratings/domain/model/EntityType"
 import { matchRows, readRows } from "@ratings/domain/quantum/QuantumRows"
@@ -32,7 +32,7 @@ const entities = files.flatMap((f) => f.entities ?? [])
 const scorecards = files.flatMap((f) => f.scorecards ?? [])
 const incidents = files.flatMap((f) => f.incidents ?? [])
 const ofType = (type: string) => entities.filter((e) => e.entity_type === type)
-const visible = (e: ImportEntity) => e.record.is_active && !e.record.is_private
+const visible = (e: ImportEntityInput) => e.record.is_active && !e.record.is_private
 const an = (word: string) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`)
 
 describe("demo cases: entity status and visibility (spec part 2 Visibility, part 3 Entity status)", () => {
@@ -67,7 +67,7 @@ describe("demo cases: bridges' validator_set_owner (spec part 2 Bridge security 
     }
   })
 
-  const ownerOf = (b: ImportEntity) => {
+  const ownerOf = (b: ImportEntityInput) => {
     const ref = (b.record as { validator_set_owner: { id: string } }).validator_set_owner
     return ofType("organisation").find((o) => o.record.id === ref.id)!
   }

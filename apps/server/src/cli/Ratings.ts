@@ -27,6 +27,7 @@ import { KeysCommand } from "./KeysCommand.ts"
 import { McpCommand } from "./McpCommand.ts"
 import { PublishCommand, StatusCommand } from "./PublishCommand.ts"
 import { QuantumCommand } from "./QuantumCommand.ts"
+import { QuestionsCommand } from "./QuestionsCommand.ts"
 import { ServeCommand } from "./ServeCommand.ts"
 import { withUsagePresenter } from "./Usage.ts"
 
@@ -37,6 +38,7 @@ export const Ratings = Command.make("ratings").pipe(
   Command.withSubcommands([
     ServeCommand,
     ImportCommand,
+    QuestionsCommand,
     PublishCommand,
     StatusCommand,
     IncidentsCommand,

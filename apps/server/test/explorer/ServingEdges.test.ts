@@ -11,14 +11,15 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { issueApiKey } from "@ratings/adapters-http/server/ApiKeyCrypto"
 import type { ResponseCache } from "@ratings/adapters-http/server/cache/ResponseCache"
 import { ApiKeyRepository } from "@ratings/domain/ports/ApiKeyRepository"
+import { entityIdOf } from "@ratings/domain/import/ImportIds"
 import { Publisher } from "@ratings/domain/services/Publisher"
 import { type Context, Effect, Exit, PubSub, Scope } from "effect"
 import { explorerRoutes } from "../../src/explorer/ExplorerRoutes.ts"
 import { responseCache } from "../../src/Layers.ts"
 import { importedDatabase, serverProcess } from "../ServerProcess.ts"
 
-/** Lendwell's id in the import example (docs/import-format.md). */
-const LendwellId = "fa2c2f39-38db-46de-af80-390acee4336f"
+/** Lendwell's id after the import example (docs/import-format.md), which leaves it to be derived. */
+const LendwellId = entityIdOf("protocol", "lendwell")
 
 /** Anonymous requests (and failed keys) an address may make a minute on this server. */
 const AnonymousLimit = 4

@@ -1,10 +1,13 @@
 /**
- * The question catalogues of an import: each entity type present in it gets
- * its catalogue replaced, so the questions of one type (across all files) must
- * form a catalogue on their own: unique ids, unique positions, and for bridges
- * the 62-question catalogue in canonical order. Scorecards are checked against
- * the catalogue `catalogueOf` gives: the import's for a type it carries, else
- * the stored one.
+ * The question catalogues of an import. Merged (the default of `ratings
+ * import`), the questions of a type are added to its stored catalogue or
+ * update the stored question of the same id, and stored questions the import
+ * does not list stay; replaced (`--replace questions`, and the Importer's own
+ * default), the import's questions of a type are its whole catalogue. Either
+ * way the result must be a catalogue: unique ids and positions, and for
+ * bridges the 62-question catalogue in canonical order. Scorecards are checked
+ * against the catalogue `catalogueOf` gives: the result for a type the import
+ * carries, else the stored one.
  */
 import { Result } from "effect"
 import type { EntityType } from "../model/EntityType.ts"
@@ -20,7 +23,7 @@ import { isBroken, where } from "./ImportPlaces.ts"
 export interface Catalogue {
   readonly questions: ReadonlyMap<string, Question>
   readonly position: ReadonlyMap<string, number>
-  readonly origin: "this import" | "the database"
+  readonly origin: "this import" | "the database" | "this import merged with the database"
   /** A question of this type failed decoding: lookups against it prove nothing. */
   readonly incomplete: boolean
 }
@@ -102,25 +105,55 @@ const checkBridgeCatalogue = (
   }
 }
 
-/** The catalogue of one type as the import replaces it, counted against the stored one. */
+/** How an import's questions of a type meet the stored ones (see the module comment). */
+export type CatalogueMode = "replace" | "merge"
+
+/** The stored questions of a type that a merge keeps: those the import does not list. */
+const keptOf = (type: EntityType, ids: ReadonlyMap<string, unknown>, view: StoreView, mode: CatalogueMode) =>
+  mode === "replace" ? [] : view.catalogues[type].filter((q) => !ids.has(q.id))
+
+/** The catalogue of one type as the import leaves it, counted against the stored one. */
 const planCatalogue = (
   type: EntityType,
   ordered: ReadonlyArray<Located<Question>>,
   ids: ReadonlyMap<string, unknown>,
-  view: StoreView
+  view: StoreView,
+  mode: CatalogueMode
 ): PlannedCatalogue => {
   const stored = new Map(view.catalogues[type].map((q) => [q.id, q]))
   const changes = ordered.map((i): Change => {
     const s = stored.get(i.value.id)
     return s === undefined ? "created" : sameContent(gateless(s), gateless(i.value)) ? "unchanged" : "updated"
   })
-  const removed = [...stored.keys()].filter((id) => !ids.has(id)).length
+  const kept = keptOf(type, ids, view, mode)
+  const removedIds = mode === "merge" ? [] : [...stored.keys()].filter((id) => !ids.has(id))
+  const removed = removedIds.length
   const counts = { ...countChanges(changes), removed }
   return {
     entity_type: type,
-    questions: ordered.map((i) => i.value),
+    questions: [...kept, ...ordered.map((i) => i.value)].sort((a, b) => a.position - b.position),
     counts,
-    replace: counts.created + counts.updated + removed > 0
+    replace: counts.created + counts.updated + removed > 0,
+    removedIds
+  }
+}
+
+/** In a merge, a position the import gives that a kept stored question holds. */
+const checkKeptPositions = (
+  type: EntityType,
+  items: ReadonlyArray<Located<Question>>,
+  kept: ReadonlyArray<Question>,
+  at: Report
+): void => {
+  const held = new Map(kept.map((q) => [q.position, q.id]))
+  for (const item of items) {
+    const holder = held.get(item.value.position)
+    if (holder !== undefined)
+      at(
+        item,
+        ".position",
+        `position ${item.value.position} is held by the stored ${type} question ${holder}, which this import does not list; list it too, choose a free position, or replace the catalogue with --replace questions`
+      )
   }
 }
 
@@ -133,28 +166,46 @@ export const checkQuestions = (
   content: ImportContent,
   view: StoreView,
   report: (issue: ImportIssue) => void,
-  at: Report
+  at: Report,
+  mode: CatalogueMode = "replace"
 ): { planned: Array<PlannedCatalogue>; catalogueOf: (type: EntityType) => Catalogue } => {
   const byType = groupByType(content.questions)
   const broken = content.broken.questionTypes
   const planned: Array<PlannedCatalogue> = []
   for (const [type, items] of byType) {
     const ids = checkUnique(type, items, at)
+    const kept = keptOf(type, ids, view, mode)
+    checkKeptPositions(type, items, kept, at)
     const ordered = [...items].sort((a, b) => a.value.position - b.value.position)
     if (type === "bridge" && !isBroken(broken, "bridge"))
-      checkBridgeCatalogue(items[0]!.source, ordered, report, at)
-    planned.push(planCatalogue(type, ordered, ids, view))
+      checkBridgeCatalogue(
+        items[0]!.source,
+        [...kept.map((q) => ({ source: items[0]!.source, path: "$.questions", value: q })), ...ordered].sort(
+          (a, b) => a.value.position - b.value.position
+        ),
+        report,
+        at
+      )
+    planned.push(planCatalogue(type, ordered, ids, view, mode))
   }
   const catalogues = new Map<EntityType, Catalogue>()
   const catalogueOf = (type: EntityType): Catalogue => {
     const known = catalogues.get(type)
     if (known !== undefined) return known
     const fromImport = byType.get(type)
-    const questions = fromImport === undefined ? view.catalogues[type] : fromImport.map((i) => i.value)
+    const questions =
+      fromImport === undefined
+        ? view.catalogues[type]
+        : (planned.find((c) => c.entity_type === type)?.questions ?? fromImport.map((i) => i.value))
     const made: Catalogue = {
       questions: new Map(questions.map((q) => [q.id, q])),
       position: new Map(questions.map((q) => [q.id, q.position])),
-      origin: fromImport === undefined ? "the database" : "this import",
+      origin:
+        fromImport === undefined
+          ? "the database"
+          : mode === "merge" && view.catalogues[type].length > 0
+            ? "this import merged with the database"
+            : "this import",
       incomplete: isBroken(broken, type)
     }
     catalogues.set(type, made)

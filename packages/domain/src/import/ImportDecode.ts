@@ -26,6 +26,7 @@ import {
   ImportSections
 } from "./ImportFile.ts"
 import { PlainAnswers } from "./ImportAnswerGuard.ts"
+import { type DerivedIds, withIds } from "./ImportIdFill.ts"
 import { type ImportIssue, jsonPath, schemaIssues } from "./ImportIssue.ts"
 import type { ImportSource } from "./ImportJsonText.ts"
 
@@ -56,6 +57,8 @@ export interface ImportContent {
   readonly quantum: ReadonlyArray<Located<ImportQuantumSnapshot>>
   readonly publications: ReadonlyArray<Located<ImportPublication>>
   readonly broken: Broken
+  /** The items whose ids were left out and derived (ImportIdFill.ts). */
+  readonly derived: DerivedIds
 }
 
 export interface Decoded {
@@ -147,8 +150,14 @@ export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => 
     broken.questionTypes.add("*")
     broken.scorecards.add("*")
   }
+  const derived = { entities: new Set<string>(), scorecards: new Set<string>() }
   const push = (section: ImportSectionName, source: string, index: number, value: unknown): void => {
-    ;(out[section] as Array<Located<unknown>>).push({ source, path: jsonPath([section, index]), value })
+    const filled = withIds(section, value, derived)
+    ;(out[section] as Array<Located<unknown>>).push({
+      source,
+      path: jsonPath([section, index]),
+      value: filled
+    })
   }
 
   for (const { name, content } of sources) {
@@ -194,5 +203,5 @@ export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => 
       if (Result.isSuccess(q)) quantum.push({ source: name, path: "$.quantum_snapshot", value: q.success })
     }
   }
-  return { content: { ...out, quantum, broken }, issues }
+  return { content: { ...out, quantum, broken, derived }, issues }
 }

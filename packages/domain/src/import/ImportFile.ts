@@ -33,21 +33,68 @@ const tagged = <T extends string, S extends Schema.Top>(type: T, record: S) =>
     domain_weights: Schema.optionalKey(DomainWeights)
   })
 
+const IdOrDerived = Schema.optionalKey(
+  Uuid.annotate({
+    description:
+      "Optional: left out, it is the stored entity's of this type and slug, else derived from type and slug"
+  })
+)
+
+const withOptionalId = { unsafePreserveChecks: true } as const
+// Each record as an import gives it: its `id` may be left out (ImportIds.ts); the record's checks still hold.
+const ImportProtocol = Protocol.mapFields((f) => ({ ...f, id: IdOrDerived }), withOptionalId)
+const ImportChain = Chain.mapFields((f) => ({ ...f, id: IdOrDerived }), withOptionalId)
+const ImportToken = Token.mapFields((f) => ({ ...f, id: IdOrDerived }), withOptionalId)
+const ImportOracle = Oracle.mapFields((f) => ({ ...f, id: IdOrDerived }), withOptionalId)
+const ImportVault = Vault.mapFields((f) => ({ ...f, id: IdOrDerived }), withOptionalId)
+const ImportOrganisation = Organisation.mapFields((f) => ({ ...f, id: IdOrDerived }), withOptionalId)
+const ImportBridge = Bridge.mapFields((f) => ({ ...f, id: IdOrDerived }), withOptionalId)
+
 /** One entity: its type, its public record, and optionally the domain weights it is scored on. */
 export const ImportEntity = Schema.Union([
-  tagged("protocol", Protocol),
-  tagged("chain", Chain),
-  tagged("token", Token),
-  tagged("oracle", Oracle),
-  tagged("vault", Vault),
-  tagged("organisation", Organisation),
-  tagged("bridge", Bridge)
+  tagged("protocol", ImportProtocol.annotate({ identifier: "ImportProtocol" })),
+  tagged("chain", ImportChain.annotate({ identifier: "ImportChain" })),
+  tagged("token", ImportToken.annotate({ identifier: "ImportToken" })),
+  tagged("oracle", ImportOracle.annotate({ identifier: "ImportOracle" })),
+  tagged("vault", ImportVault.annotate({ identifier: "ImportVault" })),
+  tagged("organisation", ImportOrganisation.annotate({ identifier: "ImportOrganisation" })),
+  tagged("bridge", ImportBridge.annotate({ identifier: "ImportBridge" }))
 ]).annotate({
   identifier: "ImportEntity",
-  description: "An entity record of one of the seven types, keyed by its UUID id (upserted)",
+  description:
+    "An entity record of one of the seven types, keyed by its UUID id (upserted); the id may be left out",
   message: `an entity is an object with entity_type (one of ${EntityTypes.join(", ")}) and the record of that type`
 })
-export type ImportEntity = typeof ImportEntity.Type
+/** An entity as decoded from a file: its record's id may be missing. */
+export type ImportEntityInput = typeof ImportEntity.Type
+/** An entity with its id known: given, the stored one of its slug, or derived. */
+export type ImportEntity = ImportEntityInput extends infer E
+  ? E extends { readonly record: infer R }
+    ? Omit<E, "record"> & { readonly record: Omit<R, "id"> & { readonly id: string } }
+    : never
+  : never
+
+/** An answer as an import gives it: its `id` may be left out (derived from its scorecard and question). */
+export const ImportAnswer = Answer.mapFields(
+  (fields) => ({
+    ...fields,
+    id: Schema.optionalKey(
+      Uuid.annotate({ description: "Optional: left out, it is derived from the scorecard and the question" })
+    )
+  }),
+  { unsafePreserveChecks: true }
+).annotate({ identifier: "ImportAnswer" })
+
+/** A history entry as an import gives it: `scorecard_id` may be left out (derived like a scorecard's id). */
+export const ImportHistoryEntry = HistoryEntry.mapFields(
+  (fields) => ({
+    ...fields,
+    scorecard_id: Schema.optionalKey(
+      Uuid.annotate({ description: "Optional: left out, it is derived from the entity and the version" })
+    )
+  }),
+  { unsafePreserveChecks: true }
+).annotate({ identifier: "ImportHistoryEntry" })
 
 /** Which entity a scorecard, history entry or publication concerns: by slug (as in the file or database). */
 export const ImportEntityRef = Schema.Struct({ entity_type: EntityType, slug: Slug })
@@ -76,11 +123,16 @@ export type ImportEvidence = typeof ImportEvidence.Type
  * when the draft is published (a claimed composite_score, when given, must agree).
  */
 export const ImportScorecard = Schema.Struct({
-  id: Uuid,
+  id: Schema.optionalKey(
+    Uuid.annotate({
+      description:
+        "Optional: left out, it is the stored scorecard's of this entity and version, else derived from them"
+    })
+  ),
   ...ImportEntityRef.fields,
   scorecard_version: PositiveInt,
   domain_weights: Schema.optionalKey(DomainWeights),
-  answers: Schema.Array(Answer),
+  answers: Schema.Array(ImportAnswer),
   evidence: Schema.optionalKey(Schema.Array(ImportEvidence)),
   dependencies: Schema.optionalKey(Schema.Array(ImportDependency)),
   composite_score: Schema.optionalKey(
@@ -94,16 +146,25 @@ export const ImportScorecard = Schema.Struct({
   description:
     "A draft scorecard, keyed by its UUID id; a stored published or superseded one is left as it is"
 })
-export type ImportScorecard = typeof ImportScorecard.Type
+export type ImportScorecardInput = typeof ImportScorecard.Type
+/** A draft with its id and its answers' ids known. */
+export type ImportScorecard = Omit<ImportScorecardInput, "id" | "answers"> & {
+  readonly id: string
+  readonly answers: ReadonlyArray<Answer>
+}
 
 export const ImportHistory = Schema.Struct({
   ...ImportEntityRef.fields,
-  entries: Schema.Array(HistoryEntry)
+  entries: Schema.Array(ImportHistoryEntry)
 }).annotate({
   identifier: "ImportHistory",
   description: "Rating history entries of one entity (ratings that predate the service), keyed by version"
 })
-export type ImportHistory = typeof ImportHistory.Type
+export type ImportHistoryInput = typeof ImportHistory.Type
+/** History with every entry's scorecard_id known. */
+export type ImportHistory = Omit<ImportHistoryInput, "entries"> & {
+  readonly entries: ReadonlyArray<HistoryEntry>
+}
 
 export const ImportQuantumSnapshot = Schema.Struct({
   as_of: IsoDateTime,
@@ -164,7 +225,8 @@ export const ImportFile = Schema.Struct({
   entities: Schema.optionalKey(Schema.Array(ImportEntity)),
   questions: Schema.optionalKey(
     Schema.Array(Question).annotate({
-      description: "Question catalogues; each entity type present here has its stored catalogue replaced"
+      description:
+        "Question catalogues: each type's questions merge into its stored catalogue by id (ratings import --replace questions: replace it)"
     })
   ),
   scorecards: Schema.optionalKey(Schema.Array(ImportScorecard)),

@@ -40,6 +40,8 @@ export interface PlannedCatalogue {
   readonly questions: ReadonlyArray<Question>
   readonly counts: QuestionCounts
   readonly replace: boolean
+  /** Ids of the stored questions the replaced catalogue no longer lists (`counts.removed` of them). */
+  readonly removedIds: ReadonlyArray<string>
 }
 
 /**
@@ -79,6 +81,15 @@ export interface PlannedQuantum {
   readonly sample: boolean
   readonly rows: ReadonlyArray<unknown>
   readonly change: Change
+  /** Slugs of the stored snapshot's rows that the new snapshot does not carry (it replaces the whole table). */
+  readonly removedRows: ReadonlyArray<string>
+}
+
+/** A stored published scorecard that a publication of the import supersedes: no longer the entity's rating. */
+export interface SupersededScorecard {
+  readonly entity_type: EntityType
+  readonly slug: string
+  readonly scorecard_version: number
 }
 
 export interface ImportPlan {
@@ -90,6 +101,7 @@ export interface ImportPlan {
   readonly publications: ReadonlyArray<PlannedPublication>
   readonly incidents: ReadonlyArray<ImportIncident>
   readonly quantum: PlannedQuantum | undefined
+  readonly superseded: ReadonlyArray<SupersededScorecard>
 }
 
 export const ImportPhases = [
@@ -108,10 +120,33 @@ export interface ImportProgressOptions {
   /**
    * Called as work is done; `done` reaches `total` when the import completes.
    * `validate` reports the phase "validation" (0 of 1, then 1 of 1); `apply`
-   * counts one step per planned item (`planSteps`).
+   * counts one step per planned item (`planSteps`), and gives the phase's own
+   * progress (`phaseSteps`) as `inPhase`.
    */
-  readonly onProgress?: ((done: number, total: number, phase: ImportPhase) => void) | undefined
+  readonly onProgress?:
+    | ((done: number, total: number, phase: ImportPhase, inPhase?: PhaseProgress) => void)
+    | undefined
+  /** Called with the webhook deliveries `apply` queues, batch by batch (publications, announcements). */
+  readonly onDeliveries?: ((queued: number) => void) | undefined
 }
+
+/** Steps done of one phase, of all that phase's steps (its stages may alternate with others'). */
+export interface PhaseProgress {
+  readonly done: number
+  readonly total: number
+}
+
+/** The steps of each phase of `apply`: one per planned item of that kind. */
+export const phaseSteps = (plan: ImportPlan): Readonly<Record<ImportPhase, number>> => ({
+  validation: 0,
+  entities: plan.entities.length,
+  questions: plan.catalogues.length,
+  scorecards: plan.drafts.length,
+  history: plan.history.length,
+  publications: plan.publications.length,
+  incidents: plan.incidents.length,
+  quantum_snapshot: plan.quantum === undefined ? 0 : 1
+})
 
 /** The number of steps `onProgress` counts to: one per planned item. */
 export const planSteps = (plan: ImportPlan): number =>

@@ -30,6 +30,8 @@ export interface StoreView {
   readonly publishedComposites: ReadonlyMap<string, number | null>
   /** as_of of the latest stored quantum snapshot. */
   readonly quantumAsOf: string | undefined
+  /** Slugs of the rows of the latest stored quantum snapshot. */
+  readonly quantumSlugs: ReadonlyArray<string>
 }
 
 export const emptyStoreView = (): StoreView => ({
@@ -39,7 +41,8 @@ export const emptyStoreView = (): StoreView => ({
   drafts: new Map(),
   history: new Map(),
   publishedComposites: new Map(),
-  quantumAsOf: undefined
+  quantumAsOf: undefined,
+  quantumSlugs: []
 })
 
 export interface ResolvedEntity {

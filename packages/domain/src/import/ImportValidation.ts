@@ -11,7 +11,7 @@
 import { Result } from "effect"
 import type { HistoryEntryRecord } from "../ports/ScorecardRepository.ts"
 import { MaxQuantumRows, readRows } from "../quantum/QuantumRows.ts"
-import { checkQuestions } from "./ImportCatalogue.ts"
+import { type CatalogueMode, checkQuestions } from "./ImportCatalogue.ts"
 import type { Decoded, ImportContent, Located } from "./ImportDecode.ts"
 import type { ImportIssue } from "./ImportIssue.ts"
 import type {
@@ -20,7 +20,9 @@ import type {
   PlannedDraft,
   PlannedEntity,
   PlannedHistory,
-  PlannedQuantum
+  PlannedPublication,
+  PlannedQuantum,
+  SupersededScorecard
 } from "./ImportPlan.ts"
 import { countChanges } from "./ImportPlan.ts"
 import { type ImportedDraft, type Report, replayPublications, versionKey } from "./ImportReplay.ts"
@@ -174,7 +176,34 @@ const checkQuantum = (content: ImportContent, view: StoreView, at: Report): Plan
   const stored = view.quantumAsOf
   const change: Change =
     stored === undefined ? "created" : Date.parse(stored) === Date.parse(q.as_of) ? "unchanged" : "updated"
-  return { as_of: q.as_of, sample: q.sample, rows: q.rows, change }
+  const kept = new Set(read.rows.map((r) => r.slug))
+  const removedRows =
+    change === "unchanged" ? [] : [...new Set(view.quantumSlugs)].filter((slug) => !kept.has(slug))
+  return { as_of: q.as_of, sample: q.sample, rows: q.rows, change, removedRows }
+}
+
+// ---------------------------------------------------------------------------
+// Published scorecards that the publications supersede
+
+/** The stored published scorecard of each entity that a replayed (not skipped) publication supersedes. */
+const supersededBy = (
+  publications: ReadonlyArray<PlannedPublication>,
+  view: StoreView
+): Array<SupersededScorecard> => {
+  const seen = new Set<string>()
+  const out: Array<SupersededScorecard> = []
+  for (const p of publications) {
+    if (p.skip || seen.has(idKey(p.entity_id))) continue
+    seen.add(idKey(p.entity_id))
+    const live = (view.scorecards.get(p.entity_id) ?? []).find((s) => s.status === "published")
+    if (live !== undefined)
+      out.push({
+        entity_type: p.request.entity_type,
+        slug: p.request.slug,
+        scorecard_version: live.scorecard_version
+      })
+  }
+  return out
 }
 
 // ---------------------------------------------------------------------------
@@ -219,7 +248,8 @@ const checkIncidents = (content: ImportContent, at: Report): void => {
 export const validateImport = (
   decoded: Decoded,
   view: StoreView,
-  sources: ReadonlyArray<string>
+  sources: ReadonlyArray<string>,
+  mode: CatalogueMode = "replace"
 ): Result.Result<ImportPlan, ReadonlyArray<ImportIssue>> => {
   const { content } = decoded
   const issues: Array<ImportIssue> = [...decoded.issues]
@@ -227,7 +257,7 @@ export const validateImport = (
     issues.push({ source: item.source, path: item.path + subPath, message })
   const index = indexEntities(content, view)
   const entities = checkEntities(content, view, index, at)
-  const { planned: catalogues, catalogueOf } = checkQuestions(content, view, (i) => issues.push(i), at)
+  const { planned: catalogues, catalogueOf } = checkQuestions(content, view, (i) => issues.push(i), at, mode)
   const drafts = checkScorecards(content, view, index, catalogueOf, at)
   const replay = replayPublications(content, view, index, drafts, at)
   const history = checkHistory(content, view, index, drafts, replay.published, at)
@@ -247,6 +277,7 @@ export const validateImport = (
     history,
     publications: replay.publications,
     incidents: content.incidents.map((i) => i.value),
-    quantum
+    quantum,
+    superseded: supersededBy(replay.publications, view)
   })
 }

@@ -9,11 +9,12 @@
  * of the store (importer/ReadStore.ts) and the steps of `apply`
  * (importer/ApplyPlan.ts) live beside it.
  */
-import { Clock, Context, Effect, Layer, Result } from "effect"
+import { Clock, Context, Data, Effect, Layer, Result } from "effect"
 import { Projection } from "../access/Projection.ts"
 import { decodeSources } from "../import/ImportDecode.ts"
 import { type ImportInvalid, importInvalid } from "../import/ImportIssue.ts"
 import type { ImportSource } from "../import/ImportJsonText.ts"
+import type { CatalogueMode } from "../import/ImportCatalogue.ts"
 import type { ImportPlan, ImportProgressOptions, ImportReport } from "../import/ImportPlan.ts"
 import { validateImport } from "../import/ImportValidation.ts"
 import { EntityRepository } from "../ports/EntityRepository.ts"
@@ -39,6 +40,14 @@ import { TransactionMemory } from "../ports/memory/TransactionMemory.ts"
 import { DeliveryOutboxMemory } from "../ports/memory/DeliveryOutboxMemory.ts"
 
 export { ImportApplyFailed } from "./importer/ApplyPlan.ts"
+
+export interface ImportValidateOptions extends ImportProgressOptions {
+  /** Whether the import's questions replace a type's catalogue (the default) or merge into it. */
+  readonly catalogues?: CatalogueMode | undefined
+}
+
+/** The failure that rolls a dry run's transaction back, carrying its report out. */
+class Rehearsed extends Data.TaggedError("Rehearsed")<{ readonly report: ImportReport }> {}
 
 /**
  * A clock that reads `millis` as the wall time, while monotonic time and sleep
@@ -66,10 +75,19 @@ export class Importer extends Context.Service<
     /** Decodes and checks every source against the store; the plan, or every error found. */
     readonly validate: (
       sources: ReadonlyArray<ImportSource>,
-      options?: ImportProgressOptions
+      options?: ImportValidateOptions
     ) => Effect.Effect<ImportPlan, ImportInvalid | StoreError>
     /** Writes a plan in one transaction and reports what changed. */
     readonly apply: (
+      plan: ImportPlan,
+      options?: ImportProgressOptions
+    ) => Effect.Effect<ImportReport, ImportApplyFailed | StoreError>
+    /**
+     * A dry run: `apply` in a transaction that is always rolled back, so the
+     * report (and the deliveries counted) are a real run's and nothing stays.
+     * Needs a Transaction that rolls back (Postgres); the in-memory one does not.
+     */
+    readonly rehearse: (
       plan: ImportPlan,
       options?: ImportProgressOptions
     ) => Effect.Effect<ImportReport, ImportApplyFailed | StoreError>
@@ -96,22 +114,32 @@ export class Importer extends Context.Service<
 
       const validate = Effect.fn("Importer.validate")(function* (
         sources: ReadonlyArray<ImportSource>,
-        options?: ImportProgressOptions
+        options?: ImportValidateOptions
       ) {
-        options?.onProgress?.(0, 1, "validation")
+        options?.onProgress?.(0, 1, "validation", { done: 0, total: 1 })
         const decoded = decodeSources(sources)
-        const view = yield* readStore(ports, decoded)
+        const { view, content } = yield* readStore(ports, decoded)
         const result = validateImport(
-          decoded,
+          { ...decoded, content },
           view,
-          sources.map((s) => s.name)
+          sources.map((s) => s.name),
+          options?.catalogues
         )
-        options?.onProgress?.(1, 1, "validation")
+        options?.onProgress?.(1, 1, "validation", { done: 1, total: 1 })
         if (Result.isFailure(result)) return yield* importInvalid(result.failure)
         return result.success
       })
 
-      return Importer.of({ validate, apply: applyPlan(ports) })
+      const apply = applyPlan(ports)
+      const rehearse = Effect.fn("Importer.rehearse")(function* (
+        plan: ImportPlan,
+        options?: ImportProgressOptions
+      ) {
+        return yield* ports.tx
+          .run(Effect.flatMap(apply(plan, options), (report) => Effect.fail(new Rehearsed({ report }))))
+          .pipe(Effect.catchTag("Rehearsed", (r) => Effect.succeed(r.report)))
+      })
+      return Importer.of({ validate, apply, rehearse })
     })
   )
 

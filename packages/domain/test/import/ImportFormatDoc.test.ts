@@ -14,13 +14,13 @@ import { Importer } from "../../src/services/Importer.ts"
 
 const docPath = join(import.meta.dirname, "..", "..", "..", "..", "docs", "import-format.md")
 
-const example = () => {
+const example = (marker = "import-example") => {
   const doc = readFileSync(docPath, "utf8")
-  const block = /<!-- import-example:begin -->\s*```json\n([\s\S]*?)```\s*<!-- import-example:end -->/.exec(
-    doc
-  )
-  assert.isNotNull(block, "docs/import-format.md keeps its example between the import-example markers")
-  const parsed = parseJsonText("docs/import-format.md#example", block![1]!)
+  const block = new RegExp(
+    `<!-- ${marker}:begin -->\\s*\`\`\`json\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${marker}:end -->`
+  ).exec(doc)
+  assert.isNotNull(block, `docs/import-format.md keeps its example between the ${marker} markers`)
+  const parsed = parseJsonText(`docs/import-format.md#${marker}`, block![1]!)
   assert.isTrue(Result.isSuccess(parsed), JSON.stringify(parsed))
   return Result.getOrThrow(parsed)
 }
@@ -40,10 +40,23 @@ describe("docs/import-format.md", () => {
           history: { created: 1, updated: 0, unchanged: 0 },
           publications: { created: 2, updated: 0, unchanged: 0 },
           incidents: { created: 1, updated: 1, unchanged: 0 },
-          quantum_snapshot: { created: 1, updated: 0, unchanged: 0 }
+          quantum_snapshot: { created: 0, updated: 0, unchanged: 0 }
         })
         const second = yield* importer.apply(yield* importer.validate([source]))
         assert.isTrue(changedNothing(second), JSON.stringify(second))
+      }).pipe(Effect.provide(Importer.layerTest))
+  )
+
+  it.effect(
+    "the quantum_snapshot section's example loads as a sample snapshot, and a second time as unchanged",
+    () =>
+      Effect.gen(function* () {
+        const importer = yield* Importer
+        const source = example("quantum-example")
+        const first = yield* importer.apply(yield* importer.validate([source]))
+        assert.deepStrictEqual(first.quantum_snapshot, { created: 1, updated: 0, unchanged: 0 })
+        const second = yield* importer.apply(yield* importer.validate([source]))
+        assert.deepStrictEqual(second.quantum_snapshot, { created: 0, updated: 0, unchanged: 1 })
       }).pipe(Effect.provide(Importer.layerTest))
   )
 

@@ -43,6 +43,7 @@ const loadDemo = Effect.gen(function* () {
   yield* Console.log(`first start of the embedded database: loading the demo dataset from ${DemoDataDir}`)
   const outcome = yield* importPath(DemoDataDir, yield* progressReporter("demo"))
   if (outcome._tag === "Rejected") return yield* Effect.die(new Error(formatIssues(outcome.issues)))
+  if (outcome._tag === "Refused") return yield* Effect.die(new Error(outcome.message))
   yield* Console.log("demo dataset loaded")
 })
 

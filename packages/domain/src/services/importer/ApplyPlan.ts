@@ -18,6 +18,7 @@ import {
   type ImportProgressOptions,
   type ImportReport,
   type PlannedDraft,
+  phaseSteps,
   planSteps,
   zeroCounts
 } from "../../import/ImportPlan.ts"
@@ -55,11 +56,15 @@ interface Progress {
 
 const progressOf = (plan: ImportPlan, options: ImportProgressOptions | undefined): Progress => {
   const total = planSteps(plan)
+  const phaseTotals = phaseSteps(plan)
+  const phaseDone = new Map<ImportPhase, number>()
   let done = 0
   const advance = (phase: ImportPhase, n: number) => {
     if (n <= 0) return
     done += n
-    options?.onProgress?.(done, total, phase)
+    const inPhase = (phaseDone.get(phase) ?? 0) + n
+    phaseDone.set(phase, inPhase)
+    options?.onProgress?.(done, total, phase, { done: inPhase, total: phaseTotals[phase] })
   }
   return { advance, step: (phase, n = 1) => Effect.sync(() => advance(phase, n)) }
 }
@@ -143,7 +148,8 @@ const replayPublications = Effect.fnUntraced(function* (
   ports: ImporterPorts,
   progress: Progress,
   plan: ImportPlan,
-  unseen: Set<string>
+  unseen: Set<string>,
+  options: ImportProgressOptions | undefined
 ) {
   const before = new Map<number, Array<PlannedDraft>>()
   for (const d of plan.drafts) {
@@ -161,7 +167,7 @@ const replayPublications = Effect.fnUntraced(function* (
       run.flatMap(({ i }) => before.get(i) ?? [])
     )
     let reported = 0
-    yield* ports.publisher
+    const result = yield* ports.publisher
       .publishMany(
         run.map(({ p }) => ({ request: p.request, at: p.published_at })),
         {
@@ -173,6 +179,7 @@ const replayPublications = Effect.fnUntraced(function* (
         }
       )
       .pipe(Effect.mapError(failed("publications")))
+    options?.onDeliveries?.(result.deliveries)
     for (const { p } of run) unseen.delete(entityKey(p.request.entity_type, p.entity_id))
   }
 })
@@ -253,8 +260,11 @@ export const applyPlan = (ports: ImporterPorts) =>
         // Shown entities not yet announced: by their first publication here, else at the end.
         const unseen = new Set(shown.map((e) => entityKey(e.entity_type, e.id)))
         yield* writeBeforePublications(ports, progress, plan)
-        yield* replayPublications(ports, progress, plan, unseen)
-        yield* ports.publisher.announce(shown.filter((e) => unseen.has(entityKey(e.entity_type, e.id))))
+        yield* replayPublications(ports, progress, plan, unseen, options)
+        const announced = yield* ports.publisher.announce(
+          shown.filter((e) => unseen.has(entityKey(e.entity_type, e.id)))
+        )
+        options?.onDeliveries?.(announced)
         yield* saveAll(
           ports,
           progress,

@@ -5,6 +5,7 @@
  */
 import { Effect, Option } from "effect"
 import type { decodeSources } from "../../import/ImportDecode.ts"
+import { matchStoredEntities, matchStoredScorecards } from "../../import/ImportIdMatch.ts"
 import {
   draftNeeds,
   emptyStoreView,
@@ -65,7 +66,8 @@ const readBase = Effect.fnUntraced(function* (ports: ImporterPorts) {
     ...emptyStoreView(),
     entities: byType<EntityRecord>(stored),
     catalogues: byType<Question>(questions),
-    quantumAsOf: Option.isSome(latest) ? latest.value.as_of : undefined
+    quantumAsOf: Option.isSome(latest) ? latest.value.as_of : undefined,
+    quantumSlugs: Option.isSome(latest) ? latest.value.rows.map((r) => r.slug) : []
   } satisfies StoreView
 })
 
@@ -111,24 +113,30 @@ const readDraftsAndComposites = Effect.fnUntraced(function* (
   }
 })
 
-/** The view of the store validation checks the decoded import against. */
+/**
+ * The view of the store validation checks the decoded import against, and the
+ * import's content with the ids it left out matched to what is stored.
+ */
 export const readStore = Effect.fnUntraced(function* (ports: ImporterPorts, decoded: Decoded) {
   const base = yield* readBase(ports)
-  const index = indexEntities(decoded.content, base)
-  const needs = storeNeeds(decoded.content, index)
+  const withEntities = matchStoredEntities(decoded.content, base.entities)
+  const index = indexEntities(withEntities, base)
+  const needs = storeNeeds(withEntities, index)
   const scorecardMap = yield* readScorecardLists(ports, needs.scorecardsOf)
+  const content = matchStoredScorecards(withEntities, index, scorecardMap)
   const history = yield* Effect.forEach(
     needs.historyOf,
     (e) => Effect.map(ports.scorecards.history(e.entity_type, e.entity_id), (h) => [e.entity_id, h] as const),
     { concurrency: ReadConcurrency }
   )
-  const more = draftNeeds(decoded.content, index, scorecardMap)
+  const more = draftNeeds(content, index, scorecardMap)
   const { drafts, publishedComposites } = yield* readDraftsAndComposites(ports, more)
-  return {
+  const view: StoreView = {
     ...base,
     scorecards: scorecardMap,
     history: new Map(history),
     drafts,
     publishedComposites
-  } satisfies StoreView
+  }
+  return { view, content }
 })
