@@ -1,16 +1,15 @@
 /**
- * Cost curve benchmark: what an operator plans by, at each dataset size
- * (SIZES entities of the scale generator), each in a fresh database of one
- * Postgres server, in one run: `ratings import` of the dataset (time, rows/s,
- * the process's peak RSS, the database's size), one re-rating as an operator
- * does it (`ratings import` of a draft, then `ratings publish`, each a CLI
- * process, median of PUBLISHES), and the anonymous list and detail of one
- * protocol with the response cache on and off (bench/readServer.ts, DURATION
- * seconds of load each: req/s, p50 and p99). Prints one Markdown table (a row
- * a measure, a column a size) and the load average; a command that fails or a
- * request that errors under load is a broken run (exit 1).
+ * Cost curve benchmark: what an operator plans by, per dataset size (SIZES
+ * entities of the scale generator, each in a fresh database), in one run:
+ * `ratings import` of the dataset (time, rows/s, peak RSS, database size), one
+ * re-rating (`ratings import` of a draft, then `ratings publish`, CLI processes,
+ * median of PUBLISHES), and the anonymous list and one protocol's detail with
+ * the response cache on and off (bench/readServer.ts; after VACUUM (ANALYZE),
+ * or straight after the import with ANALYZE=0). One Markdown table (a row a
+ * measure, a column a size); a failed command or request is a broken run.
  *
- *   SIZES=1000,10000,100000 SEED=1 DURATION=5 WARMUP=1 CONNECTIONS=32 PUBLISHES=5 KEEP=1 npm run bench:cost
+ *   SIZES=1000,10000,100000 SEED=1 DURATION=5 WARMUP=1 CONNECTIONS=32 PUBLISHES=5
+ *   ANALYZE=1 KEEP=1 LOADGEN=wrk|autocannon npm run bench:cost
  */
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -38,18 +37,8 @@ const root = join(import.meta.dirname, "..")
 const MainScript = join(root, "apps", "server", "src", "main.ts")
 
 /** Tables an import writes: its rows are theirs. */
-const ImportTables = [
-  "entities",
-  "questions",
-  "scorecards",
-  "answers",
-  "evidence",
-  "rating_history",
-  "incidents",
-  "incident_nonces",
-  "incident_sources",
-  "quantum_snapshots"
-]
+const ImportTables = ["entities", "questions", "scorecards", "answers", "evidence", "rating_history"]
+const IncidentTables = ["incidents", "incident_nonces", "incident_sources", "quantum_snapshots"]
 
 export interface CostOptions {
   readonly sizes: ReadonlyArray<number>
@@ -59,6 +48,8 @@ export interface CostOptions {
   readonly connections: number
   readonly publishes: number
   readonly loadgen: "wrk" | "autocannon"
+  /** Whether the reads are measured after `VACUUM (ANALYZE)` (ANALYZE=0: straight after the import). */
+  readonly analyze: boolean
   readonly keep: boolean
 }
 
@@ -78,6 +69,7 @@ export const parseCostOptions = (env: NodeJS.ProcessEnv): CostOptions => {
     connections: wholeOption(env, "CONNECTIONS", 32, 1),
     publishes: wholeOption(env, "PUBLISHES", 5, 1),
     loadgen: loadgenOption(env),
+    analyze: env.ANALYZE !== "0",
     keep: env.KEEP === "1"
   }
 }
@@ -238,7 +230,7 @@ const queryOne = async <A>(url: string, sql: string, params: ReadonlyArray<unkno
 
 /** The import's rows, the database's size, and the highest stored version of the protocol `slug`. */
 const storedFigures = async (url: string, slug: string) => {
-  const counts = ImportTables.map((t) => `(SELECT count(*) FROM ${t})`).join(" + ")
+  const counts = [...ImportTables, ...IncidentTables].map((t) => `(SELECT count(*) FROM ${t})`).join(" + ")
   return queryOne<{ rows: string; bytes: string; version: number }>(
     url,
     `SELECT ${counts} AS rows, pg_database_size(current_database()) AS bytes,
@@ -311,6 +303,8 @@ const measureSize = async (
       publishes.push(run)
     }
     log(`  ${entities} entities: imported in ${imported.seconds.toFixed(1)} s; loading`)
+    // Fresh statistics and visibility map, as autovacuum leaves them a minute or so after an import.
+    if (options.analyze) await queryOne(db.url, "VACUUM (ANALYZE)")
     const servers: Array<Server> = []
     try {
       const metricsOff = { RATINGS_METRICS: "false" }
@@ -397,7 +391,8 @@ export const costBench = async (
     const report = [
       `cost curve benchmark: ${options.sizes.map(fmt).join(" / ")} entities, seed ${options.seed}; ` +
         `${generator}, ${options.connections} connections, anonymous, ${options.duration} s per cell after ` +
-        `${options.warmup} s warm-up`,
+        `${options.warmup} s warm-up, ` +
+        (options.analyze ? "after VACUUM (ANALYZE)" : "straight after the import (ANALYZE=0)"),
       machineLine(await postgresVersion(serverUrl)),
       "",
       ...costTable(columns, options.publishes),
