@@ -38,7 +38,7 @@ const MainScript = join(root, "apps", "server", "src", "main.ts")
 
 /** Tables an import writes: its rows are theirs. */
 const ImportTables = ["entities", "questions", "scorecards", "answers", "evidence", "rating_history"]
-const IncidentTables = ["incidents", "incident_nonces", "incident_sources", "quantum_snapshots"]
+const IncidentAndQuantumTables = ["incidents", "incident_nonces", "incident_sources", "quantum_snapshots"]
 
 export interface CostOptions {
   readonly sizes: ReadonlyArray<number>
@@ -230,7 +230,9 @@ const queryOne = async <A>(url: string, sql: string, params: ReadonlyArray<unkno
 
 /** The import's rows, the database's size, and the highest stored version of the protocol `slug`. */
 const storedFigures = async (url: string, slug: string) => {
-  const counts = [...ImportTables, ...IncidentTables].map((t) => `(SELECT count(*) FROM ${t})`).join(" + ")
+  const counts = [...ImportTables, ...IncidentAndQuantumTables]
+    .map((t) => `(SELECT count(*) FROM ${t})`)
+    .join(" + ")
   return queryOne<{ rows: string; bytes: string; version: number }>(
     url,
     `SELECT ${counts} AS rows, pg_database_size(current_database()) AS bytes,
