@@ -488,6 +488,8 @@ export const stop = (server: Server): Promise<void> =>
 export interface Cell {
   readonly rps: number
   readonly p99: number
+  /** The median latency in ms, when the load generator gives it (one run; the larger worker's with autocannon). */
+  readonly p50?: number | undefined
   /** Socket errors and timeouts. */
   readonly errors: number
   /** Responses other than 2xx. */
@@ -526,6 +528,7 @@ export const wrkLoad = (baseUrl: string, file: string, connections: number, seco
         resolve({
           rps: r.responses / (r.microseconds / 1e6),
           p99: r.p99,
+          p50: r.p50,
           errors: r.connect + r.read + r.write + r.timeout,
           non2xx: r.status
         })
@@ -576,6 +579,7 @@ export const autocannonLoad = async (
   return {
     rps: reports.reduce((n, r) => n + r.rps, 0),
     p99: Math.max(...reports.map((r) => r.latency.p99)),
+    p50: Math.max(...reports.map((r) => r.latency.p50)),
     errors: reports.reduce((n, r) => n + r.errors, 0),
     non2xx: reports.reduce((n, r) => n + r.unexpected, 0)
   }

@@ -27,7 +27,7 @@ describe("the Node options of a server process", () => {
   })
 
   it("the benches start their server processes with them", () => {
-    for (const bench of ["bench/read.bench.ts", "bench/soak.bench.ts"]) {
+    for (const bench of ["bench/read.bench.ts", "bench/soak.bench.ts", "bench/cost.bench.ts"]) {
       const text = read(bench)
       assert.include(text, 'import { ServeNodeFlags } from "@ratings/server/ServeNodeFlags"', bench)
       assert.match(text, /spawn\(\s*process\.execPath,\s*\[[^\]]*\.\.\.(ServeNodeFlags|flags)\b/, bench)
