@@ -7,12 +7,11 @@
  * as `publish`, and one write.
  */
 import { Effect, Option, Result } from "effect"
-import type { Delivery } from "../../model/Delivery.ts"
 import type { EntityRecord } from "../../model/Entity.ts"
 import type { EntityType } from "../../model/EntityType.ts"
 import type { Scorecard } from "../../model/Scorecard.ts"
 import { repeatFreeRuns, type StoredScorecard } from "../../ports/ScorecardRepository.ts"
-import { chainGates, deliveriesFor, type PublisherPorts } from "./ActSteps.ts"
+import { chainGates, deliveriesForActs, type PublisherPorts } from "./ActSteps.ts"
 import {
   entityKey as idKey,
   type Prepared,
@@ -191,8 +190,7 @@ const runChunk = Effect.fnUntraced(function* (run: ManyRun, chunk: ReadonlyArray
   const { drafts, previous } = yield* readChunkScorecards(run, chunk, found)
   yield* readDependencies(run, chunk, drafts)
   const prepared = yield* prepareChunk(run, chunk, found, drafts, previous)
-  const deliveries: Array<Delivery> = []
-  for (const p of prepared) deliveries.push(...(yield* deliveriesFor(run.ports, p.events, p.at)))
+  const deliveries = yield* deliveriesForActs(run.ports, prepared)
   yield* run.ports.scorecards.publishMany(prepared.map((p) => p.record))
   if (deliveries.length > 0) yield* run.ports.outbox.enqueue(deliveries)
   run.done += chunk.length
