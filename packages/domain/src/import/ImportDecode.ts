@@ -29,6 +29,7 @@ import { PlainAnswers } from "./ImportAnswerGuard.ts"
 import { type DerivedIds, withIds } from "./ImportIdFill.ts"
 import { type ImportIssue, jsonPath, schemaIssues } from "./ImportIssue.ts"
 import type { ImportSource } from "./ImportJsonText.ts"
+import { stringPool } from "./ImportStringPool.ts"
 
 /** A decoded value and where it came from, for messages. */
 export interface Located<A> {
@@ -161,12 +162,13 @@ export const sourceDecoder = (): SourceDecoder => {
     broken.scorecards.add("*")
   }
   const derived = { entities: new Set<string>(), scorecards: new Set<string>() }
+  const pool = stringPool()
   const push = (section: ImportSectionName, source: string, index: number, value: unknown): void => {
     const filled = withIds(section, value, derived)
     ;(out[section] as Array<Located<unknown>>).push({
       source,
       path: jsonPath([section, index]),
-      value: filled
+      value: section === "scorecards" ? pool.scorecard(filled as ImportScorecard) : filled
     })
   }
 
