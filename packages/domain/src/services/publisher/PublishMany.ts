@@ -103,7 +103,7 @@ const readChunkScorecards = Effect.fnUntraced(function* (
   const drafts = new Map<string, StoredScorecard>()
   const previous = new Map<string, Scorecard>()
   for (const [type, entityIds] of present) {
-    for (const s of yield* run.ports.scorecards.latestOf(type, entityIds, "draft"))
+    for (const s of yield* run.ports.scorecards.latestOf(type, entityIds, "draft", run.options?.savedAnswers))
       drafts.set(idKey(type, s.entity_id), s)
     for (const s of (yield* run.ports.scorecards.latestPublishedOf(type, entityIds)).values())
       previous.set(idKey(type, s.entity_id), s)
