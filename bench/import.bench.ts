@@ -44,14 +44,14 @@ const Tables = [
 ]
 
 /**
- * `ratings import`'s pipeline into `url`, in a child process (importChild.ts,
- * with the CLI's Node flags): its seconds and the child's peak RSS.
+ * `ratings import`'s pipeline loading `dir` into `url`, in a child process
+ * (importChild.ts, with the CLI's Node flags): its seconds and peak RSS.
  */
-const importInChild = (url: string) =>
+export const importInChild = (dir: string, url: string) =>
   new Promise<{ seconds: number; peakRss: number }>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--max-semi-space-size=16", "--expose-gc", join(import.meta.dirname, "importChild.ts"), dataDir],
+      ["--max-semi-space-size=16", "--expose-gc", join(import.meta.dirname, "importChild.ts"), dir],
       { env: { ...process.env, DATABASE_URL: url }, stdio: ["ignore", "pipe", "inherit"] }
     )
     let out = ""
@@ -79,7 +79,7 @@ const measure = async (importUrl: string, copyUrl: string) => {
   }
 
   // 1. `ratings import`, in its own process so that its memory is its own.
-  const { seconds: importSeconds, peakRss: importRss } = await importInChild(importUrl)
+  const { seconds: importSeconds, peakRss: importRss } = await importInChild(dataDir, importUrl)
 
   // 2. The same rows, COPY'd into the same tables of a fresh, migrated database.
   await run(
