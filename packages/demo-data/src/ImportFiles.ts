@@ -16,7 +16,7 @@ import { type Decoded, sourceDecoder } from "@ratings/domain/import/ImportDecode
 import { parseJsonText, type ImportSource } from "@ratings/domain/import/ImportJsonText"
 import type { ImportProgressOptions, ImportReport } from "@ratings/domain/import/ImportPlan"
 import { type Removals, type ReplaceKind, refusalOf, removalsOf } from "@ratings/domain/import/ImportRemovals"
-import { Importer } from "@ratings/domain/services/Importer"
+import { Importer, type ImportValidateOptions } from "@ratings/domain/services/Importer"
 import { Effect, Result } from "effect"
 
 export type ImportOutcome =
@@ -119,14 +119,27 @@ export const readSources = (
     return { sources, issues }
   })
 
+/**
+ * The plan of the files at `path`, or every issue found. The decoded input
+ * lives only in here, so that it can be freed while the plan is written.
+ */
+const planOf = (path: string, options: ImportValidateOptions) =>
+  Effect.gen(function* () {
+    const { decoded, names, issues } = yield* readDecoded(path)
+    if (issues.length > 0) return { _tag: "Invalid" as const, issues }
+    const importer = yield* Importer
+    return yield* importer.validateDecoded(decoded, names, options).pipe(
+      Effect.map((plan) => ({ _tag: "Valid" as const, plan })),
+      Effect.catchTag("ImportInvalid", (e) => Effect.succeed({ _tag: "Invalid" as const, issues: e.issues }))
+    )
+  })
+
 export const importPath = (
   path: string,
   progress?: ImportProgressOptions["onProgress"],
   options: ImportPathOptions = {}
 ) =>
   Effect.gen(function* () {
-    const { decoded, names, issues } = yield* readDecoded(path)
-    if (issues.length > 0) return { _tag: "Rejected", issues } satisfies ImportOutcome as ImportOutcome
     const importer = yield* Importer
     let deliveries = 0
     const runOptions: ImportProgressOptions = {
@@ -136,10 +149,7 @@ export const importPath = (
       }
     }
     const catalogues = options.replace?.has("questions") === true ? "replace" : "merge"
-    const plan = yield* importer.validateDecoded(decoded, names, { ...runOptions, catalogues }).pipe(
-      Effect.map((plan) => ({ _tag: "Valid" as const, plan })),
-      Effect.catchTag("ImportInvalid", (e) => Effect.succeed({ _tag: "Invalid" as const, issues: e.issues }))
-    )
+    const plan = yield* planOf(path, { ...runOptions, catalogues })
     if (plan._tag === "Invalid")
       return { _tag: "Rejected", issues: plan.issues } satisfies ImportOutcome as ImportOutcome
     const dryRun = options.dryRun === true
