@@ -1,13 +1,15 @@
 /**
  * Import benchmark: the generated dataset (100,000 entities with full
- * scorecards by default) loaded by `ratings import`'s pipeline (validate, then
- * write all in one transaction, then replay the publications), against a plain
- * `COPY ... FROM STDIN` of the very rows the import wrote into the same tables
- * of a fresh database, in the same run. Prints rows, seconds, rows/s and the ratio.
+ * scorecards by default) loaded by `ratings import`'s pipeline in a child
+ * process (importChild.ts: validate, write all in one transaction, replay the
+ * publications), against a plain `COPY ... FROM STDIN` of the very rows the
+ * import wrote into the same tables of a fresh database, in the same run.
+ * Prints rows, seconds, rows/s, the ratio and the import's peak RSS.
  *
  *   DATABASE_URL=postgres://root@127.0.0.1:5432/test ENTITIES=100000 npm run bench:import
  *   (without DATABASE_URL an embedded Postgres is started; KEEP=1 keeps the databases)
  */
+import { spawn } from "node:child_process"
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { pipeline } from "node:stream/promises"
@@ -15,10 +17,8 @@ import { PassThrough } from "node:stream"
 import { NodeServices } from "@effect/platform-node"
 import { MigrationsLayer, PgClientLayer } from "@ratings/adapters-sql/PgDatabase"
 import { writeDataset } from "@ratings/demo-data"
-import { importPath, formatIssues } from "@ratings/demo-data/ImportFiles"
-import { application, database } from "@ratings/server/Layers"
 import { terminalProgress } from "@ratings/server/Progress"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import pg from "pg"
 import copy from "pg-copy-streams"
 import { runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
@@ -43,6 +43,28 @@ const Tables = [
   "quantum_snapshots"
 ]
 
+/**
+ * `ratings import`'s pipeline loading `dir` into `url`, in a child process
+ * (importChild.ts, with the CLI's Node flags): its seconds and peak RSS.
+ */
+export const importInChild = (dir: string, url: string) =>
+  new Promise<{ seconds: number; peakRss: number }>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--max-semi-space-size=16", "--expose-gc", join(import.meta.dirname, "importChild.ts"), dir],
+      { env: { ...process.env, DATABASE_URL: url }, stdio: ["ignore", "pipe", "inherit"] }
+    )
+    let out = ""
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString()
+    })
+    child.on("error", reject)
+    child.on("exit", (code) => {
+      if (code === 0) resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "{}"))
+      else reject(new Error(`the import exited with ${code}`))
+    })
+  })
+
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
 
 /** Generates the dataset if need be, imports it into `importUrl`, COPYs the same rows into `copyUrl`; prints. */
@@ -56,17 +78,8 @@ const measure = async (importUrl: string, copyUrl: string) => {
     )
   }
 
-  // 1. The import pipeline, as `ratings import` runs it.
-  const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
-  const t0 = performance.now()
-  const outcome = await run(
-    importPath(dataDir, terminalProgress("import")).pipe(
-      Effect.provide(application(key).pipe(Layer.provideMerge(database(importUrl)))),
-      Effect.scoped
-    )
-  )
-  const importSeconds = (performance.now() - t0) / 1000
-  if (outcome._tag === "Rejected") throw new Error(formatIssues(outcome.issues))
+  // 1. `ratings import`, in its own process so that its memory is its own.
+  const { seconds: importSeconds, peakRss: importRss } = await importInChild(dataDir, importUrl)
 
   // 2. The same rows, COPY'd into the same tables of a fresh, migrated database.
   await run(
@@ -112,6 +125,7 @@ const measure = async (importUrl: string, copyUrl: string) => {
     `  COPY of the same rows (baseline)             ${copySeconds.toFixed(1).padStart(8)} s  ${fmt(copyRate).padStart(10)} rows/s`
   )
   console.log(`  ratio import/COPY                            ${(importRate / copyRate).toFixed(3)}`)
+  console.log(`  peak RSS of ratings import                   ${fmt(importRss / 1024 / 1024).padStart(8)} MB`)
 }
 
 const main = async () => {

@@ -16,7 +16,7 @@ import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
 import { destination, destinations, signingKey } from "./alertRules/AlertRuleDestinations.ts"
 import { makeKeyOpener } from "./alertRules/AlertRuleKeys.ts"
 import { destroyExpiredKeys, enable, recordHealth, rotateKey } from "./alertRules/AlertRuleOperations.ts"
-import { get, list, matching } from "./alertRules/AlertRuleReads.ts"
+import { get, list, matching, matchingEach } from "./alertRules/AlertRuleReads.ts"
 import { create, del } from "./alertRules/AlertRuleWrites.ts"
 import { SecretBox } from "./SecretBox.ts"
 
@@ -34,6 +34,7 @@ export const layer: Layer.Layer<AlertRuleRepository, never, SqlClient.SqlClient 
       create: create(sql, box),
       delete: del(sql),
       matching: matching(sql),
+      matchingEach: matchingEach(sql),
       signingKey: signingKey(sql, openKey),
       destination: destination(sql, openKey),
       destinations: destinations(sql, openKey),

@@ -167,6 +167,12 @@ describe("PgAlertRuleRepository", () => {
                 event: "rating.changed",
                 data: { entity_type: "protocol", entity_slug: "Not A Slug" }
               })
+            ],
+            [
+              "matchingEach",
+              repo.matchingEach([
+                { event: "rating.changed", data: { entity_type: "protocol", entity_slug: "Not A Slug" } }
+              ])
             ]
           ]
           const decodeDefect = (what: string, exit: Exit.Exit<unknown, unknown>) => {

@@ -124,6 +124,35 @@ describe("PgScorecardRepository", () => {
         }).pipe(Effect.provide(postgres))
     )
 
+    it.effect(
+      "latestOf takes the answers of a scorecard the caller saved from the caller, and still reads its row and evidence",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ScorecardRepository
+          const sql = yield* PgClient.PgClient
+          const e = entity("protocol", "saved-answers")
+          const f = entity("protocol", "read-answers")
+          yield* (yield* EntityRepository).upsert([e, f])
+          const mine = scorecard(e, 1, "draft")
+          const other = scorecard(f, 1, "draft")
+          yield* repo.saveDrafts([mine, other])
+          yield* sql`UPDATE scorecards SET composite_score = 12.5 WHERE id = ${mine.id}::uuid`
+          const handed = mine.answers.slice(0, 1).map((a) => ({ ...a, id: a.id.toUpperCase() }))
+          const latest = yield* repo.latestOf(
+            "protocol",
+            [e.record.id, f.record.id],
+            "draft",
+            new Map([[mine.id.toLowerCase(), handed]])
+          )
+          const found = latest.find((s) => s.id === mine.id)
+          const read = latest.find((s) => s.id === other.id)
+          assert.deepStrictEqual(found!.answers, [{ ...handed[0]!, id: handed[0]!.id.toLowerCase() }])
+          assert.strictEqual(found!.composite_score, 12.5)
+          assert.deepStrictEqual(found!.evidence, mine.evidence)
+          assert.deepStrictEqual(read, other)
+        }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("publish is atomic on its own: a failure half-way leaves the previous rating published", () =>
       Effect.gen(function* () {
         const repo = yield* ScorecardRepository

@@ -1,6 +1,7 @@
 /**
  * Importing a file or a folder of import files (read in name order): JSON is
- * parsed here, everything else is the domain's Importer. Nothing is written
+ * parsed and decoded here one file at a time, so no two files' text is held
+ * at once; everything else is the domain's Importer. Nothing is written
  * unless the whole input is valid, nor when it would remove stored data of a
  * kind `replace` does not name (ImportRemovals.ts), nor on a dry run; its
  * questions merge into the stored catalogues unless `replace` names
@@ -11,10 +12,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { basename, join } from "node:path"
 import { formatImportIssue, type ImportIssue } from "@ratings/domain/import/ImportIssue"
+import { type Decoded, sourceDecoder } from "@ratings/domain/import/ImportDecode"
 import { parseJsonText, type ImportSource } from "@ratings/domain/import/ImportJsonText"
 import type { ImportProgressOptions, ImportReport } from "@ratings/domain/import/ImportPlan"
 import { type Removals, type ReplaceKind, refusalOf, removalsOf } from "@ratings/domain/import/ImportRemovals"
-import { Importer } from "@ratings/domain/services/Importer"
+import { Importer, type ImportValidateOptions } from "@ratings/domain/services/Importer"
 import { Effect, Result } from "effect"
 
 export type ImportOutcome =
@@ -55,6 +57,41 @@ export const importFilesOf = (path: string): ReadonlyArray<string> =>
         .map((name) => join(path, name))
     : [path]
 
+/**
+ * The files of a path read, parsed and decoded one at a time, so that only
+ * the decoded items are held, never every file's text or parsed JSON at once.
+ * A file that is not JSON is an issue, as in `readSources`.
+ */
+export const readDecoded = (
+  path: string
+): Effect.Effect<{
+  readonly decoded: Decoded
+  readonly names: ReadonlyArray<string>
+  readonly issues: ReadonlyArray<ImportIssue>
+}> =>
+  Effect.sync(() => {
+    const decoder = sourceDecoder()
+    const names: Array<string> = []
+    const issues: Array<ImportIssue> = []
+    let files: ReadonlyArray<string> = []
+    try {
+      files = importFilesOf(path)
+    } catch (e) {
+      issues.push({ source: path, path: "$", message: `cannot read: ${(e as Error).message}` })
+    }
+    if (files.length === 0 && issues.length === 0)
+      issues.push({ source: path, path: "$", message: "no .json files to import" })
+    for (const file of files) {
+      const parsed = parseJsonText(basename(file), readFileSync(file, "utf8"))
+      if (Result.isFailure(parsed)) issues.push(parsed.failure)
+      else if (issues.length === 0) {
+        names.push(parsed.success.name)
+        decoder.add(parsed.success)
+      }
+    }
+    return { decoded: decoder.result(), names, issues }
+  })
+
 export const readSources = (
   path: string
 ): Effect.Effect<{
@@ -82,14 +119,27 @@ export const readSources = (
     return { sources, issues }
   })
 
+/**
+ * The plan of the files at `path`, or every issue found. The decoded input
+ * lives only in here, so that it can be freed while the plan is written.
+ */
+const planOf = (path: string, options: ImportValidateOptions) =>
+  Effect.gen(function* () {
+    const { decoded, names, issues } = yield* readDecoded(path)
+    if (issues.length > 0) return { _tag: "Invalid" as const, issues }
+    const importer = yield* Importer
+    return yield* importer.validateDecoded(decoded, names, options).pipe(
+      Effect.map((plan) => ({ _tag: "Valid" as const, plan })),
+      Effect.catchTag("ImportInvalid", (e) => Effect.succeed({ _tag: "Invalid" as const, issues: e.issues }))
+    )
+  })
+
 export const importPath = (
   path: string,
   progress?: ImportProgressOptions["onProgress"],
   options: ImportPathOptions = {}
 ) =>
   Effect.gen(function* () {
-    const { sources, issues } = yield* readSources(path)
-    if (issues.length > 0) return { _tag: "Rejected", issues } satisfies ImportOutcome as ImportOutcome
     const importer = yield* Importer
     let deliveries = 0
     const runOptions: ImportProgressOptions = {
@@ -99,10 +149,7 @@ export const importPath = (
       }
     }
     const catalogues = options.replace?.has("questions") === true ? "replace" : "merge"
-    const plan = yield* importer.validate(sources, { ...runOptions, catalogues }).pipe(
-      Effect.map((plan) => ({ _tag: "Valid" as const, plan })),
-      Effect.catchTag("ImportInvalid", (e) => Effect.succeed({ _tag: "Invalid" as const, issues: e.issues }))
-    )
+    const plan = yield* planOf(path, { ...runOptions, catalogues })
     if (plan._tag === "Invalid")
       return { _tag: "Rejected", issues: plan.issues } satisfies ImportOutcome as ImportOutcome
     const dryRun = options.dryRun === true

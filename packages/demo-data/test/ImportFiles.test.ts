@@ -11,7 +11,8 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { DemoDataDir } from "../src/DemoDataDir.ts"
-import { formatIssues, importFilesOf, readSources } from "../src/ImportFiles.ts"
+import { decodeSources } from "@ratings/domain/import/ImportDecode"
+import { formatIssues, importFilesOf, readDecoded, readSources } from "../src/ImportFiles.ts"
 
 const folder = () => mkdtempSync(join(tmpdir(), "ratings-import-files-"))
 
@@ -53,5 +54,35 @@ describe("import files", () => {
         assert.strictEqual(broken.issues[0]!.source, "broken.json")
         assert.match(formatIssues(broken.issues), /^import rejected: 1 error\(s\), nothing was written\n/)
       })
+  )
+
+  it.effect("read file by file, the decoded input is the whole input decoded at once", () =>
+    Effect.gen(function* () {
+      const { sources } = yield* readSources(DemoDataDir)
+      const streamed = yield* readDecoded(DemoDataDir)
+      assert.deepStrictEqual(streamed.issues, [])
+      assert.deepStrictEqual(
+        streamed.names,
+        sources.map((s) => s.name)
+      )
+      assert.deepStrictEqual(streamed.decoded, decodeSources(sources))
+    })
+  )
+
+  it.effect("read file by file, every file that is not JSON is reported as when read at once", () =>
+    Effect.gen(function* () {
+      const dir = folder()
+      writeFileSync(join(dir, "a.json"), "{ not json")
+      writeFileSync(join(dir, "b.json"), "{}")
+      writeFileSync(join(dir, "c.json"), '{"format": 1,\n "entities": [}')
+      const streamed = yield* readDecoded(dir)
+      assert.deepStrictEqual(streamed.issues, (yield* readSources(dir)).issues)
+      assert.deepStrictEqual(
+        streamed.issues.map((i) => i.source),
+        ["a.json", "c.json"]
+      )
+      assert.strictEqual((yield* readDecoded(join(dir, "nowhere"))).issues.length, 1)
+      assert.include((yield* readDecoded(folder())).issues[0]!.message, "no .json files to import")
+    })
   )
 })

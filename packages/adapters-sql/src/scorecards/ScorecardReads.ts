@@ -3,7 +3,9 @@
  * one scorecard come from one statement each (answers and evidence built as
  * jsonb); the bulk reads go by chunks of ids and assemble answers and evidence
  * from plain rows, several times cheaper than building them as json per
- * scorecard. Every row is decoded with its schema (ScorecardRows.ts).
+ * scorecard; `latestOf` takes the answers the caller saved in this
+ * transaction from the caller instead of reading them back. Every row is
+ * decoded with its schema (ScorecardRows.ts).
  */
 import type { PgClient } from "@effect/sql-pg"
 import type { EntityType } from "@ratings/domain/model/EntityType"
@@ -85,31 +87,46 @@ const chunkedRead = <A>(
     orReadError(what)
   )
 
-/** Whole scorecards from their rows: answers and evidence read as rows, in position order. */
-const withContent = (sql: PgClient.PgClient) => (rows: ReadonlyArray<BaseRow>) =>
-  Effect.gen(function* () {
-    if (rows.length === 0) return []
-    const ids = rows.map((r) => r.id)
-    const answers = yield* sql`SELECT scorecard_id, id, question_id, domain, score, max_score, weight,
+type Answers = StoredScorecard["answers"]
+
+/**
+ * Whole scorecards from their rows: answers and evidence read as rows, in
+ * position order; the answers of a scorecard in `saved` (the caller's, as this
+ * transaction stored them) are taken from there, with ids as Postgres spells them.
+ */
+const withContent =
+  (sql: PgClient.PgClient, saved?: ReadonlyMap<string, Answers>) => (rows: ReadonlyArray<BaseRow>) =>
+    Effect.gen(function* () {
+      if (rows.length === 0) return []
+      const ids = rows.map((r) => r.id)
+      const unsaved = saved === undefined ? ids : ids.filter((id) => !saved.has(id))
+      const answers =
+        unsaved.length === 0
+          ? []
+          : yield* sql`SELECT scorecard_id, id, question_id, domain, score, max_score, weight,
           confidence, response, rationale
-        FROM answers WHERE scorecard_id = ANY(${ids}::uuid[]) ORDER BY scorecard_id, position`.pipe(
-      Effect.flatMap(decodeAnswers)
-    )
-    const evidence = yield* sql`SELECT scorecard_id, question_id, items, reasoning
+        FROM answers WHERE scorecard_id = ANY(${unsaved}::uuid[]) ORDER BY scorecard_id, position`.pipe(
+              Effect.flatMap(decodeAnswers)
+            )
+      const evidence = yield* sql`SELECT scorecard_id, question_id, items, reasoning
         FROM evidence WHERE scorecard_id = ANY(${ids}::uuid[]) ORDER BY scorecard_id, position`.pipe(
-      Effect.flatMap(decodeEvidence)
-    )
-    const answersOf = new Map<string, Array<StoredScorecard["answers"][number]>>(ids.map((id) => [id, []]))
-    for (const { scorecard_id, ...a } of answers) answersOf.get(scorecard_id)?.push(a)
-    const evidenceOf = new Map<string, Array<StoredScorecard["evidence"][number]>>(ids.map((id) => [id, []]))
-    for (const e of evidence)
-      evidenceOf
-        .get(e.scorecard_id)
-        ?.push({ question_id: e.question_id, evidence: e.items, reasoning: e.reasoning })
-    return rows.map((row) =>
-      toStored({ ...row, answers: answersOf.get(row.id) ?? [], evidence: evidenceOf.get(row.id) ?? [] })
-    )
-  })
+        Effect.flatMap(decodeEvidence)
+      )
+      const answersOf = new Map<string, Array<Answers[number]>>(
+        ids.map((id) => [id, saved?.get(id)?.map((a) => ({ ...a, id: a.id.toLowerCase() })) ?? []])
+      )
+      for (const { scorecard_id, ...a } of answers) answersOf.get(scorecard_id)?.push(a)
+      const evidenceOf = new Map<string, Array<StoredScorecard["evidence"][number]>>(
+        ids.map((id) => [id, []])
+      )
+      for (const e of evidence)
+        evidenceOf
+          .get(e.scorecard_id)
+          ?.push({ question_id: e.question_id, evidence: e.items, reasoning: e.reasoning })
+      return rows.map((row) =>
+        toStored({ ...row, answers: answersOf.get(row.id) ?? [], evidence: evidenceOf.get(row.id) ?? [] })
+      )
+    })
 
 const listForEntity = (sql: PgClient.PgClient) => (type: EntityType, entityId: string) =>
   isUuid(entityId)
@@ -191,7 +208,12 @@ const findByIds = (sql: PgClient.PgClient) => (type: EntityType, scorecardIds: R
 
 const latestOf =
   (sql: PgClient.PgClient) =>
-  (type: EntityType, entityIds: ReadonlyArray<string>, status: "published" | "draft") =>
+  (
+    type: EntityType,
+    entityIds: ReadonlyArray<string>,
+    status: "published" | "draft",
+    savedAnswers?: ReadonlyMap<string, Answers>
+  ) =>
     chunkedRead(
       entityIds,
       (ids) =>
@@ -199,7 +221,7 @@ const latestOf =
           WHERE s.entity_id = ANY(${ids}::uuid[]) AND s.entity_type = ${type}::text AND s.status = ${status}::text
           ORDER BY s.entity_id, s.scorecard_version DESC`.pipe(
           Effect.flatMap(decodeBase),
-          Effect.flatMap(withContent(sql))
+          Effect.flatMap(withContent(sql, savedAnswers))
         ),
       `latest ${status} scorecards of ${entityIds.length} ${type} entities`
     )

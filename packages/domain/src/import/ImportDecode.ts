@@ -29,6 +29,7 @@ import { PlainAnswers } from "./ImportAnswerGuard.ts"
 import { type DerivedIds, withIds } from "./ImportIdFill.ts"
 import { type ImportIssue, jsonPath, schemaIssues } from "./ImportIssue.ts"
 import type { ImportSource } from "./ImportJsonText.ts"
+import { stringPool } from "./ImportStringPool.ts"
 
 /** A decoded value and where it came from, for messages. */
 export interface Located<A> {
@@ -128,8 +129,18 @@ const brokenKey = (
   }
 }
 
-/** Decodes every source; items of a file that fails are salvaged one by one. */
-export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => {
+/**
+ * Decodes sources one at a time, as they are read: a file's parsed JSON can
+ * be dropped once `add` returns, so only the decoded items stay in memory.
+ */
+export interface SourceDecoder {
+  readonly add: (source: ImportSource) => void
+  /** Everything added so far, decoded, with every issue found. */
+  readonly result: () => Decoded
+}
+
+/** A decoder of sources added one by one; items of a file that fails are salvaged one by one. */
+export const sourceDecoder = (): SourceDecoder => {
   const issues: Array<ImportIssue> = []
   const out = {
     entities: [] as Array<Located<ImportEntity>>,
@@ -151,16 +162,17 @@ export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => 
     broken.scorecards.add("*")
   }
   const derived = { entities: new Set<string>(), scorecards: new Set<string>() }
+  const pool = stringPool()
   const push = (section: ImportSectionName, source: string, index: number, value: unknown): void => {
     const filled = withIds(section, value, derived)
     ;(out[section] as Array<Located<unknown>>).push({
       source,
       path: jsonPath([section, index]),
-      value: filled
+      value: section === "scorecards" ? pool.scorecard(filled as ImportScorecard) : filled
     })
   }
 
-  for (const { name, content } of sources) {
+  const add = ({ name, content }: ImportSource): void => {
     // Text with a NUL character cannot be stored: each place is an issue, and the import is refused.
     for (const path of nulPaths(content))
       issues.push({ source: name, path: jsonPath(path), message: NulMessage })
@@ -174,12 +186,12 @@ export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => 
         for (const [i, value] of (file[section] ?? []).entries()) push(section, name, i, value)
       if (file.quantum_snapshot !== undefined)
         quantum.push({ source: name, path: "$.quantum_snapshot", value: file.quantum_snapshot })
-      continue
+      return
     }
     issues.push(...schemaIssues(name, whole.failure.issue))
     if (!isObject(content)) {
       breakAll()
-      continue
+      return
     }
     for (const section of sectionNames) {
       const raw = content[section]
@@ -203,5 +215,12 @@ export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => 
       if (Result.isSuccess(q)) quantum.push({ source: name, path: "$.quantum_snapshot", value: q.success })
     }
   }
-  return { content: { ...out, quantum, broken, derived }, issues }
+  return { add, result: () => ({ content: { ...out, quantum, broken, derived }, issues: [...issues] }) }
+}
+
+/** Decodes every source; items of a file that fails are salvaged one by one. */
+export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => {
+  const decoder = sourceDecoder()
+  for (const source of sources) decoder.add(source)
+  return decoder.result()
 }

@@ -67,6 +67,10 @@ export class AlertRuleRepository extends Context.Service<
     readonly delete: (accountId: string, ruleId: string) => Effect.Effect<void, AlertRuleNotFound>
     /** Every rule, of any account, whose filters admit the event. */
     readonly matching: (event: MatchableEvent) => Effect.Effect<ReadonlyArray<AlertRule>>
+    /** `matching` of many events in one read: the rules of each event, in the events' order. */
+    readonly matchingEach: (
+      events: ReadonlyArray<MatchableEvent>
+    ) => Effect.Effect<ReadonlyArray<ReadonlyArray<AlertRule>>>
     /** The signing key of a rule, for signing its deliveries. */
     readonly signingKey: (ruleId: string) => Effect.Effect<string, AlertRuleNotFound>
     /**

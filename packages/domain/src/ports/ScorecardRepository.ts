@@ -136,11 +136,18 @@ export class ScorecardRepository extends Context.Service<
       entityId: string,
       status: "published" | "draft"
     ) => Effect.Effect<Option.Option<StoredScorecard>, StoreError>
-    /** `latest` of many entities at once: one scorecard per entity that has one, in no particular order. */
+    /**
+     * `latest` of many entities at once: one scorecard per entity that has one,
+     * in no particular order. `savedAnswers` holds the answers of scorecards the
+     * caller saved in this transaction, by lower-cased scorecard id: a store
+     * may take a found scorecard's answers from there instead of reading them
+     * back (they are what it stored); its row and evidence are still read.
+     */
     readonly latestOf: (
       type: EntityType,
       entityIds: ReadonlyArray<string>,
-      status: "published" | "draft"
+      status: "published" | "draft",
+      savedAnswers?: ReadonlyMap<string, StoredScorecard["answers"]>
     ) => Effect.Effect<ReadonlyArray<StoredScorecard>, StoreError>
     /** The latest published scorecard of each of these entities (absent ones are unrated). */
     readonly latestPublishedOf: (

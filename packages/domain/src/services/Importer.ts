@@ -11,7 +11,7 @@
  */
 import { Clock, Context, Data, Effect, Layer, Result } from "effect"
 import { Projection } from "../access/Projection.ts"
-import { decodeSources } from "../import/ImportDecode.ts"
+import { type Decoded, decodeSources } from "../import/ImportDecode.ts"
 import { type ImportInvalid, importInvalid } from "../import/ImportIssue.ts"
 import type { ImportSource } from "../import/ImportJsonText.ts"
 import type { CatalogueMode } from "../import/ImportCatalogue.ts"
@@ -77,6 +77,16 @@ export class Importer extends Context.Service<
       sources: ReadonlyArray<ImportSource>,
       options?: ImportValidateOptions
     ) => Effect.Effect<ImportPlan, ImportInvalid | StoreError>
+    /**
+     * `validate` of sources decoded as they were read (ImportDecode's
+     * `sourceDecoder`), so that no file's parsed JSON need be held; `sources`
+     * names them in order.
+     */
+    readonly validateDecoded: (
+      decoded: Decoded,
+      sources: ReadonlyArray<string>,
+      options?: ImportValidateOptions
+    ) => Effect.Effect<ImportPlan, ImportInvalid | StoreError>
     /** Writes a plan in one transaction and reports what changed. */
     readonly apply: (
       plan: ImportPlan,
@@ -112,23 +122,26 @@ export class Importer extends Context.Service<
         projection: yield* Projection
       }
 
-      const validate = Effect.fn("Importer.validate")(function* (
-        sources: ReadonlyArray<ImportSource>,
+      const validateDecoded = Effect.fn("Importer.validate")(function* (
+        decoded: Decoded,
+        sources: ReadonlyArray<string>,
         options?: ImportValidateOptions
       ) {
         options?.onProgress?.(0, 1, "validation", { done: 0, total: 1 })
-        const decoded = decodeSources(sources)
         const { view, content } = yield* readStore(ports, decoded)
-        const result = validateImport(
-          { ...decoded, content },
-          view,
-          sources.map((s) => s.name),
-          options?.catalogues
-        )
+        const result = validateImport({ ...decoded, content }, view, sources, options?.catalogues)
         options?.onProgress?.(1, 1, "validation", { done: 1, total: 1 })
         if (Result.isFailure(result)) return yield* importInvalid(result.failure)
         return result.success
       })
+      const validate = (sources: ReadonlyArray<ImportSource>, options?: ImportValidateOptions) =>
+        Effect.suspend(() =>
+          validateDecoded(
+            decodeSources(sources),
+            sources.map((s) => s.name),
+            options
+          )
+        )
 
       const apply = applyPlan(ports)
       const rehearse = Effect.fn("Importer.rehearse")(function* (
@@ -139,7 +152,7 @@ export class Importer extends Context.Service<
           .run(Effect.flatMap(apply(plan, options), (report) => Effect.fail(new Rehearsed({ report }))))
           .pipe(Effect.catchTag("Rehearsed", (r) => Effect.succeed(r.report)))
       })
-      return Importer.of({ validate, apply, rehearse })
+      return Importer.of({ validate, validateDecoded, apply, rehearse })
     })
   )
 

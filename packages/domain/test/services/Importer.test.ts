@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
+import { sourceDecoder } from "../../src/import/ImportDecode.ts"
 import type { ImportIssue } from "../../src/import/ImportIssue.ts"
 import type { ImportSource } from "../../src/import/ImportJsonText.ts"
 import { changedNothing, type ImportPhase } from "../../src/import/ImportPlan.ts"
@@ -302,6 +303,45 @@ describe("Importer", () => {
           "b.json $.publications[0].scorecard_version"
         ]
       )
+    }).pipe(Effect.provide(Importer.layerTest))
+  )
+
+  it.effect("sources decoded one at a time as they are read are validated exactly as a whole input", () =>
+    Effect.gen(function* () {
+      const importer = yield* Importer
+      const sources = [
+        src("a.json", file({ ...base, entities: [lend, entity("protocol", "Bad Slug", 2)] })),
+        src(
+          "b.json",
+          file({
+            entities: [entity("protocol", "lend-protocol", 3)],
+            scorecards: [scorecard(10, "lend-protocol", 1, [answer(100, "PROT-NOPE", "security", 1)])],
+            publications: [publication("lend-protocol", 7, "2026-08-02T00:00:00Z")],
+            colour: "blue"
+          })
+        )
+      ]
+      const decoder = sourceDecoder()
+      for (const source of sources) decoder.add(structuredClone(source))
+      const streamed = yield* Effect.flip(
+        importer.validateDecoded(
+          decoder.result(),
+          sources.map((s) => s.name)
+        )
+      )
+      assert.strictEqual(streamed._tag, "ImportInvalid")
+      assert.deepStrictEqual("issues" in streamed ? streamed.issues : [], yield* issuesOf(sources))
+      const valid = [
+        src("a.json", base),
+        src("b.json", file({ entities: [entity("bridge", "a-bridge", 4)] }))
+      ]
+      const one = sourceDecoder()
+      for (const source of valid) one.add(source)
+      const plan = yield* importer.validateDecoded(
+        one.result(),
+        valid.map((s) => s.name)
+      )
+      assert.deepStrictEqual(plan, yield* importer.validate(valid))
     }).pipe(Effect.provide(Importer.layerTest))
   )
 

@@ -129,6 +129,10 @@ const layer: Layer.Layer<AlertRuleRepository> = Layer.effect(
         ),
       matching: (event) =>
         Effect.map(Ref.get(rules), (all) => all.filter((s) => matches(s.record, event)).map(served)),
+      matchingEach: (events) =>
+        Effect.map(Ref.get(rules), (all) =>
+          events.map((event) => all.filter((s) => matches(s.record, event)).map(served))
+        ),
       signingKey: (ruleId) => Effect.map(find(ruleId), (s) => s.record.signing_key),
       destination: (ruleId) =>
         Effect.flatMap(find(ruleId), (s) => Effect.map(current, (at) => destinationOf(at(s)))),

@@ -24,6 +24,7 @@ import {
 } from "../../import/ImportPlan.ts"
 import { idKey } from "../../import/ImportStoreView.ts"
 import { repeatFreeRuns } from "../../ports/ScorecardRepository.ts"
+import type { StoredScorecard } from "../../ports/ScorecardRepository.ts"
 import type { StoreError } from "../../ports/StoreError.ts"
 import { matchRows, readRows } from "../../quantum/QuantumRows.ts"
 import { DefaultSnapshotTtl, makeSnapshot } from "../../quantum/QuantumSnapshot.ts"
@@ -52,6 +53,11 @@ const failed =
 interface Progress {
   readonly advance: (phase: ImportPhase, n: number) => void
   readonly step: (phase: ImportPhase, n?: number) => Effect.Effect<void>
+  /**
+   * The answers of the drafts saved so far (written, or stored as they are),
+   * by lower-cased scorecard id: the Publisher need not read them back.
+   */
+  readonly saved: Map<string, StoredScorecard["answers"]>
 }
 
 const progressOf = (plan: ImportPlan, options: ImportProgressOptions | undefined): Progress => {
@@ -66,7 +72,7 @@ const progressOf = (plan: ImportPlan, options: ImportProgressOptions | undefined
     phaseDone.set(phase, inPhase)
     options?.onProgress?.(done, total, phase, { done: inPhase, total: phaseTotals[phase] })
   }
-  return { advance, step: (phase, n = 1) => Effect.sync(() => advance(phase, n)) }
+  return { advance, step: (phase, n = 1) => Effect.sync(() => advance(phase, n)), saved: new Map() }
 }
 
 /** Saves drafts in batches, writing only those that change. */
@@ -79,6 +85,7 @@ const saveAll = Effect.fnUntraced(function* (
     const batch = drafts.slice(i, i + DraftBatch)
     const writes = batch.filter((d) => d.change !== "unchanged").map((d) => d.scorecard)
     if (writes.length > 0) yield* ports.scorecards.saveDrafts(writes)
+    for (const d of batch) progress.saved.set(d.scorecard.id.toLowerCase(), d.scorecard.answers)
     yield* progress.step("scorecards", batch.length)
   }
 })
@@ -175,7 +182,8 @@ const replayPublications = Effect.fnUntraced(function* (
             progress.advance("publications", n - reported)
             reported = n
           },
-          unseen
+          unseen,
+          savedAnswers: progress.saved
         }
       )
       .pipe(Effect.mapError(failed("publications")))

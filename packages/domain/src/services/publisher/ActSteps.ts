@@ -43,15 +43,19 @@ export const chainGates = (ports: PublisherPorts) =>
     return (id: string) => gateOf.get(id)
   })
 
-/** One delivery per rule matching each event, in event then rule order. */
-export const deliveriesFor = Effect.fnUntraced(function* (
+/**
+ * One delivery per rule matching each event of each act, in act, event then
+ * rule order; the rules of every event are read at once.
+ */
+export const deliveriesForActs = Effect.fnUntraced(function* (
   ports: PublisherPorts,
-  events: ReadonlyArray<EventDraft>,
-  at: number
+  acts: ReadonlyArray<{ readonly events: ReadonlyArray<EventDraft>; readonly at: number }>
 ) {
+  const events = acts.flatMap((act) => act.events.map((event) => ({ event, at: act.at })))
+  const rulesOf = yield* ports.rules.matchingEach(events.map((e) => e.event))
   const deliveries: Array<Delivery> = []
-  for (const event of events) {
-    for (const rule of yield* ports.rules.matching(event)) {
+  for (const [i, { event, at }] of events.entries()) {
+    for (const rule of rulesOf[i] ?? []) {
       const delivery_id = yield* ports.ids.uuid
       deliveries.push(
         newDelivery({
@@ -66,6 +70,10 @@ export const deliveriesFor = Effect.fnUntraced(function* (
   }
   return deliveries
 })
+
+/** One delivery per rule matching each event, in event then rule order. */
+export const deliveriesFor = (ports: PublisherPorts, events: ReadonlyArray<EventDraft>, at: number) =>
+  deliveriesForActs(ports, [{ events, at }])
 
 /** A dependency's current headline: its latest published composite, or null when unrated. */
 const resolveDependency = (ports: PublisherPorts, dep: StoredScorecard["dependencies"][number]) =>

@@ -88,6 +88,12 @@ export interface PublishManyOptions {
    * never a rating.changed for figures nobody saw. Later acts follow it as usual.
    */
   readonly unseen?: ReadonlySet<string> | undefined
+  /**
+   * The answers of drafts the caller has saved in this transaction, by
+   * lower-cased scorecard id: the store need not read them back
+   * (`ScorecardRepository.latestOf`). The drafts are scored all the same.
+   */
+  readonly savedAnswers?: ReadonlyMap<string, StoredScorecard["answers"]> | undefined
 }
 
 /** An entity that has just become readable, to announce (`Publisher.announce`). */

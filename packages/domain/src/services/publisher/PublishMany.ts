@@ -7,12 +7,11 @@
  * as `publish`, and one write.
  */
 import { Effect, Option, Result } from "effect"
-import type { Delivery } from "../../model/Delivery.ts"
 import type { EntityRecord } from "../../model/Entity.ts"
 import type { EntityType } from "../../model/EntityType.ts"
 import type { Scorecard } from "../../model/Scorecard.ts"
 import { repeatFreeRuns, type StoredScorecard } from "../../ports/ScorecardRepository.ts"
-import { chainGates, deliveriesFor, type PublisherPorts } from "./ActSteps.ts"
+import { chainGates, deliveriesForActs, type PublisherPorts } from "./ActSteps.ts"
 import {
   entityKey as idKey,
   type Prepared,
@@ -104,7 +103,7 @@ const readChunkScorecards = Effect.fnUntraced(function* (
   const drafts = new Map<string, StoredScorecard>()
   const previous = new Map<string, Scorecard>()
   for (const [type, entityIds] of present) {
-    for (const s of yield* run.ports.scorecards.latestOf(type, entityIds, "draft"))
+    for (const s of yield* run.ports.scorecards.latestOf(type, entityIds, "draft", run.options?.savedAnswers))
       drafts.set(idKey(type, s.entity_id), s)
     for (const s of (yield* run.ports.scorecards.latestPublishedOf(type, entityIds)).values())
       previous.set(idKey(type, s.entity_id), s)
@@ -191,8 +190,7 @@ const runChunk = Effect.fnUntraced(function* (run: ManyRun, chunk: ReadonlyArray
   const { drafts, previous } = yield* readChunkScorecards(run, chunk, found)
   yield* readDependencies(run, chunk, drafts)
   const prepared = yield* prepareChunk(run, chunk, found, drafts, previous)
-  const deliveries: Array<Delivery> = []
-  for (const p of prepared) deliveries.push(...(yield* deliveriesFor(run.ports, p.events, p.at)))
+  const deliveries = yield* deliveriesForActs(run.ports, prepared)
   yield* run.ports.scorecards.publishMany(prepared.map((p) => p.record))
   if (deliveries.length > 0) yield* run.ports.outbox.enqueue(deliveries)
   run.done += chunk.length

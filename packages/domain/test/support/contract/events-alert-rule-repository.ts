@@ -274,6 +274,31 @@ export const alertRuleRepositoryContract = (
       )
     )
 
+    it.effect("matchingEach gives, in one read, each event's rules as matching does, in order", () =>
+      run(
+        Effect.gen(function* () {
+          const repo = yield* AlertRuleRepository
+          yield* repo.create(rule(A1, "alice", { slugs: ["aave-v4"] }))
+          yield* repo.create(rule(A2, "alice", { entity_types: ["chain"], events: ["rating.new"] }))
+          yield* repo.create(rule(B1, "bob"))
+          const events = [
+            event("rating.changed", "protocol", "aave-v4"),
+            event("webhook.test", "protocol", "aave-v4"),
+            event("rating.new", "chain", "ethereum"),
+            event("rating.changed", "chain", "ethereum"),
+            event("rating.new", "chain", "aave-v4")
+          ]
+          const each = yield* repo.matchingEach(events)
+          assert.deepStrictEqual(
+            each.map((rules) => rules.map((r) => r.id)),
+            [[A1, B1], [], [A2, B1], [B1], [A1, A2, B1]]
+          )
+          for (const [i, e] of events.entries()) assert.deepStrictEqual(each[i], yield* repo.matching(e))
+          assert.deepStrictEqual(yield* repo.matchingEach([]), [])
+        })
+      )
+    )
+
     it.effect("webhook.test never matches: it is addressed to one rule on request", () =>
       run(
         Effect.gen(function* () {

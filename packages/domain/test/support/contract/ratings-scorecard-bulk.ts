@@ -147,6 +147,15 @@ export const scorecardBulkContract = <D>(target: Target<Ports, D>) =>
           assert.deepStrictEqual(byId(latest), byId(each))
         }
         assert.deepStrictEqual(yield* repo.latestOf("token", [], "draft"), [])
+        // The answers a caller saved, handed back (ids in another case): the same scorecards.
+        const savedAnswers = new Map(
+          cards.map((c) => [c.id.toLowerCase(), c.answers.map((a) => ({ ...a, id: a.id.toUpperCase() }))])
+        )
+        for (const status of ["draft", "published"] as const)
+          assert.deepStrictEqual(
+            byId(yield* repo.latestOf("token", ids, status, savedAnswers)),
+            byId(yield* repo.latestOf("token", ids, status))
+          )
       }))
 
     test("publishMany is publish of each record in order: an entity published twice ends superseded then published", () =>
