@@ -882,7 +882,9 @@ describe("WebhookDispatcher", () => {
           { concurrency: 0 },
           { concurrency: 1.5 },
           { pollInterval: 0 },
-          { stopGrace: -1 }
+          { stopGrace: -1 },
+          { hostConcurrency: 0 },
+          { hostConcurrency: 2.5 }
         ]
         for (const options of refused) {
           const exit = yield* Effect.exit(
