@@ -24,7 +24,14 @@ describe("webhook fan-out benchmark", () => {
     const result = await withScratchDatabase(serverUrl(), "bench_webhooks_test", false, (db) =>
       Effect.runPromise(
         Effect.scoped(
-          runFanout(db.url, { rules, concurrency: 8, seed: "test", sample: 10, timeoutMs: 20_000 })
+          runFanout(db.url, {
+            rules,
+            concurrency: 8,
+            hostConcurrency: 8,
+            seed: "test",
+            sample: 10,
+            timeoutMs: 20_000
+          })
         )
       )
     )
