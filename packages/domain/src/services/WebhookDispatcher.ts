@@ -153,7 +153,10 @@ const make = (options: WebhookDispatcherOptions) =>
       claim: (at, limit) =>
         Effect.flatMap(nextClaimToken, (token) => claim(ports, leaseMs, token, at, limit)),
       release: (claims) => release(ports, claims),
-      attemptSafely: (claimed) => attemptSafely(ports, claimed, recordInBatch)
+      // `sent` runs once the send is over, before its outcome is recorded: the loop frees the send
+      // slot then, so slots wait for receivers only, never for the database.
+      attemptSafely: (claimed, sent) =>
+        attemptSafely(ports, claimed, (toRecord) => Effect.andThen(sent, recordInBatch(toRecord)))
     }
 
     const deliverNow = Effect.fn("WebhookDispatcher.deliverNow")(function* (delivery: Delivery) {

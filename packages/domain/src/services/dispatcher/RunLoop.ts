@@ -41,8 +41,12 @@ export interface Dispatching {
   readonly claim: (at: number, limit: number) => Effect.Effect<Claim>
   /** Hands claims back to the outbox at once; it never fails (what it could not release keeps its lease). */
   readonly release: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<void>
-  /** An attempt recorded with the next batch, that never fails (undefined when not recorded). */
-  readonly attemptSafely: (claimed: Claimed) => Effect.Effect<Settled | undefined>
+  /**
+   * An attempt recorded with the next batch, that never fails (undefined when
+   * not recorded). `sent` runs when its send is over and its outcome is about
+   * to be recorded (never, for a delivery held unsent).
+   */
+  readonly attemptSafely: (claimed: Claimed, sent: Effect.Effect<void>) => Effect.Effect<Settled | undefined>
 }
 
 /** `runOnce`: claims up to `concurrency` due deliveries and attempts them all concurrently. */
@@ -55,7 +59,7 @@ export const runOnce = (d: Dispatching): Effect.Effect<DispatchSummary> =>
       const host = hostOf(c)
       const permits = hosts.get(host) ?? Semaphore.makeUnsafe(d.hostConcurrency)
       hosts.set(host, permits)
-      return permits.withPermit(d.attemptSafely(c))
+      return permits.withPermit(d.attemptSafely(c, Effect.void))
     }
     const results = yield* Effect.forEach(claimed, underHostBound, { concurrency: d.concurrency })
     const summary = {
@@ -94,6 +98,8 @@ interface LoopState {
   readonly sends: SendScheduler<Ready>
   /** The retry times this process has recorded, so that it wakes exactly when one falls due. */
   readonly dueTimes: Set<number>
+  /** Attempts whose send is over and whose outcome is being recorded: they hold no send slot. */
+  recording: number
   /** When the current sleep ends (-Infinity while not sleeping). An attempt that records an earlier retry opens `kick`. */
   wakeAt: number
   /** The loop waits for the window to empty enough for a claim; the next attempt that ends opens `kick`. */
@@ -105,6 +111,7 @@ interface LoopState {
 const newLoopState = (d: Dispatching): LoopState => ({
   sends: new SendScheduler<Ready>(d.concurrency, d.hostConcurrency),
   dueTimes: new Set<number>(),
+  recording: 0,
   wakeAt: Number.NEGATIVE_INFINITY,
   waitingForRoom: false,
   stopping: false
@@ -141,16 +148,26 @@ const sendSlots = (
         )
         continue
       }
+      // The slot is freed once the send is over; the attempt then counts as recording until settled.
+      let freed = false
+      const sent = Effect.suspend(() => {
+        if (freed) return Effect.void
+        freed = true
+        state.sends.done(host)
+        state.recording++
+        return startReady
+      })
       yield* FiberSet.run(
         fibers,
-        Effect.flatMap(d.attemptSafely(next.claimed), (r) => settle(host, r))
+        Effect.flatMap(d.attemptSafely(next.claimed, sent), (r) => settle(host, freed, r))
       )
     }
   })
 
-  const settle = (host: string, result: Settled | undefined) =>
+  const settle = (host: string, freed: boolean, result: Settled | undefined) =>
     Effect.suspend(() => {
-      state.sends.done(host)
+      if (freed) state.recording--
+      else state.sends.done(host)
       let wake = state.waitingForRoom
       if (result !== undefined && result.delivery.status === "pending") {
         const due = millisOf(result.delivery.next_attempt_at!)
@@ -204,8 +221,8 @@ const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effe
         state.wakeAt = Number.NEGATIVE_INFINITY
         const { sends } = state
         const room = Math.min(
-          d.window - sends.inFlight - sends.startable,
-          d.maxHeld - sends.inFlight - sends.waiting
+          d.window - sends.inFlight - state.recording - sends.startable,
+          d.maxHeld - sends.inFlight - state.recording - sends.waiting
         )
         // Claim only for a batch. While waiting, more than `concurrency` deliveries are in flight
         // or ready to start, so no slot is idle for want of a claim. Deliveries waiting for a host

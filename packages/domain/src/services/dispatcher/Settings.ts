@@ -47,6 +47,12 @@ export const HeldPerSlot = 16
 /** Attempts recorded in one call to the outbox at most. */
 export const MaxRecordBatch = 256
 
+/** Calls to record attempts in flight at once at most (each a batch). */
+export const MaxRecordWriters = 4
+
+/** Attempts waiting to be recorded that start another writer, while one is writing. */
+export const RecordBatchForWriter = 32
+
 export interface WebhookDispatcherOptions {
   /** Most attempts (send and record) in flight at once in this process (default 256). */
   readonly concurrency?: number | undefined
