@@ -121,6 +121,8 @@ export interface FanoutResult {
   /** Publisher.publish of the re-rating: read, score, match rules, write scorecard and outbox in one transaction. */
   readonly publishMs: number
   readonly dispatch: Rate
+  /** CPU time this process (the dispatcher, and the bench's progress poll) used meanwhile. */
+  readonly dispatchCpuMs: number
   /** Enqueue (the publish's commit) to the end of each delivered attempt, ms. */
   readonly latency: { readonly p50: number; readonly p99: number; readonly max: number }
   /** The most requests the receiver had open at once in the main phase. */
@@ -241,7 +243,10 @@ export const runFanout = (url: string, options: FanoutOptions) =>
     // 4. The dispatcher, as a server process runs it, until the outbox is all delivered.
     const allDelivered = (total: number) => (started: number) =>
       waitForOutbox(sql, started, timeoutMs, (s) => s.delivered === total)
+    const cpuBefore = process.cpuUsage()
     const dispatchMs = yield* dispatchInProcess(app, options, allDelivered(deliveries))
+    const cpu = process.cpuUsage(cpuBefore)
+    const dispatchCpuMs = (cpu.user + cpu.system) / 1000
     const { outbox, reports } = yield* checkExactlyOnce(sql, [receiver])
     const signaturesVerified = verifySample(reports[0]!.samples, keyOf)
     const [latency] = yield* sql<{ readonly p50: number; readonly p99: number; readonly max: number }>`
@@ -308,6 +313,7 @@ export const runFanout = (url: string, options: FanoutOptions) =>
       createRulesMs,
       publishMs,
       dispatch: rate(deliveries, dispatchMs),
+      dispatchCpuMs,
       latency: latency!,
       maxOpen: reports[0]!.maxOpen,
       baseline,
@@ -391,6 +397,7 @@ const report = (r: FanoutResult) => {
   line("create rules (setup, not compared)", `${fmt(r.createRulesMs / 1000, 2).padStart(8)} s`)
   line("publish + enqueue (one transaction)", `${fmt(r.publishMs / 1000, 2).padStart(8)} s`)
   line("dispatcher", timed(r.dispatch, "deliveries/s"))
+  line("  its process's CPU meanwhile", `${fmt(r.dispatchCpuMs / 1000, 2).padStart(8)} s`)
   line("plain undici POSTs (baseline)", timed(r.baseline, "requests/s"))
   line("ratio dispatcher/baseline", `${ratio.toFixed(3)}  (target >= 0.5: ${verdict(ratio >= 0.5)})`)
   line(
