@@ -241,10 +241,10 @@ export const runFanout = (url: string, options: FanoutOptions) =>
     const deliveries = published.deliveries - (published.deliveries / rules) * slowRules.length
 
     // 4. The dispatcher, as a server process runs it, until the outbox is all delivered.
-    const allDelivered = (total: number) => (started: number) =>
-      waitForOutbox(sql, started, timeoutMs, (s) => s.delivered === total)
+    const allDelivered = (started: number) =>
+      waitForOutbox(sql, started, timeoutMs, (s) => s.pending === 0 && s.failed === 0)
     const cpuBefore = process.cpuUsage()
-    const dispatchMs = yield* dispatchInProcess(app, options, allDelivered(deliveries))
+    const dispatchMs = yield* dispatchInProcess(app, options, allDelivered)
     const cpu = process.cpuUsage(cpuBefore)
     const dispatchCpuMs = (cpu.user + cpu.system) / 1000
     const { outbox, reports } = yield* checkExactlyOnce(sql, [receiver])
@@ -274,33 +274,27 @@ export const runFanout = (url: string, options: FanoutOptions) =>
     const resetAll = Effect.promise(() => Promise.all(receivers.map((r) => r.reset())))
 
     // 6. Everything, slow receiver included: the fast deliveries timed alone.
-    const slow = yield* slowReceiver === undefined
-      ? Effect.succeed(undefined)
-      : slowPhase(
-          sql,
-          app,
-          options,
-          receivers,
-          deliveries,
-          (ms) => (started) => waitForOutbox(sql, started, ms, (s) => s.fastDelivered === deliveries)
-        ).pipe(
-          Effect.tap(() => Effect.void),
-          (e) => Effect.andThen(resetAll, e)
-        )
+    const slow =
+      slowReceiver === undefined
+        ? undefined
+        : yield* Effect.andThen(
+            resetAll,
+            slowPhase(
+              sql,
+              app,
+              options,
+              receivers,
+              deliveries,
+              (ms) => (started) => waitForOutbox(sql, started, ms, (s) => s.fastPending === 0)
+            )
+          )
 
     // 7. One dispatcher process, then N, on the same outbox (the fast deliveries).
     const processes =
       (options.processes ?? 1) > 1
         ? {
-            one: yield* processesPhase(url, sql, options, 1, receiver, allDelivered(deliveries)),
-            many: yield* processesPhase(
-              url,
-              sql,
-              options,
-              options.processes!,
-              receiver,
-              allDelivered(deliveries)
-            )
+            one: yield* processesPhase(url, sql, options, 1, receiver, allDelivered),
+            many: yield* processesPhase(url, sql, options, options.processes!, receiver, allDelivered)
           }
         : undefined
 
@@ -343,7 +337,7 @@ const slowPhase = (
     const allMs = yield* dispatchInProcess(app, options, (started) =>
       Effect.gen(function* () {
         fastMs = yield* fastDone(timeoutMs)(started)
-        return yield* waitForOutbox(sql, started, timeoutMs, (s) => s.delivered === total)
+        return yield* waitForOutbox(sql, started, timeoutMs, (s) => s.pending === 0 && s.failed === 0)
       })
     )
     const { reports } = yield* checkExactlyOnce(sql, receivers)

@@ -175,17 +175,21 @@ export const restoreOutbox = (sql: SqlClient.SqlClient, without: "slow rules" | 
   )
 
 interface OutboxState {
-  readonly delivered: number
-  /** Delivered deliveries of rules pointing at the fast receiver. */
-  readonly fastDelivered: number
+  /** Deliveries not yet delivered nor failed. */
+  readonly pending: number
+  /** Pending deliveries of rules pointing at the fast receiver. */
+  readonly fastPending: number
   readonly failed: number
   readonly retrying: number
 }
 
 /**
  * Polls the outbox every 20 ms from `started` until `done`, and returns
- * when it was first seen so (ms since `started`). Any failed attempt stops
- * the run: a retry is 30 s away, and a figure including one is meaningless.
+ * when it was first seen so (ms since `started`). It counts what is left
+ * (pending, through the outbox's own partial indexes), so a poll costs less
+ * as the phase drains and competes less with the dispatcher. Any failed
+ * attempt stops the run: a retry is 30 s away, and a figure including one is
+ * meaningless.
  */
 export const waitForOutbox = (
   sql: SqlClient.SqlClient,
@@ -196,12 +200,11 @@ export const waitForOutbox = (
   Effect.gen(function* () {
     for (;;) {
       const [state] = yield* sql<OutboxState>`
-        SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
-               count(*) FILTER (WHERE status = 'delivered'
-                 AND rule_id NOT IN (SELECT rule_id FROM bench_slow_rules))::int AS "fastDelivered",
-               count(*) FILTER (WHERE status = 'failed')::int AS failed,
-               count(*) FILTER (WHERE status = 'pending' AND attempts > 0)::int AS retrying
-        FROM webhook_deliveries
+        SELECT count(*)::int AS pending,
+               count(*) FILTER (WHERE rule_id NOT IN (SELECT rule_id FROM bench_slow_rules))::int AS "fastPending",
+               count(*) FILTER (WHERE attempts > 0)::int AS retrying,
+               (SELECT count(*) FROM webhook_deliveries WHERE status = 'failed')::int AS failed
+        FROM webhook_deliveries WHERE status = 'pending'
       `
       if (done(state!)) return performance.now() - started
       if (state!.failed > 0 || state!.retrying > 0) {
@@ -216,7 +219,7 @@ export const waitForOutbox = (
         )
       }
       if (performance.now() - started > timeoutMs)
-        return yield* Effect.die(new Error(`only ${state!.delivered} delivered after ${timeoutMs} ms`))
+        return yield* Effect.die(new Error(`${state!.pending} still pending after ${timeoutMs} ms`))
       yield* Effect.sleep(Duration.millis(20))
     }
   }).pipe(Effect.orDie)
