@@ -1,13 +1,11 @@
 /**
  * Group commit of attempt outcomes. An attempt that finishes while no batch
- * is being written starts a writer: a fiber of the dispatcher that takes what
- * is queued (up to `MaxRecordBatch`), writes it in one call, and keeps taking
- * what queued up meanwhile until the queue is empty. Every attempt only waits
- * for its own result. Once `RecordBatchForWriter` attempts are waiting, another
- * writer starts (up to `MaxRecordWriters`): their round trips and commits
- * overlap, and each still takes a large batch: a statement costs far more
- * than a row. Each delivery
- * is in one batch only, so writers never touch the same row. State is plain
+ * is being written starts a writer: a fiber that takes what is queued (up to
+ * `MaxRecordBatch`), writes it in one call, and keeps taking what queued up
+ * meanwhile until the queue is empty. Every attempt waits for its own result
+ * only. Once `RecordBatchForWriter` attempts wait, another writer starts (up
+ * to `MaxRecordWriters`): round trips and commits overlap, and each batch is
+ * still large, as a statement costs far more than a row. State is plain
  * variables: fibers interleave only at effect boundaries, and none lies
  * between checking and setting them.
  */
