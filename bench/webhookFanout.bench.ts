@@ -128,6 +128,7 @@ export interface FanoutResult {
   /** The most requests the receiver had open at once in the main phase. */
   readonly maxOpen: number
   readonly baseline: Rate
+  readonly baselineCpuMs: number
   /** Deliveries that reached the receiver exactly once (all of them, or the run fails). */
   readonly deliveredOnce: number
   readonly signaturesVerified: number
@@ -263,7 +264,10 @@ export const runFanout = (url: string, options: FanoutOptions) =>
     const bodies = outbox.map((r) => r.body)
     const bodyBytes = bodies.reduce((n, b) => n + Buffer.byteLength(b), 0)
     yield* Effect.promise(receiver.reset)
+    const baselineCpuBefore = process.cpuUsage()
     const baseline = yield* Effect.promise(() => plainPosts(webhookUrl, bodies, inFlightToOneHost))
+    const baselineCpu = process.cpuUsage(baselineCpuBefore)
+    const baselineCpuMs = (baselineCpu.user + baselineCpu.system) / 1000
     const afterBaseline = yield* Effect.promise(receiver.report)
     if (afterBaseline.requests !== deliveries)
       return yield* Effect.die(
@@ -311,6 +315,7 @@ export const runFanout = (url: string, options: FanoutOptions) =>
       latency: latency!,
       maxOpen: reports[0]!.maxOpen,
       baseline,
+      baselineCpuMs,
       deliveredOnce: outbox.length,
       signaturesVerified,
       slow,
@@ -391,8 +396,15 @@ const report = (r: FanoutResult) => {
   line("create rules (setup, not compared)", `${fmt(r.createRulesMs / 1000, 2).padStart(8)} s`)
   line("publish + enqueue (one transaction)", `${fmt(r.publishMs / 1000, 2).padStart(8)} s`)
   line("dispatcher", timed(r.dispatch, "deliveries/s"))
-  line("  its process's CPU meanwhile", `${fmt(r.dispatchCpuMs / 1000, 2).padStart(8)} s`)
+  line(
+    "  its process's CPU meanwhile",
+    `${fmt(r.dispatchCpuMs / 1000, 2).padStart(8)} s  ${fmt((1000 * r.dispatchCpuMs) / r.deliveries).padStart(8)} us a delivery`
+  )
   line("plain undici POSTs (baseline)", timed(r.baseline, "requests/s"))
+  line(
+    "  its CPU",
+    `${fmt(r.baselineCpuMs / 1000, 2).padStart(8)} s  ${fmt((1000 * r.baselineCpuMs) / r.deliveries).padStart(8)} us a request`
+  )
   line("ratio dispatcher/baseline", `${ratio.toFixed(3)}  (target >= 0.5: ${verdict(ratio >= 0.5)})`)
   line(
     "enqueue-to-delivered latency",
