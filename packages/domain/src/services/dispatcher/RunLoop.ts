@@ -32,7 +32,7 @@ export interface Dispatching {
   /** Deliveries `run` holds at most, counting those waiting for a host at its bound. */
   readonly maxHeld: number
   readonly pollMs: number
-  /** Deliveries `run` holds at most being attempted, or claimed and ready to start (their host has room). */
+  /** Deliveries `run` holds at most that are being sent or recorded, or ready to start (their host has room). */
   readonly window: number
   /** `run` claims only when at least this many fit in its window. */
   readonly claimBatch: number
