@@ -6,7 +6,8 @@
  * real one.
  *
  * node:http on 127.0.0.1 (ephemeral port); every POST is read to its end and
- * answered 204. It counts requests and, per `webhook-id`, how often each id
+ * answered 204, after `delayMs` (a slow receiver) if given. It counts requests,
+ * the most it had open at once, and, per `webhook-id`, how often each id
  * arrived (the parent checks "exactly once" against the outbox), and keeps the
  * raw bytes and signature headers of every `sampleEvery`-th request so the
  * parent can verify signatures on what was really received. It only
@@ -16,7 +17,7 @@
  * `{ type: "reset" }` clears the counts and is answered `{ type: "reset" }`;
  * `{ type: "report" }` is answered with a `ReceiverReport`.
  *
- *   node bench/webhookReceiver.ts <sampleEvery>
+ *   node bench/webhookReceiver.ts <sampleEvery> [delayMs]
  */
 import { createServer } from "node:http"
 
@@ -29,6 +30,8 @@ export interface ReceivedSample {
 export interface ReceiverReport {
   readonly type: "report"
   readonly requests: number
+  /** The most requests open (arrived, not yet answered) at once. */
+  readonly maxOpen: number
   readonly bytes: number
   /** Requests that carried no webhook-id (the baseline's plain POSTs). */
   readonly withoutId: number
@@ -40,8 +43,11 @@ export interface ReceiverReport {
 const SampledHeaders = ["x-service-signature", "webhook-id", "webhook-timestamp", "webhook-signature"]
 
 const sampleEvery = Math.max(1, Number(process.argv[2] ?? 100))
+const delayMs = Math.max(0, Number(process.argv[3] ?? 0))
 
 let requests = 0
+let open = 0
+let maxOpen = 0
 let bytes = 0
 let withoutId = 0
 let withId = 0
@@ -50,6 +56,9 @@ let samples: Array<ReceivedSample> = []
 
 const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
   const chunks: Array<Buffer> = []
+  open++
+  maxOpen = Math.max(maxOpen, open)
+  res.once("close", () => open--)
   req.on("data", (chunk: Buffer) => chunks.push(chunk))
   req.on("end", () => {
     requests++
@@ -70,13 +79,15 @@ const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
       withoutId++
     }
     res.statusCode = 204
-    res.end()
+    if (delayMs > 0) setTimeout(() => res.end(), delayMs)
+    else res.end()
   })
 })
 
 process.on("message", (message: { readonly type?: string }) => {
   if (message.type === "reset") {
     requests = 0
+    maxOpen = open
     bytes = 0
     withoutId = 0
     withId = 0
@@ -87,6 +98,7 @@ process.on("message", (message: { readonly type?: string }) => {
     const report: ReceiverReport = {
       type: "report",
       requests,
+      maxOpen,
       bytes,
       withoutId,
       ids: [...ids],

@@ -41,9 +41,9 @@ import { WebhookDispatcher } from "@ratings/domain/services/WebhookDispatcher"
 import { WebhookHousekeeping } from "@ratings/domain/services/WebhookHousekeeping"
 import { RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import { WebhookTargetPolicy } from "@ratings/domain/webhooks/WebhookTargetPolicy"
-import { Duration, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, Duration, Effect, Layer, Option, type Redacted } from "effect"
 import { QuantumConfig, QuantumSourceUrlSetting } from "./Config.ts"
-import { WebhookDeliveryConfig, WebhookTargetsConfig } from "./WebhookConfig.ts"
+import { WebhookDeliveryConfig, WebhookHostConcurrencyConfig, WebhookTargetsConfig } from "./WebhookConfig.ts"
 
 /**
  * The policies the domain is built around, provided once for everything that
@@ -113,8 +113,16 @@ const quantum = QuantumService.layer.pipe(
  * send, and the policy itself, which alert rules apply when a URL is saved.
  */
 export const webhookPorts = Layer.unwrap(
-  Effect.map(WebhookTargetsConfig, (policy) =>
-    Layer.mergeAll(HmacSigner.layer, UndiciTransport.layer(policy), WebhookTargetPolicy.layer(policy))
+  Effect.map(Config.all([WebhookTargetsConfig, WebhookHostConcurrencyConfig]), ([policy, hostConcurrency]) =>
+    Layer.mergeAll(
+      HmacSigner.layer,
+      // Enough connections per receiver for the dispatcher's sends to one host, and a few beside them.
+      UndiciTransport.layer({
+        ...policy,
+        maxConnectionsPerOrigin: Math.max(UndiciTransport.defaultMaxConnectionsPerOrigin, 2 * hostConcurrency)
+      }),
+      WebhookTargetPolicy.layer(policy)
+    )
   )
 )
 
@@ -188,6 +196,7 @@ export const webhookDispatcherLoop = (stopGrace: Duration.Duration) =>
     Effect.map(WebhookDeliveryConfig, (settings) =>
       WebhookDispatcher.layer({
         concurrency: settings.concurrency,
+        hostConcurrency: settings.hostConcurrency,
         pollInterval: settings.pollInterval,
         leaseMs: Option.getOrUndefined(Option.map(settings.lease, Duration.toMillis)),
         stopGrace,

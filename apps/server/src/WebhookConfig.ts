@@ -1,11 +1,12 @@
 /**
- * The webhook settings: delivery (retry scale, concurrency, poll interval,
- * claim lease), operations (when a failing endpoint is disabled, how long
+ * The webhook settings: delivery (retry scale, concurrency overall and per
+ * destination host, poll interval, claim lease), operations (when a failing endpoint is disabled, how long
  * delivery history is kept) and which targets may be called. The test-only settings are
  * refused outside NODE_ENV=test rather than ignored.
  */
 import {
   DefaultConcurrency,
+  DefaultHostConcurrency,
   DefaultPollInterval,
   TransportGraceMs
 } from "@ratings/domain/services/WebhookDispatcher"
@@ -54,6 +55,16 @@ const Concurrency = Schema.Int.check(
 )
 
 /**
+ * Most webhook sends in flight at once to one destination host (scheme, host
+ * and port) in one server process; deliveries to a host at its bound wait
+ * without taking a send slot. The transport sizes its connection pools by it.
+ */
+export const WebhookHostConcurrencyConfig = Config.schema(
+  Concurrency,
+  "RATINGS_WEBHOOK_HOST_CONCURRENCY"
+).pipe(Config.withDefault(DefaultHostConcurrency))
+
+/**
  * Webhook delivery settings. A retry scale or a lease outside NODE_ENV=test
  * is refused rather than ignored: a production process quietly retrying in
  * milliseconds (or silently not, when the operator meant it) is worse than
@@ -70,6 +81,7 @@ export const WebhookDeliveryConfig = Config.all({
   concurrency: Config.schema(Concurrency, "RATINGS_WEBHOOK_CONCURRENCY").pipe(
     Config.withDefault(DefaultConcurrency)
   ),
+  hostConcurrency: WebhookHostConcurrencyConfig,
   /** The longest the dispatcher waits between claims when nothing is due. */
   pollInterval: positiveDuration(
     "RATINGS_WEBHOOK_POLL_INTERVAL",

@@ -284,7 +284,8 @@ describe("webhook delivery by `ratings serve`", () => {
   }, 180_000)
 
   it("the server killed (SIGKILL) with deliveries in flight and restarted: every delivery ends delivered or failed after exactly five retries at the scaled offsets, none is lost, and no attempt is recorded twice", async () => {
-    const { databaseUrl, env } = await world.setup()
+    // 16 send slots, fewer than the deliveries, so some are never claimed by the process killed.
+    const { databaseUrl, env } = await world.setup({ RATINGS_WEBHOOK_CONCURRENCY: "16" })
     let phase: "holding" | "answering" = "holding"
     const receiver = await world.receiver((request) =>
       phase === "holding" ? "hold" : request.path.startsWith("/fail") ? 500 : 200

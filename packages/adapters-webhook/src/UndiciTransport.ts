@@ -325,14 +325,20 @@ const attempt = async (
 /** The transport over an agent the caller owns. */
 export const fromAgent = (agent: Agent, options: UndiciTransportOptions): WebhookTransport["Service"] =>
   WebhookTransport.of({
-    send: Effect.fn("UndiciTransport.send")(function* (request: WebhookRequest) {
-      const { outcome, refused } = yield* Effect.promise((signal) => attempt(agent, options, request, signal))
-      if (refused !== undefined)
-        yield* Effect.logWarning("webhook target refused").pipe(
-          Effect.annotateLogs({ detail: refused, webhook_id: request.headers["webhook-id"] ?? null })
+    // Untraced call site: this runs for every delivery, and a captured stack trace costs more than the span.
+    send: Effect.fnUntraced(
+      function* (request: WebhookRequest) {
+        const { outcome, refused } = yield* Effect.promise((signal) =>
+          attempt(agent, options, request, signal)
         )
-      return outcome
-    })
+        if (refused !== undefined)
+          yield* Effect.logWarning("webhook target refused").pipe(
+            Effect.annotateLogs({ detail: refused, webhook_id: request.headers["webhook-id"] ?? null })
+          )
+        return outcome
+      },
+      (effect) => Effect.withSpan(effect, "UndiciTransport.send", { captureStackTrace: false })
+    )
   })
 
 /** The transport with its own agent, destroyed (open sockets closed) when the scope closes. */

@@ -137,7 +137,7 @@ const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedW
         AND d.attempts = i.attempts
         AND d.next_attempt_at IS NOT DISTINCT FROM i.next_attempt_at
         AND d.first_attempt_at IS NOT DISTINCT FROM i.first_attempt_at
-      RETURNING i.idx, d.delivery_id, d.rule_id, d.event, d.body, d.status, d.cycle, d.attempts,
+      RETURNING i.idx, d.delivery_id, d.rule_id, d.event, d.status, d.cycle, d.attempts,
         d.next_attempt_at, d.first_attempt_at, d.last_error, d.created_at
     ), logged AS (
       INSERT INTO webhook_delivery_attempts
@@ -148,7 +148,13 @@ const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedW
       WHERE i.attempt IS NOT NULL
     )
     SELECT * FROM updated
-  `.pipe(Effect.flatMap(decodeWritten))
+  `.pipe(
+    // A body never changes, so it is not sent back: the written row takes the one it was claimed with.
+    Effect.map((rows) =>
+      rows.map((row) => ({ ...row, body: writes[(row as { readonly idx: number }).idx]?.from.body }))
+    ),
+    Effect.flatMap(decodeWritten)
+  )
 
 /**
  * Guarded writes, a statement per chunk. A write for an id that is not a

@@ -26,6 +26,7 @@ import { type Dispatching, runLoop, runOnce, runUntilClosed } from "./dispatcher
 import {
   ClaimPerSlot,
   checkOptions,
+  HeldPerSlot,
   type DispatcherPorts,
   type DispatchSummary,
   ReadyPerSlot,
@@ -36,9 +37,11 @@ import {
 export {
   ClaimPerSlot,
   DefaultConcurrency,
+  DefaultHostConcurrency,
   DefaultPollInterval,
   type DispatchSummary,
   EndpointDisabledMessage,
+  HeldPerSlot,
   MaxRecordBatch,
   ReadyPerSlot,
   RuleDeletedMessage,
@@ -49,7 +52,10 @@ export {
 export class WebhookDispatcher extends Context.Service<
   WebhookDispatcher,
   {
-    /** Claims up to `concurrency` due deliveries at the clock's now, and attempts them all concurrently. */
+    /**
+     * Claims up to `concurrency` due deliveries at the clock's now, and
+     * attempts them all concurrently, at most `hostConcurrency` to one host.
+     */
     readonly runOnce: Effect.Effect<DispatchSummary>
     /** Dispatches forever: claims ahead of its send slots, and sleeps while nothing is due. */
     readonly run: Effect.Effect<never>
@@ -113,8 +119,8 @@ export class WebhookDispatcher extends Context.Service<
 const make = (options: WebhookDispatcherOptions) =>
   Effect.gen(function* () {
     const policy = yield* RetryPolicy
-    const { concurrency, pollMs, leaseMs, stopGraceMs, disableAfterMs } = yield* Effect.sync(() =>
-      checkOptions(options, policy)
+    const { concurrency, hostConcurrency, pollMs, leaseMs, stopGraceMs, disableAfterMs } = yield* Effect.sync(
+      () => checkOptions(options, policy)
     )
     const rules = yield* AlertRuleRepository
     const ports: DispatcherPorts = {
@@ -131,6 +137,10 @@ const make = (options: WebhookDispatcherOptions) =>
       ports.outbox.recordAttempt(toRecord.claimed, toRecord.input)
     const dispatching: Dispatching = {
       concurrency,
+      hostConcurrency,
+      // Deliveries waiting for a host at its bound hold no slot and do not count against the
+      // window, so others are still claimed; this caps how many of them are held.
+      maxHeld: HeldPerSlot * concurrency,
       pollMs,
       // `run` holds up to `window` deliveries (being attempted, or claimed and ready), and claims
       // only when at least `claimBatch` fit: one claim for many deliveries, made while the slots
@@ -143,7 +153,10 @@ const make = (options: WebhookDispatcherOptions) =>
       claim: (at, limit) =>
         Effect.flatMap(nextClaimToken, (token) => claim(ports, leaseMs, token, at, limit)),
       release: (claims) => release(ports, claims),
-      attemptSafely: (claimed) => attemptSafely(ports, claimed, recordInBatch)
+      // `sent` runs once the send is over, before its outcome is recorded: the loop frees the send
+      // slot then, so slots wait for receivers only, never for the database.
+      attemptSafely: (claimed, sent) =>
+        attemptSafely(ports, claimed, (toRecord) => Effect.andThen(sent, recordInBatch(toRecord)))
     }
 
     const deliverNow = Effect.fn("WebhookDispatcher.deliverNow")(function* (delivery: Delivery) {

@@ -882,7 +882,9 @@ describe("WebhookDispatcher", () => {
           { concurrency: 0 },
           { concurrency: 1.5 },
           { pollInterval: 0 },
-          { stopGrace: -1 }
+          { stopGrace: -1 },
+          { hostConcurrency: 0 },
+          { hostConcurrency: 2.5 }
         ]
         for (const options of refused) {
           const exit = yield* Effect.exit(
@@ -894,5 +896,78 @@ describe("WebhookDispatcher", () => {
           assert.strictEqual(exit._tag, "Failure", JSON.stringify(options))
         }
       })
+  )
+
+  it.effect(
+    "a send slot is free once its send is over, not once its outcome is recorded: a slow database does not " +
+      "slow the sends, which stay within `concurrency`, and every outcome is still recorded",
+    () => {
+      const stores = observedStores(DefaultRetryPolicy, { recordMs: SECOND })
+      const { stats, layer } = timedTransport(() => 100)
+      return withDispatcher(
+        {
+          deliveries: Array.from({ length: 12 }, (_, i) => delivery(i + 1)),
+          options: { concurrency: 2 },
+          transport: layer,
+          stores: stores.layer
+        },
+        Effect.gen(function* () {
+          // Two slots, 100 ms a send, while each batch record takes 1 s: the loop holds 4 deliveries per
+          // slot (sending, recording or ready), so 8 are sent before the first batch is recorded.
+          yield* TestClock.adjust(650)
+          assert.lengthOf(stats.sent, 8, "sends went on while the first batch was being recorded")
+          assert.strictEqual(stats.maxInFlight, 2)
+          yield* TestClock.adjust(5 * SECOND)
+          for (let n = 1; n <= 12; n++) {
+            const stored = yield* attemptLog(deliveryId(n))
+            assert.strictEqual(stored.status, "delivered")
+            assert.lengthOf(stored.attempt_log, 1)
+          }
+        })
+      )
+    }
+  )
+
+  it.effect(
+    "once 32 attempts wait for a record being written, another batch is written beside it, up to 4 at once",
+    () => {
+      const stores = observedStores(DefaultRetryPolicy, { recordMs: 10 })
+      // Delivery 1 answers after 100 ms, the 96 others together after 105 ms, while the first record runs.
+      const { layer } = timedTransport((request) =>
+        request.headers["webhook-id"] === deliveryId(1) ? 100 : 105
+      )
+      return withDispatcher(
+        {
+          deliveries: Array.from({ length: 97 }, (_, i) => delivery(i + 1)),
+          options: { concurrency: 97 },
+          loop: false,
+          transport: layer,
+          stores: stores.layer
+        },
+        Effect.gen(function* () {
+          const fiber = yield* Effect.forkChild((yield* WebhookDispatcher).runOnce)
+          yield* TestClock.adjust(SECOND)
+          const summary = yield* Fiber.join(fiber)
+          assert.deepStrictEqual(summary, {
+            claimed: 97,
+            delivered: 97,
+            retrying: 0,
+            failed: 0,
+            abandoned: 0
+          })
+          const batches = stores.calls.recordBatches
+          assert.strictEqual(
+            batches.reduce((a, b) => a + b, 0),
+            97
+          )
+          assert.strictEqual(batches[0], 1)
+          // One writer alone would have written [1, 96]; each further writer takes about 32.
+          assert.isAtLeast(batches.length, 4, JSON.stringify(batches))
+          assert.isAtMost(batches.length, 6, JSON.stringify(batches))
+          assert.isAtLeast(Math.max(...batches), 31)
+          assert.strictEqual(stores.calls.recordAlone, 0)
+        })
+      )
+    }
   )
 })

@@ -1,18 +1,19 @@
 /**
  * Group commit of attempt outcomes. An attempt that finishes while no batch
- * is being written starts a writer: a fiber of the dispatcher that takes
- * everything queued, writes it in one call, and keeps taking what queued up
- * meanwhile until the queue is empty. Every attempt only waits for its own
- * result, so its slot is free as soon as that is in. One writer at a time
- * keeps the batches large: a statement costs far more than a row. State is
- * plain variables: fibers interleave only at effect boundaries, and none
- * lies between checking and setting them.
+ * is being written starts a writer: a fiber that takes what is queued (up to
+ * `MaxRecordBatch`), writes it in one call, and keeps taking what queued up
+ * meanwhile until the queue is empty. Every attempt waits for its own result
+ * only. Once `RecordBatchForWriter` attempts wait, another writer starts (up
+ * to `MaxRecordWriters`): round trips and commits overlap, and each batch is
+ * still large, as a statement costs far more than a row. State is plain
+ * variables: fibers interleave only at effect boundaries, and none lies
+ * between checking and setting them.
  */
 import { Deferred, Effect, Exit, FiberSet, Result } from "effect"
 import type { DeliveryNotFound, DeliveryTransitionRejected } from "../../model/Delivery.ts"
 import type { AttemptRecordResult, AttemptToRecord, DeliveryOutbox } from "../../ports/DeliveryOutbox.ts"
 import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
-import { MaxRecordBatch } from "./Settings.ts"
+import { MaxRecordBatch, MaxRecordWriters, RecordBatchForWriter } from "./Settings.ts"
 
 /** A finished attempt waiting to be recorded with the next batch. */
 interface QueuedRecord {
@@ -48,7 +49,7 @@ export const makeRecordBatch = (outbox: DeliveryOutbox["Service"]) =>
   Effect.gen(function* () {
     const writers = yield* FiberSet.make<void>()
     const queued: Array<QueuedRecord> = []
-    let writing = false
+    let writing = 0
 
     const writeQueued: Effect.Effect<void> = Effect.suspend(() => {
       let batch: Array<QueuedRecord> = []
@@ -62,7 +63,7 @@ export const makeRecordBatch = (outbox: DeliveryOutbox["Service"]) =>
       }).pipe(
         Effect.onExit((exit) =>
           Effect.sync(() => {
-            writing = false
+            writing--
             if (Exit.isSuccess(exit)) return
             // The writer was interrupted (the dispatcher is stopping): nobody writes the rest, so
             // those attempts end as not recorded, and the deliveries return when their leases end.
@@ -77,8 +78,9 @@ export const makeRecordBatch = (outbox: DeliveryOutbox["Service"]) =>
       Effect.suspend(() => {
         const done = Deferred.makeUnsafe<AttemptRecorded, DeliveryNotFound | DeliveryTransitionRejected>()
         queued.push({ attempt, done })
-        if (writing) return Deferred.await(done)
-        writing = true
+        if (writing > 0 && (writing >= MaxRecordWriters || queued.length < RecordBatchForWriter))
+          return Deferred.await(done)
+        writing++
         return Effect.andThen(FiberSet.run(writers, writeQueued), Deferred.await(done))
       })
   })

@@ -4,8 +4,20 @@
  * ahead of its send slots and sleeps while nothing is due, and which stops
  * gracefully when its scope closes (`runUntilClosed`).
  */
-import { Clock, Deferred, Duration, Effect, Fiber, FiberSet, Latch, Option, type Scope } from "effect"
+import {
+  Clock,
+  Deferred,
+  Duration,
+  Effect,
+  Fiber,
+  FiberSet,
+  Latch,
+  Option,
+  type Scope,
+  Semaphore
+} from "effect"
 import { millisOf } from "../../model/Delivery.ts"
+import { destinationHost, SendScheduler } from "../../webhooks/SendScheduler.ts"
 import type { HeldClaim } from "../../ports/DeliveryOutbox.ts"
 import type { Settled } from "./Attempt.ts"
 import type { Claim } from "./Claim.ts"
@@ -15,8 +27,12 @@ import type { Claimed, DispatchSummary } from "./Settings.ts"
 export interface Dispatching {
   /** Most attempts in flight at once. */
   readonly concurrency: number
+  /** Most attempts in flight at once to one destination host. */
+  readonly hostConcurrency: number
+  /** Deliveries `run` holds at most, counting those waiting for a host at its bound. */
+  readonly maxHeld: number
   readonly pollMs: number
-  /** Deliveries `run` holds at most: being attempted, or claimed and ready. */
+  /** Deliveries `run` holds at most that are being sent or recorded, or ready to start (their host has room). */
   readonly window: number
   /** `run` claims only when at least this many fit in its window. */
   readonly claimBatch: number
@@ -25,8 +41,12 @@ export interface Dispatching {
   readonly claim: (at: number, limit: number) => Effect.Effect<Claim>
   /** Hands claims back to the outbox at once; it never fails (what it could not release keeps its lease). */
   readonly release: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<void>
-  /** An attempt recorded with the next batch, that never fails (undefined when not recorded). */
-  readonly attemptSafely: (claimed: Claimed) => Effect.Effect<Settled | undefined>
+  /**
+   * An attempt recorded with the next batch, that never fails (undefined when
+   * not recorded). `sent` runs when its send is over and its outcome is about
+   * to be recorded (never, for a delivery held unsent).
+   */
+  readonly attemptSafely: (claimed: Claimed, sent: Effect.Effect<void>) => Effect.Effect<Settled | undefined>
 }
 
 /** `runOnce`: claims up to `concurrency` due deliveries and attempts them all concurrently. */
@@ -34,7 +54,14 @@ export const runOnce = (d: Dispatching): Effect.Effect<DispatchSummary> =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const { claimed, lost } = yield* d.claim(now, d.concurrency)
-    const results = yield* Effect.forEach(claimed, d.attemptSafely, { concurrency: d.concurrency })
+    const hosts = new Map<string, Semaphore.Semaphore>()
+    const underHostBound = (c: Claimed) => {
+      const host = hostOf(c)
+      const permits = hosts.get(host) ?? Semaphore.makeUnsafe(d.hostConcurrency)
+      hosts.set(host, permits)
+      return permits.withPermit(d.attemptSafely(c, Effect.void))
+    }
+    const results = yield* Effect.forEach(claimed, underHostBound, { concurrency: d.concurrency })
     const summary = {
       claimed: claimed.length + lost,
       delivered: 0,
@@ -51,17 +78,28 @@ export const runOnce = (d: Dispatching): Effect.Effect<DispatchSummary> =>
     return summary
   }).pipe(Effect.withSpan("WebhookDispatcher.runOnce"))
 
+/** The host a claimed delivery is sent to; one not sent (rule deleted) counts under the empty host. */
+const hostOf = (c: Claimed): string =>
+  c.destination === undefined ? "" : destinationHost(c.destination.webhook_url)
+
+/** A claimed delivery waiting in the scheduler, with when and under which token it was claimed. */
+interface Ready {
+  readonly claimed: Claimed
+  readonly at: number
+  readonly token: string
+}
+
 /**
  * The loop's state. Fibers only interleave at effect boundaries, so plain
  * fields are enough.
  */
 interface LoopState {
-  /** Claimed deliveries waiting for a slot, with when and under which token they were claimed. */
-  readonly ready: Array<{ readonly claimed: Claimed; readonly at: number; readonly token: string }>
+  /** Claimed deliveries waiting for a slot (and for room under their host's bound), and those in flight. */
+  readonly sends: SendScheduler<Ready>
   /** The retry times this process has recorded, so that it wakes exactly when one falls due. */
   readonly dueTimes: Set<number>
-  /** The attempts running now (at most `concurrency`), each a send and the record of its outcome. */
-  inFlight: number
+  /** Attempts whose send is over and whose outcome is being recorded: they hold no send slot. */
+  recording: number
   /** When the current sleep ends (-Infinity while not sleeping). An attempt that records an earlier retry opens `kick`. */
   wakeAt: number
   /** The loop waits for the window to empty enough for a claim; the next attempt that ends opens `kick`. */
@@ -70,10 +108,10 @@ interface LoopState {
   stopping: boolean
 }
 
-const newLoopState = (): LoopState => ({
-  ready: [],
+const newLoopState = (d: Dispatching): LoopState => ({
+  sends: new SendScheduler<Ready>(d.concurrency, d.hostConcurrency),
   dueTimes: new Set<number>(),
-  inFlight: 0,
+  recording: 0,
   wakeAt: Number.NEGATIVE_INFINITY,
   waitingForRoom: false,
   stopping: false
@@ -93,10 +131,13 @@ const sendSlots = (
   kick: Latch.Latch
 ): Effect.Effect<void> => {
   const startReady: Effect.Effect<void> = Effect.gen(function* () {
-    while (!state.stopping && state.inFlight < d.concurrency && state.ready.length > 0) {
-      const next = state.ready.shift()!
+    while (!state.stopping) {
+      const started = state.sends.next()
+      if (started === undefined) break
+      const { host, item: next } = started
       const now = yield* Clock.currentTimeMillis
       if (now - next.at > d.startDeadlineMs) {
+        state.sends.done(host)
         yield* Effect.logWarning(
           "webhook delivery not attempted: it waited too long for a send slot; it returns when its claim expires"
         ).pipe(
@@ -107,14 +148,26 @@ const sendSlots = (
         )
         continue
       }
-      state.inFlight++
-      yield* FiberSet.run(fibers, Effect.flatMap(d.attemptSafely(next.claimed), settle))
+      // The slot is freed once the send is over; the attempt then counts as recording until settled.
+      let freed = false
+      const sent = Effect.suspend(() => {
+        if (freed) return Effect.void
+        freed = true
+        state.sends.done(host)
+        state.recording++
+        return startReady
+      })
+      yield* FiberSet.run(
+        fibers,
+        Effect.flatMap(d.attemptSafely(next.claimed, sent), (r) => settle(host, freed, r))
+      )
     }
   })
 
-  const settle = (result: Settled | undefined) =>
+  const settle = (host: string, freed: boolean, result: Settled | undefined) =>
     Effect.suspend(() => {
-      state.inFlight--
+      if (freed) state.recording--
+      else state.sends.done(host)
       let wake = state.waitingForRoom
       if (result !== undefined && result.delivery.status === "pending") {
         const due = millisOf(result.delivery.next_attempt_at!)
@@ -166,9 +219,14 @@ const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effe
       while (!state.stopping) {
         yield* kick.close
         state.wakeAt = Number.NEGATIVE_INFINITY
-        const room = d.window - state.inFlight - state.ready.length
-        // Claim only for a batch. While waiting, more than `concurrency` deliveries are
-        // in flight or ready, so no slot is idle for want of a claim.
+        const { sends } = state
+        const room = Math.min(
+          d.window - sends.inFlight - state.recording - sends.startable,
+          d.maxHeld - sends.inFlight - state.recording - sends.waiting
+        )
+        // Claim only for a batch. While waiting, more than `concurrency` deliveries are in flight
+        // or ready to start, so no slot is idle for want of a claim. Deliveries waiting for a host
+        // at its bound do not count against the window, up to `maxHeld`.
         if (room < d.claimBatch) {
           state.waitingForRoom = true
           yield* kick.await
@@ -177,7 +235,7 @@ const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effe
         }
         const now = yield* Clock.currentTimeMillis
         const { claimed, token } = yield* d.claim(now, room)
-        for (const c of claimed) state.ready.push({ claimed: c, at: now, token })
+        for (const c of claimed) sends.offer(hostOf(c), { claimed: c, at: now, token })
         yield* startReady
         // The window was filled: more may be due at once.
         if (claimed.length === room) continue
@@ -189,12 +247,12 @@ const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effe
         if (wait > 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), kick.await)
       }
 
-      const unstarted = state.ready.splice(0)
-      if (state.inFlight > 0 || unstarted.length > 0)
+      const unstarted = state.sends.drain()
+      if (state.sends.inFlight > 0 || unstarted.length > 0)
         yield* Effect.logInfo(
           "webhook dispatcher stopping: claiming no more; attempts in flight may finish and be recorded; " +
             "claimed deliveries not started are handed back"
-        ).pipe(Effect.annotateLogs({ in_flight: state.inFlight, not_started: unstarted.length }))
+        ).pipe(Effect.annotateLogs({ in_flight: state.sends.inFlight, not_started: unstarted.length }))
       // The sends in flight go on meanwhile, in their own fibers.
       yield* d.release(unstarted.map((r) => ({ deliveryId: r.claimed.delivery.delivery_id, token: r.token })))
       yield* FiberSet.awaitEmpty(fibers)
@@ -204,7 +262,7 @@ const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effe
 /** `run`, the loop, forever. */
 export const runLoop = (d: Dispatching): Effect.Effect<never> =>
   Effect.andThen(
-    Effect.suspend(() => loop(d, newLoopState(), Effect.never)),
+    Effect.suspend(() => loop(d, newLoopState(d), Effect.never)),
     Effect.never
   )
 
@@ -220,7 +278,7 @@ export const runLoop = (d: Dispatching): Effect.Effect<never> =>
  */
 export const runUntilClosed = (d: Dispatching, graceMs: number): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const state = newLoopState()
+    const state = newLoopState(d)
     const stop = yield* Deferred.make<void>()
     const fiber = yield* Effect.forkScoped(loop(d, state, Deferred.await(stop)))
     // Added after the fork, so it runs before the fork's own finalizer interrupts the loop.
@@ -236,7 +294,7 @@ export const runUntilClosed = (d: Dispatching, graceMs: number): Effect.Effect<v
         yield* Effect.logWarning(
           "webhook dispatcher stopped: attempts still running at the end of the shutdown grace were " +
             "interrupted; their deliveries return when their claims expire"
-        ).pipe(Effect.annotateLogs({ interrupted: state.inFlight }))
+        ).pipe(Effect.annotateLogs({ interrupted: state.sends.inFlight }))
         yield* Fiber.interrupt(fiber)
       })
     )

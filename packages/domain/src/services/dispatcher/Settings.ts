@@ -21,7 +21,11 @@ export const EndpointDisabledMessage = "not sent: the rule's endpoint is disable
 /** The message recorded, with reason `target_refused`, for an attempt whose rule no longer exists. */
 export const RuleDeletedMessage = "alert rule deleted"
 
-export const DefaultConcurrency = 16
+/** Sends are network-bound and cheap to hold open, so a process keeps many in flight. */
+export const DefaultConcurrency = 256
+
+/** Sends in flight to one destination host (scheme, host and port) at once in each process (default of `hostConcurrency`). */
+export const DefaultHostConcurrency = 64
 
 export const DefaultPollInterval: Duration.Input = "1 second"
 
@@ -34,12 +38,29 @@ export const ReadyPerSlot = 4
 /** `run` claims only when at least this many deliveries per slot fit in what it holds. */
 export const ClaimPerSlot = 2
 
+/**
+ * Deliveries `run` holds per send slot at most, counting those waiting for a
+ * host at its bound: past this it stops claiming even for other hosts.
+ */
+export const HeldPerSlot = 16
+
 /** Attempts recorded in one call to the outbox at most. */
 export const MaxRecordBatch = 256
 
+/** Calls to record attempts in flight at once at most (each a batch). */
+export const MaxRecordWriters = 4
+
+/** Attempts waiting to be recorded that start another writer, while one is writing. */
+export const RecordBatchForWriter = 32
+
 export interface WebhookDispatcherOptions {
-  /** Most attempts (send and record) in flight at once in this process (default 16). */
+  /** Most attempts (send and record) in flight at once in this process (default 256). */
   readonly concurrency?: number | undefined
+  /**
+   * Most attempts in flight at once to one destination host (scheme, host
+   * and port) in this process (default 64); the others wait without a slot.
+   */
+  readonly hostConcurrency?: number | undefined
   /** The longest `run` waits between claims when there is nothing to do (default 1 s). */
   readonly pollInterval?: Duration.Input | undefined
   /** The lease of each claim (default `DefaultLeaseMs`); it must cover a whole send and its recording. */
@@ -71,6 +92,7 @@ export interface DispatchSummary {
 /** The options with their defaults, refused (a RangeError) when they cannot work together. */
 export const checkOptions = (options: WebhookDispatcherOptions, policy: RetryPolicy) => {
   const concurrency = options.concurrency ?? DefaultConcurrency
+  const hostConcurrency = options.hostConcurrency ?? DefaultHostConcurrency
   const pollMs = Duration.toMillis(Duration.fromInputUnsafe(options.pollInterval ?? DefaultPollInterval))
   const leaseMs = options.leaseMs ?? DefaultLeaseMs
   const stopGraceMs = Duration.toMillis(Duration.fromInputUnsafe(options.stopGrace ?? 0))
@@ -82,6 +104,9 @@ export const checkOptions = (options: WebhookDispatcherOptions, policy: RetryPol
   }
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`dispatcher concurrency must be a whole number >= 1, got ${concurrency}`)
+  }
+  if (!Number.isInteger(hostConcurrency) || hostConcurrency < 1) {
+    throw new RangeError(`dispatcher host concurrency must be a whole number >= 1, got ${hostConcurrency}`)
   }
   if (!Number.isFinite(pollMs) || pollMs <= 0) {
     throw new RangeError(`dispatcher poll interval must be finite and > 0, got ${pollMs} ms`)
@@ -96,7 +121,7 @@ export const checkOptions = (options: WebhookDispatcherOptions, policy: RetryPol
         `(${2 * (policy.receiverTimeoutMs + TransportGraceMs)} ms)`
     )
   }
-  return { concurrency, pollMs, leaseMs, stopGraceMs, disableAfterMs }
+  return { concurrency, hostConcurrency, pollMs, leaseMs, stopGraceMs, disableAfterMs }
 }
 
 /** What the dispatcher works with: its ports and the retry policy in context. */
