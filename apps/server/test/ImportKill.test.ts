@@ -11,7 +11,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import pg from "pg"
 import { exited, runCli, scratchDatabase, startCli, waitForOutput } from "./CliHarness.ts"
 
-const Tables = ["entities", "questions", "scorecards", "answers", "rating_history", "incidents"]
+const Tables = ["entities", "questions", "scorecards", "answers", "rating_history", "incidents"] as const
 const Entities = 1_500
 
 let db: Awaited<ReturnType<typeof scratchDatabase>>
@@ -30,7 +30,7 @@ const query = async <A>(f: (c: pg.Client) => Promise<A>): Promise<A> => {
 
 const counts = () =>
   query(async (c) => {
-    const out: Record<string, number> = {}
+    const out = {} as Record<(typeof Tables)[number], number>
     for (const t of Tables) out[t] = Number((await c.query(`SELECT count(*) AS n FROM ${t}`)).rows[0].n)
     return out
   })
