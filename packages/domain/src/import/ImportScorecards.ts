@@ -10,6 +10,7 @@ import type { Scorecard } from "../model/Scorecard.ts"
 import type { StoredScorecard } from "../ports/ScorecardRepository.ts"
 import { defaultDomainWeights, scoreEntity } from "../scoring/ScoreEntity.ts"
 import type { ScoringError } from "../scoring/ScoringError.ts"
+import { type AnswerIdSet, answerIdSet } from "./ImportAnswerIds.ts"
 import type { Catalogue } from "./ImportCatalogue.ts"
 import type { ImportContent, Located } from "./ImportDecode.ts"
 import type { ImportScorecard } from "./ImportFile.ts"
@@ -44,12 +45,13 @@ type CheckedDraft = ImportedDraft & { change: Change }
 
 /**
  * The answer ids of the scorecards checked so far, to report an id two
- * answers share. Six million answer ids at scale: a set of them, and only
- * once one repeats (an error) a map of each id's first scorecard, built from
- * the scorecards seen so far, to say where it was.
+ * answers share. Millions of answer ids at scale: a compact set of them
+ * (ImportAnswerIds.ts), and only once one repeats (an error) a map of each
+ * id's first scorecard, built from the scorecards seen so far, to say where
+ * it was.
  */
 interface AnswerIds {
-  readonly ids: Set<string>
+  readonly ids: AnswerIdSet
   holders: Map<string, Located<unknown>> | undefined
   /** The scorecards whose answers were registered, in order; the last is the one being checked. */
   readonly registered: Array<Located<ImportScorecard>>
@@ -120,9 +122,7 @@ const checkAnswerId = (
   at: Report
 ): void => {
   if (answers.holders === undefined) {
-    const known = answers.ids.size
-    answers.ids.add(answer.id)
-    if (answers.ids.size > known) return
+    if (answers.ids.add(answer.id)) return
     answers.holders = holdersBefore(answers, j)
   }
   const sameAnswer = answers.holders.get(answer.id)
@@ -260,7 +260,7 @@ export const checkScorecards = (
 ): Map<string, CheckedDraft> => {
   const drafts = new Map<string, CheckedDraft>()
   const ids = new Map<string, Located<unknown>>()
-  const answers: AnswerIds = { ids: new Set(), holders: undefined, registered: [] }
+  const answers: AnswerIds = { ids: answerIdSet(), holders: undefined, registered: [] }
   for (const item of content.scorecards) {
     const sc = item.value
     const type = sc.entity_type

@@ -4,6 +4,7 @@
  * applies, and the JSON Schema of the format.
  */
 export * from "./ImportAnswerGuard.ts"
+export * from "./ImportAnswerIds.ts"
 export * from "./IncidentReportFile.ts"
 export * from "./ImportCatalogue.ts"
 export * from "./ImportDecode.ts"
