@@ -107,6 +107,7 @@ const child = <M extends { readonly type?: string }>(
 
 export interface ReceiverProcess {
   readonly origin: string
+  readonly pid: number
   readonly reset: () => Promise<void>
   readonly report: () => Promise<ReceiverReport>
 }
@@ -121,6 +122,7 @@ export const startReceiver = (sample: number, delayMs = 0) =>
     ),
     ({ child: c, message }): ReceiverProcess => ({
       origin: `http://127.0.0.1:${message.port}`,
+      pid: c.pid ?? 0,
       reset: () => ask<unknown>(c, { type: "reset" }).then(() => undefined),
       report: () => ask<ReceiverReport>(c, { type: "report" })
     })
