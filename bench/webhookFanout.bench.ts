@@ -55,6 +55,7 @@ import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { application, database } from "@ratings/server/Layers"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { type CpuBudget, withCpuBudget } from "./cpuBudget.ts"
 import { machineLine, postgresVersion, runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
 import {
   checkExactlyOnce,
@@ -123,12 +124,15 @@ export interface FanoutResult {
   readonly dispatch: Rate
   /** CPU time this process (the dispatcher, and the bench's progress poll) used meanwhile. */
   readonly dispatchCpuMs: number
+  /** CPU of the database's backends and of the receiver meanwhile. */
+  readonly dispatchBudget: CpuBudget
   /** Enqueue (the publish's commit) to the end of each delivered attempt, ms. */
   readonly latency: { readonly p50: number; readonly p99: number; readonly max: number }
   /** The most requests the receiver had open at once in the main phase. */
   readonly maxOpen: number
   readonly baseline: Rate
   readonly baselineCpuMs: number
+  readonly baselineBudget: CpuBudget
   /** Deliveries that reached the receiver exactly once (all of them, or the run fails). */
   readonly deliveredOnce: number
   readonly signaturesVerified: number
@@ -245,7 +249,11 @@ export const runFanout = (url: string, options: FanoutOptions) =>
     const allDelivered = (started: number) =>
       waitForOutbox(sql, started, timeoutMs, (s) => s.pending === 0 && s.failed === 0)
     const cpuBefore = process.cpuUsage()
-    const dispatchMs = yield* dispatchInProcess(app, options, allDelivered)
+    const [dispatchMs, dispatchBudget] = yield* withCpuBudget(
+      sql,
+      receiver.pid,
+      dispatchInProcess(app, options, allDelivered)
+    )
     const cpu = process.cpuUsage(cpuBefore)
     const dispatchCpuMs = (cpu.user + cpu.system) / 1000
     const { outbox, reports } = yield* checkExactlyOnce(sql, [receiver])
@@ -265,7 +273,11 @@ export const runFanout = (url: string, options: FanoutOptions) =>
     const bodyBytes = bodies.reduce((n, b) => n + Buffer.byteLength(b), 0)
     yield* Effect.promise(receiver.reset)
     const baselineCpuBefore = process.cpuUsage()
-    const baseline = yield* Effect.promise(() => plainPosts(webhookUrl, bodies, inFlightToOneHost))
+    const [baseline, baselineBudget] = yield* withCpuBudget(
+      sql,
+      receiver.pid,
+      Effect.promise(() => plainPosts(webhookUrl, bodies, inFlightToOneHost))
+    )
     const baselineCpu = process.cpuUsage(baselineCpuBefore)
     const baselineCpuMs = (baselineCpu.user + baselineCpu.system) / 1000
     const afterBaseline = yield* Effect.promise(receiver.report)
@@ -312,10 +324,12 @@ export const runFanout = (url: string, options: FanoutOptions) =>
       publishMs,
       dispatch: rate(deliveries, dispatchMs),
       dispatchCpuMs,
+      dispatchBudget,
       latency: latency!,
       maxOpen: reports[0]!.maxOpen,
       baseline,
       baselineCpuMs,
+      baselineBudget,
       deliveredOnce: outbox.length,
       signaturesVerified,
       slow,
@@ -389,6 +403,12 @@ const report = (r: FanoutResult) => {
   const timed = (x: Rate, unit: string) =>
     `${fmt(x.ms / 1000, 2).padStart(8)} s  ${fmt(x.perSecond).padStart(8)} ${unit}`
   const ratio = r.dispatch.perSecond / r.baseline.perSecond
+  const perDelivery = (ms: number, unit: string) =>
+    `${fmt(ms / 1000, 2).padStart(8)} s  ${fmt((1000 * ms) / r.deliveries).padStart(8)} us ${unit}`
+  const budget = (b: CpuBudget, unit: string) => {
+    line("  Postgres backends' CPU meanwhile", perDelivery(b.postgresMs, unit))
+    line("  receiver's CPU meanwhile", perDelivery(b.receiverMs, unit))
+  }
   console.log(
     `webhook fan-out: ${fmt(r.rules)} rules x ${r.events} events; main phase ${fmt(r.deliveries)} deliveries, ` +
       `${fmt(r.bodyBytes / r.deliveries)} bytes of body on average`
@@ -400,11 +420,13 @@ const report = (r: FanoutResult) => {
     "  its process's CPU meanwhile",
     `${fmt(r.dispatchCpuMs / 1000, 2).padStart(8)} s  ${fmt((1000 * r.dispatchCpuMs) / r.deliveries).padStart(8)} us a delivery`
   )
+  budget(r.dispatchBudget, "a delivery")
   line("plain undici POSTs (baseline)", timed(r.baseline, "requests/s"))
   line(
     "  its CPU",
     `${fmt(r.baselineCpuMs / 1000, 2).padStart(8)} s  ${fmt((1000 * r.baselineCpuMs) / r.deliveries).padStart(8)} us a request`
   )
+  budget(r.baselineBudget, "a request")
   line("ratio dispatcher/baseline", `${ratio.toFixed(3)}  (target >= 0.5: ${verdict(ratio >= 0.5)})`)
   line(
     "enqueue-to-delivered latency",

@@ -107,6 +107,7 @@ const child = <M extends { readonly type?: string }>(
 
 export interface ReceiverProcess {
   readonly origin: string
+  readonly pid: number
   readonly reset: () => Promise<void>
   readonly report: () => Promise<ReceiverReport>
 }
@@ -121,6 +122,7 @@ export const startReceiver = (sample: number, delayMs = 0) =>
     ),
     ({ child: c, message }): ReceiverProcess => ({
       origin: `http://127.0.0.1:${message.port}`,
+      pid: c.pid ?? 0,
       reset: () => ask<unknown>(c, { type: "reset" }).then(() => undefined),
       report: () => ask<ReceiverReport>(c, { type: "report" })
     })
@@ -184,13 +186,16 @@ interface OutboxState {
 }
 
 /**
- * Polls the outbox every 20 ms from `started` until `done`, and returns
+ * Polls the outbox every `PollMs` from `started` until `done`, and returns
  * when it was first seen so (ms since `started`). It counts what is left
  * (pending, through the outbox's own partial indexes), so a poll costs less
- * as the phase drains and competes less with the dispatcher. Any failed
+ * as the phase drains; polled any more often, the count competes for the
+ * CPU with the dispatcher and its Postgres backends. Any failed
  * attempt stops the run: a retry is 30 s away, and a figure including one is
  * meaningless.
  */
+const PollMs = 100
+
 export const waitForOutbox = (
   sql: SqlClient.SqlClient,
   started: number,
@@ -220,7 +225,7 @@ export const waitForOutbox = (
       }
       if (performance.now() - started > timeoutMs)
         return yield* Effect.die(new Error(`${state!.pending} still pending after ${timeoutMs} ms`))
-      yield* Effect.sleep(Duration.millis(20))
+      yield* Effect.sleep(Duration.millis(PollMs))
     }
   }).pipe(Effect.orDie)
 

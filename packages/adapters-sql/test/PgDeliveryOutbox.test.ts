@@ -360,6 +360,27 @@ describe("PgDeliveryOutbox", () => {
         }).pipe(Effect.provide(PgDeliveryOutbox.layer))
     )
 
+    it.effect(
+      "a claim stays on its row's page (a heap-only update: no new index entries), for rows as a fan-out writes them",
+      () =>
+        Effect.gen(function* () {
+          yield* truncate
+          const sql = yield* SqlClient.SqlClient
+          const outbox = yield* DeliveryOutbox
+          const body = JSON.stringify({ event: "rating.changed", data: "x".repeat(600) })
+          yield* outbox.enqueue(Array.from({ length: 300 }, (_, i) => ({ ...delivery(i + 1), body })))
+          const pages = sql<{ readonly delivery_id: string; readonly page: string }>`
+            SELECT delivery_id, (ctid::text::point)[0]::text AS page FROM webhook_deliveries
+          `
+          const before = new Map((yield* pages).map((r) => [r.delivery_id, r.page]))
+          const claimed = yield* drain(T0 + 10, 100)
+          assert.strictEqual(claimed.length, 300)
+          const after = yield* pages
+          const stayed = after.filter((r) => before.get(r.delivery_id) === r.page).length
+          assert.isAtLeast(stayed, 270, `${stayed} of 300 claimed rows stayed on their page`)
+        }).pipe(Effect.provide(PgDeliveryOutbox.layer))
+    )
+
     it.effect("a fan-out larger than one INSERT keeps its order and lands whole", () =>
       Effect.gen(function* () {
         yield* truncate

@@ -274,17 +274,50 @@ export const post = async (
   options: UndiciTransportOptions,
   request: WebhookRequest,
   interrupt?: AbortSignal
-): Promise<TransportOutcome> => (await attempt(agent, options, request, interrupt)).outcome
+): Promise<TransportOutcome> => {
+  const controller = new AbortController()
+  const onInterrupt = () => controller.abort(interrupt?.reason)
+  interrupt?.addEventListener("abort", onInterrupt, { once: true })
+  try {
+    return (await attempt(agent, options, (url) => checkUrl(url, options), request, controller)).outcome
+  } finally {
+    interrupt?.removeEventListener("abort", onInterrupt)
+  }
+}
 
+/** How many URLs a transport keeps checked, at most; past that it starts over. */
+const CheckedUrls = 10_000
+
+type UrlCheck = (url: string) => ReturnType<typeof checkUrl>
+
+/**
+ * `checkUrl` under the transport's policy, remembered per URL: it depends on
+ * nothing else, and a fan-out sends to the same URLs again and again.
+ */
+const urlChecker = (policy: TargetPolicy): UrlCheck => {
+  const checked = new Map<string, ReturnType<typeof checkUrl>>()
+  return (url) => {
+    let result = checked.get(url)
+    if (result === undefined) {
+      result = checkUrl(url, policy)
+      if (checked.size >= CheckedUrls) checked.clear()
+      checked.set(url, result)
+    }
+    return result
+  }
+}
+
+/** One POST; `controller` aborts it (the budget's timer aborts it too). Never rejects. */
 const attempt = async (
   agent: Agent,
   options: UndiciTransportOptions,
+  check: UrlCheck,
   request: WebhookRequest,
-  interrupt?: AbortSignal
+  controller: AbortController
 ): Promise<Attempt> => {
   const started = performance.now()
   const elapsed = () => Math.max(0, Math.round(performance.now() - started))
-  const checked = checkUrl(request.url, options)
+  const checked = check(request.url)
   if (Result.isFailure(checked)) {
     const { reason, message } = checked.failure
     // A refused literal address is told like a resolved one: the caller reads the same words either way.
@@ -293,13 +326,10 @@ const attempt = async (
       : { outcome: noResponse("target_refused", elapsed(), message) }
   }
   const url = checked.success
-  const controller = new AbortController()
   const timer = setTimeout(
     () => controller.abort(new TransportTimeout(`no complete response within ${request.timeoutMs} ms`)),
     request.timeoutMs
   )
-  const onInterrupt = () => controller.abort(interrupt?.reason)
-  interrupt?.addEventListener("abort", onInterrupt, { once: true })
   try {
     const response = await agent.request({
       origin: url.origin,
@@ -318,28 +348,43 @@ const attempt = async (
     return { outcome: noResponse(reason, elapsed(), message), refused: detail }
   } finally {
     clearTimeout(timer)
-    interrupt?.removeEventListener("abort", onInterrupt)
   }
 }
 
-/** The transport over an agent the caller owns. */
-export const fromAgent = (agent: Agent, options: UndiciTransportOptions): WebhookTransport["Service"] =>
-  WebhookTransport.of({
-    // Untraced call site: this runs for every delivery, and a captured stack trace costs more than the span.
-    send: Effect.fnUntraced(
-      function* (request: WebhookRequest) {
-        const { outcome, refused } = yield* Effect.promise((signal) =>
-          attempt(agent, options, request, signal)
-        )
-        if (refused !== undefined)
-          yield* Effect.logWarning("webhook target refused").pipe(
-            Effect.annotateLogs({ detail: refused, webhook_id: request.headers["webhook-id"] ?? null })
-          )
-        return outcome
-      },
-      (effect) => Effect.withSpan(effect, "UndiciTransport.send", { captureStackTrace: false })
-    )
+/** Why an interrupted send was aborted. */
+class SendInterrupted extends Error {
+  readonly code = "ERR_WEBHOOK_INTERRUPTED"
+}
+
+/**
+ * One send as an effect: a callback around the POST, aborted when the fiber
+ * is interrupted. No span or call-site trace of its own: this runs for every
+ * delivery, inside the dispatcher's attempt span.
+ */
+const sendOnce = (agent: Agent, options: UndiciTransportOptions, check: UrlCheck, request: WebhookRequest) =>
+  Effect.callback<Attempt>((resume) => {
+    const controller = new AbortController()
+    attempt(agent, options, check, request, controller).then((a) => resume(Effect.succeed(a)))
+    return Effect.sync(() => controller.abort(new SendInterrupted("the send was interrupted")))
   })
+
+/** The transport over an agent the caller owns. */
+export const fromAgent = (agent: Agent, options: UndiciTransportOptions): WebhookTransport["Service"] => {
+  const check = urlChecker(options)
+  return WebhookTransport.of({
+    send: (request: WebhookRequest) =>
+      Effect.flatMap(sendOnce(agent, options, check, request), ({ outcome, refused }) =>
+        refused === undefined
+          ? Effect.succeed(outcome)
+          : Effect.as(
+              Effect.logWarning("webhook target refused").pipe(
+                Effect.annotateLogs({ detail: refused, webhook_id: request.headers["webhook-id"] ?? null })
+              ),
+              outcome
+            )
+      )
+  })
+}
 
 /** The transport with its own agent, destroyed (open sockets closed) when the scope closes. */
 export const make = (

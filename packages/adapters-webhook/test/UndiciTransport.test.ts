@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { TransportOutcome } from "@ratings/domain/model/Delivery"
 import { type WebhookRequest, WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
-import { Effect, Formatter, Logger, References } from "effect"
+import { Effect, Fiber, Formatter, Logger, References } from "effect"
 import * as UndiciTransport from "../src/UndiciTransport.ts"
 import { answer, closedPort, httpsReceiver, receiver } from "./Receiver.ts"
 
@@ -136,6 +136,33 @@ describe("UndiciTransport", () => {
           assert.isBelow(eleven.elapsed_ms, 10_900)
         }),
       { timeout: 30_000 }
+    )
+    it.effect(
+      "an interrupted send is aborted at once: its connection is closed, not left to the budget",
+      () =>
+        Effect.gen(function* () {
+          let closed = false
+          const r = yield* receiver((_req, _res, socket) => {
+            socket.once("close", () => {
+              closed = true
+            })
+          })
+          // The transport outlives the send: only the abort can close the connection this soon.
+          const transport = yield* WebhookTransport
+          const fiber = yield* Effect.forkChild(transport.send(post(r.origin, 10_000)))
+          const waitFor = (done: () => boolean) =>
+            Effect.gen(function* () {
+              for (let i = 0; i < 200 && !done(); i++)
+                yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 10)))
+              return done()
+            })
+          assert.isTrue(yield* waitFor(() => r.requests.length === 1), "the request arrived")
+          yield* Fiber.interrupt(fiber)
+          assert.isTrue(
+            yield* waitFor(() => closed),
+            "the connection was closed within 2 s of the interruption"
+          )
+        }).pipe(Effect.provide(UndiciTransport.layer(permissive)))
     )
   })
 

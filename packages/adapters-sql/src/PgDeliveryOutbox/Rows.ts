@@ -18,8 +18,8 @@ export const DeliveryRow = Schema.Struct({
   created_at: IsoFromDate
 })
 
-/** A row the guarded write returns: the delivery as stored now, with the index of its write. */
-export const WrittenRow = Schema.Struct({ ...DeliveryRow.fields, idx: Schema.Int })
+/** A row the guarded write returns: the index of a write it applied, and the delivery's stored id. */
+export const AppliedRow = Schema.Struct({ idx: Schema.Int, delivery_id: Delivery.fields.delivery_id })
 
 export const AttemptRow = Schema.Struct({ ...DeliveryAttempt.fields, started_at: IsoFromDate })
 

@@ -11,7 +11,7 @@ import type { Delivery } from "@ratings/domain/model/Delivery"
 import { DefaultLeaseMs, type EnqueueClaimedOptions } from "@ratings/domain/ports/DeliveryOutbox"
 import type { GuardedWrite } from "@ratings/domain/webhooks/DeliveryTransitions"
 import { isUuid } from "../PgTransaction.ts"
-import { DeliveryColumns, decodeRows, orDie, WrittenRow } from "./Rows.ts"
+import { AppliedRow, DeliveryColumns, decodeRows, orDie } from "./Rows.ts"
 
 /** Rows per INSERT when enqueueing a large fan-out (11 parameters each, well under the protocol's limit). */
 const EnqueueChunk = 500
@@ -19,7 +19,7 @@ const EnqueueChunk = 500
 /** Writes per guarded statement; a larger batch is split (its one parameter is JSON). */
 const WriteChunk = 500
 
-const decodeWritten = decodeRows(WrittenRow, "writeGuarded")
+const decodeApplied = decodeRows(AppliedRow, "writeGuarded")
 
 /** One guarded write as a row of the statement's JSON input. */
 const inputRow = ({ from, to, attempt }: GuardedWrite, idx: number) => ({
@@ -137,8 +137,7 @@ const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedW
         AND d.attempts = i.attempts
         AND d.next_attempt_at IS NOT DISTINCT FROM i.next_attempt_at
         AND d.first_attempt_at IS NOT DISTINCT FROM i.first_attempt_at
-      RETURNING i.idx, d.delivery_id, d.rule_id, d.event, d.status, d.cycle, d.attempts,
-        d.next_attempt_at, d.first_attempt_at, d.last_error, d.created_at
+      RETURNING i.idx, d.delivery_id
     ), logged AS (
       INSERT INTO webhook_delivery_attempts
         (delivery_id, cycle, attempt, started_at, status_code, outcome, error, duration_ms)
@@ -148,13 +147,17 @@ const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedW
       WHERE i.attempt IS NOT NULL
     )
     SELECT * FROM updated
-  `.pipe(
-    // A body never changes, so it is not sent back: the written row takes the one it was claimed with.
-    Effect.map((rows) =>
-      rows.map((row) => ({ ...row, body: writes[(row as { readonly idx: number }).idx]?.from.body }))
-    ),
-    Effect.flatMap(decodeWritten)
-  )
+  `.pipe(Effect.flatMap(decodeApplied))
+
+/**
+ * The deliveries as now stored: an applied write stored exactly its `to`
+ * (and left what never changes, the body, rule and creation time, as it was),
+ * so only which writes applied comes back, under the stored id's spelling.
+ */
+const appliedDeliveries = (
+  writes: ReadonlyArray<GuardedWrite>,
+  applied: ReadonlyArray<{ readonly idx: number; readonly delivery_id: string }>
+) => applied.map(({ idx, delivery_id }) => ({ idx, delivery: { ...writes[idx]!.to, delivery_id } }))
 
 /**
  * Guarded writes, a statement per chunk. A write for an id that is not a
@@ -168,10 +171,8 @@ const writeGuarded = (sql: SqlClient.SqlClient) => (writes: ReadonlyArray<Guarde
     const sendable = [...writes.keys()].filter((i) => isUuid(writes[i]!.from.delivery_id))
     for (let start = 0; start < sendable.length; start += WriteChunk) {
       const chunk = sendable.slice(start, start + WriteChunk)
-      const rows = yield* writeStatement(
-        sql,
-        chunk.map((i) => writes[i]!)
-      ).pipe(
+      const chunkWrites = chunk.map((i) => writes[i]!)
+      const applied = yield* writeStatement(sql, chunkWrites).pipe(
         Effect.catchTag("SqlError", (error) =>
           Effect.as(
             Effect.logWarning(
@@ -181,7 +182,7 @@ const writeGuarded = (sql: SqlClient.SqlClient) => (writes: ReadonlyArray<Guarde
           )
         )
       )
-      for (const { idx, ...delivery } of rows) written[chunk[idx]!] = delivery
+      for (const { idx, delivery } of appliedDeliveries(chunkWrites, applied)) written[chunk[idx]!] = delivery
     }
     return written as ReadonlyArray<Delivery | undefined>
   }).pipe(orDie("writeGuarded"))

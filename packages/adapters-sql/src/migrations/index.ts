@@ -11,6 +11,7 @@ import ContactRequests from "./0007_contact_requests.ts"
 import ContactReceipts from "./0008_contact_receipts.ts"
 import DeliveryClaimToken from "./0009_delivery_claim_token.ts"
 import WebhookOperations from "./0010_webhook_operations.ts"
+import DeliveryFillfactor from "./0011_delivery_fillfactor.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -22,5 +23,6 @@ export const Migrations = {
   "0007_contact_requests": ContactRequests,
   "0008_contact_receipts": ContactReceipts,
   "0009_delivery_claim_token": DeliveryClaimToken,
-  "0010_webhook_operations": WebhookOperations
+  "0010_webhook_operations": WebhookOperations,
+  "0011_delivery_fillfactor": DeliveryFillfactor
 }

@@ -16,14 +16,31 @@ const WhatwgUrl = (
   }
 ).URL
 
-/** The destination host of a webhook URL (scheme, host and port), the unit of the per-host bound. */
-export const destinationHost = (url: string): string => {
+const hostOfUrl = (url: string): string => {
   try {
     const parsed = new WhatwgUrl(url)
     return `${parsed.protocol}//${parsed.host}`
   } catch {
     return url
   }
+}
+
+/** How many URLs keep their host remembered, at most; past that the memory starts over. */
+const RememberedHosts = 10_000
+const hostsOfUrls = new Map<string, string>()
+
+/**
+ * The destination host of a webhook URL (scheme, host and port), the unit of
+ * the per-host bound; remembered per URL, as every claimed delivery asks.
+ */
+export const destinationHost = (url: string): string => {
+  let host = hostsOfUrls.get(url)
+  if (host === undefined) {
+    host = hostOfUrl(url)
+    if (hostsOfUrls.size >= RememberedHosts) hostsOfUrls.clear()
+    hostsOfUrls.set(url, host)
+  }
+  return host
 }
 
 interface Host<A> {
