@@ -21,6 +21,7 @@ import {
 import { type WebhookRequest, WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
 import { Effect, Layer, Result, type Scope } from "effect"
 import { Agent, buildConnector } from "undici"
+import { type UrlCheck, urlChecker } from "./UrlChecks.ts"
 import {
   addressRefusal,
   checkUrl,
@@ -282,28 +283,6 @@ export const post = async (
     return (await attempt(agent, options, (url) => checkUrl(url, options), request, controller)).outcome
   } finally {
     interrupt?.removeEventListener("abort", onInterrupt)
-  }
-}
-
-/** How many URLs a transport keeps checked, at most; past that it starts over. */
-const CheckedUrls = 10_000
-
-type UrlCheck = (url: string) => ReturnType<typeof checkUrl>
-
-/**
- * `checkUrl` under the transport's policy, remembered per URL: it depends on
- * nothing else, and a fan-out sends to the same URLs again and again.
- */
-const urlChecker = (policy: TargetPolicy): UrlCheck => {
-  const checked = new Map<string, ReturnType<typeof checkUrl>>()
-  return (url) => {
-    let result = checked.get(url)
-    if (result === undefined) {
-      result = checkUrl(url, policy)
-      if (checked.size >= CheckedUrls) checked.clear()
-      checked.set(url, result)
-    }
-    return result
   }
 }
 
