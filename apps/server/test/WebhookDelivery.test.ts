@@ -164,7 +164,7 @@ describe("webhook delivery by `ratings serve`", () => {
     ])
     assert.strictEqual(await world.publishLendwell(env), 2)
     const server = await world.startServer(env)
-    await waitForReceiver(receiver, (r) => r.open() === 1, 30_000)
+    await waitForReceiver(receiver, (r) => r.open() === 1, 90_000)
 
     const stopping = performance.now()
     server.child.kill("SIGTERM")
@@ -224,7 +224,7 @@ describe("webhook delivery by `ratings serve`", () => {
     ])
     assert.strictEqual(await world.publishLendwell(env), 1)
     const server = await world.startServer(env)
-    await waitForReceiver(receiver, (r) => r.open() === 1, 30_000)
+    await waitForReceiver(receiver, (r) => r.open() === 1, 90_000)
 
     // An HTTP request held in flight by a lock on the table it reads.
     const lock = new pg.Client({ connectionString: databaseUrl })
@@ -304,7 +304,7 @@ describe("webhook delivery by `ratings serve`", () => {
 
     // The dispatcher's 16 slots fill with sends the receiver holds; then the process dies.
     const first = await world.startServer(env)
-    await waitForReceiver(receiver, (r) => r.open() === 16, 30_000)
+    await waitForReceiver(receiver, (r) => r.open() === 16, 90_000)
     first.child.kill("SIGKILL")
     await ended(first.child)
     await waitForReceiver(receiver, (r) => r.open() === 0, 5_000)
