@@ -18,7 +18,12 @@ import {
   type TransportFailureReason,
   type TransportOutcome
 } from "@ratings/domain/model/Delivery"
-import { type WebhookRequest, WebhookTransport } from "@ratings/domain/ports/WebhookTransport"
+import {
+  type SendDone,
+  type TransportWarning,
+  type WebhookRequest,
+  WebhookTransport
+} from "@ratings/domain/ports/WebhookTransport"
 import { Effect, Layer, Result, type Scope } from "effect"
 import { Agent, buildConnector } from "undici"
 import { type UrlCheck, urlChecker } from "./UrlChecks.ts"
@@ -347,21 +352,30 @@ const sendOnce = (agent: Agent, options: UndiciTransportOptions, check: UrlCheck
     return Effect.sync(() => controller.abort(new SendInterrupted("the send was interrupted")))
   })
 
+/** The operator's log line of a refused target: the detail, never shown to the caller. */
+const refusedWarning = (request: WebhookRequest, detail: string): TransportWarning => ({
+  message: "webhook target refused",
+  annotations: { detail, webhook_id: request.headers["webhook-id"] ?? null }
+})
+
 /** The transport over an agent the caller owns. */
 export const fromAgent = (agent: Agent, options: UndiciTransportOptions): WebhookTransport["Service"] => {
   const check = urlChecker(options)
   return WebhookTransport.of({
     send: (request: WebhookRequest) =>
-      Effect.flatMap(sendOnce(agent, options, check, request), ({ outcome, refused }) =>
-        refused === undefined
-          ? Effect.succeed(outcome)
-          : Effect.as(
-              Effect.logWarning("webhook target refused").pipe(
-                Effect.annotateLogs({ detail: refused, webhook_id: request.headers["webhook-id"] ?? null })
-              ),
-              outcome
-            )
+      Effect.flatMap(sendOnce(agent, options, check, request), ({ outcome, refused }) => {
+        if (refused === undefined) return Effect.succeed(outcome)
+        const { message, annotations } = refusedWarning(request, refused)
+        return Effect.as(Effect.logWarning(message).pipe(Effect.annotateLogs(annotations)), outcome)
+      }),
+    // The dispatcher's loop: the same POST, its outcome handed to a callback, no fiber of its own.
+    start: (request: WebhookRequest, done: SendDone) => {
+      const controller = new AbortController()
+      attempt(agent, options, check, request, controller).then(({ outcome, refused }) =>
+        done(outcome, refused === undefined ? undefined : refusedWarning(request, refused))
       )
+      return () => controller.abort(new SendInterrupted("the send was interrupted"))
+    }
   })
 }
 
