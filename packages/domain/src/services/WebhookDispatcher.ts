@@ -6,9 +6,9 @@
  * into "delivered", a retry at the schedule's next offset, or "failed". Claims
  * are leases, so any number of processes share one outbox, and a process that
  * dies mid-send leaves its lease to expire. Logs never carry a URL, header,
- * body or key. Its choices: docs/design-notes.md, "Webhook dispatcher". Its
- * parts, in dispatcher/: Settings.ts, RecordBatch.ts (outcomes recorded
- * together), Attempt.ts, Claim.ts, and RunLoop.ts (`runOnce` and the loop).
+ * body or key. Choices: docs/design-notes.md, "Webhook dispatcher". Parts, in
+ * dispatcher/: Settings, Claim, RunLoop (`runOnce` and the loop), Sending and
+ * SentRecorder (the loop's sends and records), Attempt and RecordBatch.
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { Delivery } from "../model/Delivery.ts"
