@@ -66,8 +66,8 @@ const startedTransport = () => {
   const started: Array<Started> = []
   const open = () => started.filter((s) => !s.aborted && !answered.has(s))
   const answered = new Set<Started>()
-  const answer = (outcome: TransportOutcome) => {
-    for (const s of open()) {
+  const answer = (outcome: TransportOutcome, count = Number.POSITIVE_INFINITY) => {
+    for (const s of open().slice(0, count)) {
       answered.add(s)
       s.done(outcome)
     }
@@ -88,13 +88,32 @@ const startedTransport = () => {
   return { started, open, answer, layer }
 }
 
-const ports = (transport: Layer.Layer<WebhookTransport>) =>
-  Layer.mergeAll(
-    AlertRuleRepositoryMemory.layer,
-    DeliveryOutboxMemory.layer,
-    SignerMemory.layer,
-    transport
-  ).pipe(Layer.provideMerge(Layer.succeed(RetryPolicy, DefaultRetryPolicy)))
+/** The in-memory outbox with each batch record taking `recordMs` of the clock; `batches` lists their sizes as they start. */
+const slowOutbox = (recordMs: number) => {
+  const batches: Array<number> = []
+  const layer = Layer.effect(
+    DeliveryOutbox,
+    Effect.gen(function* () {
+      const inner = yield* DeliveryOutbox
+      return DeliveryOutbox.of({
+        ...inner,
+        recordAttempts: (attempts) => {
+          batches.push(attempts.length)
+          return Effect.andThen(Effect.sleep(recordMs), inner.recordAttempts(attempts))
+        }
+      })
+    })
+  ).pipe(Layer.provide(DeliveryOutboxMemory.layer))
+  return { batches, layer }
+}
+
+const ports = (
+  transport: Layer.Layer<WebhookTransport>,
+  outbox: Layer.Layer<DeliveryOutbox> = DeliveryOutboxMemory.layer
+) =>
+  Layer.mergeAll(AlertRuleRepositoryMemory.layer, outbox, SignerMemory.layer, transport).pipe(
+    Layer.provideMerge(Layer.succeed(RetryPolicy, DefaultRetryPolicy))
+  )
 
 /** Seeds the rule and `n` deliveries at T0, then starts the dispatcher's loop in a scope the test closes. */
 const withLoop = <A, E>(
@@ -104,7 +123,8 @@ const withLoop = <A, E>(
   body: (
     close: Effect.Effect<Fiber.Fiber<void>>,
     closed: () => boolean
-  ) => Effect.Effect<A, E, DeliveryOutbox>
+  ) => Effect.Effect<A, E, DeliveryOutbox>,
+  outbox?: Layer.Layer<DeliveryOutbox>
 ) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(T0)
@@ -122,7 +142,7 @@ const withLoop = <A, E>(
       )
     )
     return yield* body(close, () => closed)
-  }).pipe(Effect.provide(ports(transport)))
+  }).pipe(Effect.provide(ports(transport, outbox)))
 
 const stored = (n: number) =>
   Effect.gen(function* () {
@@ -247,6 +267,41 @@ describe("WebhookDispatcher over a transport's start", () => {
             )
           }
         })
+      )
+    }
+  )
+
+  it.effect(
+    "outcomes that arrive while a record is written wait for it, unless a whole batch (256) waits: then a second writer records it beside the first",
+    () => {
+      const t = startedTransport()
+      const outbox = slowOutbox(SECOND)
+      const answerOne = () => t.answer(responded(204, 1), 1)
+      return withLoop(
+        300,
+        { concurrency: 300, hostConcurrency: 300 },
+        t.layer,
+        (close) =>
+          Effect.gen(function* () {
+            yield* TestClock.adjust(0)
+            assert.lengthOf(t.open(), 300)
+            answerOne()
+            yield* TestClock.adjust(0)
+            assert.deepStrictEqual(outbox.batches, [1], "a lone outcome is recorded at once")
+            for (let i = 0; i < 255; i++) answerOne()
+            yield* TestClock.adjust(0)
+            assert.deepStrictEqual(outbox.batches, [1], "255 waiting: no second writer")
+            answerOne()
+            yield* TestClock.adjust(0)
+            assert.deepStrictEqual(outbox.batches, [1, 256], "a whole batch waiting starts a second writer")
+            t.answer(responded(204, 1))
+            yield* TestClock.adjust(SECOND)
+            assert.deepStrictEqual(outbox.batches, [1, 256, 43], "the rest follows the first writer")
+            yield* TestClock.adjust(SECOND)
+            for (const n of [1, 150, 300]) assert.strictEqual((yield* stored(n)).status, "delivered")
+            yield* Fiber.join(yield* close)
+          }),
+        outbox.layer
       )
     }
   )

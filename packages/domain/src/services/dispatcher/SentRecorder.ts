@@ -3,7 +3,7 @@
  * writer runs starts one (a fiber), which records what is queued in one
  * `recordAttempts` call (up to `MaxRecordBatch`), then logs, counts endpoint
  * health and settles each attempt, and goes on while more is queued. Once
- * `RecordBatchForWriter` outcomes wait, another writer starts beside it (up
+ * `SentBatchForWriter` outcomes wait, another writer starts beside it (up
  * to `MaxRecordWriters`). Log lines produced outside any fiber are queued
  * here too and written by the next writer.
  */
@@ -18,7 +18,7 @@ import {
   type DispatcherPorts,
   MaxRecordBatch,
   MaxRecordWriters,
-  RecordBatchForWriter
+  SentBatchForWriter
 } from "./Settings.ts"
 
 /** A send that is over, its outcome waiting to be recorded with the next batch. */
@@ -119,7 +119,7 @@ export const makeSentRecorder = (ports: DispatcherPorts, state: LoopState, kick:
   /** Starts a writer when none runs, or another beside it once many outcomes wait (up to the bound). */
   function startWriter() {
     if (closed || (sent.length === 0 && notes.length === 0)) return
-    if (writers > 0 && (writers >= MaxRecordWriters || sent.length < RecordBatchForWriter)) return
+    if (writers > 0 && (writers >= MaxRecordWriters || sent.length < SentBatchForWriter)) return
     writers++
     fork(writeQueued)
   }
