@@ -210,6 +210,18 @@ describe("WebhookDispatcher over a transport's start", () => {
           t.started[0]!.done(responded(200, 20_000))
           yield* TestClock.adjust(0)
           assert.lengthOf((yield* stored(1)).attempt_log, 1)
+          // Nothing in flight until the retry at 30 s; the retry's send, silent too, is cut off in turn.
+          yield* TestClock.adjust(15 * SECOND)
+          assert.lengthOf(t.started, 2, "the retry was started at 30 s")
+          yield* TestClock.adjust(15 * SECOND)
+          assert.isTrue(t.started[1]!.aborted)
+          assert.deepStrictEqual(
+            (yield* stored(1)).attempt_log.map((a) => [a.outcome, millisOf(a.started_at), a.duration_ms]),
+            [
+              ["timeout", T0, 15_000],
+              ["timeout", T0 + 30 * SECOND, 15_000]
+            ]
+          )
           yield* Fiber.join(yield* close)
         })
       )

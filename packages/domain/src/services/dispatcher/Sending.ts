@@ -9,7 +9,7 @@
  * `TransportGraceMs` later (a watchdog on the effect clock); closing the
  * loop's scope aborts every send in flight, left unrecorded to its lease.
  */
-import { Clock, Duration, Effect, FiberSet, type Latch } from "effect"
+import { Clock, Duration, Effect, FiberSet, Latch } from "effect"
 import { noResponse, type TransportOutcome } from "../../model/Delivery.ts"
 import type { AbortSend, SendDone, TransportWarning, WebhookRequest } from "../../ports/WebhookTransport.ts"
 import { deliveryHeaders } from "../../webhooks/WebhookSignature.ts"
@@ -75,27 +75,36 @@ const startOf = (ports: DispatcherPorts, fork: Fork) =>
     return () => void fiber.interruptUnsafe()
   })
 
-/** Cuts off sends that overran their timeout by the grace (`cut`), forever, on the effect clock. */
+/**
+ * Cuts off sends that overran their timeout by the grace (`cut`), forever, on
+ * the effect clock; while nothing is in flight it waits for `started`.
+ */
 const watchdog = (
   ports: DispatcherPorts,
   clock: Clock.Clock,
   inFlight: Set<InFlight>,
+  started: Latch.Latch,
   cut: (f: InFlight, elapsedMs: number) => void
 ) =>
   Effect.gen(function* () {
     const limit = ports.policy.receiverTimeoutMs + TransportGraceMs
     while (true) {
+      if (inFlight.size === 0) {
+        started.closeUnsafe()
+        yield* started.await
+        continue
+      }
       const now = clock.currentTimeMillisUnsafe()
-      let wake = now + TransportGraceMs
+      let wake = Number.POSITIVE_INFINITY
       // In start order, and every send has the same limit: the first not yet due is the earliest.
       for (const f of inFlight) {
         if (f.at + limit > now) {
-          wake = Math.min(wake, f.at + limit)
+          wake = f.at + limit
           break
         }
         cut(f, now - f.at)
       }
-      yield* Effect.sleep(Duration.millis(Math.max(1, wake - now)))
+      if (wake !== Number.POSITIVE_INFINITY) yield* Effect.sleep(Duration.millis(Math.max(1, wake - now)))
     }
   })
 
@@ -127,6 +136,8 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
     const recorder = makeSentRecorder(ports, state, kick, fork)
     const start = startOf(ports, fork)
     const inFlight = new Set<InFlight>()
+    // Opened when a send starts with none in flight: the watchdog waits on it meanwhile.
+    const started = Latch.makeUnsafe(false)
     let starting = false
     let closed = false
 
@@ -155,6 +166,7 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
         return
       }
       inFlight.add(f)
+      if (inFlight.size === 1) started.openUnsafe()
       f.abort = start(requestOf(ports, claimed, now), (outcome, warning) => finish(f, outcome, warning))
     }
 
@@ -178,12 +190,11 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
       }
     }
 
-    yield* Effect.forkScoped(
-      watchdog(ports, clock, inFlight, (f, elapsed) => {
-        f.abort?.()
-        finish(f, noResponse("timeout", elapsed, "the transport did not stop at the receiver timeout"))
-      })
-    )
+    const cut = (f: InFlight, elapsed: number) => {
+      f.abort?.()
+      finish(f, noResponse("timeout", elapsed, "the transport did not stop at the receiver timeout"))
+    }
+    yield* Effect.forkScoped(watchdog(ports, clock, inFlight, started, cut))
     yield* abortOnClose(inFlight, () => {
       closed = true
       recorder.close()
