@@ -28,11 +28,25 @@ export const layer: Layer.Layer<WebhookTransport, never, WebhookTransport> = Lay
   WebhookTransport,
   Effect.gen(function* () {
     const transport = yield* WebhookTransport
+    const context = yield* Effect.context<never>()
+    const { start } = transport
     return WebhookTransport.of({
       send: (request) =>
         Effect.tap(transport.send(request), (outcome) =>
           Metric.update(Metric.withAttributes(WebhookAttempts, { outcome: outcomeOf(outcome) }), 1)
-        )
+        ),
+      // Counted as the outcome is handed on, in the context the layer was built in (its metrics registry).
+      start:
+        start === undefined
+          ? undefined
+          : (request, done) =>
+              start(request, (outcome, warning) => {
+                Metric.withAttributes(WebhookAttempts, { outcome: outcomeOf(outcome) }).updateUnsafe(
+                  1,
+                  context
+                )
+                done(outcome, warning)
+              })
     })
   })
 )

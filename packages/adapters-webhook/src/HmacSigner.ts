@@ -7,13 +7,17 @@
  */
 import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto"
 import { Signer } from "@ratings/domain/ports/Signer"
-import { SigningKeyByteLength, signingKeyFromBytes } from "@ratings/domain/webhooks/WebhookSignature"
+import {
+  SigningKeyByteLength,
+  signingKeyFromBytes,
+  standardWebhooksKeyBytes
+} from "@ratings/domain/webhooks/WebhookSignature"
 import { Effect, Layer } from "effect"
 
 /**
- * How many keys keep a prepared `KeyObject`; past that the oldest entry is
- * dropped. Two per rule (its key as text, and the Standard Webhooks key's
- * bytes) for as many rules as the rules store keeps opened keys: a fan-out
+ * How many keys each cache below keeps prepared; past that the oldest entry
+ * is dropped. One per rule in each (its key as text, and its Standard
+ * Webhooks key) for twice as many rules as the rules store keeps opened keys: a fan-out
  * signs every rule once per event, one event after the other, so a cache
  * smaller than the fan-out misses on every signature. Exported for the test
  * that crosses the bound.
@@ -21,37 +25,53 @@ import { Effect, Layer } from "effect"
 export const keyCacheLimit = 40_000
 
 /**
- * Key -> `KeyObject` made from exactly the bytes `createHmac` would use: a
+ * Keys -> `KeyObject`s made from exactly the bytes `createHmac` would use: a
  * string key's UTF-8 bytes (lone surrogates become U+FFFD, as
  * `Buffer.from(key, "utf8")` does), a byte key's bytes (the Standard Webhooks
  * key, decoded from its `whsec_` text, is signed with as bytes). Node 24's
  * `createHmac` takes about 12 us to accept raw key bytes and 2 to 3 us for a
  * prepared `KeyObject` (bench: 650-byte body), and the dispatcher signs every
  * attempt with the same few keys, so they are prepared once. The keys are
- * secrets: this map stays module-private and is never logged or returned.
+ * secrets: these maps stay module-private and is never logged or returned.
  */
-const keyCache = new Map<string, KeyObject>()
+const stringKeys = new Map<string, KeyObject>()
+const byteKeys = new Map<string, KeyObject>()
+const standardKeys = new Map<string, KeyObject>()
 
-const secretKey = (key: Uint8Array | string): KeyObject => {
-  // Byte keys are looked up by their base64 text, prefixed so no string key can collide with one.
-  const id =
-    typeof key === "string"
-      ? `s:${key}`
-      : `b:${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("base64")}`
-  const cached = keyCache.get(id)
+/** The key cached under `id` in `cache`, prepared once; past the bound the oldest entry is dropped. */
+const cachedKey = (cache: Map<string, KeyObject>, id: string, bytes: () => Buffer): KeyObject => {
+  const cached = cache.get(id)
   if (cached !== undefined) return cached
-  const prepared = createSecretKey(typeof key === "string" ? Buffer.from(key, "utf8") : Buffer.from(key))
-  if (keyCache.size >= keyCacheLimit) {
+  const prepared = createSecretKey(bytes())
+  if (cache.size >= keyCacheLimit) {
     // A Map iterates in insertion order: the first key is the oldest.
-    const oldest = keyCache.keys().next()
-    if (oldest.done !== true) keyCache.delete(oldest.value)
+    const oldest = cache.keys().next()
+    if (oldest.done !== true) cache.delete(oldest.value)
   }
-  keyCache.set(id, prepared)
+  cache.set(id, prepared)
   return prepared
 }
 
+// Byte keys are looked up by their base64 text: a caller may change a key's bytes after use.
+const secretKey = (key: Uint8Array | string): KeyObject =>
+  typeof key === "string"
+    ? cachedKey(stringKeys, key, () => Buffer.from(key, "utf8"))
+    : cachedKey(byteKeys, Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("base64"), () =>
+        Buffer.from(key)
+      )
+
 const hmacSha256 = (key: Uint8Array | string, message: string): Uint8Array =>
   new Uint8Array(createHmac("sha256", secretKey(key)).update(message, "utf8").digest())
+
+/**
+ * The Standard Webhooks HMAC of a signing key, its prepared key found by the
+ * key's text: decoding the key and finding it by its bytes cost more than
+ * the HMAC, and a fan-out signs with each key once per event.
+ */
+const standardWebhooksHmac = (signingKey: string, message: string): Uint8Array => {
+  const key = cachedKey(standardKeys, signingKey, () => Buffer.from(standardWebhooksKeyBytes(signingKey)))
+  return new Uint8Array(createHmac("sha256", key).update(message, "utf8").digest())
+}
 
 const sign = (key: string, rawBody: string): string =>
   createHmac("sha256", secretKey(key)).update(rawBody, "utf8").digest("hex")
@@ -70,6 +90,7 @@ const verify = (key: string, rawBody: string, signature: string): boolean => {
 export const make = (): Signer["Service"] =>
   Signer.of({
     hmacSha256,
+    standardWebhooksHmac,
     sign,
     verify,
     newSigningKey: Effect.sync(() => signingKeyFromBytes(new Uint8Array(randomBytes(SigningKeyByteLength))))

@@ -51,4 +51,33 @@ describe("counted webhook transport", () => {
       assert.strictEqual((yield* count("timeout")) - before.timeout, 1)
     }).pipe(Effect.provide(CountedTransport.layer.pipe(Layer.provide(scripted(outcomes)))))
   )
+
+  it.effect("counts each started send once under its outcome and hands the outcome on unchanged", () => {
+    let next = 0
+    const inner = Layer.succeed(
+      WebhookTransport,
+      WebhookTransport.of({
+        send: () => Effect.die(new Error("not used")),
+        start: (_request, done) => {
+          done(outcomes[next++ % outcomes.length]!)
+          return () => {}
+        }
+      })
+    )
+    return Effect.gen(function* () {
+      const before = { delivered: yield* count("delivered"), timeout: yield* count("timeout") }
+      const transport = yield* WebhookTransport
+      const seen: Array<TransportOutcome> = []
+      for (let i = 0; i < outcomes.length; i++) transport.start!(request, (outcome) => seen.push(outcome))
+      assert.deepStrictEqual(seen, outcomes)
+      assert.strictEqual((yield* count("delivered")) - before.delivered, 2)
+      assert.strictEqual((yield* count("timeout")) - before.timeout, 1)
+    }).pipe(Effect.provide(CountedTransport.layer.pipe(Layer.provide(inner))))
+  })
+
+  it.effect("a wrapped transport without start has none: the dispatcher then drives send", () =>
+    Effect.gen(function* () {
+      assert.isUndefined((yield* WebhookTransport).start)
+    }).pipe(Effect.provide(CountedTransport.layer.pipe(Layer.provide(scripted(outcomes)))))
+  )
 })

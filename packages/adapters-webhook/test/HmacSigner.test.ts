@@ -1,7 +1,12 @@
 import { createHmac, randomBytes } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Signer } from "@ratings/domain/ports/Signer"
-import { deliveryHeaders, isSigningKey } from "@ratings/domain/webhooks/WebhookSignature"
+import {
+  deliveryHeaders,
+  isSigningKey,
+  signingKeyFromBytes,
+  standardWebhooksKeyBytes
+} from "@ratings/domain/webhooks/WebhookSignature"
 import { Effect } from "effect"
 import * as fc from "fast-check"
 import * as SignerMemory from "@ratings/domain/test-support/SignerMemory"
@@ -145,7 +150,13 @@ describe("HmacSigner", () => {
     for (const value of Object.values(HmacSigner)) {
       assert.isFalse(value instanceof Map || value instanceof WeakMap || value instanceof Set)
     }
-    assert.deepStrictEqual(Object.keys(node).sort(), ["hmacSha256", "newSigningKey", "sign", "verify"])
+    assert.deepStrictEqual(Object.keys(node).sort(), [
+      "hmacSha256",
+      "newSigningKey",
+      "sign",
+      "standardWebhooksHmac",
+      "verify"
+    ])
     assert.notInclude(JSON.stringify(node) ?? "", secret)
   })
 
@@ -165,4 +176,25 @@ describe("HmacSigner", () => {
       )
     }).pipe(Effect.provide(HmacSigner.layer))
   )
+
+  it("standardWebhooksHmac is the HMAC keyed with the bytes a key encodes, for whsec_ keys and any other text", () => {
+    const keys = [
+      ...Array.from({ length: 300 }, () => signingKeyFromBytes(new Uint8Array(randomBytes(32)))),
+      "not-a-whsec-key",
+      "whsec_%%%not base64",
+      "clé-\u{1F511}"
+    ]
+    const message = 'msg_1.1732270000.{"event":"rating.changed"}'
+    for (const order of [keys, [...keys].reverse()])
+      for (const key of order) {
+        const want = createHmac("sha256", Buffer.from(standardWebhooksKeyBytes(key)))
+          .update(message)
+          .digest("hex")
+        assert.strictEqual(Buffer.from(node.standardWebhooksHmac!(key, message)).toString("hex"), want, key)
+        assert.strictEqual(
+          Buffer.from(node.hmacSha256(standardWebhooksKeyBytes(key), message)).toString("hex"),
+          want
+        )
+      }
+  })
 })

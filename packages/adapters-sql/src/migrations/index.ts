@@ -12,6 +12,7 @@ import ContactReceipts from "./0008_contact_receipts.ts"
 import DeliveryClaimToken from "./0009_delivery_claim_token.ts"
 import WebhookOperations from "./0010_webhook_operations.ts"
 import DeliveryFillfactor from "./0011_delivery_fillfactor.ts"
+import DeliverySeqIndex from "./0012_delivery_seq_index.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -24,5 +25,6 @@ export const Migrations = {
   "0008_contact_receipts": ContactReceipts,
   "0009_delivery_claim_token": DeliveryClaimToken,
   "0010_webhook_operations": WebhookOperations,
-  "0011_delivery_fillfactor": DeliveryFillfactor
+  "0011_delivery_fillfactor": DeliveryFillfactor,
+  "0012_delivery_seq_index": DeliverySeqIndex
 }

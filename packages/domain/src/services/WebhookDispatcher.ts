@@ -6,9 +6,9 @@
  * into "delivered", a retry at the schedule's next offset, or "failed". Claims
  * are leases, so any number of processes share one outbox, and a process that
  * dies mid-send leaves its lease to expire. Logs never carry a URL, header,
- * body or key. Its choices: docs/design-notes.md, "Webhook dispatcher". Its
- * parts, in dispatcher/: Settings.ts, RecordBatch.ts (outcomes recorded
- * together), Attempt.ts, Claim.ts, and RunLoop.ts (`runOnce` and the loop).
+ * body or key. Choices: docs/design-notes.md, "Webhook dispatcher". Parts, in
+ * dispatcher/: Settings, Claim, RunLoop (`runOnce` and the loop), Sending and
+ * SentRecorder (the loop's sends and records), Attempt and RecordBatch.
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { Delivery } from "../model/Delivery.ts"
@@ -136,6 +136,7 @@ const make = (options: WebhookDispatcherOptions) =>
     const recordAlone = (toRecord: Parameters<typeof recordInBatch>[0]) =>
       ports.outbox.recordAttempt(toRecord.claimed, toRecord.input)
     const dispatching: Dispatching = {
+      ports,
       concurrency,
       hostConcurrency,
       // Deliveries waiting for a host at its bound hold no slot and do not count against the
@@ -153,8 +154,7 @@ const make = (options: WebhookDispatcherOptions) =>
       claim: (at, limit) =>
         Effect.flatMap(nextClaimToken, (token) => claim(ports, leaseMs, token, at, limit)),
       release: (claims) => release(ports, claims),
-      // `sent` runs once the send is over, before its outcome is recorded: the loop frees the send
-      // slot then, so slots wait for receivers only, never for the database.
+      // runOnce's attempts, a fiber each; the loop's sends are driven by dispatcher/Sending.ts.
       attemptSafely: (claimed, sent) =>
         attemptSafely(ports, claimed, (toRecord) => Effect.andThen(sent, recordInBatch(toRecord)))
     }

@@ -25,23 +25,14 @@ const hostOfUrl = (url: string): string => {
   }
 }
 
-/** How many URLs keep their host remembered, at most; past that the memory starts over. */
-const RememberedHosts = 10_000
-const hostsOfUrls = new Map<string, string>()
-
 /**
  * The destination host of a webhook URL (scheme, host and port), the unit of
- * the per-host bound; remembered per URL, as every claimed delivery asks.
+ * the per-host bound. A URL that does not parse is its own host.
  */
-export const destinationHost = (url: string): string => {
-  let host = hostsOfUrls.get(url)
-  if (host === undefined) {
-    host = hostOfUrl(url)
-    if (hostsOfUrls.size >= RememberedHosts) hostsOfUrls.clear()
-    hostsOfUrls.set(url, host)
-  }
-  return host
-}
+export const destinationHost = (url: string): string => hostOfUrl(url)
+
+/** How many URLs a scheduler keeps their host remembered for, at most; past that its memory starts over. */
+export const RememberedHosts = 10_000
 
 interface Host<A> {
   readonly key: string
@@ -65,16 +56,36 @@ export class SendScheduler<A> {
   /** Waiting items that could start now if slots were free: their hosts have room. */
   startable = 0
   private readonly hosts = new Map<string, Host<A>>()
+  /** URL -> destination host, per scheduler (per dispatcher): every claimed delivery asks. */
+  private readonly hostsOfUrls = new Map<string, string>()
+  private readonly rememberedHosts: number
   private turns: Array<Host<A>> = []
   private turnHead = 0
 
-  constructor(slots: number, perHost: number) {
+  constructor(slots: number, perHost: number, rememberedHosts: number = RememberedHosts) {
     if (!Number.isInteger(slots) || slots < 1)
       throw new RangeError(`slots must be a whole number >= 1, got ${slots}`)
     if (!Number.isInteger(perHost) || perHost < 1)
       throw new RangeError(`perHost must be a whole number >= 1, got ${perHost}`)
     this.slots = slots
     this.perHost = perHost
+    this.rememberedHosts = Math.max(1, rememberedHosts)
+  }
+
+  /** `destinationHost` of a URL, remembered by this scheduler for the next delivery to it. */
+  hostOf(url: string): string {
+    let host = this.hostsOfUrls.get(url)
+    if (host === undefined) {
+      host = hostOfUrl(url)
+      if (this.hostsOfUrls.size >= this.rememberedHosts) this.hostsOfUrls.clear()
+      this.hostsOfUrls.set(url, host)
+    }
+    return host
+  }
+
+  /** How many URLs this scheduler remembers the host of now. */
+  get rememberedUrls(): number {
+    return this.hostsOfUrls.size
   }
 
   /** How many of a host's waiting items could start now (ignoring slots). */

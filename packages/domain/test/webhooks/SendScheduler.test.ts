@@ -125,4 +125,21 @@ describe("SendScheduler", () => {
     )
     assert.strictEqual(destinationHost("not a url"), "not a url")
   })
+
+  it("each scheduler remembers the hosts of its own URLs, bounded, and agrees with destinationHost", () => {
+    const a = new SendScheduler<number>(1, 1, 2)
+    const b = new SendScheduler<number>(1, 1, 2)
+    assert.strictEqual(a.hostOf("https://Hooks.Example.com/a?b=1"), "https://hooks.example.com")
+    assert.strictEqual(
+      a.hostOf("https://Hooks.Example.com/a?b=1"),
+      destinationHost("https://Hooks.Example.com/a?b=1")
+    )
+    assert.strictEqual(a.hostOf("not a url"), "not a url")
+    assert.strictEqual(a.rememberedUrls, 2)
+    // Nothing is shared between schedulers: the domain holds no URL memory of its own.
+    assert.strictEqual(b.rememberedUrls, 0)
+    // Past its bound the memory starts over rather than growing.
+    assert.strictEqual(a.hostOf("http://127.0.0.1:9000/slow"), "http://127.0.0.1:9000")
+    assert.strictEqual(a.rememberedUrls, 1)
+  })
 })

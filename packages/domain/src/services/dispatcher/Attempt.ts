@@ -42,7 +42,7 @@ const send = (ports: DispatcherPorts, request: WebhookRequest, startedAt: number
   )
 
 /** The log line of a recorded attempt: delivered, failed for good, or to be retried. */
-const logRecorded = ({ delivery, attempt }: AttemptRecorded) => {
+export const logRecorded = ({ delivery, attempt }: AttemptRecorded) => {
   const annotations = {
     delivery_id: delivery.delivery_id,
     rule_id: delivery.rule_id,

@@ -4,27 +4,17 @@
  * ahead of its send slots and sleeps while nothing is due, and which stops
  * gracefully when its scope closes (`runUntilClosed`).
  */
-import {
-  Clock,
-  Deferred,
-  Duration,
-  Effect,
-  Fiber,
-  FiberSet,
-  Latch,
-  Option,
-  type Scope,
-  Semaphore
-} from "effect"
-import { millisOf } from "../../model/Delivery.ts"
+import { Clock, Deferred, Duration, Effect, Fiber, Latch, Option, type Scope, Semaphore } from "effect"
 import { destinationHost, SendScheduler } from "../../webhooks/SendScheduler.ts"
 import type { HeldClaim } from "../../ports/DeliveryOutbox.ts"
 import type { Settled } from "./Attempt.ts"
 import type { Claim } from "./Claim.ts"
+import type { LoopState, Ready } from "./LoopState.ts"
+import { makeSending, type SendSettings } from "./Sending.ts"
 import type { Claimed, DispatchSummary } from "./Settings.ts"
 
 /** What `runOnce` and `run` work with, fixed when the dispatcher is built. */
-export interface Dispatching {
+export interface Dispatching extends SendSettings {
   /** Most attempts in flight at once. */
   readonly concurrency: number
   /** Most attempts in flight at once to one destination host. */
@@ -36,15 +26,13 @@ export interface Dispatching {
   readonly window: number
   /** `run` claims only when at least this many fit in its window. */
   readonly claimBatch: number
-  /** A ready delivery claimed longer ago than this is not started: it is left to its lease. */
-  readonly startDeadlineMs: number
   readonly claim: (at: number, limit: number) => Effect.Effect<Claim>
   /** Hands claims back to the outbox at once; it never fails (what it could not release keeps its lease). */
   readonly release: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<void>
   /**
-   * An attempt recorded with the next batch, that never fails (undefined when
-   * not recorded). `sent` runs when its send is over and its outcome is about
-   * to be recorded (never, for a delivery held unsent).
+   * An attempt of `runOnce`, recorded with the next batch, that never fails
+   * (undefined when not recorded). `sent` runs when its send is over and its
+   * outcome is about to be recorded (never, for a delivery held unsent).
    */
   readonly attemptSafely: (claimed: Claimed, sent: Effect.Effect<void>) => Effect.Effect<Settled | undefined>
 }
@@ -79,34 +67,12 @@ export const runOnce = (d: Dispatching): Effect.Effect<DispatchSummary> =>
   }).pipe(Effect.withSpan("WebhookDispatcher.runOnce"))
 
 /** The host a claimed delivery is sent to; one not sent (rule deleted) counts under the empty host. */
-const hostOf = (c: Claimed): string =>
-  c.destination === undefined ? "" : destinationHost(c.destination.webhook_url)
-
-/** A claimed delivery waiting in the scheduler, with when and under which token it was claimed. */
-interface Ready {
-  readonly claimed: Claimed
-  readonly at: number
-  readonly token: string
-}
-
-/**
- * The loop's state. Fibers only interleave at effect boundaries, so plain
- * fields are enough.
- */
-interface LoopState {
-  /** Claimed deliveries waiting for a slot (and for room under their host's bound), and those in flight. */
-  readonly sends: SendScheduler<Ready>
-  /** The retry times this process has recorded, so that it wakes exactly when one falls due. */
-  readonly dueTimes: Set<number>
-  /** Attempts whose send is over and whose outcome is being recorded: they hold no send slot. */
-  recording: number
-  /** When the current sleep ends (-Infinity while not sleeping). An attempt that records an earlier retry opens `kick`. */
-  wakeAt: number
-  /** The loop waits for the window to empty enough for a claim; the next attempt that ends opens `kick`. */
-  waitingForRoom: boolean
-  /** Asked to stop: nothing more is claimed or started, what is ready is handed back, and the loop waits for its attempts in flight. */
-  stopping: boolean
-}
+const hostOf = (c: Claimed, sends?: SendScheduler<Ready>): string =>
+  c.destination === undefined
+    ? ""
+    : sends === undefined
+      ? destinationHost(c.destination.webhook_url)
+      : sends.hostOf(c.destination.webhook_url)
 
 const newLoopState = (d: Dispatching): LoopState => ({
   sends: new SendScheduler<Ready>(d.concurrency, d.hostConcurrency),
@@ -116,69 +82,6 @@ const newLoopState = (d: Dispatching): LoopState => ({
   waitingForRoom: false,
   stopping: false
 })
-
-/**
- * The send slots of the loop: an effect that starts ready deliveries in the
- * free slots (one claimed too long ago is left to its lease). An attempt that
- * ends (sent and recorded, or given up) settles: its slot takes the next ready
- * delivery, the window has room for one more, and a retry it scheduled before
- * the current wake-up cuts the sleep short.
- */
-const sendSlots = (
-  d: Dispatching,
-  state: LoopState,
-  fibers: FiberSet.FiberSet<void>,
-  kick: Latch.Latch
-): Effect.Effect<void> => {
-  const startReady: Effect.Effect<void> = Effect.gen(function* () {
-    while (!state.stopping) {
-      const started = state.sends.next()
-      if (started === undefined) break
-      const { host, item: next } = started
-      const now = yield* Clock.currentTimeMillis
-      if (now - next.at > d.startDeadlineMs) {
-        state.sends.done(host)
-        yield* Effect.logWarning(
-          "webhook delivery not attempted: it waited too long for a send slot; it returns when its claim expires"
-        ).pipe(
-          Effect.annotateLogs({
-            delivery_id: next.claimed.delivery.delivery_id,
-            rule_id: next.claimed.delivery.rule_id
-          })
-        )
-        continue
-      }
-      // The slot is freed once the send is over; the attempt then counts as recording until settled.
-      let freed = false
-      const sent = Effect.suspend(() => {
-        if (freed) return Effect.void
-        freed = true
-        state.sends.done(host)
-        state.recording++
-        return startReady
-      })
-      yield* FiberSet.run(
-        fibers,
-        Effect.flatMap(d.attemptSafely(next.claimed, sent), (r) => settle(host, freed, r))
-      )
-    }
-  })
-
-  const settle = (host: string, freed: boolean, result: Settled | undefined) =>
-    Effect.suspend(() => {
-      if (freed) state.recording--
-      else state.sends.done(host)
-      let wake = state.waitingForRoom
-      if (result !== undefined && result.delivery.status === "pending") {
-        const due = millisOf(result.delivery.next_attempt_at!)
-        state.dueTimes.add(due)
-        if (due < state.wakeAt) wake = true
-      }
-      return Effect.andThen(startReady, wake ? Effect.asVoid(kick.open) : Effect.void)
-    })
-
-  return startReady
-}
 
 /** The earliest recorded retry after `now`; times already past are dropped (claimed, or claimed elsewhere). */
 const soonestDue = (dueTimes: Set<number>, now: number): number => {
@@ -202,9 +105,8 @@ const soonestDue = (dueTimes: Set<number>, now: number): number => {
 const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effect.Effect<void> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const fibers = yield* FiberSet.make<void>()
       const kick = yield* Latch.make(false)
-      const startReady = sendSlots(d, state, fibers, kick)
+      const sending = yield* makeSending(d, state, kick)
       // Every wait of the loop below also ends when `kick` opens.
       yield* Effect.forkScoped(
         Effect.andThen(
@@ -235,8 +137,8 @@ const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effe
         }
         const now = yield* Clock.currentTimeMillis
         const { claimed, token } = yield* d.claim(now, room)
-        for (const c of claimed) sends.offer(hostOf(c), { claimed: c, at: now, token })
-        yield* startReady
+        for (const c of claimed) sends.offer(hostOf(c, sends), { claimed: c, at: now, token })
+        sending.startReady()
         // The window was filled: more may be due at once.
         if (claimed.length === room) continue
         // Any attempt that settles from here on with an earlier retry cuts the sleep short.
@@ -253,9 +155,14 @@ const loop = (d: Dispatching, state: LoopState, stop: Effect.Effect<void>): Effe
           "webhook dispatcher stopping: claiming no more; attempts in flight may finish and be recorded; " +
             "claimed deliveries not started are handed back"
         ).pipe(Effect.annotateLogs({ in_flight: state.sends.inFlight, not_started: unstarted.length }))
-      // The sends in flight go on meanwhile, in their own fibers.
+      // The sends in flight go on meanwhile: their callbacks and writers need no turn of this fiber.
       yield* d.release(unstarted.map((r) => ({ deliveryId: r.claimed.delivery.delivery_id, token: r.token })))
-      yield* FiberSet.awaitEmpty(fibers)
+      while (sending.busy()) {
+        yield* kick.close
+        if (!sending.busy()) break
+        yield* kick.await
+      }
+      yield* sending.awaitWriters
     })
   )
 

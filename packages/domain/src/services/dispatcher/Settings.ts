@@ -53,6 +53,13 @@ export const MaxRecordWriters = 4
 /** Attempts waiting to be recorded that start another writer, while one is writing. */
 export const RecordBatchForWriter = 32
 
+/**
+ * The same for the loop's sends (SentRecorder.ts): a statement and its commit
+ * cost far more than a row, and the loop's window holds what waits, so
+ * another writer starts only once a whole batch waits.
+ */
+export const SentBatchForWriter = MaxRecordBatch
+
 export interface WebhookDispatcherOptions {
   /** Most attempts (send and record) in flight at once in this process (default 256). */
   readonly concurrency?: number | undefined
