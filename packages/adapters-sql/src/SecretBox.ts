@@ -41,8 +41,8 @@ export const parseKey = (keyBase64: string): Buffer | undefined => {
 
 const aad = (context: string | undefined): Buffer => Buffer.from(context ?? "", "utf8")
 
-// The key is prepared once: node:crypto takes about 10 us to accept raw key bytes on every
-// cipher, which a fan-out opening thousands of rules' keys pays on each.
+// The key is prepared once: node:crypto would otherwise accept the raw key bytes again on
+// every cipher, which a fan-out opening thousands of rules' keys pays on each.
 const make = (keyBytes: Buffer): SecretBoxShape => makeWith(createSecretKey(keyBytes))
 
 const makeWith = (key: KeyObject): SecretBoxShape => ({
