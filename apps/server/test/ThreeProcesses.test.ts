@@ -135,7 +135,9 @@ beforeAll(async () => {
     TRUST_PROXY: "1",
     RATINGS_WEBHOOK_CONCURRENCY: String(Concurrency),
     RATINGS_WEBHOOK_POLL_INTERVAL: "100 millis",
-    ...(useRedis ? { REDIS_URL: testRedisUrl } : {})
+    // The shared counter is under test, not the outage policy: a loaded machine may keep a
+    // Redis answer past the default timeout, which would serve that request without a limit.
+    ...(useRedis ? { REDIS_URL: testRedisUrl, RATINGS_REDIS_TIMEOUT: "5 seconds" } : {})
   })
   // Without Redis no process may inherit a REDIS_URL it cannot reach.
   const serverEnv = useRedis ? env : ({ ...env, REDIS_URL: undefined } as unknown as Record<string, string>)
