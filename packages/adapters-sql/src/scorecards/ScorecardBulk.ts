@@ -22,6 +22,7 @@ import { Effect, Schema } from "effect"
 import { AllOfType, type EntityChange, notifyChanges } from "../PgCacheInvalidation.ts"
 import { decodeRows, orReadError } from "../PgRows.ts"
 import { catchSqlError } from "../PgTransaction.ts"
+import { maySkipRowTriggers, withoutRowTriggers } from "./RowTriggers.ts"
 import { AnswerFields, arrayLiteral, chunksOf, historyRowOf, RowRecord, rowOf } from "./ScorecardRows.ts"
 
 /** Scorecards per chunk of saveDrafts: some 60 answers each, a few megabytes of parameters. */
@@ -132,15 +133,14 @@ const upsertDraftRows = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScor
       excluded.scorecard_published_at)
   RETURNING s.id, s.xmax = 0 AS inserted`.pipe(Effect.flatMap(decodeInserted))
 
-/** One chunk of saveDrafts: the rows, then answers and evidence (compared first where the row was stored). */
-const writeDrafts = (sql: PgClient.PgClient) => (chunk: ReadonlyArray<StoredScorecard>) =>
+/** The answers and evidence of a chunk whose scorecard rows are written (compared first where stored). */
+const writeContent = (
+  sql: PgClient.PgClient,
+  chunk: ReadonlyArray<StoredScorecard>,
+  created: ReadonlyArray<StoredScorecard>,
+  stored: ReadonlyArray<StoredScorecard>
+) =>
   Effect.gen(function* () {
-    const inserted = yield* upsertDraftRows(sql, chunk)
-    const fresh = new Set(inserted.filter((r) => r.inserted).map((r) => r.id))
-    const isFresh = (s: StoredScorecard) => fresh.has(s.id.toLowerCase())
-    const stored = chunk.filter((s) => !isFresh(s))
-    const created = chunk.filter(isFresh)
-    if (stored.length > 0) yield* dropChangedContent(sql, stored)
     // A new scorecard has no answers yet: a plain INSERT, no conflict to look for.
     for (const [cards, onConflict] of [
       [created, ""],
@@ -157,6 +157,26 @@ const writeDrafts = (sql: PgClient.PgClient) => (chunk: ReadonlyArray<StoredScor
         ${evidenceInput(sql, withEvidence)} ON CONFLICT (scorecard_id, position) DO NOTHING`
   })
 
+/**
+ * One chunk of saveDrafts: the rows, then answers and evidence, without
+ * their per-row foreign-key checks when `skipRowChecks` (RowTriggers.ts: the
+ * upsert has just written or locked every parent, which is then checked once).
+ */
+const writeDrafts =
+  (sql: PgClient.PgClient, skipRowChecks: boolean) => (chunk: ReadonlyArray<StoredScorecard>) =>
+    Effect.gen(function* () {
+      const inserted = yield* upsertDraftRows(sql, chunk)
+      const fresh = new Set(inserted.filter((r) => r.inserted).map((r) => r.id))
+      const isFresh = (s: StoredScorecard) => fresh.has(s.id.toLowerCase())
+      const stored = chunk.filter((s) => !isFresh(s))
+      const created = chunk.filter(isFresh)
+      if (stored.length > 0) yield* dropChangedContent(sql, stored)
+      const content = writeContent(sql, chunk, created, stored)
+      const parents = chunk.filter((s) => s.answers.length > 0 || s.evidence.length > 0).map((s) => s.id)
+      if (skipRowChecks && parents.length > 0) yield* withoutRowTriggers(sql, parents, content)
+      else yield* content
+    })
+
 const saveDrafts = (sql: PgClient.PgClient) =>
   Effect.fn("PgScorecardRepository.saveDrafts")(function* (scorecards: ReadonlyArray<StoredScorecard>) {
     if (scorecards.length === 0) return
@@ -169,7 +189,12 @@ const saveDrafts = (sql: PgClient.PgClient) =>
     }
     yield* sql
       .withTransaction(
-        Effect.forEach(chunksOf([...byId.values()], DraftChunk), writeDrafts(sql), { discard: true })
+        Effect.gen(function* () {
+          const skipRowChecks = yield* maySkipRowTriggers(sql)
+          yield* Effect.forEach(chunksOf([...byId.values()], DraftChunk), writeDrafts(sql, skipRowChecks), {
+            discard: true
+          })
+        })
       )
       .pipe(catchSqlError(`save ${byId.size} scorecards`))
   })
