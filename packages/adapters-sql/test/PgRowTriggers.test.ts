@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
-import { entity, scorecard } from "@ratings/domain/test-support/contract/ratings-fixtures"
+import { entity, historyOf, scorecard, T2 } from "@ratings/domain/test-support/contract/ratings-fixtures"
 import { Effect, Exit, Layer } from "effect"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
@@ -59,16 +59,64 @@ describe("the bulk save's per-row foreign-key triggers", () => {
       }).pipe(Effect.provide(postgres))
     )
 
+    it.effect("are back on after publishMany, which publishes as before", () =>
+      Effect.gen(function* () {
+        const sql = yield* PgClient.PgClient
+        const repo = yield* ScorecardRepository
+        const e = entity("protocol", "row-triggers-publish")
+        yield* (yield* EntityRepository).upsert([e])
+        const draft = scorecard(e, 1, "draft")
+        const published = {
+          ...draft,
+          status: "published" as const,
+          last_rated_at: T2,
+          scorecard_published_at: T2
+        }
+        const exit = yield* Effect.exit(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* repo.saveDrafts([draft])
+              yield* repo.publishMany([
+                {
+                  entity_type: e.entity_type,
+                  entity_id: e.record.id,
+                  scorecard: published,
+                  history: historyOf(published, "initial", "admin")
+                }
+              ])
+              const [role] = yield* sql<{
+                role: string
+              }>`SELECT current_setting('session_replication_role') AS role`
+              assert.strictEqual(role?.role, "origin")
+              assert.deepStrictEqual(yield* repo.latestOf("protocol", [e.record.id], "published"), [
+                published
+              ])
+              yield* sql`INSERT INTO rating_history (entity_id, scorecard_version, scorecard_id, published_at,
+                  reasoning) VALUES (${MissingScorecard}::uuid, 1, gen_random_uuid(), now(), 'x')`
+            })
+          )
+        )
+        assert.include(failureText(exit), "rating_history_entity_id_fkey")
+      }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("still refuse a child row whose scorecard is not stored, and the write is undone", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient
         const exit = yield* Effect.exit(
           sql.withTransaction(
-            withoutRowTriggers(sql, [MissingScorecard], insertAnswer(sql, MissingScorecard))
+            withoutRowTriggers(
+              sql,
+              { table: "scorecards", ids: [MissingScorecard] },
+              insertAnswer(sql, MissingScorecard)
+            )
           )
         )
         assert.include(failureText(exit), "StoreError")
-        assert.include(failureText(exit), "are not stored (foreign key)")
+        assert.include(
+          failureText(exit),
+          "1 of the scorecards the rows belong to are not stored (foreign key)"
+        )
         assert.strictEqual((yield* answerRows(sql, MissingScorecard)).length, 0)
         const [role] = yield* sql<{
           role: string

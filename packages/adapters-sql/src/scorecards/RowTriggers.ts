@@ -9,8 +9,11 @@
  * transaction only (`set_config(..., true)`: a rollback to a savepoint or of
  * the transaction restores it too). The parents are then checked once, as a
  * set, in the statement that restores the role, and a missing one fails the
- * write as the foreign key would. Only a superuser may change the role;
- * anyone else keeps the per-row checks.
+ * write as the foreign key would. Publishing a chunk of drafts updates rows
+ * this transaction inserted, whose foreign key the update does not change
+ * (Postgres checks it again for such rows), and appends history rows of
+ * entities it has just locked: the same holds there. Only a superuser may
+ * change the role; anyone else keeps the per-row checks.
  */
 import type { PgClient } from "@effect/sql-pg"
 import { StoreError } from "@ratings/domain/ports/StoreError"
@@ -28,14 +31,20 @@ export const maySkipRowTriggers = (sql: PgClient.PgClient) =>
     Effect.map((rows) => rows[0]?.yes === true)
   )
 
+/** The parent rows a write without row triggers relies on: ids of `scorecards` or `entities`. */
+export interface Parents {
+  readonly table: "scorecards" | "entities"
+  readonly ids: ReadonlyArray<string>
+}
+
 /**
- * Runs `writes` (inserts of rows whose parents are the scorecards `parentIds`)
- * without per-row triggers, then restores the role and checks that every
- * parent is a stored scorecard; fails with a StoreError naming one that is not.
+ * Runs `writes` (of rows whose parents are `parents`) without per-row
+ * triggers, then restores the role and checks that every parent is stored;
+ * fails with a StoreError saying how many are not.
  */
 export const withoutRowTriggers = <A, E, R>(
   sql: PgClient.PgClient,
-  parentIds: ReadonlyArray<string>,
+  parents: Parents,
   writes: Effect.Effect<A, E, R>
 ) =>
   Effect.gen(function* () {
@@ -46,13 +55,13 @@ export const withoutRowTriggers = <A, E, R>(
     const result = yield* writes
     const [check] =
       yield* sql`SELECT set_config('session_replication_role', ${set?.was ?? "origin"}, true) AS was,
-        (SELECT count(*)::int FROM unnest(${parentIds}::uuid[]) AS p(id)
-          WHERE NOT EXISTS (SELECT 1 FROM scorecards s WHERE s.id = p.id)) AS missing`.pipe(
+        (SELECT count(*)::int FROM unnest(${parents.ids}::uuid[]) AS p(id)
+          WHERE NOT EXISTS (SELECT 1 FROM ${sql.literal(parents.table)} t WHERE t.id = p.id)) AS missing`.pipe(
         Effect.flatMap((rows) => orReadError("restored replication role")(restoredRows(rows)))
       )
     if ((check?.missing ?? 0) > 0)
       return yield* new StoreError({
-        message: `save scorecards: ${check?.missing} of the scorecards of answers or evidence are not stored (foreign key)`
+        message: `write without row triggers: ${check?.missing} of the ${parents.table} the rows belong to are not stored (foreign key)`
       })
     return result
   })

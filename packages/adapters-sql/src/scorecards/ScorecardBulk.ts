@@ -173,7 +173,8 @@ const writeDrafts =
       if (stored.length > 0) yield* dropChangedContent(sql, stored)
       const content = writeContent(sql, chunk, created, stored)
       const parents = chunk.filter((s) => s.answers.length > 0 || s.evidence.length > 0).map((s) => s.id)
-      if (skipRowChecks && parents.length > 0) yield* withoutRowTriggers(sql, parents, content)
+      if (skipRowChecks && parents.length > 0)
+        yield* withoutRowTriggers(sql, { table: "scorecards", ids: parents }, content)
       else yield* content
     })
 
@@ -199,13 +200,27 @@ const saveDrafts = (sql: PgClient.PgClient) =>
       .pipe(catchSqlError(`save ${byId.size} scorecards`))
   })
 
-/** One chunk of publishMany, of distinct entities: the statements of publish, each over the whole chunk. */
-const publishChunk = (sql: PgClient.PgClient, chunk: ReadonlyArray<PublishRecord>) =>
+/**
+ * One chunk of publishMany, of distinct entities: the statements of publish,
+ * each over the whole chunk; after the entities are locked, without per-row
+ * triggers when `skipRowChecks` (RowTriggers.ts: the updates change no
+ * foreign key, the history rows belong to the entities just locked).
+ */
+const publishChunk = (sql: PgClient.PgClient, chunk: ReadonlyArray<PublishRecord>, skipRowChecks: boolean) =>
+  Effect.gen(function* () {
+    const entityIds = chunk.map((r) => r.entity_id)
+    yield* sql`SELECT 1 FROM entities WHERE id = ANY(${entityIds}::uuid[]) ORDER BY id FOR UPDATE`
+    const writes = publishWrites(sql, chunk)
+    if (skipRowChecks) yield* withoutRowTriggers(sql, { table: "entities", ids: entityIds }, writes)
+    else yield* writes
+  })
+
+/** The writes of a chunk of publishMany whose entities are locked. */
+const publishWrites = (sql: PgClient.PgClient, chunk: ReadonlyArray<PublishRecord>) =>
   Effect.gen(function* () {
     const ids = chunk.map((r) => r.scorecard.id)
     const entityIds = chunk.map((r) => r.entity_id)
     const types = chunk.map((r) => r.entity_type)
-    yield* sql`SELECT 1 FROM entities WHERE id = ANY(${entityIds}::uuid[]) ORDER BY id FOR UPDATE`
     yield* sql`UPDATE scorecards s SET status = 'superseded'
       FROM unnest(${ids}::uuid[], ${entityIds}::uuid[], ${types}::text[]) AS r(id, entity_id, entity_type)
       WHERE s.entity_id = r.entity_id AND s.entity_type = r.entity_type AND s.status = 'published'
@@ -267,8 +282,9 @@ const publishMany = (sql: PgClient.PgClient) =>
     yield* sql
       .withTransaction(
         Effect.gen(function* () {
+          const skipRowChecks = yield* maySkipRowTriggers(sql)
           for (const run of repeatFreeRuns(records, (r) => r.entity_id.toLowerCase()))
-            for (const chunk of chunksOf(run, PublishChunk)) yield* publishChunk(sql, chunk)
+            for (const chunk of chunksOf(run, PublishChunk)) yield* publishChunk(sql, chunk, skipRowChecks)
           yield* notifyChanges(sql, notices)
         })
       )
