@@ -18,7 +18,7 @@ import {
   type StoredScorecard
 } from "@ratings/domain/ports/ScorecardRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
-import { Effect, Schema } from "effect"
+import { Deferred, Effect, Fiber, Schema } from "effect"
 import { AllOfType, type EntityChange, notifyChanges } from "../PgCacheInvalidation.ts"
 import { decodeRows, orReadError } from "../PgRows.ts"
 import { catchSqlError } from "../PgTransaction.ts"
@@ -74,11 +74,15 @@ const evidenceInput = (sql: PgClient.PgClient, cards: ReadonlyArray<StoredScorec
  * incoming ones lose them (a row missing on either side, or a column that
  * differs); the INSERTs that follow then write them again.
  */
-const dropChangedContent = (sql: PgClient.PgClient, stored: ReadonlyArray<StoredScorecard>) =>
+const dropChangedContent = (
+  sql: PgClient.PgClient,
+  stored: ReadonlyArray<StoredScorecard>,
+  columns: ReturnType<typeof answerColumns>
+) =>
   Effect.gen(function* () {
     const ids = stored.map((s) => s.id)
     yield* sql`WITH i (scorecard_id, position, id, question_id, domain, score, max_score, weight, confidence,
-          response, rationale) AS (SELECT ${answerColumns(sql, stored)}),
+          response, rationale) AS (SELECT ${columns}),
         x AS (SELECT * FROM answers WHERE scorecard_id = ANY(${ids}::uuid[])),
         changed AS (SELECT DISTINCT coalesce(x.scorecard_id, i.scorecard_id) AS id
           FROM x FULL JOIN i ON x.scorecard_id = i.scorecard_id AND x.position = i.position
@@ -97,10 +101,10 @@ const dropChangedContent = (sql: PgClient.PgClient, stored: ReadonlyArray<Stored
   })
 
 /**
- * Upserts the rows of a chunk of drafts, each column only where it differs;
+ * Upserts the rows of a chunk of drafts (as JSON), each column only where it differs;
  * `inserted` tells a new scorecard (its row's INSERT returned `xmax = 0`).
  */
-const upsertDraftRows = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScorecard>) =>
+const upsertDraftRows = (sql: PgClient.PgClient, rows: string) =>
   sql`
   INSERT INTO scorecards AS s (id, entity_type, entity_id, scorecard_version, status, grade, letter_grade,
     composite_score, intrinsic_composite_score, intrinsic_letter_grade, largest_drag_hint,
@@ -109,7 +113,7 @@ const upsertDraftRows = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScor
   SELECT id, entity_type, entity_id, scorecard_version, status, grade, letter_grade, composite_score,
     intrinsic_composite_score, intrinsic_letter_grade, largest_drag_hint, has_unrated_dependencies,
     domain_scores, mvc_gates, domain_weights, dependencies, last_rated_at, scorecard_published_at
-  FROM json_to_recordset(${JSON.stringify(chunk.map(rowOf))}::json) AS ${sql.literal(RowRecord)}
+  FROM json_to_recordset(${rows}::json) AS ${sql.literal(RowRecord)}
   ON CONFLICT (id) DO UPDATE SET
     entity_type = excluded.entity_type, entity_id = excluded.entity_id,
     scorecard_version = excluded.scorecard_version, status = excluded.status, grade = excluded.grade,
@@ -133,12 +137,34 @@ const upsertDraftRows = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScor
       excluded.scorecard_published_at)
   RETURNING s.id, s.xmax = 0 AS inserted`.pipe(Effect.flatMap(decodeInserted))
 
-/** The answers and evidence of a chunk whose scorecard rows are written (compared first where stored). */
+/**
+ * A chunk of saveDrafts with the parameters of its statements built, which
+ * is JavaScript work done while Postgres writes the chunk before it: the
+ * scorecard rows, and the answers of every scorecard of the chunk (those of
+ * the INSERT when all of them are new, as on a first import).
+ */
+interface PreparedChunk {
+  readonly chunk: ReadonlyArray<StoredScorecard>
+  readonly rows: string
+  readonly answers: ReturnType<typeof answerColumns> | undefined
+}
+
+const prepareChunk = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScorecard>): PreparedChunk => ({
+  chunk,
+  rows: JSON.stringify(chunk.map(rowOf)),
+  answers: chunk.some((s) => s.answers.length > 0) ? answerColumns(sql, chunk) : undefined
+})
+
+/**
+ * The answers and evidence of a chunk whose scorecard rows are written
+ * (compared first where stored); `sending` runs as the answers go out.
+ */
 const writeContent = (
   sql: PgClient.PgClient,
   chunk: ReadonlyArray<StoredScorecard>,
-  created: ReadonlyArray<StoredScorecard>,
-  stored: ReadonlyArray<StoredScorecard>
+  [created, stored]: readonly [ReadonlyArray<StoredScorecard>, ReadonlyArray<StoredScorecard>],
+  columnsOf: (cards: ReadonlyArray<StoredScorecard>) => ReturnType<typeof answerColumns>,
+  sending: Effect.Effect<unknown>
 ) =>
   Effect.gen(function* () {
     // A new scorecard has no answers yet: a plain INSERT, no conflict to look for.
@@ -147,9 +173,11 @@ const writeContent = (
       [stored, "ON CONFLICT (scorecard_id, position) DO NOTHING"]
     ] as const) {
       if (!cards.some((s) => s.answers.length > 0)) continue
+      const columns = columnsOf(cards)
+      yield* sending
       yield* sql`INSERT INTO answers (scorecard_id, position, id, question_id, domain, score, max_score, weight,
           confidence, response, rationale)
-        SELECT ${answerColumns(sql, cards)} ${sql.literal(onConflict)}`
+        SELECT ${columns} ${sql.literal(onConflict)}`
     }
     const withEvidence = chunk.filter((s) => s.evidence.length > 0)
     if (withEvidence.length > 0)
@@ -162,21 +190,58 @@ const writeContent = (
  * their per-row foreign-key checks when `skipRowChecks` (RowTriggers.ts: the
  * upsert has just written or locked every parent, which is then checked once).
  */
-const writeDrafts =
-  (sql: PgClient.PgClient, skipRowChecks: boolean) => (chunk: ReadonlyArray<StoredScorecard>) =>
-    Effect.gen(function* () {
-      const inserted = yield* upsertDraftRows(sql, chunk)
-      const fresh = new Set(inserted.filter((r) => r.inserted).map((r) => r.id))
-      const isFresh = (s: StoredScorecard) => fresh.has(s.id.toLowerCase())
-      const stored = chunk.filter((s) => !isFresh(s))
-      const created = chunk.filter(isFresh)
-      if (stored.length > 0) yield* dropChangedContent(sql, stored)
-      const content = writeContent(sql, chunk, created, stored)
-      const parents = chunk.filter((s) => s.answers.length > 0 || s.evidence.length > 0).map((s) => s.id)
-      if (skipRowChecks && parents.length > 0)
-        yield* withoutRowTriggers(sql, { table: "scorecards", ids: parents }, content)
-      else yield* content
-    })
+const writeDrafts = (
+  sql: PgClient.PgClient,
+  skipRowChecks: boolean,
+  prepared: PreparedChunk,
+  sending: Effect.Effect<unknown>
+) =>
+  Effect.gen(function* () {
+    const { chunk } = prepared
+    const inserted = yield* upsertDraftRows(sql, prepared.rows)
+    const fresh = new Set(inserted.filter((r) => r.inserted).map((r) => r.id))
+    const isFresh = (s: StoredScorecard) => fresh.has(s.id.toLowerCase())
+    const stored = chunk.filter((s) => !isFresh(s))
+    const created = chunk.filter(isFresh)
+    const columnsOf = (cards: ReadonlyArray<StoredScorecard>) =>
+      cards.length === chunk.length && prepared.answers !== undefined
+        ? prepared.answers
+        : answerColumns(sql, cards)
+    if (stored.length > 0) yield* dropChangedContent(sql, stored, columnsOf(stored))
+    const content = writeContent(sql, chunk, [created, stored], columnsOf, sending)
+    const parents = chunk.filter((s) => s.answers.length > 0 || s.evidence.length > 0).map((s) => s.id)
+    if (skipRowChecks && parents.length > 0)
+      yield* withoutRowTriggers(sql, { table: "scorecards", ids: parents }, content)
+    else yield* content
+  })
+
+/**
+ * The chunks written one after another, each chunk's parameters built while
+ * Postgres writes the answers of the chunk before it (a fiber of the same
+ * transaction): the JavaScript and the database work side by side.
+ */
+const writeChunks = (
+  sql: PgClient.PgClient,
+  skipRowChecks: boolean,
+  chunks: ReadonlyArray<ReadonlyArray<StoredScorecard>>
+) =>
+  Effect.gen(function* () {
+    let next = prepareChunk(sql, chunks[0]!)
+    for (let i = 0; i < chunks.length; i++) {
+      const current = next
+      const sending = yield* Deferred.make<void>()
+      const signal = Deferred.succeed(sending, undefined)
+      const writer = yield* writeDrafts(sql, skipRowChecks, current, signal).pipe(
+        Effect.ensuring(signal),
+        Effect.forkChild
+      )
+      if (i + 1 < chunks.length) {
+        yield* Deferred.await(sending)
+        next = prepareChunk(sql, chunks[i + 1]!)
+      }
+      yield* Fiber.join(writer)
+    }
+  })
 
 const saveDrafts = (sql: PgClient.PgClient) =>
   Effect.fn("PgScorecardRepository.saveDrafts")(function* (scorecards: ReadonlyArray<StoredScorecard>) {
@@ -192,9 +257,7 @@ const saveDrafts = (sql: PgClient.PgClient) =>
       .withTransaction(
         Effect.gen(function* () {
           const skipRowChecks = yield* maySkipRowTriggers(sql)
-          yield* Effect.forEach(chunksOf([...byId.values()], DraftChunk), writeDrafts(sql, skipRowChecks), {
-            discard: true
-          })
+          yield* writeChunks(sql, skipRowChecks, chunksOf([...byId.values()], DraftChunk))
         })
       )
       .pipe(catchSqlError(`save ${byId.size} scorecards`))

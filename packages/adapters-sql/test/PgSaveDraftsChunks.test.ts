@@ -1,0 +1,75 @@
+/**
+ * saveDrafts over more scorecards than one statement takes: its chunks are
+ * written one after another while the next one's parameters are built (a
+ * fiber of the same transaction), so what lands is what one save of each
+ * would write, chunks mixing new and stored scorecards included, and a
+ * failure in a later chunk leaves nothing of the earlier ones.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { PgClient } from "@effect/sql-pg"
+import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
+import { ScorecardRepository, type StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
+import { entity, scorecard } from "@ratings/domain/test-support/contract/ratings-fixtures"
+import { Effect, Exit, Layer } from "effect"
+import * as PgEntityRepository from "../src/PgEntityRepository.ts"
+import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
+import { TestDatabase } from "./TestDatabase.ts"
+
+const postgres = Layer.merge(PgEntityRepository.layer, PgScorecardRepository.layer)
+
+/** More drafts than three statements of saveDrafts take (250 scorecards each). */
+const Drafts = 640
+
+const counts = Effect.gen(function* () {
+  const sql = yield* PgClient.PgClient
+  const [row] = yield* sql<{ scorecards: number; answers: number; evidence: number }>`
+    SELECT (SELECT count(*)::int FROM scorecards) AS scorecards, (SELECT count(*)::int FROM answers) AS answers,
+      (SELECT count(*)::int FROM evidence) AS evidence`
+  return row!
+})
+
+describe("saveDrafts over several chunks", () => {
+  it.layer(TestDatabase)((it) => {
+    it.effect("writes every chunk as one save of each draft would, new and stored scorecards mixed", () =>
+      Effect.gen(function* () {
+        const repo = yield* ScorecardRepository
+        const es = Array.from({ length: Drafts }, (_, i) => entity("protocol", `chunked-${i}`))
+        yield* (yield* EntityRepository).upsert(es)
+        const drafts = es.map((e) => scorecard(e, 1, "draft"))
+        // Every third one stored first, some with other answers: later chunks mix stored and new.
+        const early = drafts.filter((_, i) => i % 3 === 0)
+        yield* repo.saveDrafts(
+          early.map((d, i) => (i % 2 === 0 ? { ...d, answers: d.answers.slice(0, 1) } : d))
+        )
+        yield* repo.saveDrafts(drafts)
+        const answers = drafts.reduce((n, d) => n + d.answers.length, 0)
+        const evidence = drafts.reduce((n, d) => n + d.evidence.length, 0)
+        assert.deepStrictEqual(yield* counts, { scorecards: Drafts, answers, evidence })
+        const stored = yield* repo.latestOf(
+          "protocol",
+          es.map((e) => e.record.id),
+          "draft"
+        )
+        const byId = new Map<string, StoredScorecard>(stored.map((s) => [s.id, s]))
+        for (const d of drafts) assert.deepStrictEqual(byId.get(d.id), d)
+      }).pipe(Effect.provide(postgres))
+    )
+
+    it.effect("leaves nothing of the earlier chunks when a later one fails", () =>
+      Effect.gen(function* () {
+        const sql = yield* PgClient.PgClient
+        yield* sql`TRUNCATE entities, scorecards CASCADE`
+        const repo = yield* ScorecardRepository
+        const es = Array.from({ length: Drafts }, (_, i) => entity("protocol", `chunked-fail-${i}`))
+        yield* (yield* EntityRepository).upsert(es)
+        const drafts = es.map((e) => scorecard(e, 1, "draft"))
+        // The last draft's entity is not stored: its chunk (the third) fails on the foreign key.
+        const orphan = scorecard(entity("protocol", "chunked-nowhere"), 1, "draft")
+        const exit = yield* Effect.exit(repo.saveDrafts([...drafts, orphan]))
+        assert.isTrue(Exit.isFailure(exit))
+        assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "scorecards_entity")
+        assert.deepStrictEqual(yield* counts, { scorecards: 0, answers: 0, evidence: 0 })
+      }).pipe(Effect.provide(postgres))
+    )
+  })
+})
