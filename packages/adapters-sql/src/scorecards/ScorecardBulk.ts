@@ -10,7 +10,7 @@
  * chunk of entities at once (an entity that repeats goes to the next round, so
  * order is kept) and sends one NOTIFY per entity type when many entities changed.
  */
-import type { PgClient } from "@effect/sql-pg"
+import { type PgClient, PgTypes } from "@effect/sql-pg"
 import {
   type PublishRecord,
   repeatFreeRuns,
@@ -23,7 +23,15 @@ import { AllOfType, type EntityChange, notifyChanges } from "../PgCacheInvalidat
 import { decodeRows, orReadError } from "../PgRows.ts"
 import { catchSqlError } from "../PgTransaction.ts"
 import { maySkipRowTriggers, withoutRowTriggers } from "./RowTriggers.ts"
-import { AnswerFields, arrayLiteral, chunksOf, historyRowOf, RowRecord, rowOf } from "./ScorecardRows.ts"
+import {
+  AnswerFields,
+  AnswerOids,
+  chunksOf,
+  typedArray,
+  historyRowOf,
+  RowRecord,
+  rowOf
+} from "./ScorecardRows.ts"
 
 /** Scorecards per chunk of saveDrafts: some 60 answers each, a few megabytes of parameters. */
 const DraftChunk = 250
@@ -40,7 +48,11 @@ const decodeInserted = (rows: ReadonlyArray<unknown>) =>
   orReadError("saved scorecard rows")(insertedRows(rows))
 const decodeIds = (rows: ReadonlyArray<unknown>) => orReadError("published scorecard rows")(idRows(rows))
 
-/** The answers of these scorecards as one array literal per column, in position order. */
+/**
+ * The answers of these scorecards as one array parameter per column, in
+ * position order, bound in Postgres' binary format (typedArray): the server
+ * reads each element as it is, with no array literal to parse.
+ */
 const answerColumns = (sql: PgClient.PgClient, cards: ReadonlyArray<StoredScorecard>) => {
   const scorecardIds: Array<string> = []
   const positions: Array<number> = []
@@ -53,9 +65,11 @@ const answerColumns = (sql: PgClient.PgClient, cards: ReadonlyArray<StoredScorec
         fields[i]!.push(a[f])
       })
     })
-  const [id, question_id, domain, score, max_score, weight, confidence, response, rationale] =
-    fields.map(arrayLiteral)
-  return sql`unnest(${arrayLiteral(scorecardIds)}::uuid[]), unnest(${arrayLiteral(positions)}::int[]),
+  const [id, question_id, domain, score, max_score, weight, confidence, response, rationale] = fields.map(
+    (values, i) => typedArray(values, AnswerOids[i]!)
+  )
+  const { uuid, int4 } = PgTypes.OID
+  return sql`unnest(${typedArray(scorecardIds, uuid)}::uuid[]), unnest(${typedArray(positions, int4)}::int[]),
     unnest(${id}::uuid[]), unnest(${question_id}::text[]), unnest(${domain}::text[]),
     unnest(${score}::float8[]), unnest(${max_score}::float8[]), unnest(${weight}::float8[]),
     unnest(${confidence}::text[]), unnest(${response}::text[]), unnest(${rationale}::text[])`

@@ -16,7 +16,8 @@ import {
   ScorecardStatus
 } from "@ratings/domain/model/Scorecard"
 import type { HistoryEntryRecord, StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
-import { Schema } from "effect"
+import { PgTypes } from "@effect/sql-pg"
+import { Result, Schema } from "effect"
 import { isoText, isoTextOrNull } from "../PgRows.ts"
 
 export const ListColumns = `s.id, s.entity_id, s.entity_type, s.status, s.scorecard_version, s.grade, s.letter_grade,
@@ -145,6 +146,19 @@ export const AnswerFields = [
   "rationale"
 ] as const satisfies ReadonlyArray<keyof AnswerOf>
 
+/** The Postgres type (OID) of each of AnswerFields' columns. */
+export const AnswerOids: ReadonlyArray<number> = [
+  PgTypes.OID.uuid,
+  PgTypes.OID.text,
+  PgTypes.OID.text,
+  PgTypes.OID.float8,
+  PgTypes.OID.float8,
+  PgTypes.OID.float8,
+  PgTypes.OID.text,
+  PgTypes.OID.text,
+  PgTypes.OID.text
+]
+
 export const toScorecard = (row: ScorecardRow): Scorecard => ({
   id: row.id,
   entity_id: row.entity_id,
@@ -227,6 +241,14 @@ export const chunksOf = <A>(xs: ReadonlyArray<A>, size: number): Array<ReadonlyA
   for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size))
   return out
 }
+
+/**
+ * A one-dimensional array parameter of elements of type `oid`, bound in
+ * Postgres' binary format (element by element, null as NULL) rather than as
+ * an array literal the server would parse.
+ */
+export const typedArray = (values: ReadonlyArray<string | number | null>, oid: number): PgTypes.Parameter =>
+  Result.getOrThrow(PgTypes.array(values, oid))
 
 /**
  * A Postgres array literal: text quoted and escaped, numbers as JavaScript
