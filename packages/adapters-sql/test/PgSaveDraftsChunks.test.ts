@@ -55,6 +55,41 @@ describe("saveDrafts over several chunks", () => {
       }).pipe(Effect.provide(postgres))
     )
 
+    it.effect("answers' texts and figures come back exactly as saved (binary array parameters)", () =>
+      Effect.gen(function* () {
+        const repo = yield* ScorecardRepository
+        const e = entity("protocol", "chunked-texts")
+        yield* (yield* EntityRepository).upsert([e])
+        const base = scorecard(e, 1, "draft")
+        const texts = [
+          'say "no"',
+          "back\\slash",
+          "{braces, and commas}",
+          "NULL",
+          "",
+          "ünïcödé ✓ 日本",
+          "tab\tnew\nline"
+        ]
+        const draft = {
+          ...base,
+          answers: texts.map((text, i) => {
+            // The first two from the scored answer: figures that only a binary float8 keeps exactly.
+            const from = base.answers[i < 2 ? 0 : i % base.answers.length]!
+            return {
+              ...from,
+              id: `00000000-0000-4000-8000-00000000000${i}`,
+              question_id: `Q-${text}`,
+              response: text,
+              rationale: i % 2 === 0 ? null : text,
+              score: i === 0 ? 0.1 + 0.2 : i === 1 ? 5e-324 : from.score
+            }
+          })
+        }
+        yield* repo.saveDrafts([draft])
+        assert.deepStrictEqual(yield* repo.latestOf("protocol", [e.record.id], "draft"), [draft])
+      }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("leaves nothing of the earlier chunks when a later one fails", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient
