@@ -125,6 +125,21 @@ describe("the bulk save's per-row foreign-key triggers", () => {
       })
     )
 
+    it.effect("are the only triggers of the tables written without them: their foreign keys", () =>
+      Effect.gen(function* () {
+        const sql = yield* PgClient.PgClient
+        // A trigger or deferrable constraint added to these tables would be skipped by
+        // RowTriggers.ts as well: this fails first, so that the change is made knowingly.
+        const others = yield* sql<{ name: string }>`
+          SELECT t.tgrelid::regclass::text || '.' || t.tgname AS name
+          FROM pg_trigger t LEFT JOIN pg_constraint c ON c.oid = t.tgconstraint
+          WHERE t.tgrelid IN ('answers'::regclass, 'evidence'::regclass, 'scorecards'::regclass,
+              'rating_history'::regclass)
+            AND (c.contype IS DISTINCT FROM 'f' OR c.condeferrable)`
+        assert.deepStrictEqual(others, [])
+      })
+    )
+
     it.effect("stay on for a role that may not switch them off, which saves the same rows", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient

@@ -13,7 +13,9 @@
  * this transaction inserted, whose foreign key the update does not change
  * (Postgres checks it again for such rows), and appends history rows of
  * entities it has just locked: the same holds there. Only a superuser may
- * change the role; anyone else keeps the per-row checks.
+ * change the role; anyone else keeps the per-row checks. The tables written
+ * this way have no other triggers (a test keeps it so): one added to them
+ * would be skipped here too.
  */
 import type { PgClient } from "@effect/sql-pg"
 import { StoreError } from "@ratings/domain/ports/StoreError"
