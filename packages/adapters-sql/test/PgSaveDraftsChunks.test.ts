@@ -90,6 +90,41 @@ describe("saveDrafts over several chunks", () => {
       }).pipe(Effect.provide(postgres))
     )
 
+    it.effect(
+      "a stored draft saved again without answers or evidence loses them, alone or beside others",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ScorecardRepository
+          const es = ["bare", "full"].map((s) => entity("protocol", `chunked-emptied-${s}`))
+          yield* (yield* EntityRepository).upsert(es)
+          const [bare, full] = es.map((e) => scorecard(e, 1, "draft")) as [StoredScorecard, StoredScorecard]
+          yield* repo.saveDrafts([bare, full])
+          const emptied = { ...bare, answers: [], evidence: [] }
+          yield* repo.saveDrafts([emptied])
+          const read = () =>
+            repo.latestOf(
+              "protocol",
+              es.map((e) => e.record.id),
+              "draft"
+            )
+          assert.deepStrictEqual(
+            new Map((yield* read()).map((s) => [s.id, s])),
+            new Map([
+              [bare.id, emptied],
+              [full.id, full]
+            ])
+          )
+          yield* repo.saveDrafts([bare, { ...full, answers: [], evidence: [] }])
+          assert.deepStrictEqual(
+            new Map((yield* read()).map((s) => [s.id, s])),
+            new Map([
+              [bare.id, bare],
+              [full.id, { ...full, answers: [], evidence: [] }]
+            ])
+          )
+        }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("leaves nothing of the earlier chunks when a later one fails", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient

@@ -177,7 +177,7 @@ const writeContent = (
   sql: PgClient.PgClient,
   chunk: ReadonlyArray<StoredScorecard>,
   [created, stored]: readonly [ReadonlyArray<StoredScorecard>, ReadonlyArray<StoredScorecard>],
-  columnsOf: (cards: ReadonlyArray<StoredScorecard>) => ReturnType<typeof answerColumns>,
+  columnsOf: (cards: ReadonlyArray<StoredScorecard>) => ReturnType<typeof answerColumns> | undefined,
   sending: Effect.Effect<unknown>
 ) =>
   Effect.gen(function* () {
@@ -186,8 +186,8 @@ const writeContent = (
       [created, ""],
       [stored, "ON CONFLICT (scorecard_id, position) DO NOTHING"]
     ] as const) {
-      if (!cards.some((s) => s.answers.length > 0)) continue
       const columns = columnsOf(cards)
+      if (columns === undefined) continue
       yield* sending
       yield* sql`INSERT INTO answers (scorecard_id, position, id, question_id, domain, score, max_score, weight,
           confidence, response, rationale)
@@ -217,15 +217,19 @@ const writeDrafts = (
     const isFresh = (s: StoredScorecard) => fresh.has(s.id.toLowerCase())
     const stored = chunk.filter((s) => !isFresh(s))
     const created = chunk.filter(isFresh)
+    // The answers' columns of some of the chunk's scorecards; undefined when they have none.
     const columnsOf = (cards: ReadonlyArray<StoredScorecard>) =>
-      cards.length === chunk.length && prepared.answers !== undefined
+      cards.length === chunk.length
         ? prepared.answers
-        : answerColumns(sql, cards)
-    if (stored.length > 0) yield* dropChangedContent(sql, stored, columnsOf(stored))
+        : cards.some((s) => s.answers.length > 0)
+          ? answerColumns(sql, cards)
+          : undefined
+    if (stored.length > 0) yield* dropChangedContent(sql, stored, columnsOf(stored) ?? answerColumns(sql, []))
     const content = writeContent(sql, chunk, [created, stored], columnsOf, sending)
-    const parents = chunk.filter((s) => s.answers.length > 0 || s.evidence.length > 0).map((s) => s.id)
-    if (skipRowChecks && parents.length > 0)
-      yield* withoutRowTriggers(sql, { table: "scorecards", ids: parents }, content)
+    // The chunk's scorecards are the parents (answers are read once, in prepareChunk).
+    const hasContent = prepared.answers !== undefined || chunk.some((s) => s.evidence.length > 0)
+    if (skipRowChecks && hasContent)
+      yield* withoutRowTriggers(sql, { table: "scorecards", ids: chunk.map((s) => s.id) }, content)
     else yield* content
   })
 
