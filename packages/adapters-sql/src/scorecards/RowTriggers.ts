@@ -1,21 +1,12 @@
 /**
- * Child rows written without their per-row foreign-key check, where the parent
- * rows are known to exist. The bulk save of drafts upserts a chunk's scorecard
- * rows and then inserts their answers and evidence: the upsert has just
- * written (or, for a stored one, locked by `ON CONFLICT ... DO UPDATE`) every
- * parent, so the check each child row's trigger makes again, one lookup per
- * row, is most of what Postgres does for the import. `session_replication_role
- * = replica` skips those triggers for the statements in between, for this
- * transaction only (`set_config(..., true)`: a rollback to a savepoint or of
- * the transaction restores it too). The parents are then checked once, as a
- * set, in the statement that restores the role, and a missing one fails the
- * write as the foreign key would. Publishing a chunk of drafts updates rows
- * this transaction inserted, whose foreign key the update does not change
- * (Postgres checks it again for such rows), and appends history rows of
- * entities it has just locked: the same holds there. Only a superuser may
- * change the role; anyone else keeps the per-row checks. The tables written
- * this way have no other triggers (a test keeps it so): one added to them
- * would be skipped here too.
+ * Rows written without their per-row foreign-key triggers where the parents
+ * are known to exist: the bulk save's answers and evidence, after the upsert
+ * that wrote or locked their scorecards; a publication's updates (which
+ * change no key of rows this transaction inserted) and history rows, after
+ * their entities are locked. `session_replication_role = replica` is set for
+ * the transaction only, and the statement that restores it checks the
+ * parents once, as a set. Only a superuser may set it; others keep the
+ * per-row checks. These tables have no other triggers (a test keeps it so).
  */
 import type { PgClient } from "@effect/sql-pg"
 import { StoreError } from "@ratings/domain/ports/StoreError"
@@ -42,7 +33,10 @@ export interface Parents {
 /**
  * Runs `writes` (of rows whose parents are `parents`) without per-row
  * triggers, then restores the role and checks that every parent is stored;
- * fails with a StoreError saying how many are not.
+ * fails with a StoreError saying how many are not, as the foreign key would.
+ * The role is set with `set_config(..., true)`: a rollback of the transaction
+ * or to a savepoint restores it as well. The per-row lookup this spares was
+ * most of Postgres' work for an import.
  */
 export const withoutRowTriggers = <A, E, R>(
   sql: PgClient.PgClient,
