@@ -125,6 +125,35 @@ describe("saveDrafts over several chunks", () => {
         }).pipe(Effect.provide(postgres))
     )
 
+    it.effect("reads each scorecard's answers once, built afresh on each read as the import's are", () =>
+      Effect.gen(function* () {
+        const repo = yield* ScorecardRepository
+        const es = Array.from({ length: 300 }, (_, i) => entity("protocol", `chunked-reads-${i}`))
+        yield* (yield* EntityRepository).upsert(es)
+        const reads = new Map<string, number>()
+        // Every third one stored first: the second save mixes stored and new scorecards.
+        const counted = (d: StoredScorecard): StoredScorecard => {
+          const { answers, ...rest } = d
+          return Object.defineProperty({ ...rest }, "answers", {
+            enumerable: true,
+            get: () => {
+              reads.set(d.id, (reads.get(d.id) ?? 0) + 1)
+              return answers.map((a) => ({ ...a }))
+            }
+          }) as StoredScorecard
+        }
+        const drafts = es.map((e) => scorecard(e, 1, "draft"))
+        yield* repo.saveDrafts(drafts.filter((_, i) => i % 3 === 0))
+        yield* repo.saveDrafts(drafts.map(counted))
+        assert.deepStrictEqual(
+          [...new Set(reads.values())],
+          [1],
+          "each scorecard's answers are read exactly once"
+        )
+        assert.strictEqual(reads.size, drafts.length)
+      }).pipe(Effect.provide(postgres))
+    )
+
     it.effect("leaves nothing of the earlier chunks when a later one fails", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient

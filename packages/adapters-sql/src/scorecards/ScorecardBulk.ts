@@ -1,8 +1,8 @@
 /**
  * The bulk writes of the ScorecardRepository on Postgres: set-based, a few
  * statements per chunk of rows. Answers, the bulk of an import, travel as one
- * Postgres array literal per column (`unnest` in the select list streams them
- * into INSERT without materialising); the other rows travel as one json
+ * binary array per column (AnswerColumns.ts; `unnest` in the select list
+ * streams them into INSERT without materialising); the other rows as one json
  * parameter read by `json_to_recordset`. `saveDrafts` keeps the idempotency of
  * `saveDraft`: a new scorecard simply gets its answers and evidence; a stored
  * one has them compared row by row, as typed columns, and replaced only when
@@ -10,7 +10,7 @@
  * chunk of entities at once (an entity that repeats goes to the next round, so
  * order is kept) and sends one NOTIFY per entity type when many entities changed.
  */
-import { type PgClient, PgTypes } from "@effect/sql-pg"
+import type { PgClient } from "@effect/sql-pg"
 import {
   type PublishRecord,
   repeatFreeRuns,
@@ -23,15 +23,8 @@ import { AllOfType, type EntityChange, notifyChanges } from "../PgCacheInvalidat
 import { decodeRows, orReadError } from "../PgRows.ts"
 import { catchSqlError } from "../PgTransaction.ts"
 import { maySkipRowTriggers, withoutRowTriggers } from "./RowTriggers.ts"
-import {
-  AnswerFields,
-  AnswerOids,
-  chunksOf,
-  typedArray,
-  historyRowOf,
-  RowRecord,
-  rowOf
-} from "./ScorecardRows.ts"
+import { type AnswerArrays, answerArrays, answerColumns, answersOfSome } from "./AnswerColumns.ts"
+import { chunksOf, historyRowOf, RowRecord, rowOf } from "./ScorecardRows.ts"
 
 /** Scorecards per chunk of saveDrafts: some 60 answers each, a few megabytes of parameters. */
 const DraftChunk = 250
@@ -47,33 +40,6 @@ const idRows = decodeRows(Schema.Struct({ id: Schema.String }))
 const decodeInserted = (rows: ReadonlyArray<unknown>) =>
   orReadError("saved scorecard rows")(insertedRows(rows))
 const decodeIds = (rows: ReadonlyArray<unknown>) => orReadError("published scorecard rows")(idRows(rows))
-
-/**
- * The answers of these scorecards as one array parameter per column, in
- * position order, bound in Postgres' binary format (typedArray): the server
- * reads each element as it is, with no array literal to parse.
- */
-const answerColumns = (sql: PgClient.PgClient, cards: ReadonlyArray<StoredScorecard>) => {
-  const scorecardIds: Array<string> = []
-  const positions: Array<number> = []
-  const fields = AnswerFields.map(() => [] as Array<string | number | null>)
-  for (const s of cards)
-    s.answers.forEach((a, position) => {
-      scorecardIds.push(s.id)
-      positions.push(position)
-      AnswerFields.forEach((f, i) => {
-        fields[i]!.push(a[f])
-      })
-    })
-  const [id, question_id, domain, score, max_score, weight, confidence, response, rationale] = fields.map(
-    (values, i) => typedArray(values, AnswerOids[i]!)
-  )
-  const { uuid, int4 } = PgTypes.OID
-  return sql`unnest(${typedArray(scorecardIds, uuid)}::uuid[]), unnest(${typedArray(positions, int4)}::int[]),
-    unnest(${id}::uuid[]), unnest(${question_id}::text[]), unnest(${domain}::text[]),
-    unnest(${score}::float8[]), unnest(${max_score}::float8[]), unnest(${weight}::float8[]),
-    unnest(${confidence}::text[]), unnest(${response}::text[]), unnest(${rationale}::text[])`
-}
 
 /** The evidence of these scorecards as typed rows; ordinality gives the position (from 1). */
 const evidenceInput = (sql: PgClient.PgClient, cards: ReadonlyArray<StoredScorecard>) =>
@@ -91,7 +57,7 @@ const evidenceInput = (sql: PgClient.PgClient, cards: ReadonlyArray<StoredScorec
 const dropChangedContent = (
   sql: PgClient.PgClient,
   stored: ReadonlyArray<StoredScorecard>,
-  columns: ReturnType<typeof answerColumns>
+  columns: ReturnType<typeof answerColumns>["columns"]
 ) =>
   Effect.gen(function* () {
     const ids = stored.map((s) => s.id)
@@ -160,14 +126,14 @@ const upsertDraftRows = (sql: PgClient.PgClient, rows: string) =>
 interface PreparedChunk {
   readonly chunk: ReadonlyArray<StoredScorecard>
   readonly rows: string
-  readonly answers: ReturnType<typeof answerColumns> | undefined
+  readonly arrays: AnswerArrays
+  readonly answers: ReturnType<typeof answerColumns>
 }
 
-const prepareChunk = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScorecard>): PreparedChunk => ({
-  chunk,
-  rows: JSON.stringify(chunk.map(rowOf)),
-  answers: chunk.some((s) => s.answers.length > 0) ? answerColumns(sql, chunk) : undefined
-})
+const prepareChunk = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScorecard>): PreparedChunk => {
+  const arrays = answerArrays(chunk)
+  return { chunk, rows: JSON.stringify(chunk.map(rowOf)), arrays, answers: answerColumns(sql, arrays) }
+}
 
 /**
  * The answers and evidence of a chunk whose scorecard rows are written
@@ -177,7 +143,7 @@ const writeContent = (
   sql: PgClient.PgClient,
   chunk: ReadonlyArray<StoredScorecard>,
   [created, stored]: readonly [ReadonlyArray<StoredScorecard>, ReadonlyArray<StoredScorecard>],
-  columnsOf: (cards: ReadonlyArray<StoredScorecard>) => ReturnType<typeof answerColumns> | undefined,
+  columnsOf: (cards: ReadonlyArray<StoredScorecard>) => ReturnType<typeof answerColumns>,
   sending: Effect.Effect<unknown>
 ) =>
   Effect.gen(function* () {
@@ -186,8 +152,9 @@ const writeContent = (
       [created, ""],
       [stored, "ON CONFLICT (scorecard_id, position) DO NOTHING"]
     ] as const) {
-      const columns = columnsOf(cards)
-      if (columns === undefined) continue
+      if (cards.length === 0) continue
+      const { columns, rows } = columnsOf(cards)
+      if (rows === 0) continue
       yield* sending
       yield* sql`INSERT INTO answers (scorecard_id, position, id, question_id, domain, score, max_score, weight,
           confidence, response, rationale)
@@ -217,17 +184,20 @@ const writeDrafts = (
     const isFresh = (s: StoredScorecard) => fresh.has(s.id.toLowerCase())
     const stored = chunk.filter((s) => !isFresh(s))
     const created = chunk.filter(isFresh)
-    // The answers' columns of some of the chunk's scorecards; undefined when they have none.
-    const columnsOf = (cards: ReadonlyArray<StoredScorecard>) =>
-      cards.length === chunk.length
-        ? prepared.answers
-        : cards.some((s) => s.answers.length > 0)
-          ? answerColumns(sql, cards)
-          : undefined
-    if (stored.length > 0) yield* dropChangedContent(sql, stored, columnsOf(stored) ?? answerColumns(sql, []))
+    // The answers' columns of some of the chunk's scorecards, built once: prepareChunk's for all of them.
+    const built = new Map<ReadonlyArray<StoredScorecard>, ReturnType<typeof answerColumns>>()
+    const columnsOf = (cards: ReadonlyArray<StoredScorecard>) => {
+      if (cards.length === chunk.length) return prepared.answers
+      const columns =
+        built.get(cards) ??
+        answerColumns(sql, answersOfSome(prepared.arrays, new Set(cards.map((s) => s.id))))
+      built.set(cards, columns)
+      return columns
+    }
+    if (stored.length > 0) yield* dropChangedContent(sql, stored, columnsOf(stored).columns)
     const content = writeContent(sql, chunk, [created, stored], columnsOf, sending)
     // The chunk's scorecards are the parents (answers are read once, in prepareChunk).
-    const hasContent = prepared.answers !== undefined || chunk.some((s) => s.evidence.length > 0)
+    const hasContent = prepared.answers.rows > 0 || chunk.some((s) => s.evidence.length > 0)
     if (skipRowChecks && hasContent)
       yield* withoutRowTriggers(sql, { table: "scorecards", ids: chunk.map((s) => s.id) }, content)
     else yield* content

@@ -199,11 +199,31 @@ export const toHistory = (row: HistoryRow): HistoryEntryRecord => ({
   ...(row.changed_by === null ? {} : { changed_by: row.changed_by })
 })
 
-/** The scorecard's own columns: the object without its answers and evidence, which have tables. */
-export const rowOf = (s: StoredScorecard) => {
-  const { answers: _a, evidence: _e, ...row } = s
-  return row
-}
+/**
+ * The scorecard's own columns (RowRecord's), named one by one: its answers
+ * and evidence have tables, and are not read (an import's scorecard may
+ * build its answers afresh on each read).
+ */
+export const rowOf = (s: StoredScorecard) => ({
+  id: s.id,
+  entity_type: s.entity_type,
+  entity_id: s.entity_id,
+  scorecard_version: s.scorecard_version,
+  status: s.status,
+  grade: s.grade,
+  letter_grade: s.letter_grade,
+  composite_score: s.composite_score,
+  intrinsic_composite_score: s.intrinsic_composite_score,
+  intrinsic_letter_grade: s.intrinsic_letter_grade,
+  largest_drag_hint: s.largest_drag_hint,
+  has_unrated_dependencies: s.has_unrated_dependencies,
+  domain_scores: s.domain_scores,
+  mvc_gates: s.mvc_gates,
+  domain_weights: s.domain_weights,
+  dependencies: s.dependencies,
+  last_rated_at: s.last_rated_at,
+  scorecard_published_at: s.scorecard_published_at
+})
 
 /** Exactly the keys AnswersJson builds, so that stored and incoming content compare as jsonb. */
 export const answersOf = (s: StoredScorecard) =>
