@@ -1,8 +1,8 @@
 /**
  * The bulk writes of the ScorecardRepository on Postgres: set-based, a few
  * statements per chunk of rows. Answers, the bulk of an import, travel as one
- * Postgres array literal per column (`unnest` in the select list streams them
- * into INSERT without materialising); the other rows travel as one json
+ * binary array per column (AnswerColumns.ts; `unnest` in the select list
+ * streams them into INSERT without materialising); the other rows as one json
  * parameter read by `json_to_recordset`. `saveDrafts` keeps the idempotency of
  * `saveDraft`: a new scorecard simply gets its answers and evidence; a stored
  * one has them compared row by row, as typed columns, and replaced only when
@@ -18,11 +18,13 @@ import {
   type StoredScorecard
 } from "@ratings/domain/ports/ScorecardRepository"
 import { StoreError } from "@ratings/domain/ports/StoreError"
-import { Effect, Schema } from "effect"
+import { Deferred, Effect, Fiber, Schema } from "effect"
 import { AllOfType, type EntityChange, notifyChanges } from "../PgCacheInvalidation.ts"
 import { decodeRows, orReadError } from "../PgRows.ts"
 import { catchSqlError } from "../PgTransaction.ts"
-import { AnswerFields, arrayLiteral, chunksOf, historyRowOf, RowRecord, rowOf } from "./ScorecardRows.ts"
+import { maySkipRowTriggers, withoutRowTriggers } from "./RowTriggers.ts"
+import { type AnswerArrays, answerArrays, answerColumns, answersOfSome } from "./AnswerColumns.ts"
+import { chunksOf, historyRowOf, RowRecord, rowOf } from "./ScorecardRows.ts"
 
 /** Scorecards per chunk of saveDrafts: some 60 answers each, a few megabytes of parameters. */
 const DraftChunk = 250
@@ -39,27 +41,6 @@ const decodeInserted = (rows: ReadonlyArray<unknown>) =>
   orReadError("saved scorecard rows")(insertedRows(rows))
 const decodeIds = (rows: ReadonlyArray<unknown>) => orReadError("published scorecard rows")(idRows(rows))
 
-/** The answers of these scorecards as one array literal per column, in position order. */
-const answerColumns = (sql: PgClient.PgClient, cards: ReadonlyArray<StoredScorecard>) => {
-  const scorecardIds: Array<string> = []
-  const positions: Array<number> = []
-  const fields = AnswerFields.map(() => [] as Array<string | number | null>)
-  for (const s of cards)
-    s.answers.forEach((a, position) => {
-      scorecardIds.push(s.id)
-      positions.push(position)
-      AnswerFields.forEach((f, i) => {
-        fields[i]!.push(a[f])
-      })
-    })
-  const [id, question_id, domain, score, max_score, weight, confidence, response, rationale] =
-    fields.map(arrayLiteral)
-  return sql`unnest(${arrayLiteral(scorecardIds)}::uuid[]), unnest(${arrayLiteral(positions)}::int[]),
-    unnest(${id}::uuid[]), unnest(${question_id}::text[]), unnest(${domain}::text[]),
-    unnest(${score}::float8[]), unnest(${max_score}::float8[]), unnest(${weight}::float8[]),
-    unnest(${confidence}::text[]), unnest(${response}::text[]), unnest(${rationale}::text[])`
-}
-
 /** The evidence of these scorecards as typed rows; ordinality gives the position (from 1). */
 const evidenceInput = (sql: PgClient.PgClient, cards: ReadonlyArray<StoredScorecard>) =>
   sql`SELECT c.id AS scorecard_id, e.position - 1 AS position, e.question_id, e.items, e.reasoning
@@ -73,11 +54,15 @@ const evidenceInput = (sql: PgClient.PgClient, cards: ReadonlyArray<StoredScorec
  * incoming ones lose them (a row missing on either side, or a column that
  * differs); the INSERTs that follow then write them again.
  */
-const dropChangedContent = (sql: PgClient.PgClient, stored: ReadonlyArray<StoredScorecard>) =>
+const dropChangedContent = (
+  sql: PgClient.PgClient,
+  stored: ReadonlyArray<StoredScorecard>,
+  columns: ReturnType<typeof answerColumns>["columns"]
+) =>
   Effect.gen(function* () {
     const ids = stored.map((s) => s.id)
     yield* sql`WITH i (scorecard_id, position, id, question_id, domain, score, max_score, weight, confidence,
-          response, rationale) AS (SELECT ${answerColumns(sql, stored)}),
+          response, rationale) AS (SELECT ${columns}),
         x AS (SELECT * FROM answers WHERE scorecard_id = ANY(${ids}::uuid[])),
         changed AS (SELECT DISTINCT coalesce(x.scorecard_id, i.scorecard_id) AS id
           FROM x FULL JOIN i ON x.scorecard_id = i.scorecard_id AND x.position = i.position
@@ -96,10 +81,10 @@ const dropChangedContent = (sql: PgClient.PgClient, stored: ReadonlyArray<Stored
   })
 
 /**
- * Upserts the rows of a chunk of drafts, each column only where it differs;
+ * Upserts the rows of a chunk of drafts (as JSON), each column only where it differs;
  * `inserted` tells a new scorecard (its row's INSERT returned `xmax = 0`).
  */
-const upsertDraftRows = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScorecard>) =>
+const upsertDraftRows = (sql: PgClient.PgClient, rows: string) =>
   sql`
   INSERT INTO scorecards AS s (id, entity_type, entity_id, scorecard_version, status, grade, letter_grade,
     composite_score, intrinsic_composite_score, intrinsic_letter_grade, largest_drag_hint,
@@ -108,7 +93,7 @@ const upsertDraftRows = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScor
   SELECT id, entity_type, entity_id, scorecard_version, status, grade, letter_grade, composite_score,
     intrinsic_composite_score, intrinsic_letter_grade, largest_drag_hint, has_unrated_dependencies,
     domain_scores, mvc_gates, domain_weights, dependencies, last_rated_at, scorecard_published_at
-  FROM json_to_recordset(${JSON.stringify(chunk.map(rowOf))}::json) AS ${sql.literal(RowRecord)}
+  FROM json_to_recordset(${rows}::json) AS ${sql.literal(RowRecord)}
   ON CONFLICT (id) DO UPDATE SET
     entity_type = excluded.entity_type, entity_id = excluded.entity_id,
     scorecard_version = excluded.scorecard_version, status = excluded.status, grade = excluded.grade,
@@ -132,29 +117,118 @@ const upsertDraftRows = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScor
       excluded.scorecard_published_at)
   RETURNING s.id, s.xmax = 0 AS inserted`.pipe(Effect.flatMap(decodeInserted))
 
-/** One chunk of saveDrafts: the rows, then answers and evidence (compared first where the row was stored). */
-const writeDrafts = (sql: PgClient.PgClient) => (chunk: ReadonlyArray<StoredScorecard>) =>
+/**
+ * A chunk of saveDrafts with the parameters of its statements built, which
+ * is JavaScript work done while Postgres writes the chunk before it: the
+ * scorecard rows, and the answers of every scorecard of the chunk (those of
+ * the INSERT when all of them are new, as on a first import).
+ */
+interface PreparedChunk {
+  readonly chunk: ReadonlyArray<StoredScorecard>
+  readonly rows: string
+  readonly arrays: AnswerArrays
+  readonly answers: ReturnType<typeof answerColumns>
+}
+
+const prepareChunk = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScorecard>): PreparedChunk => {
+  const arrays = answerArrays(chunk)
+  return { chunk, rows: JSON.stringify(chunk.map(rowOf)), arrays, answers: answerColumns(sql, arrays) }
+}
+
+/**
+ * The answers and evidence of a chunk whose scorecard rows are written
+ * (compared first where stored); `sending` runs as the answers go out.
+ */
+const writeContent = (
+  sql: PgClient.PgClient,
+  chunk: ReadonlyArray<StoredScorecard>,
+  [created, stored]: readonly [ReadonlyArray<StoredScorecard>, ReadonlyArray<StoredScorecard>],
+  columnsOf: (cards: ReadonlyArray<StoredScorecard>) => ReturnType<typeof answerColumns>,
+  sending: Effect.Effect<unknown>
+) =>
   Effect.gen(function* () {
-    const inserted = yield* upsertDraftRows(sql, chunk)
-    const fresh = new Set(inserted.filter((r) => r.inserted).map((r) => r.id))
-    const isFresh = (s: StoredScorecard) => fresh.has(s.id.toLowerCase())
-    const stored = chunk.filter((s) => !isFresh(s))
-    const created = chunk.filter(isFresh)
-    if (stored.length > 0) yield* dropChangedContent(sql, stored)
     // A new scorecard has no answers yet: a plain INSERT, no conflict to look for.
     for (const [cards, onConflict] of [
       [created, ""],
       [stored, "ON CONFLICT (scorecard_id, position) DO NOTHING"]
     ] as const) {
-      if (!cards.some((s) => s.answers.length > 0)) continue
+      if (cards.length === 0) continue
+      const { columns, rows } = columnsOf(cards)
+      if (rows === 0) continue
+      yield* sending
       yield* sql`INSERT INTO answers (scorecard_id, position, id, question_id, domain, score, max_score, weight,
           confidence, response, rationale)
-        SELECT ${answerColumns(sql, cards)} ${sql.literal(onConflict)}`
+        SELECT ${columns} ${sql.literal(onConflict)}`
     }
     const withEvidence = chunk.filter((s) => s.evidence.length > 0)
     if (withEvidence.length > 0)
       yield* sql`INSERT INTO evidence (scorecard_id, position, question_id, items, reasoning)
         ${evidenceInput(sql, withEvidence)} ON CONFLICT (scorecard_id, position) DO NOTHING`
+  })
+
+/**
+ * One chunk of saveDrafts: the rows, then answers and evidence, without
+ * their per-row foreign-key checks when `skipRowChecks` (RowTriggers.ts: the
+ * upsert has just written or locked every parent, which is then checked once).
+ */
+const writeDrafts = (
+  sql: PgClient.PgClient,
+  skipRowChecks: boolean,
+  prepared: PreparedChunk,
+  sending: Effect.Effect<unknown>
+) =>
+  Effect.gen(function* () {
+    const { chunk } = prepared
+    const inserted = yield* upsertDraftRows(sql, prepared.rows)
+    const fresh = new Set(inserted.filter((r) => r.inserted).map((r) => r.id))
+    const isFresh = (s: StoredScorecard) => fresh.has(s.id.toLowerCase())
+    const stored = chunk.filter((s) => !isFresh(s))
+    const created = chunk.filter(isFresh)
+    // The answers' columns of some of the chunk's scorecards, built once: prepareChunk's for all of them.
+    const built = new Map<ReadonlyArray<StoredScorecard>, ReturnType<typeof answerColumns>>()
+    const columnsOf = (cards: ReadonlyArray<StoredScorecard>) => {
+      if (cards.length === chunk.length) return prepared.answers
+      const columns =
+        built.get(cards) ??
+        answerColumns(sql, answersOfSome(prepared.arrays, new Set(cards.map((s) => s.id))))
+      built.set(cards, columns)
+      return columns
+    }
+    if (stored.length > 0) yield* dropChangedContent(sql, stored, columnsOf(stored).columns)
+    const content = writeContent(sql, chunk, [created, stored], columnsOf, sending)
+    // The chunk's scorecards are the parents (answers are read once, in prepareChunk).
+    const hasContent = prepared.answers.rows > 0 || chunk.some((s) => s.evidence.length > 0)
+    if (skipRowChecks && hasContent)
+      yield* withoutRowTriggers(sql, { table: "scorecards", ids: chunk.map((s) => s.id) }, content)
+    else yield* content
+  })
+
+/**
+ * The chunks written one after another, each chunk's parameters built while
+ * Postgres writes the answers of the chunk before it (a fiber of the same
+ * transaction): the JavaScript and the database work side by side.
+ */
+const writeChunks = (
+  sql: PgClient.PgClient,
+  skipRowChecks: boolean,
+  chunks: ReadonlyArray<ReadonlyArray<StoredScorecard>>
+) =>
+  Effect.gen(function* () {
+    let next = prepareChunk(sql, chunks[0]!)
+    for (let i = 0; i < chunks.length; i++) {
+      const current = next
+      const sending = yield* Deferred.make<void>()
+      const signal = Deferred.succeed(sending, undefined)
+      const writer = yield* writeDrafts(sql, skipRowChecks, current, signal).pipe(
+        Effect.ensuring(signal),
+        Effect.forkChild
+      )
+      if (i + 1 < chunks.length) {
+        yield* Deferred.await(sending)
+        next = prepareChunk(sql, chunks[i + 1]!)
+      }
+      yield* Fiber.join(writer)
+    }
   })
 
 const saveDrafts = (sql: PgClient.PgClient) =>
@@ -169,18 +243,35 @@ const saveDrafts = (sql: PgClient.PgClient) =>
     }
     yield* sql
       .withTransaction(
-        Effect.forEach(chunksOf([...byId.values()], DraftChunk), writeDrafts(sql), { discard: true })
+        Effect.gen(function* () {
+          const skipRowChecks = yield* maySkipRowTriggers(sql)
+          yield* writeChunks(sql, skipRowChecks, chunksOf([...byId.values()], DraftChunk))
+        })
       )
       .pipe(catchSqlError(`save ${byId.size} scorecards`))
   })
 
-/** One chunk of publishMany, of distinct entities: the statements of publish, each over the whole chunk. */
-const publishChunk = (sql: PgClient.PgClient, chunk: ReadonlyArray<PublishRecord>) =>
+/**
+ * One chunk of publishMany, of distinct entities: the statements of publish,
+ * each over the whole chunk; after the entities are locked, without per-row
+ * triggers when `skipRowChecks` (RowTriggers.ts: the updates change no
+ * foreign key, the history rows belong to the entities just locked).
+ */
+const publishChunk = (sql: PgClient.PgClient, chunk: ReadonlyArray<PublishRecord>, skipRowChecks: boolean) =>
+  Effect.gen(function* () {
+    const entityIds = chunk.map((r) => r.entity_id)
+    yield* sql`SELECT 1 FROM entities WHERE id = ANY(${entityIds}::uuid[]) ORDER BY id FOR UPDATE`
+    const writes = publishWrites(sql, chunk)
+    if (skipRowChecks) yield* withoutRowTriggers(sql, { table: "entities", ids: entityIds }, writes)
+    else yield* writes
+  })
+
+/** The writes of a chunk of publishMany whose entities are locked. */
+const publishWrites = (sql: PgClient.PgClient, chunk: ReadonlyArray<PublishRecord>) =>
   Effect.gen(function* () {
     const ids = chunk.map((r) => r.scorecard.id)
     const entityIds = chunk.map((r) => r.entity_id)
     const types = chunk.map((r) => r.entity_type)
-    yield* sql`SELECT 1 FROM entities WHERE id = ANY(${entityIds}::uuid[]) ORDER BY id FOR UPDATE`
     yield* sql`UPDATE scorecards s SET status = 'superseded'
       FROM unnest(${ids}::uuid[], ${entityIds}::uuid[], ${types}::text[]) AS r(id, entity_id, entity_type)
       WHERE s.entity_id = r.entity_id AND s.entity_type = r.entity_type AND s.status = 'published'
@@ -242,8 +333,9 @@ const publishMany = (sql: PgClient.PgClient) =>
     yield* sql
       .withTransaction(
         Effect.gen(function* () {
+          const skipRowChecks = yield* maySkipRowTriggers(sql)
           for (const run of repeatFreeRuns(records, (r) => r.entity_id.toLowerCase()))
-            for (const chunk of chunksOf(run, PublishChunk)) yield* publishChunk(sql, chunk)
+            for (const chunk of chunksOf(run, PublishChunk)) yield* publishChunk(sql, chunk, skipRowChecks)
           yield* notifyChanges(sql, notices)
         })
       )

@@ -16,7 +16,8 @@ import {
   ScorecardStatus
 } from "@ratings/domain/model/Scorecard"
 import type { HistoryEntryRecord, StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
-import { Schema } from "effect"
+import { PgTypes } from "@effect/sql-pg"
+import { Result, Schema } from "effect"
 import { isoText, isoTextOrNull } from "../PgRows.ts"
 
 export const ListColumns = `s.id, s.entity_id, s.entity_type, s.status, s.scorecard_version, s.grade, s.letter_grade,
@@ -145,6 +146,19 @@ export const AnswerFields = [
   "rationale"
 ] as const satisfies ReadonlyArray<keyof AnswerOf>
 
+/** The Postgres type (OID) of each of AnswerFields' columns. */
+export const AnswerOids: ReadonlyArray<number> = [
+  PgTypes.OID.uuid,
+  PgTypes.OID.text,
+  PgTypes.OID.text,
+  PgTypes.OID.float8,
+  PgTypes.OID.float8,
+  PgTypes.OID.float8,
+  PgTypes.OID.text,
+  PgTypes.OID.text,
+  PgTypes.OID.text
+]
+
 export const toScorecard = (row: ScorecardRow): Scorecard => ({
   id: row.id,
   entity_id: row.entity_id,
@@ -185,11 +199,31 @@ export const toHistory = (row: HistoryRow): HistoryEntryRecord => ({
   ...(row.changed_by === null ? {} : { changed_by: row.changed_by })
 })
 
-/** The scorecard's own columns: the object without its answers and evidence, which have tables. */
-export const rowOf = (s: StoredScorecard) => {
-  const { answers: _a, evidence: _e, ...row } = s
-  return row
-}
+/**
+ * The scorecard's own columns (RowRecord's), named one by one: its answers
+ * and evidence have tables, and are not read (an import's scorecard may
+ * build its answers afresh on each read).
+ */
+export const rowOf = (s: StoredScorecard) => ({
+  id: s.id,
+  entity_type: s.entity_type,
+  entity_id: s.entity_id,
+  scorecard_version: s.scorecard_version,
+  status: s.status,
+  grade: s.grade,
+  letter_grade: s.letter_grade,
+  composite_score: s.composite_score,
+  intrinsic_composite_score: s.intrinsic_composite_score,
+  intrinsic_letter_grade: s.intrinsic_letter_grade,
+  largest_drag_hint: s.largest_drag_hint,
+  has_unrated_dependencies: s.has_unrated_dependencies,
+  domain_scores: s.domain_scores,
+  mvc_gates: s.mvc_gates,
+  domain_weights: s.domain_weights,
+  dependencies: s.dependencies,
+  last_rated_at: s.last_rated_at,
+  scorecard_published_at: s.scorecard_published_at
+})
 
 /** Exactly the keys AnswersJson builds, so that stored and incoming content compare as jsonb. */
 export const answersOf = (s: StoredScorecard) =>
@@ -227,6 +261,14 @@ export const chunksOf = <A>(xs: ReadonlyArray<A>, size: number): Array<ReadonlyA
   for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size))
   return out
 }
+
+/**
+ * A one-dimensional array parameter of elements of type `oid`, bound in
+ * Postgres' binary format (element by element, null as NULL) rather than as
+ * an array literal the server would parse.
+ */
+export const typedArray = (values: ReadonlyArray<string | number | null>, oid: number): PgTypes.Parameter =>
+  Result.getOrThrow(PgTypes.array(values, oid))
 
 /**
  * A Postgres array literal: text quoted and escaped, numbers as JavaScript
