@@ -29,7 +29,7 @@ import { PlainAnswers } from "./ImportAnswerGuard.ts"
 import { type DerivedIds, withIds } from "./ImportIdFill.ts"
 import { type ImportIssue, jsonPath, schemaIssues } from "./ImportIssue.ts"
 import type { ImportSource } from "./ImportJsonText.ts"
-import { stringPool } from "./ImportStringPool.ts"
+import { answerTable, withLazyAnswers } from "./ImportAnswerTable.ts"
 
 /** A decoded value and where it came from, for messages. */
 export interface Located<A> {
@@ -162,13 +162,18 @@ export const sourceDecoder = (): SourceDecoder => {
     broken.scorecards.add("*")
   }
   const derived = { entities: new Set<string>(), scorecards: new Set<string>() }
-  const pool = stringPool()
+  // Answers are kept compactly, not as objects (ImportAnswerTable.ts).
+  const answers = answerTable()
+  const compact = (sc: ImportScorecard): ImportScorecard => {
+    const { answers: list, ...fields } = sc
+    return withLazyAnswers(fields, answers.add(list))
+  }
   const push = (section: ImportSectionName, source: string, index: number, value: unknown): void => {
     const filled = withIds(section, value, derived)
     ;(out[section] as Array<Located<unknown>>).push({
       source,
       path: jsonPath([section, index]),
-      value: section === "scorecards" ? pool.scorecard(filled as ImportScorecard) : filled
+      value: section === "scorecards" ? compact(filled as ImportScorecard) : filled
     })
   }
 

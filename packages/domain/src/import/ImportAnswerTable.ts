@@ -1,0 +1,275 @@
+/**
+ * The answers of an import, held compactly from decoding until they are
+ * written. An import holds millions of answers; as objects each costs some
+ * 200 bytes of heap (the object, its id string, its texts and figures) that
+ * every garbage collection walks. Here an answer is 20 bytes of typed arrays:
+ * its id as four 32-bit words (a lower-case UUID, as the format writes and
+ * derives them; any other spelling is kept as its string) and the index of
+ * its other fields, which repeat across answers, in a table of distinct
+ * tuples. A scorecard holds a slice of the table and gives its answers back
+ * as plain `Answer` objects, made afresh each time they are read
+ * (`withLazyAnswers`), so every reader sees the same values as before and
+ * only the answers being worked on exist as objects.
+ */
+import type { Answer } from "../model/Answer.ts"
+import { mix, uuidWords } from "./ImportAnswerIds.ts"
+
+/** Answers per chunk of the columns; chunks are never copied as the table grows. */
+const ChunkBits = 16
+const ChunkSize = 1 << ChunkBits
+const ChunkMask = ChunkSize - 1
+/** A rationale or response longer than this is seldom repeated: its tuple is not interned. */
+const MaxInternedText = 64
+
+type AnswerFields = Omit<Answer, "id">
+
+/** Where a scorecard's answers are in the table, and the order to give them in. */
+export interface AnswerSlice {
+  readonly table: AnswerTable
+  readonly start: number
+  readonly count: number
+  /** Positions in the slice, in the order to read them; undefined: as added. */
+  readonly order: Int32Array | undefined
+}
+
+export interface AnswerTable {
+  /** Stores answers at the end of the table; their slice. */
+  readonly add: (answers: ReadonlyArray<Answer>) => AnswerSlice
+  /** The answers of a slice, as new objects. */
+  readonly read: (slice: AnswerSlice) => Array<Answer>
+  /** Answers stored. */
+  readonly size: () => number
+  /** An empty set of this table's answers by id, sized for every answer stored so far. */
+  readonly idIndex: () => AnswerIdIndex
+}
+
+/**
+ * Answers of a table by id, to find an id two answers share: 4 bytes per
+ * answer (its index in the table), the ids themselves staying in the table.
+ */
+export interface AnswerIdIndex {
+  /** Adds answer `i` of the table; false when an answer added before has the same id. */
+  readonly add: (i: number) => boolean
+  /** Whether an answer added has this id. */
+  readonly has: (id: string) => boolean
+}
+
+/** Slots of an id index may be filled up to this fraction before it doubles. */
+const MaxLoad = 0.8
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
+const hex8 = (w: number): string =>
+  HEX[w >>> 24]! + HEX[(w >>> 16) & 255]! + HEX[(w >>> 8) & 255]! + HEX[w & 255]!
+const hex4 = (w: number): string => HEX[(w >>> 8) & 255]! + HEX[w & 255]!
+
+/** The UUID text of four words, as `uuidWords` read it. */
+const uuidText = (w0: number, w1: number, w2: number, w3: number): string =>
+  `${hex8(w0)}-${hex4(w1 >>> 16)}-${hex4(w1)}-${hex4(w2 >>> 16)}-${hex4(w2)}${hex8(w3)}`
+
+/** A number as a key part that tells -0 from 0. */
+const num = (n: number): string => (Object.is(n, -0) ? "-0" : String(n))
+/** A nullable text as a key part: length-prefixed, so no text can pass for another. */
+const txt = (s: string | null): string => (s === null ? "~" : `${s.length}:${s}`)
+
+const tupleKey = (a: Answer): string =>
+  txt(a.question_id) +
+  txt(a.domain) +
+  num(a.score ?? Number.NaN) +
+  "|" +
+  num(a.max_score) +
+  "|" +
+  num(a.weight) +
+  "|" +
+  txt(a.confidence) +
+  txt(a.response) +
+  txt(a.rationale)
+
+const fieldsOf = (a: Answer): AnswerFields => ({
+  question_id: a.question_id,
+  domain: a.domain,
+  score: a.score,
+  max_score: a.max_score,
+  weight: a.weight,
+  confidence: a.confidence,
+  response: a.response,
+  rationale: a.rationale
+})
+
+/** An empty table of answers. */
+export const answerTable = (): AnswerTable => {
+  const idChunks: Array<Uint32Array> = []
+  const tupleChunks: Array<Uint32Array> = []
+  /** Ids that are not lower-case UUIDs, by answer index. */
+  const otherIds = new Map<number, string>()
+  const tuples: Array<AnswerFields> = []
+  const tupleIndex = new Map<string, number>()
+  const words = new Uint32Array(4)
+  let size = 0
+
+  const tupleOf = (a: Answer): number => {
+    const long =
+      (a.rationale !== null && a.rationale.length > MaxInternedText) ||
+      (a.response !== null && a.response.length > MaxInternedText)
+    if (long) {
+      tuples.push(fieldsOf(a))
+      return tuples.length - 1
+    }
+    const key = tupleKey(a)
+    const known = tupleIndex.get(key)
+    if (known !== undefined) return known
+    tuples.push(fieldsOf(a))
+    tupleIndex.set(key, tuples.length - 1)
+    return tuples.length - 1
+  }
+
+  const put = (a: Answer): void => {
+    const c = size >>> ChunkBits
+    if (c === idChunks.length) {
+      idChunks.push(new Uint32Array(ChunkSize * 4))
+      tupleChunks.push(new Uint32Array(ChunkSize))
+    }
+    const at = size & ChunkMask
+    if (uuidWords(a.id, words)) idChunks[c]!.set(words, at * 4)
+    else otherIds.set(size, a.id)
+    tupleChunks[c]![at] = tupleOf(a)
+    size++
+  }
+
+  const answerAt = (i: number): Answer => {
+    const c = i >>> ChunkBits
+    const at = i & ChunkMask
+    const ids = idChunks[c]!
+    const t = tuples[tupleChunks[c]![at]!]!
+    const k = at * 4
+    return {
+      id: otherIds.get(i) ?? uuidText(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!),
+      question_id: t.question_id,
+      domain: t.domain,
+      score: t.score,
+      max_score: t.max_score,
+      weight: t.weight,
+      confidence: t.confidence,
+      response: t.response,
+      rationale: t.rationale
+    }
+  }
+
+  /** Hash of the id words of answer `i` (or of `w` when given). */
+  const hashOfWords = (w0: number, w1: number, w2: number, w3: number): number =>
+    mix(w0 ^ mix(w1 ^ mix(w2 ^ mix(w3))))
+  const hashAt = (i: number): number => {
+    const ids = idChunks[i >>> ChunkBits]!
+    const k = (i & ChunkMask) * 4
+    return hashOfWords(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!)
+  }
+  /** Whether answer `i` has the id words `w0..w3`. */
+  const hasWords = (i: number, w0: number, w1: number, w2: number, w3: number): boolean => {
+    const ids = idChunks[i >>> ChunkBits]!
+    const k = (i & ChunkMask) * 4
+    return ids[k] === w0 && ids[k + 1] === w1 && ids[k + 2] === w2 && ids[k + 3] === w3
+  }
+
+  const idIndex = (): AnswerIdIndex => {
+    let slots = 1 << 10
+    while (slots * MaxLoad < size) slots *= 2
+    // Each cell holds an answer's index + 1; 0 is empty.
+    let cells = new Uint32Array(slots)
+    let count = 0
+    const others = new Set<string>()
+    /** The cell of id words `w`, holding an equal answer or empty. */
+    const find = (w0: number, w1: number, w2: number, w3: number, hash: number): number => {
+      const mask = slots - 1
+      let s = hash & mask
+      while (cells[s] !== 0 && !hasWords(cells[s]! - 1, w0, w1, w2, w3)) s = (s + 1) & mask
+      return s
+    }
+    const grow = () => {
+      const old = cells
+      slots *= 2
+      cells = new Uint32Array(slots)
+      for (const cell of old) {
+        if (cell === 0) continue
+        let s = hashAt(cell - 1) & (slots - 1)
+        while (cells[s] !== 0) s = (s + 1) & (slots - 1)
+        cells[s] = cell
+      }
+    }
+    const add = (i: number): boolean => {
+      const other = otherIds.get(i)
+      if (other !== undefined) {
+        const known = others.size
+        others.add(other)
+        return others.size > known
+      }
+      const ids = idChunks[i >>> ChunkBits]!
+      const k = (i & ChunkMask) * 4
+      const s = find(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!, hashAt(i))
+      if (cells[s] !== 0) return false
+      cells[s] = i + 1
+      count++
+      if (count > slots * MaxLoad) grow()
+      return true
+    }
+    const words = new Uint32Array(4)
+    const has = (id: string): boolean => {
+      if (!uuidWords(id, words)) return others.has(id)
+      const [w0, w1, w2, w3] = words as unknown as [number, number, number, number]
+      return cells[find(w0, w1, w2, w3, hashOfWords(w0, w1, w2, w3))] !== 0
+    }
+    return { add, has }
+  }
+
+  const table: AnswerTable = {
+    add: (answers) => {
+      const start = size
+      for (const a of answers) put(a)
+      return { table, start, count: answers.length, order: undefined }
+    },
+    read: ({ start, count, order }) => {
+      const out = new Array<Answer>(count)
+      for (let j = 0; j < count; j++) out[j] = answerAt(start + (order === undefined ? j : order[j]!))
+      return out
+    },
+    size: () => size,
+    idIndex
+  }
+  return table
+}
+
+/** Where an object made by `withLazyAnswers` keeps its slice (not enumerable: not part of its value). */
+const Slice: unique symbol = Symbol("@ratings/domain/import/AnswerSlice")
+
+interface HoldsSlice {
+  readonly [Slice]: AnswerSlice
+}
+
+// One getter for every object, so that they all share one hidden class.
+function readAnswers(this: HoldsSlice): Array<Answer> {
+  const slice = this[Slice]
+  return slice.table.read(slice)
+}
+
+/**
+ * `fields` with an `answers` property that reads `slice` each time: an own,
+ * enumerable property like any other, so that spreading, comparing or
+ * serialising the object sees the answers as an array.
+ */
+export const withLazyAnswers = <T extends object>(
+  fields: T,
+  slice: AnswerSlice
+): T & { readonly answers: Array<Answer> } => {
+  const o = { ...fields }
+  Object.defineProperty(o, Slice, { value: slice, enumerable: false })
+  Object.defineProperty(o, "answers", { get: readAnswers, enumerable: true, configurable: true })
+  return o as T & { readonly answers: Array<Answer> }
+}
+
+/** The slice of an object made by `withLazyAnswers`, or undefined for any other. */
+export const answerSliceOf = (o: object): AnswerSlice | undefined => (o as Partial<HoldsSlice>)[Slice]
+
+/** The slice in another order (positions in the slice, in the order to read them). */
+export const reordered = (slice: AnswerSlice, order: Int32Array | undefined): AnswerSlice => {
+  const before = slice.order
+  if (order === undefined || before === undefined) return { ...slice, order: order ?? before }
+  return { ...slice, order: order.map((j) => before[j]!) }
+}
