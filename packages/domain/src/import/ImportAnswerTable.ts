@@ -6,10 +6,9 @@
  * its id as four 32-bit words (a lower-case UUID, as the format writes and
  * derives them; any other spelling is kept as its string) and the index of
  * its other fields, which repeat across answers, in a table of distinct
- * tuples. A scorecard holds a slice of the table and gives its answers back
- * as plain `Answer` objects, made afresh each time they are read
- * (`withLazyAnswers`), so every reader sees the same values as before and
- * only the answers being worked on exist as objects.
+ * tuples. A scorecard holds a slice and gives its answers back as plain
+ * `Answer` objects made afresh on each read (`withLazyAnswers`): readers see
+ * the same values, and only the answers being worked on exist as objects.
  */
 import type { Answer } from "../model/Answer.ts"
 import { mix, uuidWords } from "./ImportAnswerIds.ts"
@@ -95,143 +94,159 @@ const fieldsOf = (a: Answer): AnswerFields => ({
   rationale: a.rationale
 })
 
+/** The columns of a table: chunks of id words and tuple indexes, and the distinct tuples. */
+interface Columns {
+  readonly idChunks: Array<Uint32Array>
+  readonly tupleChunks: Array<Uint32Array>
+  /** Ids that are not lower-case UUIDs, by answer index. */
+  readonly otherIds: Map<number, string>
+  readonly tuples: Array<AnswerFields>
+  readonly tupleIndex: Map<string, number>
+  readonly words: Uint32Array
+  size: number
+}
+
+/** The index of an answer's fields in the tuples, interned unless a long text makes it unique. */
+const tupleOf = (cols: Columns, a: Answer): number => {
+  const long =
+    (a.rationale !== null && a.rationale.length > MaxInternedText) ||
+    (a.response !== null && a.response.length > MaxInternedText)
+  const key = long ? undefined : tupleKey(a)
+  const known = key === undefined ? undefined : cols.tupleIndex.get(key)
+  if (known !== undefined) return known
+  cols.tuples.push(fieldsOf(a))
+  if (key !== undefined) cols.tupleIndex.set(key, cols.tuples.length - 1)
+  return cols.tuples.length - 1
+}
+
+const put = (cols: Columns, a: Answer): void => {
+  const c = cols.size >>> ChunkBits
+  if (c === cols.idChunks.length) {
+    cols.idChunks.push(new Uint32Array(ChunkSize * 4))
+    cols.tupleChunks.push(new Uint32Array(ChunkSize))
+  }
+  const at = cols.size & ChunkMask
+  if (uuidWords(a.id, cols.words)) cols.idChunks[c]!.set(cols.words, at * 4)
+  else cols.otherIds.set(cols.size, a.id)
+  cols.tupleChunks[c]![at] = tupleOf(cols, a)
+  cols.size++
+}
+
+const answerAt = (cols: Columns, i: number): Answer => {
+  const c = i >>> ChunkBits
+  const at = i & ChunkMask
+  const ids = cols.idChunks[c]!
+  const t = cols.tuples[cols.tupleChunks[c]![at]!]!
+  const k = at * 4
+  return {
+    id: cols.otherIds.get(i) ?? uuidText(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!),
+    question_id: t.question_id,
+    domain: t.domain,
+    score: t.score,
+    max_score: t.max_score,
+    weight: t.weight,
+    confidence: t.confidence,
+    response: t.response,
+    rationale: t.rationale
+  }
+}
+
+const hashOfWords = (w0: number, w1: number, w2: number, w3: number): number =>
+  mix(w0 ^ mix(w1 ^ mix(w2 ^ mix(w3))))
+
+/** Hash of the id words of answer `i`. */
+const hashAt = (cols: Columns, i: number): number => {
+  const ids = cols.idChunks[i >>> ChunkBits]!
+  const k = (i & ChunkMask) * 4
+  return hashOfWords(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!)
+}
+
+/** Whether answer `i` has the id words `w0..w3`. */
+const hasWords = (cols: Columns, i: number, w0: number, w1: number, w2: number, w3: number): boolean => {
+  const ids = cols.idChunks[i >>> ChunkBits]!
+  const k = (i & ChunkMask) * 4
+  return ids[k] === w0 && ids[k + 1] === w1 && ids[k + 2] === w2 && ids[k + 3] === w3
+}
+
+/** Open addressing over answer indexes: each cell holds an answer's index + 1, 0 is empty. */
+interface Cells {
+  slots: number
+  cells: Uint32Array
+  count: number
+}
+
+/** The cell of id words `w0..w3`: one holding an answer with them, or an empty one. */
+const findCell = (cols: Columns, t: Cells, w: readonly [number, number, number, number], hash: number) => {
+  const mask = t.slots - 1
+  let s = hash & mask
+  while (t.cells[s] !== 0 && !hasWords(cols, t.cells[s]! - 1, w[0], w[1], w[2], w[3])) s = (s + 1) & mask
+  return s
+}
+
+const growCells = (cols: Columns, t: Cells): void => {
+  const old = t.cells
+  t.slots *= 2
+  t.cells = new Uint32Array(t.slots)
+  for (const cell of old) {
+    if (cell === 0) continue
+    let s = hashAt(cols, cell - 1) & (t.slots - 1)
+    while (t.cells[s] !== 0) s = (s + 1) & (t.slots - 1)
+    t.cells[s] = cell
+  }
+}
+
+const idIndexOf = (cols: Columns): AnswerIdIndex => {
+  const t: Cells = { slots: 1 << 10, cells: new Uint32Array(0), count: 0 }
+  while (t.slots * MaxLoad < cols.size) t.slots *= 2
+  t.cells = new Uint32Array(t.slots)
+  const others = new Set<string>()
+  const words = new Uint32Array(4)
+  const w = words as unknown as readonly [number, number, number, number]
+  const add = (i: number): boolean => {
+    const other = cols.otherIds.get(i)
+    if (other !== undefined) {
+      const known = others.size
+      return others.add(other).size > known
+    }
+    const ids = cols.idChunks[i >>> ChunkBits]!
+    words.set(ids.subarray((i & ChunkMask) * 4, (i & ChunkMask) * 4 + 4))
+    const s = findCell(cols, t, w, hashAt(cols, i))
+    if (t.cells[s] !== 0) return false
+    t.cells[s] = i + 1
+    if (++t.count > t.slots * MaxLoad) growCells(cols, t)
+    return true
+  }
+  const has = (id: string): boolean =>
+    uuidWords(id, words)
+      ? t.cells[findCell(cols, t, w, hashOfWords(w[0], w[1], w[2], w[3]))] !== 0
+      : others.has(id)
+  return { add, has }
+}
+
 /** An empty table of answers. */
 export const answerTable = (): AnswerTable => {
-  const idChunks: Array<Uint32Array> = []
-  const tupleChunks: Array<Uint32Array> = []
-  /** Ids that are not lower-case UUIDs, by answer index. */
-  const otherIds = new Map<number, string>()
-  const tuples: Array<AnswerFields> = []
-  const tupleIndex = new Map<string, number>()
-  const words = new Uint32Array(4)
-  let size = 0
-
-  const tupleOf = (a: Answer): number => {
-    const long =
-      (a.rationale !== null && a.rationale.length > MaxInternedText) ||
-      (a.response !== null && a.response.length > MaxInternedText)
-    if (long) {
-      tuples.push(fieldsOf(a))
-      return tuples.length - 1
-    }
-    const key = tupleKey(a)
-    const known = tupleIndex.get(key)
-    if (known !== undefined) return known
-    tuples.push(fieldsOf(a))
-    tupleIndex.set(key, tuples.length - 1)
-    return tuples.length - 1
+  const cols: Columns = {
+    idChunks: [],
+    tupleChunks: [],
+    otherIds: new Map(),
+    tuples: [],
+    tupleIndex: new Map(),
+    words: new Uint32Array(4),
+    size: 0
   }
-
-  const put = (a: Answer): void => {
-    const c = size >>> ChunkBits
-    if (c === idChunks.length) {
-      idChunks.push(new Uint32Array(ChunkSize * 4))
-      tupleChunks.push(new Uint32Array(ChunkSize))
-    }
-    const at = size & ChunkMask
-    if (uuidWords(a.id, words)) idChunks[c]!.set(words, at * 4)
-    else otherIds.set(size, a.id)
-    tupleChunks[c]![at] = tupleOf(a)
-    size++
-  }
-
-  const answerAt = (i: number): Answer => {
-    const c = i >>> ChunkBits
-    const at = i & ChunkMask
-    const ids = idChunks[c]!
-    const t = tuples[tupleChunks[c]![at]!]!
-    const k = at * 4
-    return {
-      id: otherIds.get(i) ?? uuidText(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!),
-      question_id: t.question_id,
-      domain: t.domain,
-      score: t.score,
-      max_score: t.max_score,
-      weight: t.weight,
-      confidence: t.confidence,
-      response: t.response,
-      rationale: t.rationale
-    }
-  }
-
-  /** Hash of the id words of answer `i` (or of `w` when given). */
-  const hashOfWords = (w0: number, w1: number, w2: number, w3: number): number =>
-    mix(w0 ^ mix(w1 ^ mix(w2 ^ mix(w3))))
-  const hashAt = (i: number): number => {
-    const ids = idChunks[i >>> ChunkBits]!
-    const k = (i & ChunkMask) * 4
-    return hashOfWords(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!)
-  }
-  /** Whether answer `i` has the id words `w0..w3`. */
-  const hasWords = (i: number, w0: number, w1: number, w2: number, w3: number): boolean => {
-    const ids = idChunks[i >>> ChunkBits]!
-    const k = (i & ChunkMask) * 4
-    return ids[k] === w0 && ids[k + 1] === w1 && ids[k + 2] === w2 && ids[k + 3] === w3
-  }
-
-  const idIndex = (): AnswerIdIndex => {
-    let slots = 1 << 10
-    while (slots * MaxLoad < size) slots *= 2
-    // Each cell holds an answer's index + 1; 0 is empty.
-    let cells = new Uint32Array(slots)
-    let count = 0
-    const others = new Set<string>()
-    /** The cell of id words `w`, holding an equal answer or empty. */
-    const find = (w0: number, w1: number, w2: number, w3: number, hash: number): number => {
-      const mask = slots - 1
-      let s = hash & mask
-      while (cells[s] !== 0 && !hasWords(cells[s]! - 1, w0, w1, w2, w3)) s = (s + 1) & mask
-      return s
-    }
-    const grow = () => {
-      const old = cells
-      slots *= 2
-      cells = new Uint32Array(slots)
-      for (const cell of old) {
-        if (cell === 0) continue
-        let s = hashAt(cell - 1) & (slots - 1)
-        while (cells[s] !== 0) s = (s + 1) & (slots - 1)
-        cells[s] = cell
-      }
-    }
-    const add = (i: number): boolean => {
-      const other = otherIds.get(i)
-      if (other !== undefined) {
-        const known = others.size
-        others.add(other)
-        return others.size > known
-      }
-      const ids = idChunks[i >>> ChunkBits]!
-      const k = (i & ChunkMask) * 4
-      const s = find(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!, hashAt(i))
-      if (cells[s] !== 0) return false
-      cells[s] = i + 1
-      count++
-      if (count > slots * MaxLoad) grow()
-      return true
-    }
-    const words = new Uint32Array(4)
-    const has = (id: string): boolean => {
-      if (!uuidWords(id, words)) return others.has(id)
-      const [w0, w1, w2, w3] = words as unknown as [number, number, number, number]
-      return cells[find(w0, w1, w2, w3, hashOfWords(w0, w1, w2, w3))] !== 0
-    }
-    return { add, has }
-  }
-
   const table: AnswerTable = {
     add: (answers) => {
-      const start = size
-      for (const a of answers) put(a)
+      const start = cols.size
+      for (const a of answers) put(cols, a)
       return { table, start, count: answers.length, order: undefined }
     },
     read: ({ start, count, order }) => {
       const out = new Array<Answer>(count)
-      for (let j = 0; j < count; j++) out[j] = answerAt(start + (order === undefined ? j : order[j]!))
+      for (let j = 0; j < count; j++) out[j] = answerAt(cols, start + (order === undefined ? j : order[j]!))
       return out
     },
-    size: () => size,
-    idIndex
+    size: () => cols.size,
+    idIndex: () => idIndexOf(cols)
   }
   return table
 }

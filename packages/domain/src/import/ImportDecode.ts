@@ -129,6 +129,15 @@ const brokenKey = (
   }
 }
 
+/** Scorecards with their answers kept compactly, not as objects (ImportAnswerTable.ts). */
+const compactScorecards = (): ((sc: ImportScorecard) => ImportScorecard) => {
+  const answers = answerTable()
+  return (sc) => {
+    const { answers: list, ...fields } = sc
+    return withLazyAnswers(fields, answers.add(list))
+  }
+}
+
 /**
  * Decodes sources one at a time, as they are read: a file's parsed JSON can
  * be dropped once `add` returns, so only the decoded items stay in memory.
@@ -162,12 +171,7 @@ export const sourceDecoder = (): SourceDecoder => {
     broken.scorecards.add("*")
   }
   const derived = { entities: new Set<string>(), scorecards: new Set<string>() }
-  // Answers are kept compactly, not as objects (ImportAnswerTable.ts).
-  const answers = answerTable()
-  const compact = (sc: ImportScorecard): ImportScorecard => {
-    const { answers: list, ...fields } = sc
-    return withLazyAnswers(fields, answers.add(list))
-  }
+  const compact = compactScorecards()
   const push = (section: ImportSectionName, source: string, index: number, value: unknown): void => {
     const filled = withIds(section, value, derived)
     ;(out[section] as Array<Located<unknown>>).push({
