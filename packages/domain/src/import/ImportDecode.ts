@@ -1,14 +1,12 @@
 /**
- * Decoding the files of one import into one body of located items. Every file
- * is decoded with all errors collected. When a file fails, its items are
- * decoded one by one so that the valid ones still take part in the
+ * Decoding the files of one import into one body of located items. A file is
+ * read item by item as a stream when it decodes cleanly (`addStream`), else
+ * parsed whole and decoded with all errors collected (`add`); then its items
+ * are decoded one by one so that the valid ones still take part in the
  * cross-file checks (duplicate slugs, unknown question ids...), and the ones
  * that failed are remembered so that a reference to them is not reported a
- * second time as "missing": the operator sees the real cause once.
- *
- * A file is first decoded with its answers checked by `isPlainAnswer`, which
- * is many times faster than the Answer schema; only when that fails is the
- * file decoded by the schema alone, so issues are always the schema's.
+ * second time as "missing": the operator sees the real cause once. Answers
+ * are kept in a compact table (ImportAnswerTable.ts), not as objects.
  */
 import { Result } from "effect"
 import { NulMessage, nulPaths } from "../model/Primitives.ts"
@@ -30,6 +28,7 @@ import { type DerivedIds, withIds } from "./ImportIdFill.ts"
 import { type ImportIssue, jsonPath, schemaIssues } from "./ImportIssue.ts"
 import type { ImportSource } from "./ImportJsonText.ts"
 import { answerTable, withLazyAnswers } from "./ImportAnswerTable.ts"
+import { type StringPool, stringPool } from "./ImportStringPool.ts"
 
 /** A decoded value and where it came from, for messages. */
 export interface Located<A> {
@@ -130,6 +129,8 @@ interface DecoderState {
   readonly derived: Derived
   /** The scorecard with its answers kept compactly (ImportAnswerTable.ts). */
   readonly compact: (sc: ImportScorecard) => ImportScorecard
+  /** Shares the repeated texts of the other items. */
+  readonly pool: StringPool
 }
 
 /** A decoded item with its ids derived where left out (recorded in `derived`), located. */
@@ -145,7 +146,7 @@ const locate = (
   return {
     source,
     path: jsonPath([section, index]),
-    value: section === "scorecards" ? st.compact(filled as ImportScorecard) : filled
+    value: section === "scorecards" ? st.compact(filled as ImportScorecard) : st.pool.shareIn(filled)
   }
 }
 
@@ -244,7 +245,8 @@ export const sourceDecoder = (): SourceDecoder => {
     quantum: [],
     broken: { entities: new Set(), questionTypes: new Set(), scorecards: new Set() },
     derived: { entities: new Set(), scorecards: new Set() },
-    compact: compactScorecards()
+    compact: compactScorecards(),
+    pool: stringPool()
   }
   return {
     add: (source) => addParsed(st, source),
