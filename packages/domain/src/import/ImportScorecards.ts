@@ -131,7 +131,7 @@ const addAnswerId = (answers: AnswerIds, sc: ImportScorecard, j: number, id: str
     answers.index ??= { table: slice.table, ids: slice.table.idIndex() }
     if (answers.index.table === slice.table) {
       const fresh = answers.index.ids.add(slice.start + (slice.order === undefined ? j : slice.order[j]!))
-      return fresh && !answers.ids.has(id)
+      return fresh && (answers.ids.size === 0 || !answers.ids.has(id))
     }
   }
   return answers.ids.add(id) && (answers.index === undefined || !answers.index.ids.has(id))
