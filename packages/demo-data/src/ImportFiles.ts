@@ -78,6 +78,20 @@ const streamFile = (decoder: SourceDecoder, file: string): boolean => {
 }
 
 /**
+ * A file's text parsed whole; a file that cannot be read (or is too large for
+ * one string, which only a file that failed to stream is read as) is an issue.
+ */
+const parseWhole = (file: string): Result.Result<ImportSource, ImportIssue> => {
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (e) {
+    return Result.fail({ source: basename(file), path: "$", message: `cannot read: ${(e as Error).message}` })
+  }
+  return parseJsonText(basename(file), text)
+}
+
+/**
  * The files of a path read and decoded one at a time, each item by item as it
  * is read (`streamFile`), so that only the decoded items are held, never a
  * file's text or parsed JSON. A file that does not decode cleanly is parsed
@@ -107,7 +121,7 @@ export const readDecoded = (
         names.push(basename(file))
         continue
       }
-      const parsed = parseJsonText(basename(file), readFileSync(file, "utf8"))
+      const parsed = parseWhole(file)
       if (Result.isFailure(parsed)) issues.push(parsed.failure)
       else if (issues.length === 0) {
         names.push(parsed.success.name)
