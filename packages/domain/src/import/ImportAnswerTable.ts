@@ -20,7 +20,7 @@ const ChunkMask = ChunkSize - 1
 /** A rationale or response longer than this is seldom repeated: its tuple is not interned. */
 const MaxInternedText = 64
 
-type AnswerFields = Omit<Answer, "id">
+export type AnswerFields = Omit<Answer, "id">
 
 /** Where a scorecard's answers are in the table, and the order to give them in. */
 export interface AnswerSlice {
@@ -36,6 +36,8 @@ export interface AnswerTable {
   readonly add: (answers: ReadonlyArray<Answer>) => AnswerSlice
   /** The answers of a slice, as new objects. */
   readonly read: (slice: AnswerSlice) => Array<Answer>
+  /** The answers of a slice without their ids: the table's own shared tuples, never to be changed. */
+  readonly fields: (slice: AnswerSlice) => Array<AnswerFields>
   /** Answers stored. */
   readonly size: () => number
   /** An empty set of this table's answers by id, sized for every answer stored so far. */
@@ -262,6 +264,14 @@ export const answerTable = (): AnswerTable => {
       for (let j = 0; j < count; j++) out[j] = answerAt(cols, start + (order === undefined ? j : order[j]!))
       return out
     },
+    fields: ({ start, count, order }) => {
+      const out = new Array<AnswerFields>(count)
+      for (let j = 0; j < count; j++) {
+        const i = start + (order === undefined ? j : order[j]!)
+        out[j] = cols.tuples[cols.tupleChunks[i >>> ChunkBits]![i & ChunkMask]!]!
+      }
+      return out
+    },
     size: () => cols.size,
     idIndex: () => idIndexOf(cols)
   }
@@ -294,6 +304,17 @@ export const withLazyAnswers = <T extends object>(
   Object.defineProperty(o, Slice, { value: slice, enumerable: false })
   Object.defineProperty(o, "answers", { get: readAnswers, enumerable: true, configurable: true })
   return o as T & { readonly answers: Array<Answer> }
+}
+
+/**
+ * The answers of an object without their ids, for scoring: the table's shared
+ * tuples when it was made by `withLazyAnswers` (no object made), else its own.
+ */
+export const answerFieldsOf = (o: {
+  readonly answers: ReadonlyArray<Answer>
+}): ReadonlyArray<AnswerFields> => {
+  const slice = answerSliceOf(o)
+  return slice === undefined ? o.answers : slice.table.fields(slice)
 }
 
 /** The slice of an object made by `withLazyAnswers`, or undefined for any other. */

@@ -6,7 +6,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Answer } from "../../src/model/Answer.ts"
-import { answerSliceOf, answerTable, reordered, withLazyAnswers } from "../../src/import/ImportAnswerTable.ts"
+import {
+  answerFieldsOf,
+  answerSliceOf,
+  answerTable,
+  reordered,
+  withLazyAnswers
+} from "../../src/import/ImportAnswerTable.ts"
 import { decodeSources } from "../../src/import/ImportDecode.ts"
 import { file, protocolAnswers, scorecard } from "./ImportFixtures.ts"
 
@@ -65,6 +71,17 @@ describe("ImportAnswerTable", () => {
     assert.deepStrictEqual(table.read(back), [list[2], list[0], list[1]])
     assert.deepStrictEqual(table.read(reordered(back, Int32Array.of(1, 2, 0))), list)
     assert.deepStrictEqual(table.read(reordered(back, undefined)), table.read(back))
+  })
+
+  it("the answers without ids, for scoring, are the answers' other fields in the slice's order", () => {
+    const table = answerTable()
+    const list = [answer(1), answer(2), answer(3, { rationale: "z".repeat(100) })]
+    const slice = reordered(table.add(list), Int32Array.of(2, 0, 1))
+    const withoutId = ({ id: _, ...fields }: Answer) => fields
+    assert.deepStrictEqual(table.fields(slice), table.read(slice).map(withoutId))
+    const lazy = withLazyAnswers({ id: "s" }, slice)
+    assert.deepStrictEqual(answerFieldsOf(lazy), [list[2]!, list[0]!, list[1]!].map(withoutId))
+    assert.strictEqual(answerFieldsOf({ answers: list }), list)
   })
 
   it("an object with lazy answers reads, spreads, compares and serialises as a plain one", () => {
