@@ -7,6 +7,7 @@
  */
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { application, database } from "@ratings/server/Layers"
+import { boundImportHeap } from "@ratings/server/cli/run/ImportHeap"
 import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 
@@ -15,6 +16,8 @@ const url = process.env.DATABASE_URL
 if (dir === undefined || url === undefined)
   throw new Error("usage: DATABASE_URL=... node importChild.ts <dir>")
 const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
+// As `ratings import` does at its start (ImportHeap.ts).
+boundImportHeap()
 const t0 = performance.now()
 const outcome = await Effect.runPromise(
   importPath(dir, terminalProgress("import")).pipe(

@@ -9,10 +9,10 @@
  * writes (the demo dataset in data/, the scale generator's output), used by
  * `ratings import`, the demo load of `ratings serve` and the benchmarks.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs"
 import { basename, join } from "node:path"
 import { formatImportIssue, type ImportIssue } from "@ratings/domain/import/ImportIssue"
-import { type Decoded, sourceDecoder } from "@ratings/domain/import/ImportDecode"
+import { type Decoded, type SourceDecoder, sourceDecoder } from "@ratings/domain/import/ImportDecode"
 import { parseJsonText, type ImportSource } from "@ratings/domain/import/ImportJsonText"
 import type { ImportProgressOptions, ImportReport } from "@ratings/domain/import/ImportPlan"
 import { type Removals, type ReplaceKind, refusalOf, removalsOf } from "@ratings/domain/import/ImportRemovals"
@@ -58,9 +58,44 @@ export const importFilesOf = (path: string): ReadonlyArray<string> =>
     : [path]
 
 /**
- * The files of a path read, parsed and decoded one at a time, so that only
- * the decoded items are held, never every file's text or parsed JSON at once.
- * A file that is not JSON is an issue, as in `readSources`.
+ * Decodes a file item by item as it is read, never holding its text or its
+ * parsed JSON whole; false when it does not decode cleanly (or cannot be
+ * read), for the caller to parse it whole and report its issues.
+ */
+const streamFile = (decoder: SourceDecoder, file: string): boolean => {
+  let fd: number | undefined
+  try {
+    fd = openSync(file, "r")
+    const from = fd
+    return decoder.addStream(basename(file), (into, offset, length) =>
+      readSync(from, into, offset, length, null)
+    )
+  } catch {
+    return false
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+/**
+ * A file's text parsed whole; a file that cannot be read (or is too large for
+ * one string, which only a file that failed to stream is read as) is an issue.
+ */
+const parseWhole = (file: string): Result.Result<ImportSource, ImportIssue> => {
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (e) {
+    return Result.fail({ source: basename(file), path: "$", message: `cannot read: ${(e as Error).message}` })
+  }
+  return parseJsonText(basename(file), text)
+}
+
+/**
+ * The files of a path read and decoded one at a time, each item by item as it
+ * is read (`streamFile`), so that only the decoded items are held, never a
+ * file's text or parsed JSON. A file that does not decode cleanly is parsed
+ * whole for its issues; one that is not JSON is an issue, as in `readSources`.
  */
 export const readDecoded = (
   path: string
@@ -82,7 +117,11 @@ export const readDecoded = (
     if (files.length === 0 && issues.length === 0)
       issues.push({ source: path, path: "$", message: "no .json files to import" })
     for (const file of files) {
-      const parsed = parseJsonText(basename(file), readFileSync(file, "utf8"))
+      if (issues.length === 0 && streamFile(decoder, file)) {
+        names.push(basename(file))
+        continue
+      }
+      const parsed = parseWhole(file)
       if (Result.isFailure(parsed)) issues.push(parsed.failure)
       else if (issues.length === 0) {
         names.push(parsed.success.name)

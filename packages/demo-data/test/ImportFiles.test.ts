@@ -85,4 +85,19 @@ describe("import files", () => {
       assert.include((yield* readDecoded(folder())).issues[0]!.message, "no .json files to import")
     })
   )
+
+  it.effect("read file by file, a .json entry that cannot be read is an issue naming it, not a crash", () =>
+    Effect.gen(function* () {
+      const dir = folder()
+      writeFileSync(join(dir, "a.json"), '{"format": "ratings-import/v1"}')
+      mkdirSync(join(dir, "b.json"))
+      const streamed = yield* readDecoded(dir)
+      assert.deepStrictEqual(
+        streamed.issues.map((i) => [i.source, i.path]),
+        [["b.json", "$"]]
+      )
+      assert.include(streamed.issues[0]!.message, "cannot read")
+      assert.deepStrictEqual(streamed.names, ["a.json"])
+    })
+  )
 })

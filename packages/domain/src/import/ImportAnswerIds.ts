@@ -11,6 +11,8 @@
 export interface AnswerIdSet {
   /** Adds `id`; false when it was there already. */
   readonly add: (id: string) => boolean
+  /** Whether `id` was added. */
+  readonly has: (id: string) => boolean
   readonly size: number
 }
 
@@ -34,7 +36,7 @@ const word = (s: string, at: number, gap: number): number => {
 }
 
 /** Writes the four words of a lower-case UUID (8-4-4-4-12) to `out`; false when `s` is not one. */
-const uuidWords = (s: string, out: Uint32Array): boolean => {
+export const uuidWords = (s: string, out: Uint32Array): boolean => {
   if (s.length !== 36) return false
   const c = (i: number) => s.charCodeAt(i)
   if (c(8) !== 45 || c(13) !== 45 || c(18) !== 45 || c(23) !== 45) return false
@@ -50,7 +52,7 @@ const uuidWords = (s: string, out: Uint32Array): boolean => {
   return true
 }
 
-const mix = (h: number): number => {
+export const mix = (h: number): number => {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
   return (h ^ (h >>> 16)) >>> 0
@@ -95,6 +97,23 @@ export const answerIdSet = (): AnswerIdSet => {
     used = u
   }
 
+  const has = (id: string): boolean => {
+    if (!uuidWords(id, words)) return others.has(id)
+    let i = hashOf(words) & (slots - 1)
+    while (used[i] === 1) {
+      const at = i * 4
+      if (
+        table[at] === words[0] &&
+        table[at + 1] === words[1] &&
+        table[at + 2] === words[2] &&
+        table[at + 3] === words[3]
+      )
+        return true
+      i = (i + 1) & (slots - 1)
+    }
+    return false
+  }
+
   const add = (id: string): boolean => {
     if (!uuidWords(id, words)) {
       const known = others.size
@@ -109,6 +128,7 @@ export const answerIdSet = (): AnswerIdSet => {
 
   return {
     add,
+    has,
     get size() {
       return uuids + others.size
     }

@@ -1,35 +1,34 @@
 /**
- * Decoding the files of one import into one body of located items. Every file
- * is decoded with all errors collected. When a file fails, its items are
- * decoded one by one so that the valid ones still take part in the
+ * Decoding the files of one import into one body of located items. A file is
+ * read item by item as a stream when it decodes cleanly (`addStream`), else
+ * parsed whole and decoded with all errors collected (`add`); then its items
+ * are decoded one by one so that the valid ones still take part in the
  * cross-file checks (duplicate slugs, unknown question ids...), and the ones
  * that failed are remembered so that a reference to them is not reported a
- * second time as "missing": the operator sees the real cause once.
- *
- * A file is first decoded with its answers checked by `isPlainAnswer`, which
- * is many times faster than the Answer schema; only when that fails is the
- * file decoded by the schema alone, so issues are always the schema's.
+ * second time as "missing": the operator sees the real cause once. Answers
+ * are kept in a compact table (ImportAnswerTable.ts), not as objects.
  */
-import { Result, Schema, type SchemaAST } from "effect"
+import { Result } from "effect"
 import { NulMessage, nulPaths } from "../model/Primitives.ts"
 import type { Question } from "../model/Question.ts"
 import {
   ImportDecodeOptions,
-  ImportFile,
-  ImportQuantumSnapshot,
-  ImportScorecard,
   type ImportEntity,
   type ImportHistory,
   type ImportIncident,
   type ImportPublication,
-  type ImportSectionName,
-  ImportSections
+  type ImportQuantumSnapshot,
+  type ImportScorecard,
+  type ImportSectionName
 } from "./ImportFile.ts"
-import { PlainAnswers } from "./ImportAnswerGuard.ts"
+import { decodeFile, decodeFileFast, decodeQuantum, itemDecoders, sectionNames } from "./ImportDecoders.ts"
+import type { ReadBytes } from "./ImportJsonStream.ts"
+import { decodeStream } from "./ImportStreamDecode.ts"
 import { type DerivedIds, withIds } from "./ImportIdFill.ts"
 import { type ImportIssue, jsonPath, schemaIssues } from "./ImportIssue.ts"
 import type { ImportSource } from "./ImportJsonText.ts"
-import { stringPool } from "./ImportStringPool.ts"
+import { answerTable, withLazyAnswers } from "./ImportAnswerTable.ts"
+import { type StringPool, stringPool } from "./ImportStringPool.ts"
 
 /** A decoded value and where it came from, for messages. */
 export interface Located<A> {
@@ -66,32 +65,6 @@ export interface Decoded {
   readonly content: ImportContent
   readonly issues: ReadonlyArray<ImportIssue>
 }
-
-const decodeFile = Schema.decodeUnknownResult(ImportFile)
-/** ImportFile with each scorecard's answers on the fast path. */
-const decodeFileFast = Schema.decodeUnknownResult(
-  ImportFile.mapFields((fields) => ({
-    ...fields,
-    scorecards: Schema.optionalKey(
-      Schema.Array(ImportScorecard.mapFields((card) => ({ ...card, answers: PlainAnswers })))
-    )
-  }))
-)
-const decodeQuantum = Schema.decodeUnknownResult(ImportQuantumSnapshot)
-const itemDecoders: {
-  readonly [K in ImportSectionName]: (
-    input: unknown,
-    options?: SchemaAST.ParseOptions
-  ) => Result.Result<unknown, Schema.SchemaError>
-} = {
-  entities: Schema.decodeUnknownResult(ImportSections.entities),
-  questions: Schema.decodeUnknownResult(ImportSections.questions),
-  scorecards: Schema.decodeUnknownResult(ImportSections.scorecards),
-  history: Schema.decodeUnknownResult(ImportSections.history),
-  incidents: Schema.decodeUnknownResult(ImportSections.incidents),
-  publications: Schema.decodeUnknownResult(ImportSections.publications)
-}
-const sectionNames = Object.keys(itemDecoders) as ReadonlyArray<ImportSectionName>
 
 const isObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -135,87 +108,159 @@ const brokenKey = (
  */
 export interface SourceDecoder {
   readonly add: (source: ImportSource) => void
+  /**
+   * Decodes the file `read` gives item by item, never holding it whole; false
+   * (and nothing added) when it does not decode cleanly: `add` it parsed, for
+   * its issues.
+   */
+  readonly addStream: (name: string, read: ReadBytes) => boolean
   /** Everything added so far, decoded, with every issue found. */
   readonly result: () => Decoded
 }
 
-/** A decoder of sources added one by one; items of a file that fails are salvaged one by one. */
-export const sourceDecoder = (): SourceDecoder => {
-  const issues: Array<ImportIssue> = []
-  const out = {
-    entities: [] as Array<Located<ImportEntity>>,
-    questions: [] as Array<Located<Question>>,
-    scorecards: [] as Array<Located<ImportScorecard>>,
-    history: [] as Array<Located<ImportHistory>>,
-    incidents: [] as Array<Located<ImportIncident>>,
-    publications: [] as Array<Located<ImportPublication>>
+type Derived = { readonly entities: Set<string>; readonly scorecards: Set<string> }
+
+/** What a decoder has gathered so far. */
+interface DecoderState {
+  readonly issues: Array<ImportIssue>
+  readonly out: { readonly [K in ImportSectionName]: Array<Located<unknown>> }
+  readonly quantum: Array<Located<ImportQuantumSnapshot>>
+  readonly broken: { readonly [K in keyof Broken]: Set<string> }
+  readonly derived: Derived
+  /** The scorecard with its answers kept compactly (ImportAnswerTable.ts). */
+  readonly compact: (sc: ImportScorecard) => ImportScorecard
+  /** Shares the repeated texts of the other items. */
+  readonly pool: StringPool
+}
+
+/** A decoded item with its ids derived where left out (recorded in `derived`), located. */
+const locate = (
+  st: DecoderState,
+  derived: Derived,
+  section: ImportSectionName,
+  source: string,
+  index: number,
+  value: unknown
+): Located<unknown> => {
+  const filled = withIds(section, value, derived)
+  return {
+    source,
+    path: jsonPath([section, index]),
+    value: section === "scorecards" ? st.compact(filled as ImportScorecard) : st.pool.shareIn(filled)
   }
-  const quantum: Array<Located<ImportQuantumSnapshot>> = []
-  const broken = {
-    entities: new Set<string>(),
-    questionTypes: new Set<string>(),
-    scorecards: new Set<string>()
+}
+
+const push = (
+  st: DecoderState,
+  section: ImportSectionName,
+  source: string,
+  index: number,
+  value: unknown
+) => {
+  st.out[section].push(locate(st, st.derived, section, source, index, value))
+}
+
+const breakAll = (st: DecoderState) => {
+  st.broken.entities.add("*")
+  st.broken.questionTypes.add("*")
+  st.broken.scorecards.add("*")
+}
+
+/** The items of a file that failed, decoded one by one: the valid ones kept, the others remembered as broken. */
+const salvage = (st: DecoderState, name: string, content: unknown): void => {
+  if (!isObject(content)) {
+    breakAll(st)
+    return
   }
-  const breakAll = () => {
-    broken.entities.add("*")
-    broken.questionTypes.add("*")
-    broken.scorecards.add("*")
-  }
-  const derived = { entities: new Set<string>(), scorecards: new Set<string>() }
-  const pool = stringPool()
-  const push = (section: ImportSectionName, source: string, index: number, value: unknown): void => {
-    const filled = withIds(section, value, derived)
-    ;(out[section] as Array<Located<unknown>>).push({
-      source,
-      path: jsonPath([section, index]),
-      value: section === "scorecards" ? pool.scorecard(filled as ImportScorecard) : filled
+  for (const section of sectionNames) {
+    const raw = content[section]
+    if (raw === undefined) continue
+    if (!Array.isArray(raw)) {
+      const key = brokenKey(section, undefined)
+      if (key !== undefined) st.broken[key.set].add("*")
+      continue
+    }
+    raw.forEach((item, i) => {
+      const decoded = itemDecoders[section](item, { onExcessProperty: "error" })
+      if (Result.isSuccess(decoded)) push(st, section, name, i, decoded.success)
+      else {
+        const key = brokenKey(section, item)
+        if (key !== undefined) st.broken[key.set].add(key.key)
+      }
     })
   }
-
-  const add = ({ name, content }: ImportSource): void => {
-    // Text with a NUL character cannot be stored: each place is an issue, and the import is refused.
-    for (const path of nulPaths(content))
-      issues.push({ source: name, path: jsonPath(path), message: NulMessage })
-    const fast = decodeFileFast(content, ImportDecodeOptions)
-    const whole = Result.isSuccess(fast)
-      ? fast
-      : decodeFile(content, { ...ImportDecodeOptions, reportInput: true })
-    if (Result.isSuccess(whole)) {
-      const file = whole.success
-      for (const section of sectionNames)
-        for (const [i, value] of (file[section] ?? []).entries()) push(section, name, i, value)
-      if (file.quantum_snapshot !== undefined)
-        quantum.push({ source: name, path: "$.quantum_snapshot", value: file.quantum_snapshot })
-      return
-    }
-    issues.push(...schemaIssues(name, whole.failure.issue))
-    if (!isObject(content)) {
-      breakAll()
-      return
-    }
-    for (const section of sectionNames) {
-      const raw = content[section]
-      if (raw === undefined) continue
-      if (!Array.isArray(raw)) {
-        const key = brokenKey(section, undefined)
-        if (key !== undefined) broken[key.set].add("*")
-        continue
-      }
-      raw.forEach((item, i) => {
-        const decoded = itemDecoders[section](item, { onExcessProperty: "error" })
-        if (Result.isSuccess(decoded)) push(section, name, i, decoded.success)
-        else {
-          const key = brokenKey(section, item)
-          if (key !== undefined) broken[key.set].add(key.key)
-        }
-      })
-    }
-    if (content.quantum_snapshot !== undefined) {
-      const q = decodeQuantum(content.quantum_snapshot, { onExcessProperty: "error" })
-      if (Result.isSuccess(q)) quantum.push({ source: name, path: "$.quantum_snapshot", value: q.success })
-    }
+  if (content.quantum_snapshot !== undefined) {
+    const q = decodeQuantum(content.quantum_snapshot, { onExcessProperty: "error" })
+    if (Result.isSuccess(q)) st.quantum.push({ source: name, path: "$.quantum_snapshot", value: q.success })
   }
-  return { add, result: () => ({ content: { ...out, quantum, broken, derived }, issues: [...issues] }) }
+}
+
+const addParsed = (st: DecoderState, { name, content }: ImportSource): void => {
+  // Text with a NUL character cannot be stored: each place is an issue, and the import is refused.
+  for (const path of nulPaths(content))
+    st.issues.push({ source: name, path: jsonPath(path), message: NulMessage })
+  const fast = decodeFileFast(content, ImportDecodeOptions)
+  const whole = Result.isSuccess(fast)
+    ? fast
+    : decodeFile(content, { ...ImportDecodeOptions, reportInput: true })
+  if (Result.isFailure(whole)) {
+    st.issues.push(...schemaIssues(name, whole.failure.issue))
+    salvage(st, name, content)
+    return
+  }
+  const file = whole.success
+  for (const section of sectionNames)
+    for (const [i, value] of (file[section] ?? []).entries()) push(st, section, name, i, value)
+  if (file.quantum_snapshot !== undefined)
+    st.quantum.push({ source: name, path: "$.quantum_snapshot", value: file.quantum_snapshot })
+}
+
+/** `addStream`: the file's items kept only when all of it decodes, its derived ids recorded then. */
+const addStreamed = (st: DecoderState, name: string, read: ReadBytes): boolean => {
+  const derived: Derived = { entities: new Set(), scorecards: new Set() }
+  const file = decodeStream(read, (section, index, value) => locate(st, derived, section, name, index, value))
+  if (file === undefined) return false
+  for (const item of file.items) st.out[item.section].push(item.located)
+  for (const key of derived.entities) st.derived.entities.add(key)
+  for (const key of derived.scorecards) st.derived.scorecards.add(key)
+  if (file.quantum !== undefined)
+    st.quantum.push({ source: name, path: "$.quantum_snapshot", value: file.quantum })
+  return true
+}
+
+/** Scorecards with their answers kept compactly, not as objects (ImportAnswerTable.ts). */
+const compactScorecards = (): ((sc: ImportScorecard) => ImportScorecard) => {
+  const answers = answerTable()
+  return (sc) => {
+    const { answers: list, ...fields } = sc
+    return withLazyAnswers(fields, answers.add(list))
+  }
+}
+
+/** A decoder of sources added one by one; items of a file that fails are salvaged one by one. */
+export const sourceDecoder = (): SourceDecoder => {
+  const st: DecoderState = {
+    issues: [],
+    out: { entities: [], questions: [], scorecards: [], history: [], incidents: [], publications: [] },
+    quantum: [],
+    broken: { entities: new Set(), questionTypes: new Set(), scorecards: new Set() },
+    derived: { entities: new Set(), scorecards: new Set() },
+    compact: compactScorecards(),
+    pool: stringPool()
+  }
+  return {
+    add: (source) => addParsed(st, source),
+    addStream: (name, read) => addStreamed(st, name, read),
+    result: () => ({
+      content: {
+        ...(st.out as unknown as ImportContent),
+        quantum: st.quantum,
+        broken: st.broken,
+        derived: st.derived
+      },
+      issues: [...st.issues]
+    })
+  }
 }
 
 /** Decodes every source; items of a file that fails are salvaged one by one. */

@@ -20,6 +20,7 @@ import type { ImportPublication, ImportScorecard } from "./ImportFile.ts"
 import type { DraftStage, PlannedPublication } from "./ImportPlan.ts"
 import { type EntityIndex, idKey, type ResolvedEntity, type StoreView } from "./ImportStoreView.ts"
 import { where } from "./ImportPlaces.ts"
+import { answerFieldsOf } from "./ImportAnswerTable.ts"
 
 export interface ImportedDraft {
   readonly item: Located<ImportScorecard>
@@ -200,7 +201,7 @@ const replayScore = (state: ReplayState, item: Located<ImportPublication>, targe
   const scored = scoreEntity({
     entity_type: p.entity_type,
     categories: entity.categories,
-    answers: draft.answers,
+    answers: answerFieldsOf(draft),
     domain_weights: draft.domain_weights,
     dependencies
   })

@@ -5,12 +5,20 @@
  * core can score it. Every failure is reported; `validateImport` runs it.
  */
 import { Result } from "effect"
+import type { Answer } from "../model/Answer.ts"
 import type { EntityType } from "../model/EntityType.ts"
 import type { Scorecard } from "../model/Scorecard.ts"
 import type { StoredScorecard } from "../ports/ScorecardRepository.ts"
 import { defaultDomainWeights, scoreEntity } from "../scoring/ScoreEntity.ts"
 import type { ScoringError } from "../scoring/ScoringError.ts"
 import { type AnswerIdSet, answerIdSet } from "./ImportAnswerIds.ts"
+import {
+  type AnswerIdIndex,
+  type AnswerTable,
+  answerSliceOf,
+  reordered,
+  withLazyAnswers
+} from "./ImportAnswerTable.ts"
 import type { Catalogue } from "./ImportCatalogue.ts"
 import type { ImportContent, Located } from "./ImportDecode.ts"
 import type { ImportScorecard } from "./ImportFile.ts"
@@ -51,7 +59,10 @@ type CheckedDraft = ImportedDraft & { change: Change }
  * it was.
  */
 interface AnswerIds {
+  /** Ids of answers that are not in the table of `index`. */
   readonly ids: AnswerIdSet
+  /** The decoded answers' table and the index of its answers by id (4 bytes per answer). */
+  index: { readonly table: AnswerTable; readonly ids: AnswerIdIndex } | undefined
   holders: Map<string, Located<unknown>> | undefined
   /** The scorecards whose answers were registered, in order; the last is the one being checked. */
   readonly registered: Array<Located<ImportScorecard>>
@@ -113,6 +124,19 @@ const checkScorecardIdentity = (
   return { key, sameVersion, same }
 }
 
+/** Adds answer `j` of a scorecard to the answer ids; false when an answer added before has its id. */
+const addAnswerId = (answers: AnswerIds, sc: ImportScorecard, j: number, id: string): boolean => {
+  const slice = answerSliceOf(sc)
+  if (slice !== undefined) {
+    answers.index ??= { table: slice.table, ids: slice.table.idIndex() }
+    if (answers.index.table === slice.table) {
+      const fresh = answers.index.ids.add(slice.start + (slice.order === undefined ? j : slice.order[j]!))
+      return fresh && (answers.ids.size === 0 || !answers.ids.has(id))
+    }
+  }
+  return answers.ids.add(id) && (answers.index === undefined || !answers.index.ids.has(id))
+}
+
 /** Reports an answer id another answer of the import (this scorecard's before it, or an earlier one's) has. */
 const checkAnswerId = (
   item: Located<ImportScorecard>,
@@ -122,7 +146,7 @@ const checkAnswerId = (
   at: Report
 ): void => {
   if (answers.holders === undefined) {
-    if (answers.ids.add(answer.id)) return
+    if (addAnswerId(answers, item.value, j, answer.id)) return
     answers.holders = holdersBefore(answers, j)
   }
   const sameAnswer = answers.holders.get(answer.id)
@@ -142,6 +166,7 @@ const checkAnswerId = (
  */
 const checkAnswers = (
   item: Located<ImportScorecard>,
+  list: ReadonlyArray<Answer>,
   catalogue: Catalogue,
   answers: AnswerIds,
   at: Report
@@ -149,7 +174,7 @@ const checkAnswers = (
   const sc = item.value
   const type = sc.entity_type
   if (catalogue.questions.size === 0) {
-    if (!catalogue.incomplete && sc.answers.length > 0)
+    if (!catalogue.incomplete && list.length > 0)
       at(
         item,
         ".answers",
@@ -159,7 +184,7 @@ const checkAnswers = (
   }
   const answered = new Set<string>()
   answers.registered.push(item)
-  sc.answers.forEach((a, j) => {
+  list.forEach((a, j) => {
     const q = catalogue.questions.get(a.question_id)
     if (q === undefined) {
       if (!catalogue.incomplete)
@@ -217,12 +242,13 @@ const checkDependencies = (
 /** The draft as the store will hold it: answers in catalogue order, no computed figures yet. */
 const draftOf = (
   sc: ImportScorecard,
+  list: ReadonlyArray<Answer>,
   entity: ResolvedEntity,
   catalogue: Catalogue,
   domain_weights: StoredScorecard["domain_weights"]
 ): StoredScorecard => {
   const order = (id: string) => catalogue.position.get(id) ?? Number.MAX_SAFE_INTEGER
-  return {
+  const fields: Omit<StoredScorecard, "answers"> = {
     id: sc.id,
     entity_id: entity.id,
     entity_type: sc.entity_type,
@@ -240,10 +266,16 @@ const draftOf = (
     last_rated_at: null,
     scorecard_published_at: null,
     domain_weights,
-    answers: [...sc.answers].sort((a, b) => order(a.question_id) - order(b.question_id)),
     dependencies: sc.dependencies ?? [],
     evidence: sc.evidence ?? []
   }
+  const positions = list.map((a) => order(a.question_id))
+  const sorted = Int32Array.from([...positions.keys()].sort((a, b) => positions[a]! - positions[b]!))
+  const slice = answerSliceOf(sc)
+  // Answers of a decoded scorecard stay in its compact table, read in catalogue order.
+  if (slice !== undefined)
+    return withLazyAnswers(fields, reordered(slice, sorted.every((j, k) => j === k) ? undefined : sorted))
+  return { ...fields, answers: Array.from(sorted, (j) => list[j]!) }
 }
 
 /**
@@ -260,7 +292,7 @@ export const checkScorecards = (
 ): Map<string, CheckedDraft> => {
   const drafts = new Map<string, CheckedDraft>()
   const ids = new Map<string, Located<unknown>>()
-  const answers: AnswerIds = { ids: answerIdSet(), holders: undefined, registered: [] }
+  const answers: AnswerIds = { ids: answerIdSet(), index: undefined, holders: undefined, registered: [] }
   for (const item of content.scorecards) {
     const sc = item.value
     const type = sc.entity_type
@@ -272,7 +304,9 @@ export const checkScorecards = (
     }
     const { key, sameVersion, same } = checkScorecardIdentity(item, entity, view, ids, drafts, at)
     const catalogue = catalogueOf(type)
-    checkAnswers(item, catalogue, answers, at)
+    // Read once: a decoded scorecard makes its answers afresh on every read.
+    const list = sc.answers
+    checkAnswers(item, list, catalogue, answers, at)
     checkDependencies(item, content, index, at)
 
     const domain_weights =
@@ -280,7 +314,7 @@ export const checkScorecards = (
     const scored = scoreEntity({
       entity_type: type,
       categories: entity.categories,
-      answers: sc.answers,
+      answers: list,
       domain_weights
     })
     if (Result.isFailure(scored))
@@ -290,7 +324,7 @@ export const checkScorecards = (
         `the scoring core cannot score this draft: ${scored.failure.message}`
       )
 
-    const draft = draftOf(sc, entity, catalogue, domain_weights)
+    const draft = draftOf(sc, list, entity, catalogue, domain_weights)
     const storedDraft = same === undefined ? undefined : view.drafts.get(same.id)
     const change: Change =
       same === undefined

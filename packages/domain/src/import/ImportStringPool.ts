@@ -16,7 +16,16 @@ const MaxPooled = 100_000
 export interface StringPool {
   /** The scorecard with the texts of its answers shared with every earlier one. */
   readonly scorecard: (scorecard: ImportScorecard) => ImportScorecard
+  /**
+   * Shares, in place, the short texts held by the objects and arrays of a
+   * value the decoder has just made (its own, not the input's): the records
+   * of many entities repeat statuses, descriptions, dates and categories.
+   */
+  readonly shareIn: <A>(value: A) => A
 }
+
+/** Texts up to this length are shared by `shareIn`. */
+const MaxSharedLength = 128
 
 export const stringPool = (): StringPool => {
   const pool = new Map<string, string>()
@@ -35,5 +44,30 @@ export const stringPool = (): StringPool => {
     response: shared(a.response),
     rationale: shared(a.rationale)
   })
-  return { scorecard: (s) => ({ ...s, answers: s.answers.map(answer) }) }
+  const sharedText = (s: string): string => {
+    if (s.length > MaxSharedLength) return s
+    const known = pool.get(s)
+    if (known !== undefined) return known
+    if (pool.size < MaxPooled) pool.set(s, s)
+    return s
+  }
+  const shareIn = <A>(value: A): A => {
+    const stack: Array<unknown> = [value]
+    while (stack.length > 0) {
+      const v = stack.pop()
+      if (typeof v !== "object" || v === null) continue
+      const o = v as Record<string, unknown>
+      const frozen = Object.isFrozen(o)
+      for (const k of Object.keys(o)) {
+        const x = o[k]
+        if (typeof x === "object" && x !== null) stack.push(x)
+        else if (typeof x === "string" && !frozen) {
+          const shared = sharedText(x)
+          if (shared !== x) o[k] = shared
+        }
+      }
+    }
+    return value
+  }
+  return { scorecard: (s) => ({ ...s, answers: s.answers.map(answer) }), shareIn }
 }

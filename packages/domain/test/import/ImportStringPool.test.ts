@@ -41,3 +41,23 @@ describe("ImportStringPool", () => {
     assert.deepStrictEqual(decoded, decodeSources(sources))
   })
 })
+
+describe("ImportStringPool.shareIn", () => {
+  it("shares equal texts between values, in place, leaving every value as it was and frozen objects alone", () => {
+    const pool = stringPool()
+    const make = () => ({
+      status: ["pub", "lished"].join(""),
+      tags: [["l", "2"].join(""), "x"],
+      deep: { note: ["n", "ote"].join(""), n: 1, none: null },
+      long: "y".repeat(500)
+    })
+    const a = pool.shareIn(make())
+    const b = make()
+    const before = structuredClone(b)
+    assert.strictEqual(pool.shareIn(b), b)
+    assert.deepStrictEqual(b, before)
+    assert.deepStrictEqual(a, before)
+    const frozen = Object.freeze({ status: ["pub", "lished"].join("") })
+    assert.deepStrictEqual(pool.shareIn(frozen), { status: "published" })
+  })
+})

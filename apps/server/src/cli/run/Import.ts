@@ -11,6 +11,7 @@ import { Console, Effect, Result } from "effect"
 import { AppLayer } from "../../AppLayer.ts"
 import { progressReporter } from "../../Progress.ts"
 import { CommandFailed } from "../CommandFailed.ts"
+import { boundImportHeap } from "./ImportHeap.ts"
 
 export interface ImportInput {
   readonly path: string
@@ -27,6 +28,7 @@ export const importFiles = (input: ImportInput) =>
       yield* Console.error(replace.failure)
       return yield* new CommandFailed({ message: "failed" })
     }
+    yield* Effect.sync(boundImportHeap)
     const run = Effect.gen(function* () {
       const progress = yield* progressReporter(input.dryRun ? "dry run" : "import")
       return yield* importPath(input.path, progress, { dryRun: input.dryRun, replace: replace.success })

@@ -54,10 +54,42 @@ interface Progress {
   readonly advance: (phase: ImportPhase, n: number) => void
   readonly step: (phase: ImportPhase, n?: number) => Effect.Effect<void>
   /**
-   * The answers of the drafts saved so far (written, or stored as they are),
-   * by lower-cased scorecard id: the Publisher need not read them back.
+   * The drafts saved so far (written, or stored as they are), by lower-cased
+   * scorecard id: the Publisher need not read their answers back.
    */
-  readonly saved: Map<string, StoredScorecard["answers"]>
+  readonly saved: Map<string, StoredScorecard>
+}
+
+/**
+ * The answers of the saved drafts, read from each draft only when asked: a
+ * decoded draft keeps its answers compactly (ImportAnswerTable.ts), and
+ * holding them all as arrays would undo that.
+ */
+const savedAnswers = (
+  saved: ReadonlyMap<string, StoredScorecard>
+): ReadonlyMap<string, StoredScorecard["answers"]> => {
+  type Answers = StoredScorecard["answers"]
+  function* entries(): MapIterator<[string, Answers]> {
+    for (const [id, s] of saved) yield [id, s.answers]
+  }
+  function* values(): MapIterator<Answers> {
+    for (const s of saved.values()) yield s.answers
+  }
+  const view: ReadonlyMap<string, Answers> = {
+    get: (id) => saved.get(id)?.answers,
+    has: (id) => saved.has(id),
+    get size() {
+      return saved.size
+    },
+    forEach: (f, self) => {
+      for (const [id, s] of saved) f.call(self, s.answers, id, view)
+    },
+    keys: () => saved.keys(),
+    values,
+    entries,
+    [Symbol.iterator]: entries
+  }
+  return view
 }
 
 const progressOf = (plan: ImportPlan, options: ImportProgressOptions | undefined): Progress => {
@@ -85,7 +117,7 @@ const saveAll = Effect.fnUntraced(function* (
     const batch = drafts.slice(i, i + DraftBatch)
     const writes = batch.filter((d) => d.change !== "unchanged").map((d) => d.scorecard)
     if (writes.length > 0) yield* ports.scorecards.saveDrafts(writes)
-    for (const d of batch) progress.saved.set(d.scorecard.id.toLowerCase(), d.scorecard.answers)
+    for (const d of batch) progress.saved.set(d.scorecard.id.toLowerCase(), d.scorecard)
     yield* progress.step("scorecards", batch.length)
   }
 })
@@ -183,7 +215,7 @@ const replayPublications = Effect.fnUntraced(function* (
             reported = n
           },
           unseen,
-          savedAnswers: progress.saved
+          savedAnswers: savedAnswers(progress.saved)
         }
       )
       .pipe(Effect.mapError(failed("publications")))
