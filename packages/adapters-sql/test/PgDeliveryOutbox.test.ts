@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Latch, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
-import { millisOf, responded } from "@ratings/domain/model/Delivery"
+import { millisOf, noResponse, responded } from "@ratings/domain/model/Delivery"
 import { DeliveryOutbox } from "@ratings/domain/ports/DeliveryOutbox"
 import { RetryPolicy } from "@ratings/domain/webhooks/RetrySchedule"
 import * as PgDeliveryOutbox from "../src/PgDeliveryOutbox.ts"
@@ -414,6 +414,37 @@ describe("PgDeliveryOutbox", () => {
         })
         assert.strictEqual(millisOf(after.next_attempt_at!) - T0, 30)
       }).pipe(Effect.provide(PgDeliveryOutbox.layer.pipe(Layer.provide(RetryPolicy.layer({ scale: 0.001 })))))
+    )
+
+    it.effect("outcome texts with quotes, backslashes, braces, commas and non-ASCII are stored exactly", () =>
+      Effect.gen(function* () {
+        yield* truncate
+        const outbox = yield* DeliveryOutbox
+        yield* outbox.enqueue([delivery(1), delivery(2), delivery(3)])
+        const claimed = yield* outbox.claimDue({ at: T0, limit: 3 })
+        const message = 'refused: "quoted", back\\slash \\" {brace}, comma, NULL, \u00e9\u4e2d \n line'
+        const results = yield* outbox.recordAttempts([
+          { claimed: claimed[0]!, input: { at: T0, outcome: noResponse("connection_refused", 2, message) } },
+          { claimed: claimed[1]!, input: { at: T0, outcome: responded(200, 3) } },
+          { claimed: claimed[2]!, input: { at: T0, outcome: noResponse("other", 4, "NULL") } }
+        ])
+        assert.deepStrictEqual(
+          results.map((r) => Result.isSuccess(r)),
+          [true, true, true]
+        )
+        const first = yield* outbox.get(claimed[0]!.delivery_id)
+        assert.include(first.last_error!, message)
+        assert.strictEqual(first.attempt_log[0]!.error, first.last_error)
+        assert.strictEqual(first.attempt_log[0]!.status_code, null)
+        const second = yield* outbox.get(claimed[1]!.delivery_id)
+        assert.strictEqual(second.status, "delivered")
+        assert.strictEqual(second.last_error, null)
+        assert.strictEqual(second.attempt_log[0]!.error, null)
+        assert.strictEqual(second.attempt_log[0]!.status_code, 200)
+        const third = yield* outbox.get(claimed[2]!.delivery_id)
+        assert.include(third.last_error!, "NULL")
+        assert.strictEqual(third.attempt_log[0]!.duration_ms, 4)
+      }).pipe(Effect.provide(PgDeliveryOutbox.layer))
     )
   })
 })

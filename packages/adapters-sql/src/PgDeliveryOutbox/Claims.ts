@@ -12,12 +12,14 @@ import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import { type ClaimOptions, DefaultLeaseMs, type HeldClaim } from "@ratings/domain/ports/DeliveryOutbox"
 import { isUuid } from "../PgTransaction.ts"
-import { DeliveryColumns, DeliveryRow, decodeRows, limitOf, orDie } from "./Rows.ts"
+import { decodeDeliveryRows } from "./ClaimedRows.ts"
+import { DeliveryColumns, limitOf, orDie } from "./Rows.ts"
 
-const decodeClaimed = decodeRows(DeliveryRow, "claimDue")
+const decodeClaimed = decodeDeliveryRows("claimDue")
 
 export const makeClaims = (sql: SqlClient.SqlClient) => {
   const columns = sql.literal(DeliveryColumns)
+  const returned = sql.literal(`${DeliveryColumns.replace(/(\w+)/g, "d.$1")}, d.seq`)
 
   const claimDue = ({ at, limit, leaseMs = DefaultLeaseMs, token }: ClaimOptions) =>
     sql`
@@ -32,7 +34,7 @@ export const makeClaims = (sql: SqlClient.SqlClient) => {
       ), claimed AS (
         UPDATE webhook_deliveries d SET leased_until = ${new Date(at + leaseMs)}, claim_token = ${token ?? null}
         FROM due WHERE d.delivery_id = due.delivery_id
-        RETURNING d.*
+        RETURNING ${returned}
       )
       SELECT ${columns} FROM claimed ORDER BY next_attempt_at, seq
     `.pipe(Effect.flatMap(decodeClaimed), orDie("claimDue"), Effect.withSpan("PgDeliveryOutbox.claimDue"))

@@ -5,45 +5,56 @@
  * decides no transition. A batch of guarded writes is one statement, the
  * dispatcher's hot path; of two racing writes of one row, one wins.
  */
+import { PgTypes } from "@effect/sql-pg"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { Delivery } from "@ratings/domain/model/Delivery"
 import { DefaultLeaseMs, type EnqueueClaimedOptions } from "@ratings/domain/ports/DeliveryOutbox"
 import type { GuardedWrite } from "@ratings/domain/webhooks/DeliveryTransitions"
 import { isUuid } from "../PgTransaction.ts"
+import { typedArray } from "../scorecards/ScorecardRows.ts"
 import { AppliedRow, DeliveryColumns, decodeRows, orDie } from "./Rows.ts"
 
 /** Rows per INSERT when enqueueing a large fan-out (11 parameters each, well under the protocol's limit). */
 const EnqueueChunk = 500
 
-/** Writes per guarded statement; a larger batch is split (its one parameter is JSON). */
+/** Writes per guarded statement; a larger batch is split (19 array parameters). */
 const WriteChunk = 500
 
 const decodeApplied = decodeRows(AppliedRow, "writeGuarded")
 
-/** One guarded write as a row of the statement's JSON input. */
-const inputRow = ({ from, to, attempt }: GuardedWrite, idx: number) => ({
-  idx,
-  delivery_id: from.delivery_id,
-  status: from.status,
-  cycle: from.cycle,
-  attempts: from.attempts,
-  next_attempt_at: from.next_attempt_at,
-  first_attempt_at: from.first_attempt_at,
-  new_status: to.status,
-  new_cycle: to.cycle,
-  new_attempts: to.attempts,
-  new_next_attempt_at: to.next_attempt_at,
-  new_first_attempt_at: to.first_attempt_at,
-  new_last_error: to.last_error,
-  attempt_cycle: attempt?.cycle ?? null,
-  attempt: attempt?.attempt ?? null,
-  started_at: attempt?.started_at ?? null,
-  status_code: attempt?.status_code ?? null,
-  outcome: attempt?.outcome ?? null,
-  error: attempt?.error ?? null,
-  duration_ms: attempt?.duration_ms ?? null
-})
+/**
+ * The statement's input, one array a column (an element a write), bound in
+ * Postgres' binary format (typedArray): the server reads each element as it
+ * is, where a JSON document of objects was parsed and taken apart per field.
+ * Timestamps go as text, so the server reads the exact instant written.
+ */
+const inputColumns = (writes: ReadonlyArray<GuardedWrite>) => {
+  const { int4, text, uuid } = PgTypes.OID
+  const column = (oid: number, f: (w: GuardedWrite) => string | number | null) =>
+    typedArray(writes.map(f), oid)
+  return [
+    column(uuid, (w) => w.from.delivery_id),
+    column(text, (w) => w.from.status),
+    column(int4, (w) => w.from.cycle),
+    column(int4, (w) => w.from.attempts),
+    column(text, (w) => w.from.next_attempt_at),
+    column(text, (w) => w.from.first_attempt_at),
+    column(text, (w) => w.to.status),
+    column(int4, (w) => w.to.cycle),
+    column(int4, (w) => w.to.attempts),
+    column(text, (w) => w.to.next_attempt_at),
+    column(text, (w) => w.to.first_attempt_at),
+    column(text, (w) => w.to.last_error),
+    column(int4, (w) => w.attempt?.cycle ?? null),
+    column(int4, (w) => w.attempt?.attempt ?? null),
+    column(text, (w) => w.attempt?.started_at ?? null),
+    column(int4, (w) => w.attempt?.status_code ?? null),
+    column(text, (w) => w.attempt?.outcome ?? null),
+    column(text, (w) => w.attempt?.error ?? null),
+    column(int4, (w) => w.attempt?.duration_ms ?? null)
+  ] as const
+}
 
 /** A delivery's columns, and nothing else a caller's value may carry. */
 const deliveryColumns = (d: Delivery) => ({
@@ -109,16 +120,21 @@ const enqueueClaimed =
  * re-checked on what it committed; the attempt row's primary key is a second
  * guard against counting an attempt twice.
  */
-const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedWrite>) =>
-  sql`
+const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedWrite>) => {
+  const c = inputColumns(writes)
+  return sql`
     WITH input AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(writes.map(inputRow))}::jsonb) AS i (
-        idx int, delivery_id uuid, status text, cycle int, attempts int,
-        next_attempt_at timestamptz, first_attempt_at timestamptz,
-        new_status text, new_cycle int, new_attempts int, new_next_attempt_at timestamptz,
-        new_first_attempt_at timestamptz, new_last_error text,
-        attempt_cycle int, attempt int, started_at timestamptz, status_code int,
-        outcome text, error text, duration_ms int
+      SELECT (i.ord - 1)::int AS idx, i.* FROM unnest(
+        ${c[0]}::uuid[], ${c[1]}::text[], ${c[2]}::int[], ${c[3]}::int[],
+        ${c[4]}::text[]::timestamptz[], ${c[5]}::text[]::timestamptz[],
+        ${c[6]}::text[], ${c[7]}::int[], ${c[8]}::int[], ${c[9]}::text[]::timestamptz[],
+        ${c[10]}::text[]::timestamptz[], ${c[11]}::text[],
+        ${c[12]}::int[], ${c[13]}::int[], ${c[14]}::text[]::timestamptz[], ${c[15]}::int[],
+        ${c[16]}::text[], ${c[17]}::text[], ${c[18]}::int[]
+      ) WITH ORDINALITY AS i (
+        delivery_id, status, cycle, attempts, next_attempt_at, first_attempt_at,
+        new_status, new_cycle, new_attempts, new_next_attempt_at, new_first_attempt_at, new_last_error,
+        attempt_cycle, attempt, started_at, status_code, outcome, error, duration_ms, ord
       )
     ), updated AS (
       UPDATE webhook_deliveries d SET
@@ -148,6 +164,7 @@ const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedW
     )
     SELECT * FROM updated
   `.pipe(Effect.flatMap(decodeApplied))
+}
 
 /**
  * The deliveries as now stored: an applied write stored exactly its `to`
