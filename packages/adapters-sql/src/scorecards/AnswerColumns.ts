@@ -5,6 +5,8 @@
  * typed arrays in Postgres' binary format.
  */
 import { type PgClient, PgTypes } from "@effect/sql-pg"
+import { answerSliceOf } from "@ratings/domain/import/ImportAnswerTable"
+import type { Answer } from "@ratings/domain/model/Answer"
 import type { StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
 import { AnswerFields, AnswerOids, typedArray } from "./ScorecardRows.ts"
 
@@ -15,18 +17,30 @@ export interface AnswerArrays {
   readonly fields: Array<Array<string | number | null>>
 }
 
+/**
+ * Each scorecard's answers appended column by column. A draft an import
+ * decoded keeps its answers in the import's answer table: its ids and shared
+ * field tuples are read from there, with no answer object made for each.
+ */
 export const answerArrays = (cards: ReadonlyArray<StoredScorecard>): AnswerArrays => {
   const scorecardIds: Array<string> = []
   const positions: Array<number> = []
   const fields = AnswerFields.map(() => [] as Array<string | number | null>)
-  for (const s of cards)
-    s.answers.forEach((a, position) => {
+  const [ids, ...rest] = fields as [Array<string | number | null>, ...Array<Array<string | number | null>>]
+  const restNames = AnswerFields.slice(1) as ReadonlyArray<Exclude<(typeof AnswerFields)[number], "id">>
+  for (const s of cards) {
+    const slice = answerSliceOf(s)
+    const tuples: ReadonlyArray<Omit<Answer, "id">> =
+      slice === undefined ? s.answers : slice.table.fields(slice)
+    const answerIds = slice === undefined ? undefined : slice.table.ids(slice)
+    for (let position = 0; position < tuples.length; position++) {
+      const a = tuples[position]!
       scorecardIds.push(s.id)
       positions.push(position)
-      AnswerFields.forEach((f, i) => {
-        fields[i]!.push(a[f])
-      })
-    })
+      ids.push(answerIds === undefined ? (a as Answer).id : answerIds[position]!)
+      for (let f = 0; f < restNames.length; f++) rest[f]!.push(a[restNames[f]!])
+    }
+  }
   return { scorecardIds, positions, fields }
 }
 

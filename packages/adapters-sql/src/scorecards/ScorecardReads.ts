@@ -94,6 +94,12 @@ type Answers = StoredScorecard["answers"]
  * position order; the answers of a scorecard in `saved` (the caller's, as this
  * transaction stored them) are taken from there, with ids as Postgres spells them.
  */
+/** The answer with its id as Postgres spells a uuid; the same object when it already is. */
+const lowerId = (a: Answers[number]): Answers[number] => {
+  const id = a.id.toLowerCase()
+  return id === a.id ? a : { ...a, id }
+}
+
 const withContent =
   (sql: PgClient.PgClient, saved?: ReadonlyMap<string, Answers>) => (rows: ReadonlyArray<BaseRow>) =>
     Effect.gen(function* () {
@@ -113,7 +119,7 @@ const withContent =
         Effect.flatMap(decodeEvidence)
       )
       const answersOf = new Map<string, Array<Answers[number]>>(
-        ids.map((id) => [id, saved?.get(id)?.map((a) => ({ ...a, id: a.id.toLowerCase() })) ?? []])
+        ids.map((id) => [id, saved?.get(id)?.map(lowerId) ?? []])
       )
       for (const { scorecard_id, ...a } of answers) answersOf.get(scorecard_id)?.push(a)
       const evidenceOf = new Map<string, Array<StoredScorecard["evidence"][number]>>(

@@ -84,6 +84,21 @@ describe("ImportAnswerTable", () => {
     assert.strictEqual(answerFieldsOf({ answers: list }), list)
   })
 
+  it("the ids of a slice are its answers' ids in the slice's order, of any spelling", () => {
+    const table = answerTable()
+    const list = [
+      answer(1),
+      answer(2, { id: "NOT-a-uuid" }),
+      answer(3, { id: "FFFFFFFF-0000-4000-8000-000000000003" })
+    ]
+    const slice = reordered(table.add(list), Int32Array.of(2, 0, 1))
+    assert.deepStrictEqual(
+      table.ids(slice),
+      table.read(slice).map((a) => a.id)
+    )
+    assert.deepStrictEqual(table.ids(table.add([])), [])
+  })
+
   it("an object with lazy answers reads, spreads, compares and serialises as a plain one", () => {
     const table = answerTable()
     const list = [answer(1), answer(2)]

@@ -635,7 +635,20 @@ describe("Importer", () => {
 })
 
 /** Records every write with the transaction depth it ran at, and how many outermost transactions ran. */
-const journal = { depth: 0, outermost: 0, writes: [] as Array<[string, number]> }
+const journal = {
+  depth: 0,
+  outermost: 0,
+  writes: [] as Array<[string, number]>,
+  /** The entity port's lookups, as `method type`. */
+  entityReads: [] as Array<string>
+}
+const readLogged =
+  (name: string) =>
+  <A, E, R>(type: string, effect: Effect.Effect<A, E, R>) =>
+    Effect.andThen(
+      Effect.sync(() => journal.entityReads.push(`${name} ${type}`)),
+      effect
+    )
 const logged =
   (name: string) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -661,7 +674,13 @@ const journaledPorts = Layer.mergeAll(
   ),
   Layer.effect(
     EntityRepository,
-    Effect.map(EntityRepository, (r) => ({ ...r, upsert: (e) => logged("entities")(r.upsert(e)) }))
+    Effect.map(EntityRepository, (r) => ({
+      ...r,
+      upsert: (e) => logged("entities")(r.upsert(e)),
+      all: (t) => readLogged("all")(t, r.all(t)),
+      findMany: (t, l) => readLogged("findMany")(t, r.findMany(t, l)),
+      findBySlug: (t, s) => readLogged("findBySlug")(t, r.findBySlug(t, s))
+    }))
   ).pipe(Layer.provide(EntityRepositoryMemory.layer())),
   Layer.effect(
     RubricRepository,
@@ -715,6 +734,20 @@ describe("Importer.apply", () => {
           []
         )
       }).pipe(Effect.provide(journaledImporter))
+  )
+})
+
+describe("Importer.apply entity reads", () => {
+  it.effect("the publications take the plan's entities: none is read back from the store", () =>
+    Effect.gen(function* () {
+      const importer = yield* Importer
+      const plan = yield* importer.validate([src("demo.json", fullImport)])
+      journal.entityReads = []
+      const report = yield* importer.apply(plan)
+      assert.strictEqual(report.publications.created, 2)
+      // Only the quantum snapshot's matching reads the chains.
+      assert.deepStrictEqual(journal.entityReads, ["all chain"])
+    }).pipe(Effect.provide(journaledImporter))
   )
 })
 

@@ -8,7 +8,9 @@
  * Progress is reported per batch through `options.onProgress`.
  */
 import { Duration, Effect, Schema } from "effect"
+import { withCategoryKeys } from "../../access/ListFilter.ts"
 import { isVisible } from "../../access/Readable.ts"
+import type { EntityRecord } from "../../model/Entity.ts"
 import {
   addCounts,
   countChanges,
@@ -28,7 +30,7 @@ import type { StoredScorecard } from "../../ports/ScorecardRepository.ts"
 import type { StoreError } from "../../ports/StoreError.ts"
 import { matchRows, readRows } from "../../quantum/QuantumRows.ts"
 import { DefaultSnapshotTtl, makeSnapshot } from "../../quantum/QuantumSnapshot.ts"
-import { entityKey, type ShownEntity } from "../Publisher.ts"
+import { entityKey, type PublishManyOptions, type ShownEntity } from "../Publisher.ts"
 import type { ImporterPorts } from "./ImporterPorts.ts"
 
 /** A write the plan promised failed on the way (the store changed since validation); the transaction is rolled back. */
@@ -90,6 +92,21 @@ const savedAnswers = (
     [Symbol.iterator]: entries
   }
   return view
+}
+
+/**
+ * The plan's entities by type and slug, as they are stored once written (an
+ * unchanged one is stored as planned; categories as stores key them, which
+ * is the same record when they already are): the Publisher takes them from
+ * here rather than reading a second copy of every record back. One whose id
+ * the store would spell otherwise is left to the store.
+ */
+const plannedEntities = (plan: ImportPlan): NonNullable<PublishManyOptions["entities"]> => {
+  const bySlug = new Map<string, EntityRecord>()
+  for (const { entity } of plan.entities)
+    if (entity.record.id === entity.record.id.toLowerCase())
+      bySlug.set(`${entity.entity_type}:${entity.record.slug}`, withCategoryKeys(entity.record))
+  return (type, slug) => bySlug.get(`${type}:${slug}`)
 }
 
 const progressOf = (plan: ImportPlan, options: ImportProgressOptions | undefined): Progress => {
@@ -197,6 +214,7 @@ const replayPublications = Effect.fnUntraced(function* (
     if (list === undefined) before.set(d.stage.beforePublication, [d])
     else list.push(d)
   }
+  const entities = plannedEntities(plan)
   const live = plan.publications.flatMap((p, i) => (p.skip ? [] : [{ p, i }]))
   yield* progress.step("publications", plan.publications.length - live.length)
   for (const run of repeatFreeRuns(live, ({ p }) => idKey(p.entity_id))) {
@@ -215,6 +233,7 @@ const replayPublications = Effect.fnUntraced(function* (
             reported = n
           },
           unseen,
+          entities,
           savedAnswers: savedAnswers(progress.saved)
         }
       )

@@ -94,6 +94,12 @@ export interface PublishManyOptions {
    * (`ScorecardRepository.latestOf`). The drafts are scored all the same.
    */
   readonly savedAnswers?: ReadonlyMap<string, StoredScorecard["answers"]> | undefined
+  /**
+   * Entities the caller has written (or read) in this transaction, by type and
+   * slug, as the store holds them now: the store need not read them back. A
+   * slug this does not know is looked up in the store as usual.
+   */
+  readonly entities?: ((type: EntityType, slug: string) => EntityRecord | undefined) | undefined
 }
 
 /** An entity that has just become readable, to announce (`Publisher.announce`). */

@@ -22,8 +22,10 @@ import {
 
 /** Acts per chunk of `publishMany`: one bulk read of drafts (with their answers) and one bulk write each. */
 const PublishChunk = 2000
-/** Per type, above this many slugs to resolve, one read of the type's entities beats one lookup each. */
+/** Per type, above this many slugs to resolve, one read of them all beats one lookup each. */
 const SlugLookups = 50
+/** Slugs per read of `EntityRepository.findMany`, which binds them as one array. */
+const SlugsPerRead = 10_000
 
 const slugKey = (type: EntityType, slug: string) => `${type}:${slug}`
 
@@ -44,10 +46,8 @@ const pushTo = <K, V>(lists: Map<K, Array<V>>, key: K, value: V) => {
 interface ManyRun {
   readonly ports: PublisherPorts
   readonly options: PublishManyOptions | undefined
-  /** Entities do not change while publishing: each (type, slug) is resolved once. */
+  /** Entities do not change while publishing: each (type, slug) is resolved once (undefined: unknown). */
   readonly bySlug: Map<string, EntityRecord | undefined>
-  /** Types read whole: a slug of theirs not in `bySlug` is unknown. */
-  readonly wholeTypes: Set<EntityType>
   /** Headline composite of each entity by `type:id`: as stored, then as this call publishes them. */
   readonly composites: Map<string, number | null>
   /** The `unseen` entities whose first act this call has prepared. */
@@ -59,26 +59,37 @@ interface ManyRun {
 
 const entityOf = (run: ManyRun, type: EntityType, slug: string) => run.bySlug.get(slugKey(type, slug))
 
-/** Resolves the (type, slug) pairs not resolved yet: one lookup each, or one read of a type with many. */
+/**
+ * Resolves the (type, slug) pairs not resolved yet: from the caller's records
+ * (`PublishManyOptions.entities`), else from the store, one lookup each or,
+ * for a type with many, one read of just those slugs per chunk of them.
+ */
 const resolveSlugs = Effect.fnUntraced(function* (
   run: ManyRun,
   wanted: ReadonlyArray<readonly [EntityType, string]>
 ) {
-  const { bySlug, wholeTypes } = run
+  const { bySlug } = run
+  const given = run.options?.entities
   const missing = new Map<EntityType, Set<string>>()
   for (const [type, slug] of wanted) {
-    if (wholeTypes.has(type) || bySlug.has(slugKey(type, slug))) continue
+    const key = slugKey(type, slug)
+    if (bySlug.has(key)) continue
+    const record = given?.(type, slug)
+    if (record !== undefined) {
+      bySlug.set(key, record)
+      continue
+    }
     const slugs = missing.get(type)
     if (slugs === undefined) missing.set(type, new Set([slug]))
     else slugs.add(slug)
   }
   for (const [type, slugs] of missing) {
     if (slugs.size > SlugLookups) {
-      for (const record of yield* run.ports.entities.all(type)) {
-        const key = slugKey(type, record.slug)
-        if (bySlug.get(key) === undefined) bySlug.set(key, record)
+      for (const part of chunksOf([...slugs], SlugsPerRead)) {
+        for (const slug of part) bySlug.set(slugKey(type, slug), undefined)
+        for (const record of yield* run.ports.entities.findMany(type, { ids: [], slugs: part }))
+          bySlug.set(slugKey(type, record.slug), record)
       }
-      wholeTypes.add(type)
     } else {
       for (const slug of slugs)
         bySlug.set(
@@ -208,7 +219,6 @@ export const publishMany = (ports: PublisherPorts) =>
       ports,
       options,
       bySlug: new Map(),
-      wholeTypes: new Set(),
       composites: new Map(),
       sighted: new Set(),
       gateOf: undefined,
