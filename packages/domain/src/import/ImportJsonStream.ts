@@ -105,19 +105,17 @@ const skipString = (b: Bytes): boolean => {
 /** Moves past an object or array whose opening bracket is at `pos`; false when the file ends inside it. */
 const skipContainer = (b: Bytes): boolean => {
   let depth = 0
-  let inString = false
-  let escaped = false
   for (;;) {
     if (!b.more()) return false
     const buf = b.buf
     while (b.pos < b.len) {
-      const c = buf[b.pos++]!
-      if (inString) {
-        if (escaped) escaped = false
-        else if (c === Backslash) escaped = true
-        else if (c === Quote) inString = false
-      } else if (c === Quote) inString = true
-      else if (c === 123 || c === 91) depth++
+      const c = buf[b.pos]!
+      if (c === Quote) {
+        if (!skipString(b)) return false
+        break
+      }
+      b.pos++
+      if (c === 123 || c === 91) depth++
       else if ((c === 125 || c === 93) && --depth === 0) return true
     }
   }
