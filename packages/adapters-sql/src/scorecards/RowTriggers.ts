@@ -35,8 +35,7 @@ export interface Parents {
  * triggers, then restores the role and checks that every parent is stored;
  * fails with a StoreError saying how many are not, as the foreign key would.
  * The role is set with `set_config(..., true)`: a rollback of the transaction
- * or to a savepoint restores it as well. The per-row lookup this spares was
- * most of Postgres' work for an import.
+ * or to a savepoint restores it as well.
  */
 export const withoutRowTriggers = <A, E, R>(
   sql: PgClient.PgClient,

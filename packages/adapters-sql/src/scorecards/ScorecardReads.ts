@@ -89,16 +89,17 @@ const chunkedRead = <A>(
 
 type Answers = StoredScorecard["answers"]
 
-/**
- * Whole scorecards from their rows: answers and evidence read as rows, in
- * position order; the answers of a scorecard in `saved` (the caller's, as this
- * transaction stored them) are taken from there, with ids as Postgres spells them.
- */
 /** The answer with its id as Postgres spells a uuid; the same object when it already is. */
 const lowerId = (a: Answers[number]): Answers[number] => {
   const id = a.id.toLowerCase()
   return id === a.id ? a : { ...a, id }
 }
+
+/**
+ * Whole scorecards from their rows: answers and evidence read as rows, in
+ * position order; the answers of a scorecard in `saved` (the caller's, as this
+ * transaction stored them) are taken from there, with ids as Postgres spells them.
+ */
 
 const withContent =
   (sql: PgClient.PgClient, saved?: ReadonlyMap<string, Answers>) => (rows: ReadonlyArray<BaseRow>) =>

@@ -1,8 +1,8 @@
 /**
  * The answers of an import, held compactly from decoding until they are
- * written. An import holds millions of answers; as objects each costs some
- * 200 bytes of heap (the object, its id string, its texts and figures) that
- * every garbage collection walks. Here an answer is 20 bytes of typed arrays:
+ * written. An import holds millions of answers; as objects each is an object,
+ * an id string, texts and boxed figures that every garbage collection walks.
+ * Here an answer is 20 bytes of typed arrays:
  * its id as four 32-bit words (a lower-case UUID, as the format writes and
  * derives them; any other spelling is kept as its string) and the index of
  * its other fields, which repeat across answers, in a table of distinct

@@ -37,7 +37,8 @@ const parsed = (text: string): { readonly value: unknown } | undefined => {
   } catch {
     return undefined
   }
-  return nulPaths(value).length > 0 ? undefined : { value }
+  // JSON text cannot hold a raw NUL, only its escape: without one the value holds none.
+  return text.includes("\\u0000") && nulPaths(value).length > 0 ? undefined : { value }
 }
 
 /** An item decoded by its section's schema (scorecards first on the fast path), or undefined. */

@@ -22,7 +22,7 @@ describe("ImportStringPool", () => {
     const pool = stringPool()
     const cards = [card(1), card(2), card(3)] as unknown as ReadonlyArray<ImportScorecard>
     const before = structuredClone(cards)
-    const pooled = cards.map(pool.scorecard)
+    const pooled = cards.map((c) => pool.shareIn(structuredClone(c)))
     assert.deepStrictEqual(pooled, before)
     assert.deepStrictEqual(cards, before)
     assert.notStrictEqual(pooled[0], cards[0])
