@@ -79,8 +79,10 @@ const startedTransport = () => {
       start: (request, done) => {
         const s: Started = { request, done, aborted: false }
         started.push(s)
+        // As the port requires of an abort (and undici does): the send reports at once.
         return () => {
           s.aborted = true
+          done(noResponse("other", 0, "ERR_WEBHOOK_INTERRUPTED: the send was interrupted"))
         }
       }
     })

@@ -190,9 +190,11 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
       }
     }
 
+    // The timeout is settled first: an abort makes the transport report at once, which
+    // would otherwise settle the send as interrupted.
     const cut = (f: InFlight, elapsed: number) => {
-      f.abort?.()
       finish(f, noResponse("timeout", elapsed, "the transport did not stop at the receiver timeout"))
+      f.abort?.()
     }
     yield* Effect.forkScoped(watchdog(ports, clock, inFlight, started, cut))
     yield* abortOnClose(inFlight, () => {
