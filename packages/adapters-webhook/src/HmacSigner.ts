@@ -28,11 +28,11 @@ export const keyCacheLimit = 40_000
  * Keys -> `KeyObject`s made from exactly the bytes `createHmac` would use: a
  * string key's UTF-8 bytes (lone surrogates become U+FFFD, as
  * `Buffer.from(key, "utf8")` does), a byte key's bytes (the Standard Webhooks
- * key, decoded from its `whsec_` text, is signed with as bytes). Node 24's
- * `createHmac` takes about 12 us to accept raw key bytes and 2 to 3 us for a
- * prepared `KeyObject` (bench: 650-byte body), and the dispatcher signs every
- * attempt with the same few keys, so they are prepared once. The keys are
- * secrets: these maps stay module-private and is never logged or returned.
+ * key, decoded from its `whsec_` text, is signed with as bytes). `createHmac`
+ * accepts a prepared `KeyObject` far faster than raw key bytes, and the
+ * dispatcher signs every attempt with the same few keys, so they are prepared
+ * once. The keys are secrets: these maps stay module-private and are never
+ * logged or returned.
  */
 const stringKeys = new Map<string, KeyObject>()
 const byteKeys = new Map<string, KeyObject>()

@@ -114,24 +114,3 @@ export const dispatchPost = (
   }
   return abort
 }
-
-/** `dispatchPost` as a promise; `interrupt` aborts it. Never rejects. */
-export const postPromise = (
-  agent: Agent,
-  maxResponseBytes: number,
-  check: UrlCheck,
-  request: WebhookRequest,
-  interrupt?: AbortSignal
-): Promise<Attempt> =>
-  new Promise((resolve) => {
-    let reported = false
-    const onInterrupt = () => abort(interrupt?.reason ?? new Error("the send was interrupted"))
-    const abort = dispatchPost(agent, maxResponseBytes, check, request, (attempt) => {
-      reported = true
-      interrupt?.removeEventListener("abort", onInterrupt)
-      resolve(attempt)
-    })
-    if (reported) return
-    if (interrupt?.aborted === true) onInterrupt()
-    else interrupt?.addEventListener("abort", onInterrupt, { once: true })
-  })

@@ -11,7 +11,6 @@
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns"
 import type { Socket } from "node:net"
-import type { TransportOutcome } from "@ratings/domain/model/Delivery"
 import {
   type SendDone,
   type TransportWarning,
@@ -21,11 +20,10 @@ import {
 import { Effect, Layer, type Scope } from "effect"
 import { Agent, buildConnector } from "undici"
 import { TargetRefusedError } from "./TransportFailures.ts"
-import { type Attempt, dispatchPost, postPromise } from "./UndiciPost.ts"
+import { type Attempt, dispatchPost } from "./UndiciPost.ts"
 import { urlChecker } from "./UrlChecks.ts"
 import {
   addressRefusal,
-  checkUrl,
   parseIpLiteral,
   type TargetPolicy
 } from "@ratings/domain/webhooks/WebhookTargetPolicy"
@@ -138,24 +136,6 @@ export const makeAgent = (options: UndiciTransportOptions): Agent =>
   })
 
 // --- sending -------------------------------------------------------------------
-
-/**
- * One POST under the policy and the budget; never rejects. `interrupt`
- * aborts it. See UndiciPost.ts for what the budget covers.
- */
-export const post = (
-  agent: Agent,
-  options: UndiciTransportOptions,
-  request: WebhookRequest,
-  interrupt?: AbortSignal
-): Promise<TransportOutcome> =>
-  postPromise(
-    agent,
-    options.maxResponseBytes ?? defaultMaxResponseBytes,
-    (url) => checkUrl(url, options),
-    request,
-    interrupt
-  ).then((a) => a.outcome)
 
 /** Why an interrupted send was aborted. */
 class SendInterrupted extends Error {

@@ -1,7 +1,7 @@
 /**
  * The claim's rows, decoded by hand: the dispatcher's hot path decodes every
- * delivery it sends, and the generic `DeliveryRow` schema cost several
- * microseconds a row. This checks the same rules as `DeliveryRow` (UUID ids,
+ * delivery it sends, and the generic `DeliveryRow` schema is slow for that.
+ * This checks the same rules as `DeliveryRow` (UUID ids,
  * a known event kind and status, non-negative integer counts, valid
  * timestamps, text or null) and builds the same `Delivery`; a row that fails
  * a rule is handed to the schema, so the defect carries its usual message.
