@@ -29,15 +29,54 @@ export type RecordAttempt = (
   attempt: AttemptToRecord
 ) => Effect.Effect<AttemptRecorded, DeliveryNotFound | DeliveryTransitionRejected>
 
+/** The outcome of a send the transport did not end within its timeout and the grace. */
+export const overran = (elapsedMs: number): TransportOutcome =>
+  noResponse("timeout", elapsedMs, "the transport did not stop at the receiver timeout")
+
+/** The request of an attempt of a delivery with a destination, started at `at` (epoch ms), signed. */
+export const requestOf = (
+  ports: DispatcherPorts,
+  delivery: Delivery,
+  destination: NonNullable<Claimed["destination"]>,
+  at: number
+): WebhookRequest => ({
+  url: destination.webhook_url,
+  headers: {
+    ...deliveryHeaders(
+      delivery,
+      destination.signing_key,
+      at / 1_000,
+      ports.signer,
+      destination.previous_signing_key
+    )
+  },
+  body: delivery.body,
+  timeoutMs: ports.policy.receiverTimeoutMs
+})
+
+/** Health counts what the endpoint answered: a failure, or a delivery that ends a failing run. */
+export const healthOf = (
+  ports: DispatcherPorts,
+  { delivery, destination }: Claimed,
+  at: number,
+  delivered: boolean
+) =>
+  destination !== undefined && (!delivered || destination.failing)
+    ? ports.health({ rule_id: delivery.rule_id, at, delivered })
+    : Effect.void
+
+/** The error log of an attempt whose outcome could not be recorded. */
+export const notRecorded = (claimed: Claimed, cause: Cause.Cause<unknown>) =>
+  Effect.logError("webhook attempt not recorded; the delivery returns when its claim expires", cause).pipe(
+    Effect.annotateLogs({ delivery_id: claimed.delivery.delivery_id, rule_id: claimed.delivery.rule_id })
+  )
+
 /** The transport's answer, or a timeout if it overruns its own timeout by the grace. */
 const send = (ports: DispatcherPorts, request: WebhookRequest, startedAt: number) =>
   ports.transport.send(request).pipe(
     Effect.timeoutOrElse({
       duration: Duration.millis(request.timeoutMs + TransportGraceMs),
-      orElse: () =>
-        Effect.map(Clock.currentTimeMillis, (now) =>
-          noResponse("timeout", now - startedAt, "the transport did not stop at the receiver timeout")
-        )
+      orElse: () => Effect.map(Clock.currentTimeMillis, (now) => overran(now - startedAt))
     })
   )
 
@@ -67,34 +106,15 @@ export const logRecorded = ({ delivery, attempt }: AttemptRecorded) => {
 
 /** One attempt of a claimed delivery: sign, send, record. A deleted rule's delivery is recorded unsent. */
 export const attempt = Effect.fnUntraced(
-  function* (ports: DispatcherPorts, { delivery: claimed, destination }: Claimed, record: RecordAttempt) {
+  function* (ports: DispatcherPorts, claimedOne: Claimed, record: RecordAttempt) {
+    const { delivery: claimed, destination } = claimedOne
     const at = yield* Clock.currentTimeMillis
     const outcome: TransportOutcome = yield* destination === undefined
       ? Effect.succeed(noResponse("target_refused", 0, RuleDeletedMessage))
-      : send(
-          ports,
-          {
-            url: destination.webhook_url,
-            headers: {
-              ...deliveryHeaders(
-                claimed,
-                destination.signing_key,
-                at / 1_000,
-                ports.signer,
-                destination.previous_signing_key
-              )
-            },
-            body: claimed.body,
-            timeoutMs: ports.policy.receiverTimeoutMs
-          },
-          at
-        )
+      : send(ports, requestOf(ports, claimed, destination, at), at)
     const recorded = yield* record({ claimed, input: { at, outcome } })
     yield* logRecorded(recorded)
-    // Health counts what the endpoint answered: a failure, or a delivery that ends a failing run.
-    const delivered = recorded.attempt.outcome === "delivered"
-    if (destination !== undefined && (!delivered || destination.failing))
-      yield* ports.health({ rule_id: claimed.rule_id, at, delivered })
+    yield* healthOf(ports, claimedOne, at, recorded.attempt.outcome === "delivered")
     return recorded
   },
   (effect) => Effect.withSpan(effect, "WebhookDispatcher.attempt", { captureStackTrace: false })
@@ -129,19 +149,6 @@ export const attemptSafely = (
     : attempt(ports, claimed, record)
   ).pipe(
     Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.interrupt
-        : Effect.as(
-            Effect.logError(
-              "webhook attempt not recorded; the delivery returns when its claim expires",
-              cause
-            ).pipe(
-              Effect.annotateLogs({
-                delivery_id: claimed.delivery.delivery_id,
-                rule_id: claimed.delivery.rule_id
-              })
-            ),
-            undefined
-          )
+      Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.as(notRecorded(claimed, cause), undefined)
     )
   )

@@ -12,11 +12,10 @@
 import { Clock, Duration, Effect, FiberSet, Latch } from "effect"
 import { noResponse, type TransportOutcome } from "../../model/Delivery.ts"
 import type { AbortSend, SendDone, TransportWarning, WebhookRequest } from "../../ports/WebhookTransport.ts"
-import { deliveryHeaders } from "../../webhooks/WebhookSignature.ts"
-import { attemptSafely } from "./Attempt.ts"
+import { attemptSafely, overran, requestOf } from "./Attempt.ts"
 import type { LoopState, Ready } from "./LoopState.ts"
 import { type Fork, makeSentRecorder, settled } from "./SentRecorder.ts"
-import { type Claimed, type DispatcherPorts, RuleDeletedMessage, TransportGraceMs } from "./Settings.ts"
+import { type DispatcherPorts, RuleDeletedMessage, TransportGraceMs } from "./Settings.ts"
 
 /** What the sends work with, fixed when the dispatcher is built. */
 export interface SendSettings {
@@ -46,26 +45,6 @@ const tooLate = (ready: Ready) =>
 
 const warned = ({ message, annotations }: TransportWarning) =>
   Effect.logWarning(message).pipe(Effect.annotateLogs(annotations))
-
-/** The request of an attempt started at `now` (epoch ms), signed. */
-const requestOf = (
-  ports: DispatcherPorts,
-  { delivery, destination }: Claimed,
-  now: number
-): WebhookRequest => ({
-  url: destination!.webhook_url,
-  headers: {
-    ...deliveryHeaders(
-      delivery,
-      destination!.signing_key,
-      now / 1_000,
-      ports.signer,
-      destination!.previous_signing_key
-    )
-  },
-  body: delivery.body,
-  timeoutMs: ports.policy.receiverTimeoutMs
-})
 
 /** A transport without `start` is driven through `send`, a fiber per send (tests' transports). */
 const startOf = (ports: DispatcherPorts, fork: Fork) =>
@@ -167,7 +146,9 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
       }
       inFlight.add(f)
       if (inFlight.size === 1) started.openUnsafe()
-      f.abort = start(requestOf(ports, claimed, now), (outcome, warning) => finish(f, outcome, warning))
+      f.abort = start(requestOf(ports, claimed.delivery, claimed.destination, now), (outcome, warning) =>
+        finish(f, outcome, warning)
+      )
     }
 
     /** Starts ready deliveries in the free slots. Not re-entered: the loop below takes what frees meanwhile. */
@@ -193,7 +174,7 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
     // The timeout is settled first: an abort makes the transport report at once, which
     // would otherwise settle the send as interrupted.
     const cut = (f: InFlight, elapsed: number) => {
-      finish(f, noResponse("timeout", elapsed, "the transport did not stop at the receiver timeout"))
+      finish(f, overran(elapsed))
       f.abort?.()
     }
     yield* Effect.forkScoped(watchdog(ports, clock, inFlight, started, cut))

@@ -11,7 +11,7 @@ import { Cause, Effect, Exit, type Fiber, type Latch, LogLevel, References, Resu
 import { millisOf, type TransportOutcome } from "../../model/Delivery.ts"
 import type { AttemptRecordResult, AttemptToRecord } from "../../ports/DeliveryOutbox.ts"
 import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
-import { logRecorded } from "./Attempt.ts"
+import { healthOf, logRecorded, notRecorded } from "./Attempt.ts"
 import type { LoopState } from "./LoopState.ts"
 import {
   type Claimed,
@@ -30,11 +30,6 @@ export interface Sent {
 
 /** Forks an effect into the loop's fiber set, from plain code. */
 export type Fork = (effect: Effect.Effect<void>) => Fiber.Fiber<void>
-
-const notRecorded = (claimed: Claimed, cause: Cause.Cause<unknown>) =>
-  Effect.logError("webhook attempt not recorded; the delivery returns when its claim expires", cause).pipe(
-    Effect.annotateLogs({ delivery_id: claimed.delivery.delivery_id, rule_id: claimed.delivery.rule_id })
-  )
 
 /** `n` attempts settled: they no longer count against the window; the loop may be waiting for that. */
 export const settled = (state: LoopState, kick: Latch.Latch, n: number) => {
@@ -57,11 +52,7 @@ const recorded = (
     state.dueTimes.add(due)
     if (due < state.wakeAt) kick.openUnsafe()
   }
-  const { destination } = claimed
-  const health =
-    destination !== undefined && (!delivered || destination.failing)
-      ? ports.health({ rule_id: claimed.delivery.rule_id, at, delivered })
-      : Effect.void
+  const health = healthOf(ports, claimed, at, delivered)
   return delivered && !debug ? health : Effect.andThen(logRecorded(r), health)
 }
 
