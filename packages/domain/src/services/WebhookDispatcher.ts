@@ -155,8 +155,7 @@ const make = (options: WebhookDispatcherOptions) =>
         Effect.flatMap(nextClaimToken, (token) => claim(ports, leaseMs, token, at, limit)),
       release: (claims) => release(ports, claims),
       // runOnce's attempts, a fiber each; the loop's sends are driven by dispatcher/Sending.ts.
-      attemptSafely: (claimed, sent) =>
-        attemptSafely(ports, claimed, (toRecord) => Effect.andThen(sent, recordInBatch(toRecord)))
+      attemptSafely: (claimed) => attemptSafely(ports, claimed, recordInBatch)
     }
 
     const deliverNow = Effect.fn("WebhookDispatcher.deliverNow")(function* (delivery: Delivery) {

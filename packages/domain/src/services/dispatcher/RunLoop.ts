@@ -29,12 +29,8 @@ export interface Dispatching extends SendSettings {
   readonly claim: (at: number, limit: number) => Effect.Effect<Claim>
   /** Hands claims back to the outbox at once; it never fails (what it could not release keeps its lease). */
   readonly release: (claims: ReadonlyArray<HeldClaim>) => Effect.Effect<void>
-  /**
-   * An attempt of `runOnce`, recorded with the next batch, that never fails
-   * (undefined when not recorded). `sent` runs when its send is over and its
-   * outcome is about to be recorded (never, for a delivery held unsent).
-   */
-  readonly attemptSafely: (claimed: Claimed, sent: Effect.Effect<void>) => Effect.Effect<Settled | undefined>
+  /** An attempt of `runOnce`, recorded with the next batch, that never fails (undefined when not recorded). */
+  readonly attemptSafely: (claimed: Claimed) => Effect.Effect<Settled | undefined>
 }
 
 /** `runOnce`: claims up to `concurrency` due deliveries and attempts them all concurrently. */
@@ -47,7 +43,7 @@ export const runOnce = (d: Dispatching): Effect.Effect<DispatchSummary> =>
       const host = hostOf(c)
       const permits = hosts.get(host) ?? Semaphore.makeUnsafe(d.hostConcurrency)
       hosts.set(host, permits)
-      return permits.withPermit(d.attemptSafely(c, Effect.void))
+      return permits.withPermit(d.attemptSafely(c))
     }
     const results = yield* Effect.forEach(claimed, underHostBound, { concurrency: d.concurrency })
     const summary = {
