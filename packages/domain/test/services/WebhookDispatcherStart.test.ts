@@ -21,13 +21,18 @@ import { DeliveryOutbox } from "../../src/ports/DeliveryOutbox.ts"
 import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
 import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
 import { type SendDone, type WebhookRequest, WebhookTransport } from "../../src/ports/WebhookTransport.ts"
-import { WebhookDispatcher, type WebhookDispatcherOptions } from "../../src/services/WebhookDispatcher.ts"
+import {
+  EndpointDisabledMessage,
+  WebhookDispatcher,
+  type WebhookDispatcherOptions
+} from "../../src/services/WebhookDispatcher.ts"
 import { newDelivery } from "../../src/webhooks/DeliveryStateMachine.ts"
 import { DefaultRetryPolicy, RetryPolicy } from "../../src/webhooks/RetrySchedule.ts"
 import { signingKeyFromBytes, verifyStandardWebhook } from "../../src/webhooks/WebhookSignature.ts"
 import * as SignerMemory from "../support/SignerMemory.ts"
 
 const SECOND = 1_000
+const DAY = 24 * 60 * 60 * SECOND
 const T0 = Date.UTC(2026, 7, 1)
 const RULE = "0b8e7d21-3c4f-4a59-8e6d-1f2a3b4c5d6e"
 const KEY = signingKeyFromBytes(new Uint8Array(32).map((_, i) => i * 5))
@@ -126,11 +131,14 @@ const withLoop = <A, E>(
     close: Effect.Effect<Fiber.Fiber<void>>,
     closed: () => boolean
   ) => Effect.Effect<A, E, DeliveryOutbox>,
-  outbox?: Layer.Layer<DeliveryOutbox>
+  outbox?: Layer.Layer<DeliveryOutbox>,
+  arrange: (rules: AlertRuleRepository["Service"]) => Effect.Effect<unknown> = () => Effect.void
 ) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(T0)
-    yield* (yield* AlertRuleRepository).create(rule)
+    const rules = yield* AlertRuleRepository
+    yield* rules.create(rule)
+    yield* arrange(rules)
     yield* (yield* DeliveryOutbox).enqueue(Array.from({ length: n }, (_, i) => delivery(i + 1)))
     const scope = yield* Scope.make()
     yield* Layer.buildWithScope(WebhookDispatcher.layer(options), scope)
@@ -186,6 +194,38 @@ describe("WebhookDispatcher over a transport's start", () => {
           }
           yield* Fiber.join(yield* close)
         })
+      )
+    }
+  )
+
+  it.effect(
+    "a disabled endpoint's deliveries are held by the loop: never started, failed at once without an attempt, and the loop goes on",
+    () => {
+      const t = startedTransport()
+      const disable = (rules: AlertRuleRepository["Service"]) =>
+        rules.recordHealth(
+          [{ rule_id: RULE, delivered: false, failing_from: T0 - DAY, last_failure: T0 }],
+          DAY,
+          "failing for a day"
+        )
+      return withLoop(
+        3,
+        { concurrency: 2 },
+        t.layer,
+        (close) =>
+          Effect.gen(function* () {
+            yield* TestClock.adjust(0)
+            assert.lengthOf(t.started, 0, "nothing sent")
+            for (let n = 1; n <= 3; n++) {
+              const d = yield* stored(n)
+              assert.strictEqual(d.status, "failed", `delivery ${n}`)
+              assert.strictEqual(d.last_error, EndpointDisabledMessage)
+              assert.deepStrictEqual(d.attempt_log, [])
+            }
+            yield* Fiber.join(yield* close)
+          }),
+        undefined,
+        disable
       )
     }
   )
