@@ -10,7 +10,7 @@
  * string is bound as associated data, so a sealed value copied onto another
  * row (another rule's id) fails to open instead of handing out the wrong key.
  */
-import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from "node:crypto"
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
 
 export class SecretBoxError extends Schema.TaggedError<SecretBoxError>()("SecretBoxError", {
@@ -43,51 +43,52 @@ const aad = (context: string | undefined): Buffer => Buffer.from(context ?? "", 
 
 // The key is prepared once: node:crypto would otherwise accept the raw key bytes again on
 // every cipher, which a fan-out opening thousands of rules' keys pays on each.
-const make = (keyBytes: Buffer): SecretBoxShape => makeWith(createSecretKey(keyBytes))
-
-const makeWith = (key: KeyObject): SecretBoxShape => ({
-  seal: (plaintext, context) =>
-    Effect.sync(() => {
-      const nonce = randomBytes(NonceBytes)
-      const cipher = createCipheriv("aes-256-gcm", key, nonce, { authTagLength: TagBytes })
-      cipher.setAAD(aad(context))
-      const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
-      const tag = cipher.getAuthTag()
-      return [Version, nonce, ciphertext, tag]
-        .map((p) => (typeof p === "string" ? p : p.toString("base64")))
-        .join(":")
-    }),
-  open: (sealed, context) =>
-    Effect.suspend(() => {
-      const parts = sealed.split(":")
-      if (parts.length !== 4 || parts[0] !== Version) {
-        return Effect.fail(new SecretBoxError({ message: `not a ${Version} sealed value` }))
-      }
-      const [nonce, ciphertext, tag] = parts.slice(1).map(strictBase64)
-      if (
-        nonce === undefined ||
-        ciphertext === undefined ||
-        tag === undefined ||
-        nonce.length !== NonceBytes ||
-        tag.length !== TagBytes
-      ) {
-        return Effect.fail(new SecretBoxError({ message: `malformed ${Version} sealed value` }))
-      }
-      return Effect.try({
-        try: () => {
-          const decipher = createDecipheriv("aes-256-gcm", key, nonce, { authTagLength: TagBytes })
-          decipher.setAAD(aad(context))
-          decipher.setAuthTag(tag)
-          return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString("utf8")
-        },
-        // GCM cannot tell a wrong key from a tampered value, and must not say which.
-        catch: () =>
-          new SecretBoxError({
-            message: "could not decrypt: wrong server key, wrong context or tampered value"
-          })
+const make = (keyBytes: Buffer): SecretBoxShape => {
+  const key = createSecretKey(keyBytes)
+  return {
+    seal: (plaintext, context) =>
+      Effect.sync(() => {
+        const nonce = randomBytes(NonceBytes)
+        const cipher = createCipheriv("aes-256-gcm", key, nonce, { authTagLength: TagBytes })
+        cipher.setAAD(aad(context))
+        const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
+        const tag = cipher.getAuthTag()
+        return [Version, nonce, ciphertext, tag]
+          .map((p) => (typeof p === "string" ? p : p.toString("base64")))
+          .join(":")
+      }),
+    open: (sealed, context) =>
+      Effect.suspend(() => {
+        const parts = sealed.split(":")
+        if (parts.length !== 4 || parts[0] !== Version) {
+          return Effect.fail(new SecretBoxError({ message: `not a ${Version} sealed value` }))
+        }
+        const [nonce, ciphertext, tag] = parts.slice(1).map(strictBase64)
+        if (
+          nonce === undefined ||
+          ciphertext === undefined ||
+          tag === undefined ||
+          nonce.length !== NonceBytes ||
+          tag.length !== TagBytes
+        ) {
+          return Effect.fail(new SecretBoxError({ message: `malformed ${Version} sealed value` }))
+        }
+        return Effect.try({
+          try: () => {
+            const decipher = createDecipheriv("aes-256-gcm", key, nonce, { authTagLength: TagBytes })
+            decipher.setAAD(aad(context))
+            decipher.setAuthTag(tag)
+            return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString("utf8")
+          },
+          // GCM cannot tell a wrong key from a tampered value, and must not say which.
+          catch: () =>
+            new SecretBoxError({
+              message: "could not decrypt: wrong server key, wrong context or tampered value"
+            })
+        })
       })
-    })
-})
+  }
+}
 
 export class SecretBox extends Context.Service<SecretBox, SecretBoxShape>()(
   "@ratings/adapters-sql/SecretBox"

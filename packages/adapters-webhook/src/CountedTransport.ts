@@ -23,6 +23,18 @@ export const outcomeOf = (outcome: TransportOutcome): string =>
       ? "delivered"
       : "http_error"
 
+/** The counter of each outcome label, made once per label rather than on every send. */
+const countersByOutcome = new Map<string, Metric.Counter<number>>()
+const counterOf = (outcome: TransportOutcome): Metric.Counter<number> => {
+  const label = outcomeOf(outcome)
+  let counter = countersByOutcome.get(label)
+  if (counter === undefined) {
+    counter = Metric.withAttributes(WebhookAttempts, { outcome: label })
+    countersByOutcome.set(label, counter)
+  }
+  return counter
+}
+
 /** Wraps the WebhookTransport it is given. */
 export const layer: Layer.Layer<WebhookTransport, never, WebhookTransport> = Layer.effect(
   WebhookTransport,
@@ -32,19 +44,14 @@ export const layer: Layer.Layer<WebhookTransport, never, WebhookTransport> = Lay
     const { start } = transport
     return WebhookTransport.of({
       send: (request) =>
-        Effect.tap(transport.send(request), (outcome) =>
-          Metric.update(Metric.withAttributes(WebhookAttempts, { outcome: outcomeOf(outcome) }), 1)
-        ),
+        Effect.tap(transport.send(request), (outcome) => Metric.update(counterOf(outcome), 1)),
       // Counted as the outcome is handed on, in the context the layer was built in (its metrics registry).
       start:
         start === undefined
           ? undefined
           : (request, done) =>
               start(request, (outcome, warning) => {
-                Metric.withAttributes(WebhookAttempts, { outcome: outcomeOf(outcome) }).updateUnsafe(
-                  1,
-                  context
-                )
+                counterOf(outcome).updateUnsafe(1, context)
                 done(outcome, warning)
               })
     })
