@@ -15,7 +15,7 @@ import type { AbortSend, SendDone, TransportWarning, WebhookRequest } from "../.
 import { attemptSafely, overran, requestOf } from "./Attempt.ts"
 import type { LoopState, Ready } from "./LoopState.ts"
 import { type Fork, makeSentRecorder, settled } from "./SentRecorder.ts"
-import { type DispatcherPorts, RuleDeletedMessage, TransportGraceMs } from "./Settings.ts"
+import { type Claimed, type DispatcherPorts, RuleDeletedMessage, TransportGraceMs } from "./Settings.ts"
 
 /** What the sends work with, fixed when the dispatcher is built. */
 export interface SendSettings {
@@ -100,6 +100,21 @@ const abortOnClose = (inFlight: Set<InFlight>, onClose: () => void) =>
     })
   )
 
+/** A disabled endpoint's delivery: its slot freed at once, held unsent by a fiber of the loop. */
+const holdUnsent = (
+  ports: DispatcherPorts,
+  state: LoopState,
+  kick: Latch.Latch,
+  fork: Fork,
+  claimed: Claimed,
+  host: string
+) => {
+  state.sends.done(host)
+  state.recording++
+  const unused = () => Effect.die(new Error("a held delivery records no attempt"))
+  fork(Effect.map(attemptSafely(ports, claimed, unused), () => settled(state, kick, 1)))
+}
+
 /**
  * The loop's sends, living in the caller's scope: `startReady` starts ready
  * deliveries in the free slots (plain code, also run from the transport's
@@ -137,13 +152,7 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
       const f: InFlight = { ready, host, at: now, abort: undefined, over: false }
       if (claimed.destination === undefined)
         return finish(f, noResponse("target_refused", 0, RuleDeletedMessage))
-      if (claimed.destination.disabled) {
-        state.sends.done(host)
-        state.recording++
-        const unused = () => Effect.die(new Error("a held delivery records no attempt"))
-        fork(Effect.map(attemptSafely(ports, claimed, unused), () => settled(state, kick, 1)))
-        return
-      }
+      if (claimed.destination.disabled) return holdUnsent(ports, state, kick, fork, claimed, host)
       inFlight.add(f)
       if (inFlight.size === 1) started.openUnsafe()
       f.abort = start(requestOf(ports, claimed.delivery, claimed.destination, now), (outcome, warning) =>
@@ -171,8 +180,7 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
       }
     }
 
-    // The timeout is settled first: an abort makes the transport report at once, which
-    // would otherwise settle the send as interrupted.
+    // Settled before the abort, which a transport reports at once as an interruption.
     const cut = (f: InFlight, elapsed: number) => {
       finish(f, overran(elapsed))
       f.abort?.()
