@@ -8,24 +8,21 @@
  * here too and written by the next writer.
  */
 import { Cause, Effect, Exit, type Fiber, type Latch, LogLevel, References, Result } from "effect"
-import { millisOf, type TransportOutcome } from "../../model/Delivery.ts"
+import { millisOf } from "../../model/Delivery.ts"
+import type { RuleDestination } from "../../ports/AlertRuleRepository.ts"
 import type { AttemptRecordResult, AttemptToRecord } from "../../ports/DeliveryOutbox.ts"
 import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
 import { healthOf, logRecorded, notRecorded } from "./Attempt.ts"
 import type { LoopState } from "./LoopState.ts"
-import {
-  type Claimed,
-  type DispatcherPorts,
-  MaxRecordBatch,
-  MaxRecordWriters,
-  SentBatchForWriter
-} from "./Settings.ts"
+import { type DispatcherPorts, MaxRecordBatch, MaxRecordWriters, SentBatchForWriter } from "./Settings.ts"
 
-/** A send that is over, its outcome waiting to be recorded with the next batch. */
-export interface Sent {
-  readonly claimed: Claimed
-  readonly at: number
-  readonly outcome: TransportOutcome
+/**
+ * A send that is over, its outcome waiting to be recorded with the next
+ * batch: the attempt as the outbox records it (handed over as it is), and
+ * the destination it was sent to, for endpoint health.
+ */
+export interface Sent extends AttemptToRecord {
+  readonly destination: RuleDestination | undefined
 }
 
 /** Forks an effect into the loop's fiber set, from plain code. */
@@ -37,14 +34,19 @@ export const settled = (state: LoopState, kick: Latch.Latch, n: number) => {
   if (state.waitingForRoom || state.stopping) kick.openUnsafe()
 }
 
-/** A recorded attempt: its log (a delivery's only at debug), its bearing on endpoint health, its retry time. */
+/**
+ * A recorded attempt: its retry time noted, and what it still has to do (its
+ * log, a delivery's only at debug; its bearing on endpoint health) pushed to
+ * `after`. A delivery of a healthy endpoint, the common case, pushes nothing.
+ */
 const recorded = (
   ports: DispatcherPorts,
   state: LoopState,
   kick: Latch.Latch,
-  { claimed, at }: Sent,
+  sent: Sent,
   r: AttemptRecorded,
-  debug: boolean
+  debug: boolean,
+  after: Array<Effect.Effect<void>>
 ) => {
   const delivered = r.attempt.outcome === "delivered"
   if (r.delivery.status === "pending") {
@@ -52,8 +54,37 @@ const recorded = (
     state.dueTimes.add(due)
     if (due < state.wakeAt) kick.openUnsafe()
   }
-  const health = healthOf(ports, claimed, at, delivered)
-  return delivered && !debug ? health : Effect.andThen(logRecorded(r), health)
+  if (!delivered || debug) after.push(logRecorded(r))
+  const { destination } = sent
+  if (destination !== undefined && (!delivered || destination.failing))
+    after.push(healthOf(ports, sent.claimed, destination, sent.input.at, delivered))
+}
+
+/** What a batch's results leave to do, in the batch's order (plain code: nothing, mostly). */
+const afterBatch = (
+  ports: DispatcherPorts,
+  state: LoopState,
+  kick: Latch.Latch,
+  batch: ReadonlyArray<Sent>,
+  exit: Exit.Exit<ReadonlyArray<AttemptRecordResult>>,
+  debug: boolean
+): Array<Effect.Effect<void>> => {
+  const after: Array<Effect.Effect<void>> = []
+  for (let i = 0; i < batch.length; i++) {
+    const one = batch[i]!
+    if (Exit.isFailure(exit)) {
+      after.push(notRecorded(one.claimed, exit.cause))
+      continue
+    }
+    const result = exit.value[i]
+    if (result === undefined)
+      after.push(
+        notRecorded(one.claimed, Cause.die(new Error("the outbox returned fewer results than attempts")))
+      )
+    else if (Result.isFailure(result)) after.push(notRecorded(one.claimed, Cause.fail(result.failure)))
+    else recorded(ports, state, kick, one, result.success, debug, after)
+  }
+  return after
 }
 
 /** The recorder of the loop's sends: `queue` an outcome or a log line, and writers record them. */
@@ -66,33 +97,16 @@ export const makeSentRecorder = (ports: DispatcherPorts, state: LoopState, kick:
   const afterRecord = (batch: ReadonlyArray<Sent>, exit: Exit.Exit<ReadonlyArray<AttemptRecordResult>>) =>
     Effect.gen(function* () {
       const debug = LogLevel.isGreaterThanOrEqualTo("Debug", yield* References.MinimumLogLevel)
-      for (const [i, one] of batch.entries()) {
-        if (Exit.isFailure(exit)) {
-          yield* notRecorded(one.claimed, exit.cause)
-          continue
-        }
-        const result = exit.value[i]
-        if (result === undefined)
-          yield* notRecorded(
-            one.claimed,
-            Cause.die(new Error("the outbox returned fewer results than attempts"))
-          )
-        else if (Result.isFailure(result)) yield* notRecorded(one.claimed, Cause.fail(result.failure))
-        else yield* recorded(ports, state, kick, one, result.success, debug)
-      }
+      for (const effect of afterBatch(ports, state, kick, batch, exit, debug)) yield* effect
       settled(state, kick, batch.length)
     })
 
   const writeQueued: Effect.Effect<void> = Effect.gen(function* () {
     while (sent.length > 0 || notes.length > 0) {
-      for (const note of notes.splice(0)) yield* note
+      if (notes.length > 0) for (const note of notes.splice(0)) yield* note
       const batch = sent.splice(0, MaxRecordBatch)
       if (batch.length === 0) continue
-      const attempts: Array<AttemptToRecord> = batch.map(({ claimed, at, outcome }) => ({
-        claimed: claimed.delivery,
-        input: { at, outcome }
-      }))
-      const exit = yield* Effect.exit(ports.outbox.recordAttempts(attempts))
+      const exit = yield* Effect.exit(ports.outbox.recordAttempts(batch))
       if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
       yield* afterRecord(batch, exit)
     }
