@@ -78,6 +78,7 @@ export const DestinationRow = Schema.Struct({
   disabled: Schema.Boolean,
   failing: Schema.Boolean
 })
+export type DestinationRow = typeof DestinationRow.Type
 export const decodeDestinations = decodeWith(DestinationRow)
 
 /** The columns of `DestinationRow` at `at` (ISO): a replaced key past its overlap is not read, swept or not. */
