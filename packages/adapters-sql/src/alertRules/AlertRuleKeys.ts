@@ -20,13 +20,19 @@ const KeyCacheSize = 20_000
  * rules whose keys are mostly in the cache already.
  */
 export const makeKeyOpener = (box: SecretBoxShape) => {
-  // Insertion order is age order, so the first entry is the one to drop when full.
-  const openedKeys = new Map<string, { readonly key: string; readonly until: number }>()
-  const cacheKeyOf = (ruleId: string, sealed: string) => `${ruleId.toLowerCase()}\n${sealed}`
+  // By sealed text, each entry naming the rule it was opened for (in lowercase): a sealed key
+  // opens for its own rule only. Insertion order is age order, so the first entry is the one to
+  // drop when full.
+  const openedKeys = new Map<
+    string,
+    { readonly rule: string; readonly key: string; readonly until: number }
+  >()
   /** The key opened from `sealed` for the rule, if cached and not expired at `now`. */
   const cached = (ruleId: string, sealed: string, now: number): string | undefined => {
-    const entry = openedKeys.get(cacheKeyOf(ruleId, sealed))
-    return entry !== undefined && entry.until > now ? entry.key : undefined
+    const entry = openedKeys.get(sealed)
+    return entry !== undefined && entry.until > now && entry.rule === ruleId.toLowerCase()
+      ? entry.key
+      : undefined
   }
   const open = (ruleId: string, sealed: string) =>
     Effect.gen(function* () {
@@ -34,15 +40,14 @@ export const makeKeyOpener = (box: SecretBoxShape) => {
       const hit = cached(ruleId, sealed, now)
       if (hit !== undefined) return hit
       const key = yield* box.open(sealed, keyContext(ruleId))
-      const cacheKey = cacheKeyOf(ruleId, sealed)
-      openedKeys.delete(cacheKey)
+      openedKeys.delete(sealed)
       if (openedKeys.size >= KeyCacheSize) {
         for (const old of openedKeys.keys()) {
           openedKeys.delete(old)
           if (openedKeys.size < KeyCacheSize) break
         }
       }
-      openedKeys.set(cacheKey, { key, until: now + KeyCacheTtlMs })
+      openedKeys.set(sealed, { rule: ruleId.toLowerCase(), key, until: now + KeyCacheTtlMs })
       return key
     })
   return Object.assign(open, { cached })
