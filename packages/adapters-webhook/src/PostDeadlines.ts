@@ -22,6 +22,11 @@ export class PostDeadlines {
   private armedFor = Number.POSITIVE_INFINITY
   private size = 0
 
+  /** Whether the timer is armed: it is while any POST is in flight, and only then. */
+  get armed(): boolean {
+    return this.timer !== undefined
+  }
+
   add(post: Deadline): void {
     let queue = this.byTimeout.get(post.timeoutMs)
     if (queue === undefined) {
