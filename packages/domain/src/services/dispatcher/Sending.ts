@@ -143,7 +143,7 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
       state.sends.done(f.host)
       if (warning !== undefined) recorder.note(warned(warning))
       const { delivery, destination } = f.ready.claimed
-      recorder.queue({ claimed: delivery, input: { at: f.at, outcome }, destination })
+      recorder.queue({ claimed: delivery, input: { at: f.at, outcome } }, destination)
       startReady()
     }
 

@@ -19,9 +19,11 @@ import { type DispatcherPorts, MaxRecordBatch, MaxRecordWriters, SentBatchForWri
 /**
  * A send that is over, its outcome waiting to be recorded with the next
  * batch: the attempt as the outbox records it (handed over as it is), and
- * the destination it was sent to, for endpoint health.
+ * the destination it was sent to, for endpoint health. The destination (its
+ * keys) is kept beside the attempt, never handed to the outbox.
  */
-export interface Sent extends AttemptToRecord {
+export interface Sent {
+  readonly attempt: AttemptToRecord
   readonly destination: RuleDestination | undefined
 }
 
@@ -43,7 +45,7 @@ const recorded = (
   ports: DispatcherPorts,
   state: LoopState,
   kick: Latch.Latch,
-  sent: Sent,
+  { attempt, destination }: Sent,
   r: AttemptRecorded,
   debug: boolean,
   after: Array<Effect.Effect<void>>
@@ -55,9 +57,8 @@ const recorded = (
     if (due < state.wakeAt) kick.openUnsafe()
   }
   if (!delivered || debug) after.push(logRecorded(r))
-  const { destination } = sent
   if (destination !== undefined && (!delivered || destination.failing))
-    after.push(healthOf(ports, sent.claimed, destination, sent.input.at, delivered))
+    after.push(healthOf(ports, attempt.claimed, destination, attempt.input.at, delivered))
 }
 
 /** What a batch's results leave to do, in the batch's order (plain code: nothing, mostly). */
@@ -65,39 +66,47 @@ const afterBatch = (
   ports: DispatcherPorts,
   state: LoopState,
   kick: Latch.Latch,
-  batch: ReadonlyArray<Sent>,
+  batch: ReadonlyArray<AttemptToRecord>,
+  destinations: ReadonlyArray<RuleDestination | undefined>,
   exit: Exit.Exit<ReadonlyArray<AttemptRecordResult>>,
   debug: boolean
 ): Array<Effect.Effect<void>> => {
   const after: Array<Effect.Effect<void>> = []
   for (let i = 0; i < batch.length; i++) {
-    const one = batch[i]!
+    const attempt = batch[i]!
     if (Exit.isFailure(exit)) {
-      after.push(notRecorded(one.claimed, exit.cause))
+      after.push(notRecorded(attempt.claimed, exit.cause))
       continue
     }
     const result = exit.value[i]
     if (result === undefined)
       after.push(
-        notRecorded(one.claimed, Cause.die(new Error("the outbox returned fewer results than attempts")))
+        notRecorded(attempt.claimed, Cause.die(new Error("the outbox returned fewer results than attempts")))
       )
-    else if (Result.isFailure(result)) after.push(notRecorded(one.claimed, Cause.fail(result.failure)))
-    else recorded(ports, state, kick, one, result.success, debug, after)
+    else if (Result.isFailure(result)) after.push(notRecorded(attempt.claimed, Cause.fail(result.failure)))
+    else recorded(ports, state, kick, { attempt, destination: destinations[i] }, result.success, debug, after)
   }
   return after
 }
 
 /** The recorder of the loop's sends: `queue` an outcome or a log line, and writers record them. */
 export const makeSentRecorder = (ports: DispatcherPorts, state: LoopState, kick: Latch.Latch, fork: Fork) => {
-  const sent: Array<Sent> = []
+  // Side by side: the attempts go to the outbox as they are, their destinations stay here.
+  const sent: Array<AttemptToRecord> = []
+  const destinations: Array<RuleDestination | undefined> = []
   const notes: Array<Effect.Effect<void>> = []
   let writers = 0
   let closed = false
 
-  const afterRecord = (batch: ReadonlyArray<Sent>, exit: Exit.Exit<ReadonlyArray<AttemptRecordResult>>) =>
+  const afterRecord = (
+    batch: ReadonlyArray<AttemptToRecord>,
+    batchDestinations: ReadonlyArray<RuleDestination | undefined>,
+    exit: Exit.Exit<ReadonlyArray<AttemptRecordResult>>
+  ) =>
     Effect.gen(function* () {
       const debug = LogLevel.isGreaterThanOrEqualTo("Debug", yield* References.MinimumLogLevel)
-      for (const effect of afterBatch(ports, state, kick, batch, exit, debug)) yield* effect
+      for (const effect of afterBatch(ports, state, kick, batch, batchDestinations, exit, debug))
+        yield* effect
       settled(state, kick, batch.length)
     })
 
@@ -105,10 +114,11 @@ export const makeSentRecorder = (ports: DispatcherPorts, state: LoopState, kick:
     while (sent.length > 0 || notes.length > 0) {
       if (notes.length > 0) for (const note of notes.splice(0)) yield* note
       const batch = sent.splice(0, MaxRecordBatch)
+      const batchDestinations = destinations.splice(0, batch.length)
       if (batch.length === 0) continue
       const exit = yield* Effect.exit(ports.outbox.recordAttempts(batch))
       if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
-      yield* afterRecord(batch, exit)
+      yield* afterRecord(batch, batchDestinations, exit)
     }
   }).pipe(
     Effect.withSpan("WebhookDispatcher.recordSent"),
@@ -130,10 +140,11 @@ export const makeSentRecorder = (ports: DispatcherPorts, state: LoopState, kick:
   }
 
   return {
-    /** Queues a finished send; it counts as recording until settled. */
-    queue: (one: Sent) => {
+    /** Queues a finished send and the destination it went to; it counts as recording until settled. */
+    queue: (attempt: AttemptToRecord, destination: RuleDestination | undefined) => {
       state.recording++
-      sent.push(one)
+      sent.push(attempt)
+      destinations.push(destination)
       startWriter()
     },
     /** Queues a log line for the next writer. */
