@@ -16,17 +16,6 @@ import { healthOf, logRecorded, notRecorded } from "./Attempt.ts"
 import type { LoopState } from "./LoopState.ts"
 import { type DispatcherPorts, MaxRecordBatch, MaxRecordWriters, SentBatchForWriter } from "./Settings.ts"
 
-/**
- * A send that is over, its outcome waiting to be recorded with the next
- * batch: the attempt as the outbox records it (handed over as it is), and
- * the destination it was sent to, for endpoint health. The destination (its
- * keys) is kept beside the attempt, never handed to the outbox.
- */
-export interface Sent {
-  readonly attempt: AttemptToRecord
-  readonly destination: RuleDestination | undefined
-}
-
 /** Forks an effect into the loop's fiber set, from plain code. */
 export type Fork = (effect: Effect.Effect<void>) => Fiber.Fiber<void>
 
@@ -45,7 +34,8 @@ const recorded = (
   ports: DispatcherPorts,
   state: LoopState,
   kick: Latch.Latch,
-  { attempt, destination }: Sent,
+  attempt: AttemptToRecord,
+  destination: RuleDestination | undefined,
   r: AttemptRecorded,
   debug: boolean,
   after: Array<Effect.Effect<void>>
@@ -84,14 +74,15 @@ const afterBatch = (
         notRecorded(attempt.claimed, Cause.die(new Error("the outbox returned fewer results than attempts")))
       )
     else if (Result.isFailure(result)) after.push(notRecorded(attempt.claimed, Cause.fail(result.failure)))
-    else recorded(ports, state, kick, { attempt, destination: destinations[i] }, result.success, debug, after)
+    else recorded(ports, state, kick, attempt, destinations[i], result.success, debug, after)
   }
   return after
 }
 
 /** The recorder of the loop's sends: `queue` an outcome or a log line, and writers record them. */
 export const makeSentRecorder = (ports: DispatcherPorts, state: LoopState, kick: Latch.Latch, fork: Fork) => {
-  // Side by side: the attempts go to the outbox as they are, their destinations stay here.
+  // A finished send's attempt, handed to the outbox as it is, and side by side the destination it
+  // went to, for endpoint health: a destination (its keys) is never handed to the outbox.
   const sent: Array<AttemptToRecord> = []
   const destinations: Array<RuleDestination | undefined> = []
   const notes: Array<Effect.Effect<void>> = []
