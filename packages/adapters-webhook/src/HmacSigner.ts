@@ -8,7 +8,9 @@
 import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto"
 import { Signer } from "@ratings/domain/ports/Signer"
 import {
+  isSigningKey,
   SigningKeyByteLength,
+  SigningKeyPrefix,
   signingKeyFromBytes,
   standardWebhooksKeyBytes
 } from "@ratings/domain/webhooks/WebhookSignature"
@@ -68,10 +70,34 @@ const hmacSha256 = (key: Uint8Array | string, message: string): Uint8Array =>
  * key's text: decoding the key and finding it by its bytes cost more than
  * the HMAC, and a fan-out signs with each key once per event.
  */
-const standardWebhooksHmac = (signingKey: string, message: string): Uint8Array => {
-  const key = cachedKey(standardKeys, signingKey, () => Buffer.from(standardWebhooksKeyBytes(signingKey)))
-  return new Uint8Array(createHmac("sha256", key).update(message, "utf8").digest())
-}
+// A key of the form we issue is canonical base64, which node decodes to the same bytes, faster.
+const standardKey = (signingKey: string): KeyObject =>
+  cachedKey(standardKeys, signingKey, () =>
+    isSigningKey(signingKey)
+      ? Buffer.from(signingKey.slice(SigningKeyPrefix.length), "base64")
+      : Buffer.from(standardWebhooksKeyBytes(signingKey))
+  )
+
+const standardWebhooksHmac = (signingKey: string, message: string): Uint8Array =>
+  new Uint8Array(createHmac("sha256", standardKey(signingKey)).update(message, "utf8").digest())
+
+/**
+ * The `v1,<base64>` signature of one attempt: the id and timestamp hashed
+ * before the body, which is hashed as it is (no message string is built
+ * around it), and the digest encoded by node:crypto. The dispatcher signs
+ * every attempt with it.
+ */
+const standardWebhooksSignature = (
+  signingKey: string,
+  webhookId: string,
+  timestampSeconds: number,
+  body: string
+): string =>
+  "v1," +
+  createHmac("sha256", standardKey(signingKey))
+    .update(`${webhookId}.${timestampSeconds}.`, "utf8")
+    .update(body, "utf8")
+    .digest("base64")
 
 const sign = (key: string, rawBody: string): string =>
   createHmac("sha256", secretKey(key)).update(rawBody, "utf8").digest("hex")
@@ -91,6 +117,7 @@ export const make = (): Signer["Service"] =>
   Signer.of({
     hmacSha256,
     standardWebhooksHmac,
+    standardWebhooksSignature,
     sign,
     verify,
     newSigningKey: Effect.sync(() => signingKeyFromBytes(new Uint8Array(randomBytes(SigningKeyByteLength))))

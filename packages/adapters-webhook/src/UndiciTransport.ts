@@ -11,6 +11,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns"
 import type { Socket } from "node:net"
+import type { TransportOutcome } from "@ratings/domain/model/Delivery"
 import {
   type SendDone,
   type TransportWarning,
@@ -20,7 +21,7 @@ import {
 import { Effect, Layer, type Scope } from "effect"
 import { Agent, buildConnector } from "undici"
 import { TargetRefusedError } from "./TransportFailures.ts"
-import { type Attempt, dispatchPost } from "./UndiciPost.ts"
+import { makePosts } from "./UndiciPost.ts"
 import { urlChecker } from "./UrlChecks.ts"
 import {
   addressRefusal,
@@ -150,14 +151,15 @@ const refusedWarning = (request: WebhookRequest, detail: string): TransportWarni
 
 /** The transport over an agent the caller owns. */
 export const fromAgent = (agent: Agent, options: UndiciTransportOptions): WebhookTransport["Service"] => {
-  const check = urlChecker(options)
-  const maxBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
+  const post = makePosts(agent, options.maxResponseBytes ?? defaultMaxResponseBytes, urlChecker(options))
   // One send as an effect: a callback around the POST, aborted when the fiber is interrupted.
   const sendOnce = (request: WebhookRequest) =>
-    Effect.callback<Attempt>((resume) => {
-      const abort = dispatchPost(agent, maxBytes, check, request, (a) => resume(Effect.succeed(a)))
-      return Effect.sync(() => abort(new SendInterrupted("the send was interrupted")))
-    })
+    Effect.callback<{ readonly outcome: TransportOutcome; readonly refused: string | undefined }>(
+      (resume) => {
+        const started = post(request, (outcome, refused) => resume(Effect.succeed({ outcome, refused })))
+        return Effect.sync(() => started.abort(new SendInterrupted("the send was interrupted")))
+      }
+    )
   return WebhookTransport.of({
     send: (request: WebhookRequest) =>
       Effect.flatMap(sendOnce(request), ({ outcome, refused }) => {
@@ -167,10 +169,10 @@ export const fromAgent = (agent: Agent, options: UndiciTransportOptions): Webhoo
       }),
     // The dispatcher's loop: the same POST, its outcome handed to a callback, no fiber of its own.
     start: (request: WebhookRequest, done: SendDone) => {
-      const abort = dispatchPost(agent, maxBytes, check, request, ({ outcome, refused }) =>
+      const started = post(request, (outcome, refused) =>
         done(outcome, refused === undefined ? undefined : refusedWarning(request, refused))
       )
-      return () => abort(new SendInterrupted("the send was interrupted"))
+      return () => started.abort(new SendInterrupted("the send was interrupted"))
     }
   })
 }

@@ -5,7 +5,8 @@ import {
   deliveryHeaders,
   isSigningKey,
   signingKeyFromBytes,
-  standardWebhooksKeyBytes
+  standardWebhooksKeyBytes,
+  standardWebhooksSignature
 } from "@ratings/domain/webhooks/WebhookSignature"
 import { Effect } from "effect"
 import * as fc from "fast-check"
@@ -155,6 +156,7 @@ describe("HmacSigner", () => {
       "newSigningKey",
       "sign",
       "standardWebhooksHmac",
+      "standardWebhooksSignature",
       "verify"
     ])
     assert.notInclude(JSON.stringify(node) ?? "", secret)
@@ -195,6 +197,26 @@ describe("HmacSigner", () => {
           Buffer.from(node.hmacSha256(standardWebhooksKeyBytes(key), message)).toString("hex"),
           want
         )
+      }
+  })
+
+  it("standardWebhooksSignature is v1, and the base64 HMAC of id.timestamp.body, as the domain builds it", () => {
+    const keys = [
+      ...Array.from({ length: 50 }, () => signingKeyFromBytes(new Uint8Array(randomBytes(32)))),
+      "not-a-whsec-key",
+      "clé-\u{1F511}"
+    ]
+    const bodies = ['{"event":"rating.changed"}', "", '{"note":"\u00e9\u{1F511}\ud800"}']
+    const generic = { hmacSha256: node.hmacSha256 }
+    for (const key of keys)
+      for (const body of bodies) {
+        const message = `msg_1.1732270000.${body}`
+        const want = `v1,${createHmac("sha256", Buffer.from(standardWebhooksKeyBytes(key)))
+          .update(message)
+          .digest("base64")}`
+        assert.strictEqual(node.standardWebhooksSignature!(key, "msg_1", 1732270000, body), want, key)
+        assert.strictEqual(standardWebhooksSignature(generic, key, "msg_1", 1732270000, body), want)
+        assert.strictEqual(standardWebhooksSignature(node, key, "msg_1", 1732270000, body), want)
       }
   })
 })

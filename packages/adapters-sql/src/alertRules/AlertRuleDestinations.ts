@@ -10,7 +10,7 @@ import { Clock, Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import { isUuid } from "../PgTransaction.ts"
 import type { KeyOpener } from "./AlertRuleKeys.ts"
-import { decodeDestinations, destinationColumns, orDie } from "./AlertRuleRows.ts"
+import { type DestinationRow, decodeDestinations, destinationColumns, orDie } from "./AlertRuleRows.ts"
 
 /** The rule's destination from its row: the keys opened through the cache. */
 const toDestination = (
@@ -65,6 +65,25 @@ export const destination = (sql: SqlClient.SqlClient, openKey: KeyOpener) => (ru
     return yield* toDestination(openKey, { ...row, id: ruleId }, "destination")
   }).pipe(Effect.withSpan("PgAlertRuleRepository.destination"))
 
+/**
+ * A batch's row as a destination, in plain code when its keys are cached (a
+ * fan-out reads each rule once per event); a key not cached is opened.
+ */
+const toDestinationAt = (openKey: KeyOpener, row: DestinationRow, now: number) => {
+  const signing_key = openKey.cached(row.id, row.signing_key_sealed, now)
+  const previous_signing_key =
+    row.previous_key_sealed === null ? null : openKey.cached(row.id, row.previous_key_sealed, now)
+  return signing_key === undefined || previous_signing_key === undefined
+    ? undefined
+    : ({
+        webhook_url: row.webhook_url,
+        signing_key,
+        previous_signing_key,
+        disabled: row.disabled,
+        failing: row.failing
+      } satisfies RuleDestination)
+}
+
 // One query for a batch of claimed deliveries; ids are matched in Postgres's lowercase
 // spelling but returned under the caller's, as `destination` would answer each.
 export const destinations =
@@ -73,11 +92,16 @@ export const destinations =
       const found = new Map<string, RuleDestination>()
       const wanted = [...new Set(ruleIds.filter(isUuid).map((id) => id.toLowerCase()))]
       if (wanted.length === 0) return found
+      const now = yield* Clock.currentTimeMillis
       const rows = yield* sql`
-        SELECT ${destinationColumns(sql, yield* nowIso)} FROM alert_rules WHERE id = ANY (${wanted}::uuid[])
+        SELECT ${destinationColumns(sql, new Date(now).toISOString())} FROM alert_rules WHERE id = ANY (${wanted}::uuid[])
       `.pipe(Effect.flatMap(decodeDestinations), orDie("destinations"))
       const byId = new Map<string, RuleDestination>()
-      for (const row of rows) byId.set(row.id, yield* toDestination(openKey, row, "destinations"))
+      for (const row of rows)
+        byId.set(
+          row.id,
+          toDestinationAt(openKey, row, now) ?? (yield* toDestination(openKey, row, "destinations"))
+        )
       for (const id of ruleIds) {
         const destination = byId.get(id.toLowerCase())
         if (destination !== undefined) found.set(id, destination)

@@ -85,15 +85,30 @@ const render = (date: Date, subMillis: string): string => {
 }
 
 /**
+ * The last instant rendered and its text: a batch of deliveries or attempts
+ * renders the same few instants over and over (one claim's rows were mostly
+ * enqueued together; a burst of attempts starts within one millisecond), and
+ * a `Date` with its ISO text costs more than the comparison.
+ */
+let lastMillis = Number.NaN
+let lastIso = ""
+
+/**
  * Epoch milliseconds in the canonical form (see `CanonicalTimestampPattern`):
  * `isoTimestamp(0)` is `1970-01-01T00:00:00+00:00`, `isoTimestamp(123)` is
  * `1970-01-01T00:00:00.123000+00:00`. Throws a RangeError for a non-finite
  * number, as `toISOString` does.
  */
-export const isoTimestamp = (millis: number): string => render(new Date(millis), "000")
+export const isoTimestamp = (millis: number): string => {
+  if (millis === lastMillis) return lastIso
+  const iso = render(new Date(millis), "000")
+  lastMillis = millis
+  lastIso = iso
+  return iso
+}
 
 /** A `Date` (a timestamptz read from Postgres, say) in the canonical form. */
-export const isoTimestampOf = (date: Date): string => render(date, "000")
+export const isoTimestampOf = (date: Date): string => isoTimestamp(date.getTime())
 
 const FRACTION = /\.(\d{1,9})(?:Z|[+-]\d{2}:\d{2})$/u
 

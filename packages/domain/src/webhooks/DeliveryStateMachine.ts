@@ -143,19 +143,31 @@ export const recordAttempt = (
     error: result.error,
     duration_ms: Math.max(0, Math.round(input.outcome.elapsed_ms))
   }
-  const base = { ...delivery, attempts: attemptsMade, first_attempt_at: isoOf(firstAttemptAt) }
+  const first_attempt_at = isoOf(firstAttemptAt)
+  // One copy of the delivery per outcome: the dispatcher records every attempt through here.
   if (result.delivered) {
     return Result.succeed({
-      delivery: { ...base, status: "delivered", next_attempt_at: null, last_error: null },
+      delivery: {
+        ...delivery,
+        attempts: attemptsMade,
+        first_attempt_at,
+        status: "delivered",
+        next_attempt_at: null,
+        last_error: null
+      },
       attempt
     })
   }
   const next = nextAttemptAt(firstAttemptAt, attemptsMade, policy)
   return Result.succeed({
-    delivery:
-      next === undefined
-        ? { ...base, status: "failed", next_attempt_at: null, last_error: result.error }
-        : { ...base, status: "pending", next_attempt_at: isoOf(next), last_error: result.error },
+    delivery: {
+      ...delivery,
+      attempts: attemptsMade,
+      first_attempt_at,
+      status: next === undefined ? "failed" : "pending",
+      next_attempt_at: next === undefined ? null : isoOf(next),
+      last_error: result.error
+    },
     attempt
   })
 }

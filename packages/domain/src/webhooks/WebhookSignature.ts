@@ -35,6 +35,14 @@ export interface SignatureHmac {
    * that can key it by the key's text faster than by fresh bytes; optional.
    */
   readonly standardWebhooksHmac?: ((signingKey: string, message: string) => Uint8Array) | undefined
+  /**
+   * The whole `v1,<base64>` Standard Webhooks signature of one attempt, as
+   * `standardWebhooksSignature` builds it, for a signer that can hash the
+   * parts and encode the digest natively; optional.
+   */
+  readonly standardWebhooksSignature?:
+    | ((signingKey: string, webhookId: string, timestampSeconds: number, body: string) => string)
+    | undefined
 }
 
 // The domain compiles without DOM or Node typings: it declares the one global it uses.
@@ -80,12 +88,14 @@ export const standardWebhooksKeyBytes = (signingKey: string): Uint8Array => {
 
 /** The Standard Webhooks v1 signature (`v1,<base64>`) of one attempt. */
 export const standardWebhooksSignature = (
-  signer: Pick<SignatureHmac, "hmacSha256" | "standardWebhooksHmac">,
+  signer: Pick<SignatureHmac, "hmacSha256" | "standardWebhooksHmac" | "standardWebhooksSignature">,
   signingKey: string,
   webhookId: string,
   timestampSeconds: number,
   body: string
 ): string => {
+  if (signer.standardWebhooksSignature !== undefined)
+    return signer.standardWebhooksSignature(signingKey, webhookId, timestampSeconds, body)
   const message = `${webhookId}.${timestampSeconds}.${body}`
   return (
     "v1," +
@@ -99,7 +109,8 @@ export const standardWebhooksSignature = (
 
 export const ServiceSignatureHeader = "X-Service-Signature"
 
-export interface DeliveryHeaders {
+// A type, not an interface, so that it is a transport request's header record as it is.
+export type DeliveryHeaders = {
   readonly "content-type": "application/json"
   readonly "X-Service-Signature": string
   readonly "webhook-id": string

@@ -64,6 +64,19 @@ describe("Primitives", () => {
     assert.throws(() => isoTimestamp(Number.NaN), RangeError)
   })
 
+  it("the same instant rendered again, or after another, or as a Date, reads the same", () => {
+    const sequence = [5, 5, 1_000, 5, 0, -0, 1_000, Date.UTC(2026, 7, 1), 5]
+    for (const ms of sequence) {
+      const want = new Date(ms)
+        .toISOString()
+        .replace(/\.(\d{3})Z$/u, (_, f) => (f === "000" ? "+00:00" : `.${f}000+00:00`))
+      assert.strictEqual(isoTimestamp(ms), want, String(ms))
+      assert.strictEqual(isoTimestampOf(new Date(ms)), want, String(ms))
+    }
+    assert.throws(() => isoTimestampOf(new Date(Number.NaN)), RangeError)
+    assert.strictEqual(isoTimestamp(5), "1970-01-01T00:00:00.005000+00:00")
+  })
+
   it("a written timestamp parses back to the same millisecond, has the wire form, and is accepted as input", () => {
     fc.assert(
       fc.property(years1970To9999, (ms) => {

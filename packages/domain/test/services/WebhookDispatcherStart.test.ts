@@ -160,6 +160,43 @@ const stored = (n: number) =>
   })
 
 describe("WebhookDispatcher over a transport's start", () => {
+  it.effect("the loop hands the outbox its attempts only: no destination, URL or key goes with them", () => {
+    const t = startedTransport()
+    const handed: Array<string> = []
+    const outbox = Layer.effect(
+      DeliveryOutbox,
+      Effect.gen(function* () {
+        const inner = yield* DeliveryOutbox
+        return DeliveryOutbox.of({
+          ...inner,
+          recordAttempts: (attempts) => {
+            for (const a of attempts) handed.push(JSON.stringify(a))
+            return inner.recordAttempts(attempts)
+          }
+        })
+      })
+    ).pipe(Layer.provide(DeliveryOutboxMemory.layer))
+    return withLoop(
+      3,
+      { concurrency: 4 },
+      t.layer,
+      (close) =>
+        Effect.gen(function* () {
+          yield* TestClock.adjust(0)
+          t.answer(responded(204, 5))
+          yield* TestClock.adjust(0)
+          assert.lengthOf(handed, 3)
+          for (const text of handed) {
+            assert.deepStrictEqual(Object.keys(JSON.parse(text)).sort(), ["claimed", "input"])
+            assert.notInclude(text, KEY)
+            assert.notInclude(text, rule.channels.webhook_url)
+          }
+          yield* Fiber.join(yield* close)
+        }),
+      outbox
+    )
+  })
+
   it.effect(
     "the loop drives `start` within its slots: every request signed, every outcome recorded, one attempt each",
     () => {

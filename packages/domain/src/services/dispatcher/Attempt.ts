@@ -13,6 +13,7 @@ import {
   type TransportOutcome
 } from "../../model/Delivery.ts"
 import type { AttemptToRecord } from "../../ports/DeliveryOutbox.ts"
+import type { RuleDestination } from "../../ports/AlertRuleRepository.ts"
 import type { WebhookRequest } from "../../ports/WebhookTransport.ts"
 import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
 import { deliveryHeaders } from "../../webhooks/WebhookSignature.ts"
@@ -37,19 +38,17 @@ export const overran = (elapsedMs: number): TransportOutcome =>
 export const requestOf = (
   ports: DispatcherPorts,
   delivery: Delivery,
-  destination: NonNullable<Claimed["destination"]>,
+  destination: RuleDestination,
   at: number
 ): WebhookRequest => ({
   url: destination.webhook_url,
-  headers: {
-    ...deliveryHeaders(
-      delivery,
-      destination.signing_key,
-      at / 1_000,
-      ports.signer,
-      destination.previous_signing_key
-    )
-  },
+  headers: deliveryHeaders(
+    delivery,
+    destination.signing_key,
+    at / 1_000,
+    ports.signer,
+    destination.previous_signing_key
+  ),
   body: delivery.body,
   timeoutMs: ports.policy.receiverTimeoutMs
 })
@@ -57,7 +56,8 @@ export const requestOf = (
 /** Health counts what the endpoint answered: a failure, or a delivery that ends a failing run. */
 export const healthOf = (
   ports: DispatcherPorts,
-  { delivery, destination }: Claimed,
+  delivery: Delivery,
+  destination: RuleDestination | undefined,
   at: number,
   delivered: boolean
 ) =>
@@ -66,9 +66,9 @@ export const healthOf = (
     : Effect.void
 
 /** The error log of an attempt whose outcome could not be recorded. */
-export const notRecorded = (claimed: Claimed, cause: Cause.Cause<unknown>) =>
+export const notRecorded = (delivery: Delivery, cause: Cause.Cause<unknown>) =>
   Effect.logError("webhook attempt not recorded; the delivery returns when its claim expires", cause).pipe(
-    Effect.annotateLogs({ delivery_id: claimed.delivery.delivery_id, rule_id: claimed.delivery.rule_id })
+    Effect.annotateLogs({ delivery_id: delivery.delivery_id, rule_id: delivery.rule_id })
   )
 
 /** The transport's answer, or a timeout if it overruns its own timeout by the grace. */
@@ -114,7 +114,7 @@ export const attempt = Effect.fnUntraced(
       : send(ports, requestOf(ports, claimed, destination, at), at)
     const recorded = yield* record({ claimed, input: { at, outcome } })
     yield* logRecorded(recorded)
-    yield* healthOf(ports, claimedOne, at, recorded.attempt.outcome === "delivered")
+    yield* healthOf(ports, claimed, destination, at, recorded.attempt.outcome === "delivered")
     return recorded
   },
   (effect) => Effect.withSpan(effect, "WebhookDispatcher.attempt", { captureStackTrace: false })
@@ -149,6 +149,8 @@ export const attemptSafely = (
     : attempt(ports, claimed, record)
   ).pipe(
     Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.as(notRecorded(claimed, cause), undefined)
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.interrupt
+        : Effect.as(notRecorded(claimed.delivery, cause), undefined)
     )
   )

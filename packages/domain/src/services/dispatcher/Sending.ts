@@ -142,7 +142,8 @@ export const makeSending = (s: SendSettings, state: LoopState, kick: Latch.Latch
       inFlight.delete(f)
       state.sends.done(f.host)
       if (warning !== undefined) recorder.note(warned(warning))
-      recorder.queue({ claimed: f.ready.claimed, at: f.at, outcome })
+      const { delivery, destination } = f.ready.claimed
+      recorder.queue({ claimed: delivery, input: { at: f.at, outcome } }, destination)
       startReady()
     }
 

@@ -8,25 +8,13 @@
  * here too and written by the next writer.
  */
 import { Cause, Effect, Exit, type Fiber, type Latch, LogLevel, References, Result } from "effect"
-import { millisOf, type TransportOutcome } from "../../model/Delivery.ts"
+import { millisOf } from "../../model/Delivery.ts"
+import type { RuleDestination } from "../../ports/AlertRuleRepository.ts"
 import type { AttemptRecordResult, AttemptToRecord } from "../../ports/DeliveryOutbox.ts"
 import type { AttemptRecorded } from "../../webhooks/DeliveryStateMachine.ts"
 import { healthOf, logRecorded, notRecorded } from "./Attempt.ts"
 import type { LoopState } from "./LoopState.ts"
-import {
-  type Claimed,
-  type DispatcherPorts,
-  MaxRecordBatch,
-  MaxRecordWriters,
-  SentBatchForWriter
-} from "./Settings.ts"
-
-/** A send that is over, its outcome waiting to be recorded with the next batch. */
-export interface Sent {
-  readonly claimed: Claimed
-  readonly at: number
-  readonly outcome: TransportOutcome
-}
+import { type DispatcherPorts, MaxRecordBatch, MaxRecordWriters, SentBatchForWriter } from "./Settings.ts"
 
 /** Forks an effect into the loop's fiber set, from plain code. */
 export type Fork = (effect: Effect.Effect<void>) => Fiber.Fiber<void>
@@ -37,14 +25,20 @@ export const settled = (state: LoopState, kick: Latch.Latch, n: number) => {
   if (state.waitingForRoom || state.stopping) kick.openUnsafe()
 }
 
-/** A recorded attempt: its log (a delivery's only at debug), its bearing on endpoint health, its retry time. */
+/**
+ * A recorded attempt: its retry time noted, and what it still has to do (its
+ * log, a delivery's only at debug; its bearing on endpoint health) pushed to
+ * `after`. A delivery of a healthy endpoint, the common case, pushes nothing.
+ */
 const recorded = (
   ports: DispatcherPorts,
   state: LoopState,
   kick: Latch.Latch,
-  { claimed, at }: Sent,
+  attempt: AttemptToRecord,
+  destination: RuleDestination | undefined,
   r: AttemptRecorded,
-  debug: boolean
+  debug: boolean,
+  after: Array<Effect.Effect<void>>
 ) => {
   const delivered = r.attempt.outcome === "delivered"
   if (r.delivery.status === "pending") {
@@ -52,49 +46,70 @@ const recorded = (
     state.dueTimes.add(due)
     if (due < state.wakeAt) kick.openUnsafe()
   }
-  const health = healthOf(ports, claimed, at, delivered)
-  return delivered && !debug ? health : Effect.andThen(logRecorded(r), health)
+  if (!delivered || debug) after.push(logRecorded(r))
+  if (destination !== undefined && (!delivered || destination.failing))
+    after.push(healthOf(ports, attempt.claimed, destination, attempt.input.at, delivered))
+}
+
+/** What a batch's results leave to do, in the batch's order (plain code: nothing, mostly). */
+const afterBatch = (
+  ports: DispatcherPorts,
+  state: LoopState,
+  kick: Latch.Latch,
+  batch: ReadonlyArray<AttemptToRecord>,
+  destinations: ReadonlyArray<RuleDestination | undefined>,
+  exit: Exit.Exit<ReadonlyArray<AttemptRecordResult>>,
+  debug: boolean
+): Array<Effect.Effect<void>> => {
+  const after: Array<Effect.Effect<void>> = []
+  for (let i = 0; i < batch.length; i++) {
+    const attempt = batch[i]!
+    if (Exit.isFailure(exit)) {
+      after.push(notRecorded(attempt.claimed, exit.cause))
+      continue
+    }
+    const result = exit.value[i]
+    if (result === undefined)
+      after.push(
+        notRecorded(attempt.claimed, Cause.die(new Error("the outbox returned fewer results than attempts")))
+      )
+    else if (Result.isFailure(result)) after.push(notRecorded(attempt.claimed, Cause.fail(result.failure)))
+    else recorded(ports, state, kick, attempt, destinations[i], result.success, debug, after)
+  }
+  return after
 }
 
 /** The recorder of the loop's sends: `queue` an outcome or a log line, and writers record them. */
 export const makeSentRecorder = (ports: DispatcherPorts, state: LoopState, kick: Latch.Latch, fork: Fork) => {
-  const sent: Array<Sent> = []
+  // A finished send's attempt, handed to the outbox as it is, and side by side the destination it
+  // went to, for endpoint health: a destination (its keys) is never handed to the outbox.
+  const sent: Array<AttemptToRecord> = []
+  const destinations: Array<RuleDestination | undefined> = []
   const notes: Array<Effect.Effect<void>> = []
   let writers = 0
   let closed = false
 
-  const afterRecord = (batch: ReadonlyArray<Sent>, exit: Exit.Exit<ReadonlyArray<AttemptRecordResult>>) =>
+  const afterRecord = (
+    batch: ReadonlyArray<AttemptToRecord>,
+    batchDestinations: ReadonlyArray<RuleDestination | undefined>,
+    exit: Exit.Exit<ReadonlyArray<AttemptRecordResult>>
+  ) =>
     Effect.gen(function* () {
       const debug = LogLevel.isGreaterThanOrEqualTo("Debug", yield* References.MinimumLogLevel)
-      for (const [i, one] of batch.entries()) {
-        if (Exit.isFailure(exit)) {
-          yield* notRecorded(one.claimed, exit.cause)
-          continue
-        }
-        const result = exit.value[i]
-        if (result === undefined)
-          yield* notRecorded(
-            one.claimed,
-            Cause.die(new Error("the outbox returned fewer results than attempts"))
-          )
-        else if (Result.isFailure(result)) yield* notRecorded(one.claimed, Cause.fail(result.failure))
-        else yield* recorded(ports, state, kick, one, result.success, debug)
-      }
+      for (const effect of afterBatch(ports, state, kick, batch, batchDestinations, exit, debug))
+        yield* effect
       settled(state, kick, batch.length)
     })
 
   const writeQueued: Effect.Effect<void> = Effect.gen(function* () {
     while (sent.length > 0 || notes.length > 0) {
-      for (const note of notes.splice(0)) yield* note
+      if (notes.length > 0) for (const note of notes.splice(0)) yield* note
       const batch = sent.splice(0, MaxRecordBatch)
+      const batchDestinations = destinations.splice(0, batch.length)
       if (batch.length === 0) continue
-      const attempts: Array<AttemptToRecord> = batch.map(({ claimed, at, outcome }) => ({
-        claimed: claimed.delivery,
-        input: { at, outcome }
-      }))
-      const exit = yield* Effect.exit(ports.outbox.recordAttempts(attempts))
+      const exit = yield* Effect.exit(ports.outbox.recordAttempts(batch))
       if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
-      yield* afterRecord(batch, exit)
+      yield* afterRecord(batch, batchDestinations, exit)
     }
   }).pipe(
     Effect.withSpan("WebhookDispatcher.recordSent"),
@@ -116,10 +131,11 @@ export const makeSentRecorder = (ports: DispatcherPorts, state: LoopState, kick:
   }
 
   return {
-    /** Queues a finished send; it counts as recording until settled. */
-    queue: (one: Sent) => {
+    /** Queues a finished send and the destination it went to; it counts as recording until settled. */
+    queue: (attempt: AttemptToRecord, destination: RuleDestination | undefined) => {
       state.recording++
-      sent.push(one)
+      sent.push(attempt)
+      destinations.push(destination)
       startWriter()
     },
     /** Queues a log line for the next writer. */
