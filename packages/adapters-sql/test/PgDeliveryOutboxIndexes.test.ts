@@ -2,7 +2,8 @@
  * The delivery outbox's indexes after every migration: each one serves a
  * query (claims, a rule's deliveries, failed ones, the retention sweep), and
  * `seq` has no index of its own (migration 0012), while staying unique and
- * in enqueue order as an identity column.
+ * in enqueue order as an identity column. The attempt log has no foreign key
+ * (migration 0013): only the recording writes it, for a row it has locked.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -29,6 +30,21 @@ describe("PgDeliveryOutbox indexes", () => {
             "webhook_deliveries_pkey",
             "webhook_deliveries_rule"
           ]
+        )
+      })
+    )
+
+    it.effect("the attempt log keeps its primary key and has no foreign key", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ readonly contype: string }>`
+          SELECT contype FROM pg_constraint
+          WHERE conrelid = 'webhook_delivery_attempts'::regclass AND contype IN ('f', 'p')
+          ORDER BY contype
+        `
+        assert.deepStrictEqual(
+          rows.map((r) => r.contype),
+          ["p"]
         )
       })
     )

@@ -13,6 +13,7 @@ import DeliveryClaimToken from "./0009_delivery_claim_token.ts"
 import WebhookOperations from "./0010_webhook_operations.ts"
 import DeliveryFillfactor from "./0011_delivery_fillfactor.ts"
 import DeliverySeqIndex from "./0012_delivery_seq_index.ts"
+import DeliveryAttemptsUnreferenced from "./0013_delivery_attempts_unreferenced.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -26,5 +27,6 @@ export const Migrations = {
   "0009_delivery_claim_token": DeliveryClaimToken,
   "0010_webhook_operations": WebhookOperations,
   "0011_delivery_fillfactor": DeliveryFillfactor,
-  "0012_delivery_seq_index": DeliverySeqIndex
+  "0012_delivery_seq_index": DeliverySeqIndex,
+  "0013_delivery_attempts_unreferenced": DeliveryAttemptsUnreferenced
 }
