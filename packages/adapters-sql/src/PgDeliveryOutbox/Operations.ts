@@ -36,12 +36,16 @@ const refireFailed =
       return { refired, more: failed.length > bound }
     }).pipe(Effect.withSpan("PgDeliveryOutbox.refireFailed"))
 
-/** Finished deliveries older than `before`, at most `limit`, with their attempts. */
+/**
+ * Finished deliveries older than `before`, at most `limit`, with their
+ * attempts. Found by creation time, which no cycle starts before.
+ */
 const pruneDeliveries = (sql: SqlClient.SqlClient, before: string, limit: number) =>
   sql`
     WITH old AS (
       SELECT delivery_id FROM webhook_deliveries
-      WHERE status <> 'pending' AND COALESCE(first_attempt_at, created_at) < ${before}::timestamptz
+      WHERE created_at < ${before}::timestamptz
+        AND status <> 'pending' AND COALESCE(first_attempt_at, created_at) < ${before}::timestamptz
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), gone AS (

@@ -14,6 +14,7 @@ import WebhookOperations from "./0010_webhook_operations.ts"
 import DeliveryFillfactor from "./0011_delivery_fillfactor.ts"
 import DeliverySeqIndex from "./0012_delivery_seq_index.ts"
 import DeliveryAttemptsUnreferenced from "./0013_delivery_attempts_unreferenced.ts"
+import DeliveryQueue from "./0014_delivery_queue.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -28,5 +29,6 @@ export const Migrations = {
   "0010_webhook_operations": WebhookOperations,
   "0011_delivery_fillfactor": DeliveryFillfactor,
   "0012_delivery_seq_index": DeliverySeqIndex,
-  "0013_delivery_attempts_unreferenced": DeliveryAttemptsUnreferenced
+  "0013_delivery_attempts_unreferenced": DeliveryAttemptsUnreferenced,
+  "0014_delivery_queue": DeliveryQueue
 }
