@@ -15,6 +15,7 @@ import DeliveryFillfactor from "./0011_delivery_fillfactor.ts"
 import DeliverySeqIndex from "./0012_delivery_seq_index.ts"
 import DeliveryAttemptsUnreferenced from "./0013_delivery_attempts_unreferenced.ts"
 import DeliveryQueue from "./0014_delivery_queue.ts"
+import DeliveryFillfactorTwoUpdates from "./0015_delivery_fillfactor_two_updates.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -30,5 +31,6 @@ export const Migrations = {
   "0011_delivery_fillfactor": DeliveryFillfactor,
   "0012_delivery_seq_index": DeliverySeqIndex,
   "0013_delivery_attempts_unreferenced": DeliveryAttemptsUnreferenced,
-  "0014_delivery_queue": DeliveryQueue
+  "0014_delivery_queue": DeliveryQueue,
+  "0015_delivery_fillfactor_two_updates": DeliveryFillfactorTwoUpdates
 }
