@@ -58,6 +58,8 @@ export const copySession = (sql: PgClient.PgClient): Effect.Effect<CopySession |
   })
 
 const encoder = new TextEncoder()
+/** CopyData messages written in one go before the event loop is let run. */
+const FramesPerTurn = 4
 
 /** A frontend message: its type byte, its length, the body. */
 const message = (type: number, body: Uint8Array): Uint8Array => {
@@ -91,6 +93,112 @@ const copyError = (cause: unknown, why: string): SqlError.SqlError =>
   })
 
 /**
+ * One copy on a session, as the consumer of its backend messages: the data
+ * is pumped once the server asks for it, a failure (the server's, or a frame
+ * that cannot be made) ends it, and ReadyForQuery settles it.
+ */
+class CopyCycle implements Consumer {
+  private state: "waiting" | "sending" | "sent" = "waiting"
+  private failure: SqlError.SqlError | undefined
+  private interrupted = false
+  private rows = 0
+  private turn: ReturnType<typeof setImmediate> | undefined
+  readonly settled = Deferred.makeUnsafe<void>()
+
+  private readonly session: CopySession
+  private readonly frames: Iterator<Uint8Array>
+  private readonly resume: (effect: Effect.Effect<number, SqlError.SqlError>) => void
+
+  constructor(
+    session: CopySession,
+    frames: Iterator<Uint8Array>,
+    resume: (effect: Effect.Effect<number, SqlError.SqlError>) => void
+  ) {
+    this.session = session
+    this.frames = frames
+    this.resume = resume
+  }
+
+  private get socket() {
+    return this.session.session.socket
+  }
+
+  private fail(error: SqlError.SqlError, why: string): void {
+    this.failure ??= error
+    if (this.state === "sending") this.socket.write(copyFail(why))
+    this.state = "sent"
+  }
+
+  /** Writes frames until the socket wants a pause, the data ends, or it is time to let the event loop run. */
+  private readonly pump = (): void => {
+    this.turn = undefined
+    for (let sent = 0; this.state === "sending"; sent++) {
+      if (sent === FramesPerTurn) {
+        this.turn = setImmediate(this.pump)
+        return
+      }
+      let next: IteratorResult<Uint8Array>
+      try {
+        next = this.frames.next()
+      } catch (cause) {
+        this.fail(copyError(cause, "could not encode the rows"), "could not encode the rows")
+        return
+      }
+      if (next.done === true) {
+        this.state = "sent"
+        this.socket.write(CopyDone)
+        return
+      }
+      if (!this.socket.write(next.value)) {
+        this.socket.once("drain", this.pump)
+        return
+      }
+    }
+  }
+
+  private finish(effect: Effect.Effect<number, SqlError.SqlError>): void {
+    this.session.consumer = undefined
+    this.socket.off("drain", this.pump)
+    if (this.turn !== undefined) clearImmediate(this.turn)
+    Deferred.doneUnsafe(this.settled, Effect.void)
+    this.resume(effect)
+  }
+
+  onMessage(m: PgProtocol.BackendMessage<unknown>): void {
+    switch (m._tag) {
+      case "CopyInResponse":
+        this.state = "sending"
+        if (this.interrupted) this.fail(copyError(undefined, "interrupted"), "interrupted")
+        else this.pump()
+        return
+      case "CommandComplete":
+        this.rows = Number(m.commandTag.split(" ").at(-1))
+        return
+      case "ErrorResponse":
+        this.fail(serverError(m.fields), "the server failed the copy")
+        return
+      case "ReadyForQuery":
+        this.finish(this.failure === undefined ? Effect.succeed(this.rows) : Effect.fail(this.failure))
+        return
+      default:
+        this.session.fatal(copyError(new Error(`Unexpected ${m._tag}`), `unexpected ${m._tag} in COPY`))
+    }
+  }
+
+  onFatal(error: SqlError.SqlError): void {
+    this.finish(Effect.fail(error))
+  }
+
+  /** Fails the copy (now, or when the server asks for data) and waits until the session is ready again. */
+  readonly interrupt: Effect.Effect<void> = Effect.suspend(() => {
+    if (Deferred.isDoneUnsafe(this.settled)) return Effect.void
+    this.interrupted = true
+    this.fail(copyError(undefined, "interrupted"), "interrupted")
+    return Deferred.await(this.settled)
+  })
+}
+
+/**
  * Runs `statement` (a `COPY ... FROM STDIN`) on `session`, sending `frames`
  * (whole CopyData messages, made as they are needed: encoding overlaps the
  * server's work) and then CopyDone; the rows copied. A frame that cannot be
@@ -105,80 +213,16 @@ export const copyIn = (
   frames: Iterator<Uint8Array>
 ): Effect.Effect<number, SqlError.SqlError> =>
   session.wire.withPermit(
-    Effect.suspend(() => {
-      const settled = Deferred.makeUnsafe<void>()
-      return Effect.callback<number, SqlError.SqlError>((resume) => {
-        if (session.deadWith !== undefined) return resume(Effect.fail(session.deadWith))
-        const socket = session.session.socket
-        let state: "waiting" | "sending" | "sent" = "waiting"
-        let failure: SqlError.SqlError | undefined
-        let interrupted = false
-        let rows = 0
-        const fail = (error: SqlError.SqlError, why: string) => {
-          failure ??= error
-          if (state === "sending") socket.write(copyFail(why))
-          state = "sent"
-        }
-        const pump = (): void => {
-          while (state === "sending") {
-            let next: IteratorResult<Uint8Array>
-            try {
-              next = frames.next()
-            } catch (cause) {
-              fail(copyError(cause, "could not encode the rows"), "could not encode the rows")
-              return
-            }
-            if (next.done === true) {
-              state = "sent"
-              socket.write(CopyDone)
-              return
-            }
-            if (!socket.write(next.value)) {
-              socket.once("drain", pump)
-              return
-            }
-          }
-        }
-        const finish = (effect: Effect.Effect<number, SqlError.SqlError>) => {
-          session.consumer = undefined
-          socket.off("drain", pump)
-          Deferred.doneUnsafe(settled, Effect.void)
-          resume(effect)
-        }
-        session.consumer = {
-          onMessage: (m) => {
-            switch (m._tag) {
-              case "CopyInResponse":
-                state = "sending"
-                if (interrupted) return fail(copyError(undefined, "interrupted"), "interrupted")
-                return pump()
-              case "CommandComplete":
-                rows = Number(m.commandTag.split(" ").at(-1))
-                return
-              case "ErrorResponse":
-                return fail(serverError(m.fields), "the server failed the copy")
-              case "ReadyForQuery":
-                return finish(failure === undefined ? Effect.succeed(rows) : Effect.fail(failure))
-              default:
-                return session.fatal(
-                  copyError(new Error(`Unexpected ${m._tag}`), `unexpected ${m._tag} in COPY`)
-                )
-            }
-          },
-          onFatal: (error) => finish(Effect.fail(error))
-        }
-        session.session.parser.readField = undefined
-        try {
-          socket.write(queryMessage(statement))
-        } catch (cause) {
-          session.fatal(copyError(cause, "could not write the COPY"))
-        }
-        return Effect.suspend(() => {
-          if (Deferred.isDoneUnsafe(settled)) return Effect.void
-          interrupted = true
-          fail(copyError(undefined, "interrupted"), "interrupted")
-          return Deferred.await(settled)
-        })
-      })
+    Effect.callback<number, SqlError.SqlError>((resume) => {
+      if (session.deadWith !== undefined) return resume(Effect.fail(session.deadWith))
+      const cycle = new CopyCycle(session, frames, resume)
+      session.consumer = cycle
+      session.session.parser.readField = undefined
+      try {
+        session.session.socket.write(queryMessage(statement))
+      } catch (cause) {
+        session.fatal(copyError(cause, "could not write the COPY"))
+      }
+      return cycle.interrupt
     })
   )

@@ -14,9 +14,12 @@ import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ScorecardRepository, type StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
 import { answer, entity, scorecard } from "@ratings/domain/test-support/contract/ratings-fixtures"
 import { Effect, Exit, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
-import { copySession } from "../src/PgCopy.ts"
+import { copyIn, copySession } from "../src/PgCopy.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
+import { CopyWriter } from "../src/scorecards/CopyFrames.ts"
+import { bulk } from "../src/scorecards/ScorecardBulk.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 const postgres = Layer.merge(PgEntityRepository.layer, PgScorecardRepository.layer)
@@ -76,6 +79,13 @@ const messagesWritten = <A, E, R>(sql: PgClient.PgClient, effect: Effect.Effect<
       })
     )
     return types
+  })
+
+/** Fails with "cut off" after `millis` of real time. */
+const cutOff = (millis: number) =>
+  Effect.callback<never, string>((resume) => {
+    const timer = setTimeout(() => resume(Effect.fail("cut off")), millis)
+    return Effect.sync(() => clearTimeout(timer))
   })
 
 describe("saveDrafts copying new scorecards' answers", () => {
@@ -175,6 +185,73 @@ describe("saveDrafts copying new scorecards' answers", () => {
           WHERE id IN (${undone.id}::uuid, ${over.id}::uuid, ${notUuid.id}::uuid)`) as [{ n: number }]
         assert.strictEqual(n, 0)
       }).pipe(Effect.provide(postgres))
+    )
+
+    it.effect("where the session cannot copy, new scorecards' answers go by the statements, same rows", () =>
+      Effect.gen(function* () {
+        const sql = yield* PgClient.PgClient
+        const repo = yield* ScorecardRepository
+        // The same client, but its transactions are not found where `copySession` looks.
+        const hidden = SqlClient.TransactionConnection(-1)
+        const noCopy = new Proxy(sql, {
+          get: (target, key) => (key === "transactionService" ? hidden : Reflect.get(target, key, target))
+        })
+        const es = ["by-copy", "by-statements"].map((s) => entity("protocol", `copy-fallback-${s}`))
+        yield* (yield* EntityRepository).upsert(es)
+        const answers = awkward()
+        const [copied, stated] = es.map((e) => scorecard(e, 1, "draft", { answers })) as [
+          StoredScorecard,
+          StoredScorecard
+        ]
+        yield* repo.saveDrafts([copied])
+        assert.isUndefined(yield* noCopy.withTransaction(copySession(noCopy)))
+        const types = yield* sql.withTransaction(
+          messagesWritten(sql, bulk(noCopy).saveDrafts([tableBacked(stated)]))
+        )
+        assert.notInclude(types, "d")
+        const expected = yield* answerBytes(sql, copied.id)
+        assert.strictEqual(expected.length, answers.length)
+        assert.deepStrictEqual(yield* answerBytes(sql, stated.id), expected)
+      }).pipe(Effect.provide(postgres))
+    )
+
+    // A real timer cuts the copy off (the test clock does not run): the copy must let the event loop run.
+    it.effect(
+      "an interrupted copy is failed and awaited: the transaction rolls back on a sound session",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* PgClient.PgClient
+          function* endless(): Generator<Uint8Array> {
+            const w = new CopyWriter()
+            for (;;) {
+              w.row(1)
+              w.int4(1)
+              if (w.full) yield w.take()!
+            }
+          }
+          const exit = yield* Effect.exit(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                yield* sql`CREATE TABLE endless (n int4)`
+                const session = yield* copySession(sql)
+                yield* Effect.raceFirst(
+                  copyIn(session!, "COPY endless FROM STDIN (FORMAT binary)", endless()),
+                  cutOff(300)
+                )
+              })
+            )
+          )
+          assert.include(Exit.isFailure(exit) ? String(exit.cause) : "", "cut off")
+          // Every connection of the pool answers, and the table was rolled back with its rows.
+          const [{ n }] = (yield* Effect.all(
+            Array.from(
+              { length: 5 },
+              () => sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_class WHERE relname = 'endless'`
+            ),
+            { concurrency: 5 }
+          ))[0] as [{ n: number }]
+          assert.strictEqual(n, 0)
+        })
     )
 
     it.effect("is not there outside a transaction", () =>
