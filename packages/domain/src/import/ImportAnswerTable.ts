@@ -293,7 +293,12 @@ export const answerTable = (): AnswerTable => {
       for (let j = 0; j < count; j++) {
         const i = start + (order === undefined ? j : order[j]!)
         if (cols.otherIds.size > 0 && cols.otherIds.has(i)) return undefined
-        out.set(cols.idChunks[i >>> ChunkBits]!.subarray((i & ChunkMask) * 4, (i & ChunkMask) * 4 + 4), j * 4)
+        const ids = cols.idChunks[i >>> ChunkBits]!
+        const k = (i & ChunkMask) * 4
+        out[j * 4] = ids[k]!
+        out[j * 4 + 1] = ids[k + 1]!
+        out[j * 4 + 2] = ids[k + 2]!
+        out[j * 4 + 3] = ids[k + 3]!
       }
       return out
     },
