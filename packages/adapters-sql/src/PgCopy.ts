@@ -37,6 +37,7 @@ const isCopySession = (base: unknown): base is CopySession => {
   const session = b?.session as { socket?: Partial<Duplex>; parser?: object } | undefined
   return (
     typeof b === "object" &&
+    b !== null &&
     typeof (b.wire as { withPermit?: unknown } | undefined)?.withPermit === "function" &&
     typeof b.fatal === "function" &&
     "consumer" in b &&
