@@ -1,14 +1,14 @@
 /**
  * The bulk writes of the ScorecardRepository on Postgres: set-based, a few
- * statements per chunk of rows. Answers, the bulk of an import, travel as one
- * binary array per column (AnswerColumns.ts; `unnest` in the select list
- * streams them into INSERT without materialising); the other rows as one json
- * parameter read by `json_to_recordset`. `saveDrafts` keeps the idempotency of
- * `saveDraft`: a new scorecard simply gets its answers and evidence; a stored
- * one has them compared row by row, as typed columns, and replaced only when
- * some row differs. `publishMany` runs the statements of `publish` over a
- * chunk of entities at once (an entity that repeats goes to the next round, so
- * order is kept) and sends one NOTIFY per entity type when many entities changed.
+ * statements per chunk of rows. Answers, the bulk of an import, are copied
+ * when their scorecard is new (binary `COPY`, AnswerCopy.ts), else travel as
+ * one binary array per column (AnswerColumns.ts; `unnest` streams them into
+ * INSERT); the other rows as one json parameter read by `json_to_recordset`.
+ * `saveDrafts` keeps the idempotency of `saveDraft`: a stored scorecard has
+ * its answers and evidence compared row by row, as typed columns, and
+ * replaced only when some row differs. `publishMany` runs `publish`'s
+ * statements over a chunk of entities at once (one that repeats goes to the
+ * next round: order is kept), one NOTIFY per type when many changed.
  */
 import type { PgClient } from "@effect/sql-pg"
 import {
@@ -23,7 +23,10 @@ import { AllOfType, type EntityChange, notifyChanges } from "../PgCacheInvalidat
 import { decodeRows, orReadError } from "../PgRows.ts"
 import { catchSqlError } from "../PgTransaction.ts"
 import { maySkipRowTriggers, withoutRowTriggers } from "./RowTriggers.ts"
+import { type CopySession, copyIn, copySession } from "../PgCopy.ts"
 import { type AnswerArrays, answerArrays, answerColumns, answersOfSome } from "./AnswerColumns.ts"
+import { AnswersCopy, answerCount, answerFrames } from "./AnswerCopy.ts"
+import { answerSliceOf } from "@ratings/domain/import/ImportAnswerTable"
 import { chunksOf, historyRowOf, RowRecord, rowOf } from "./ScorecardRows.ts"
 
 /** Scorecards per chunk of saveDrafts: some 60 answers each, a few megabytes of parameters. */
@@ -120,20 +123,49 @@ const upsertDraftRows = (sql: PgClient.PgClient, rows: string) =>
 /**
  * A chunk of saveDrafts with the parameters of its statements built, which
  * is JavaScript work done while Postgres writes the chunk before it: the
- * scorecard rows, and the answers of every scorecard of the chunk (those of
- * the INSERT when all of them are new, as on a first import).
+ * scorecard rows, and the answers of every scorecard of the chunk as array
+ * parameters (those of the INSERT when all of them are new, as on a first
+ * import) unless new scorecards' answers are copied, when they are built only
+ * if asked for.
  */
 interface PreparedChunk {
   readonly chunk: ReadonlyArray<StoredScorecard>
   readonly rows: string
-  readonly arrays: AnswerArrays
-  readonly answers: ReturnType<typeof answerColumns>
+  readonly answers: () => { readonly arrays: AnswerArrays; readonly columns: AnswerParameters }
+  readonly built: () => boolean
 }
 
-const prepareChunk = (sql: PgClient.PgClient, chunk: ReadonlyArray<StoredScorecard>): PreparedChunk => {
-  const arrays = answerArrays(chunk)
-  return { chunk, rows: JSON.stringify(chunk.map(rowOf)), arrays, answers: answerColumns(sql, arrays) }
+type AnswerParameters = ReturnType<typeof answerColumns>
+
+const prepareChunk = (
+  sql: PgClient.PgClient,
+  cards: ReadonlyArray<StoredScorecard>,
+  copying: boolean
+): PreparedChunk => {
+  // Answers not in an answer table are read here, once (a getter may make them afresh on each read).
+  const chunk = cards.map((s) => (answerSliceOf(s) === undefined ? { ...s } : s))
+  let built: ReturnType<PreparedChunk["answers"]> | undefined
+  const answers = () => {
+    if (built !== undefined) return built
+    const arrays = answerArrays(chunk)
+    built = { arrays, columns: answerColumns(sql, arrays) }
+    return built
+  }
+  if (!copying) answers()
+  return { chunk, rows: JSON.stringify(chunk.map(rowOf)), answers, built: () => built !== undefined }
 }
+
+/** The answers of new scorecards: copied when `copy` is a session, else one INSERT. */
+const insertNew = (
+  sql: PgClient.PgClient,
+  copy: CopySession | undefined,
+  cards: ReadonlyArray<StoredScorecard>,
+  columnsOf: (cards: ReadonlyArray<StoredScorecard>) => AnswerParameters
+) =>
+  copy === undefined
+    ? sql`INSERT INTO answers (scorecard_id, position, id, question_id, domain, score, max_score, weight,
+        confidence, response, rationale) SELECT ${columnsOf(cards).columns}`
+    : copyIn(copy, AnswersCopy, answerFrames(cards))
 
 /**
  * The answers and evidence of a chunk whose scorecard rows are written
@@ -143,22 +175,20 @@ const writeContent = (
   sql: PgClient.PgClient,
   chunk: ReadonlyArray<StoredScorecard>,
   [created, stored]: readonly [ReadonlyArray<StoredScorecard>, ReadonlyArray<StoredScorecard>],
-  columnsOf: (cards: ReadonlyArray<StoredScorecard>) => ReturnType<typeof answerColumns>,
-  sending: Effect.Effect<unknown>
+  columnsOf: (cards: ReadonlyArray<StoredScorecard>) => AnswerParameters,
+  { copy, sending }: { readonly copy: CopySession | undefined; readonly sending: Effect.Effect<unknown> }
 ) =>
   Effect.gen(function* () {
-    // A new scorecard has no answers yet: a plain INSERT, no conflict to look for.
-    for (const [cards, onConflict] of [
-      [created, ""],
-      [stored, "ON CONFLICT (scorecard_id, position) DO NOTHING"]
-    ] as const) {
-      if (cards.length === 0) continue
-      const { columns, rows } = columnsOf(cards)
-      if (rows === 0) continue
+    // A new scorecard has no answers yet: no conflict to look for.
+    if (created.some((s) => answerCount(s) > 0)) {
+      yield* sending
+      yield* insertNew(sql, copy, created, columnsOf)
+    }
+    if (stored.some((s) => answerCount(s) > 0)) {
       yield* sending
       yield* sql`INSERT INTO answers (scorecard_id, position, id, question_id, domain, score, max_score, weight,
           confidence, response, rationale)
-        SELECT ${columns} ${sql.literal(onConflict)}`
+        SELECT ${columnsOf(stored).columns} ON CONFLICT (scorecard_id, position) DO NOTHING`
     }
     const withEvidence = chunk.filter((s) => s.evidence.length > 0)
     if (withEvidence.length > 0)
@@ -173,7 +203,7 @@ const writeContent = (
  */
 const writeDrafts = (
   sql: PgClient.PgClient,
-  skipRowChecks: boolean,
+  { skipRowChecks, copy }: WriteMode,
   prepared: PreparedChunk,
   sending: Effect.Effect<unknown>
 ) =>
@@ -184,24 +214,35 @@ const writeDrafts = (
     const isFresh = (s: StoredScorecard) => fresh.has(s.id.toLowerCase())
     const stored = chunk.filter((s) => !isFresh(s))
     const created = chunk.filter(isFresh)
-    // The answers' columns of some of the chunk's scorecards, built once: prepareChunk's for all of them.
-    const built = new Map<ReadonlyArray<StoredScorecard>, ReturnType<typeof answerColumns>>()
+    // The answers' columns of some of the chunk's scorecards, built once (from prepareChunk's when built).
+    const built = new Map<ReadonlyArray<StoredScorecard>, AnswerParameters>()
     const columnsOf = (cards: ReadonlyArray<StoredScorecard>) => {
-      if (cards.length === chunk.length) return prepared.answers
+      if (cards.length === chunk.length) return prepared.answers().columns
       const columns =
         built.get(cards) ??
-        answerColumns(sql, answersOfSome(prepared.arrays, new Set(cards.map((s) => s.id))))
+        answerColumns(
+          sql,
+          prepared.built()
+            ? answersOfSome(prepared.answers().arrays, new Set(cards.map((s) => s.id)))
+            : answerArrays(cards)
+        )
       built.set(cards, columns)
       return columns
     }
     if (stored.length > 0) yield* dropChangedContent(sql, stored, columnsOf(stored).columns)
-    const content = writeContent(sql, chunk, [created, stored], columnsOf, sending)
-    // The chunk's scorecards are the parents (answers are read once, in prepareChunk).
-    const hasContent = prepared.answers.rows > 0 || chunk.some((s) => s.evidence.length > 0)
+    const content = writeContent(sql, chunk, [created, stored], columnsOf, { copy, sending })
+    // The chunk's scorecards are the parents.
+    const hasContent = chunk.some((s) => answerCount(s) > 0 || s.evidence.length > 0)
     if (skipRowChecks && hasContent)
       yield* withoutRowTriggers(sql, { table: "scorecards", ids: chunk.map((s) => s.id) }, content)
     else yield* content
   })
+
+/** How a saveDrafts writes: without per-row triggers when it may, new answers copied when it can. */
+interface WriteMode {
+  readonly skipRowChecks: boolean
+  readonly copy: CopySession | undefined
+}
 
 /**
  * The chunks written one after another, each chunk's parameters built while
@@ -210,22 +251,22 @@ const writeDrafts = (
  */
 const writeChunks = (
   sql: PgClient.PgClient,
-  skipRowChecks: boolean,
+  mode: WriteMode,
   chunks: ReadonlyArray<ReadonlyArray<StoredScorecard>>
 ) =>
   Effect.gen(function* () {
-    let next = prepareChunk(sql, chunks[0]!)
+    let next = prepareChunk(sql, chunks[0]!, mode.copy !== undefined)
     for (let i = 0; i < chunks.length; i++) {
       const current = next
       const sending = yield* Deferred.make<void>()
       const signal = Deferred.succeed(sending, undefined)
-      const writer = yield* writeDrafts(sql, skipRowChecks, current, signal).pipe(
+      const writer = yield* writeDrafts(sql, mode, current, signal).pipe(
         Effect.ensuring(signal),
         Effect.forkChild
       )
       if (i + 1 < chunks.length) {
         yield* Deferred.await(sending)
-        next = prepareChunk(sql, chunks[i + 1]!)
+        next = prepareChunk(sql, chunks[i + 1]!, mode.copy !== undefined)
       }
       yield* Fiber.join(writer)
     }
@@ -244,8 +285,8 @@ const saveDrafts = (sql: PgClient.PgClient) =>
     yield* sql
       .withTransaction(
         Effect.gen(function* () {
-          const skipRowChecks = yield* maySkipRowTriggers(sql)
-          yield* writeChunks(sql, skipRowChecks, chunksOf([...byId.values()], DraftChunk))
+          const mode = { skipRowChecks: yield* maySkipRowTriggers(sql), copy: yield* copySession(sql) }
+          yield* writeChunks(sql, mode, chunksOf([...byId.values()], DraftChunk))
         })
       )
       .pipe(catchSqlError(`save ${byId.size} scorecards`))

@@ -40,6 +40,12 @@ export interface AnswerTable {
   readonly fields: (slice: AnswerSlice) => Array<AnswerFields>
   /** The ids of a slice's answers, in its order: with `fields`, its answers column by column, no object made per answer. */
   readonly ids: (slice: AnswerSlice) => Array<string>
+  /**
+   * The ids of a slice's answers as four words each (a UUID's 16 bytes, as
+   * big-endian words), in its order, with no text made; undefined when one of
+   * them is not a lower-case UUID (`ids` has every id).
+   */
+  readonly idWords: (slice: AnswerSlice) => Uint32Array | undefined
   /** Answers stored. */
   readonly size: () => number
   /** An empty set of this table's answers by id, sized for every answer stored so far. */
@@ -280,6 +286,20 @@ export const answerTable = (): AnswerTable => {
     ids: ({ start, count, order }) => {
       const out = new Array<string>(count)
       for (let j = 0; j < count; j++) out[j] = idAt(cols, start + (order === undefined ? j : order[j]!))
+      return out
+    },
+    idWords: ({ start, count, order }) => {
+      const out = new Uint32Array(count * 4)
+      for (let j = 0; j < count; j++) {
+        const i = start + (order === undefined ? j : order[j]!)
+        if (cols.otherIds.size > 0 && cols.otherIds.has(i)) return undefined
+        const ids = cols.idChunks[i >>> ChunkBits]!
+        const k = (i & ChunkMask) * 4
+        out[j * 4] = ids[k]!
+        out[j * 4 + 1] = ids[k + 1]!
+        out[j * 4 + 2] = ids[k + 2]!
+        out[j * 4 + 3] = ids[k + 3]!
+      }
       return out
     },
     size: () => cols.size,

@@ -99,6 +99,21 @@ describe("ImportAnswerTable", () => {
     assert.deepStrictEqual(table.ids(table.add([])), [])
   })
 
+  it("the ids of a slice as words are its ids' bytes in the slice's order, when all are lower-case UUIDs", () => {
+    const table = answerTable()
+    const ids = ["0123abcd-4567-4def-89ab-cdef01234567", uuid(1), "ffffffff-ffff-4fff-bfff-ffffffffffff"]
+    const slice = reordered(table.add(ids.map((id, n) => answer(n, { id }))), Int32Array.of(2, 0, 1))
+    const words = table.idWords(slice)
+    assert.isDefined(words)
+    const hex = Array.from(words!, (w) => w.toString(16).padStart(8, "0")).join("")
+    assert.strictEqual(hex, [ids[2], ids[0], ids[1]].map((id) => id!.replaceAll("-", "")).join(""))
+    assert.deepStrictEqual(table.idWords(table.add([])), new Uint32Array(0))
+    // Any other spelling is not kept as words: the slice's ids are read as text.
+    for (const id of ["FFFFFFFF-0000-4000-8000-000000000003", "not-a-uuid"])
+      assert.isUndefined(table.idWords(table.add([answer(4), answer(5, { id })])))
+    assert.isDefined(table.idWords(table.add([answer(6)])))
+  })
+
   it("an object with lazy answers reads, spreads, compares and serialises as a plain one", () => {
     const table = answerTable()
     const list = [answer(1), answer(2)]
