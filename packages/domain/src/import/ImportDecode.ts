@@ -29,6 +29,7 @@ import { type ImportIssue, jsonPath, schemaIssues } from "./ImportIssue.ts"
 import type { ImportSource } from "./ImportJsonText.ts"
 import { answerTable, withLazyAnswers } from "./ImportAnswerTable.ts"
 import { type StringPool, stringPool } from "./ImportStringPool.ts"
+import { lazyLocated, type RecordStore, recordStore } from "./ImportRecordStore.ts"
 
 /** A decoded value and where it came from, for messages. */
 export interface Located<A> {
@@ -131,6 +132,8 @@ interface DecoderState {
   readonly compact: (sc: ImportScorecard) => ImportScorecard
   /** Shares the repeated texts of the other items. */
   readonly pool: StringPool
+  /** Holds the entities' records as bytes until they are written (ImportRecordStore.ts). */
+  readonly records: RecordStore
 }
 
 /** A decoded item with its ids derived where left out (recorded in `derived`), located. */
@@ -143,9 +146,12 @@ const locate = (
   value: unknown
 ): Located<unknown> => {
   const filled = withIds(section, value, derived)
+  const path = jsonPath([section, index])
+  const ref = section === "entities" ? st.records.add(filled) : undefined
+  if (ref !== undefined) return lazyLocated(source, path, ref)
   return {
     source,
-    path: jsonPath([section, index]),
+    path,
     value: section === "scorecards" ? st.compact(filled as ImportScorecard) : st.pool.shareIn(filled)
   }
 }
@@ -246,7 +252,8 @@ export const sourceDecoder = (): SourceDecoder => {
     broken: { entities: new Set(), questionTypes: new Set(), scorecards: new Set() },
     derived: { entities: new Set(), scorecards: new Set() },
     compact: compactScorecards(),
-    pool: stringPool()
+    pool: stringPool(),
+    records: recordStore()
   }
   return {
     add: (source) => addParsed(st, source),
