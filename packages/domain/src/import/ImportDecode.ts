@@ -128,8 +128,11 @@ interface DecoderState {
   readonly quantum: Array<Located<ImportQuantumSnapshot>>
   readonly broken: { readonly [K in keyof Broken]: Set<string> }
   readonly derived: Derived
-  /** The scorecard with its answers kept compactly (ImportAnswerTable.ts). */
-  readonly compact: (sc: ImportScorecard) => ImportScorecard
+  /**
+   * The scorecard located, its answers kept compactly (ImportAnswerTable.ts)
+   * and its other fields as bytes (ImportRecordStore.ts) when JSON keeps them exactly.
+   */
+  readonly compact: (source: string, path: string, sc: ImportScorecard) => Located<ImportScorecard>
   /** Shares the repeated texts of the other items. */
   readonly pool: StringPool
   /** Holds the entities' records as bytes until they are written (ImportRecordStore.ts). */
@@ -147,13 +150,10 @@ const locate = (
 ): Located<unknown> => {
   const filled = withIds(section, value, derived)
   const path = jsonPath([section, index])
+  if (section === "scorecards") return st.compact(source, path, filled as ImportScorecard)
   const ref = section === "entities" ? st.records.add(filled) : undefined
   if (ref !== undefined) return lazyLocated(source, path, ref)
-  return {
-    source,
-    path,
-    value: section === "scorecards" ? st.compact(filled as ImportScorecard) : st.pool.shareIn(filled)
-  }
+  return { source, path, value: st.pool.shareIn(filled) }
 }
 
 const push = (
@@ -235,11 +235,15 @@ const addStreamed = (st: DecoderState, name: string, read: ReadBytes): boolean =
 }
 
 /** Scorecards with their answers kept compactly, not as objects (ImportAnswerTable.ts). */
-const compactScorecards = (): ((sc: ImportScorecard) => ImportScorecard) => {
+const compactScorecards = (records: RecordStore): DecoderState["compact"] => {
   const answers = answerTable()
-  return (sc) => {
+  return (source, path, sc) => {
     const { answers: list, ...fields } = sc
-    return withLazyAnswers(fields, answers.add(list))
+    const slice = answers.add(list)
+    const ref = records.add(fields)
+    return ref === undefined
+      ? { source, path, value: withLazyAnswers(fields, slice) }
+      : lazyLocated(source, path, ref, slice)
   }
 }
 
@@ -251,7 +255,8 @@ export const sourceDecoder = (): SourceDecoder => {
     quantum: [],
     broken: { entities: new Set(), questionTypes: new Set(), scorecards: new Set() },
     derived: { entities: new Set(), scorecards: new Set() },
-    compact: compactScorecards(),
+    // A store of their own: the plan keeps the entities' records, not the decoded scorecards'.
+    compact: compactScorecards(recordStore()),
     pool: stringPool(),
     records: recordStore()
   }

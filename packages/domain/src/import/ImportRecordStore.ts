@@ -18,6 +18,8 @@ const coders = globalThis as unknown as {
   readonly TextDecoder: new () => { decode(bytes: Uint8Array): string }
 }
 
+import { type AnswerSlice, withLazyAnswers } from "./ImportAnswerTable.ts"
+
 /** Bytes per chunk; a record larger than this gets a chunk of its own. Chunks are never copied. */
 const ChunkSize = 1 << 20
 
@@ -110,29 +112,42 @@ export const recordStore = (): RecordStore => {
 /** Where a located item made by `lazyLocated` keeps its record (not enumerable: not part of its value). */
 const Ref: unique symbol = Symbol("@ratings/domain/import/RecordRef")
 
+/** Where a located scorecard keeps the slice of its answers. */
+const Answers: unique symbol = Symbol("@ratings/domain/import/RecordAnswers")
+
 interface HoldsRef {
   readonly [Ref]: RecordRef
+  readonly [Answers]: AnswerSlice
 }
 
-// One getter for every item, so that they all share one hidden class.
+// One getter for every item (and one for every scorecard), so that they share hidden classes.
 function readValue(this: HoldsRef): unknown {
   const ref = this[Ref]
   return ref.store.read(ref)
 }
 
+function readWithAnswers(this: HoldsRef): unknown {
+  const ref = this[Ref]
+  return withLazyAnswers(ref.store.read(ref) as object, this[Answers])
+}
+
 /**
  * A located item whose `value` reads `ref` each time: an own, enumerable
  * property like any other, so that spreading, comparing or serialising the
- * item sees its value.
+ * item sees its value. With `answers`, the value also has the answers of that
+ * slice (ImportAnswerTable.ts `withLazyAnswers`).
  */
 export const lazyLocated = <A>(
   source: string,
   path: string,
-  ref: RecordRef
+  ref: RecordRef,
+  answers?: AnswerSlice
 ): { readonly source: string; readonly path: string; readonly value: A } => {
   const o = { source, path }
   Object.defineProperty(o, Ref, { value: ref, enumerable: false })
-  Object.defineProperty(o, "value", { get: readValue, enumerable: true, configurable: true })
+  if (answers !== undefined) Object.defineProperty(o, Answers, { value: answers, enumerable: false })
+  const get = answers === undefined ? readValue : readWithAnswers
+  Object.defineProperty(o, "value", { get, enumerable: true, configurable: true })
   return o as { readonly source: string; readonly path: string; readonly value: A }
 }
 

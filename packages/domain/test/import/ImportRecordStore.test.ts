@@ -102,6 +102,17 @@ describe("ImportRecordStore", () => {
     assert.isUndefined(recordRefOf(decoded.content.questions[0]!))
   })
 
+  it("decoded scorecards keep their fields in the store and their answers in the table", () => {
+    const card = scorecard(1, "lend", 1, protocolAnswers(10))
+    const decoded = decodeSources([{ name: "a.json", content: file({ scorecards: [card] }) }])
+    const item = decoded.content.scorecards[0]!
+    assert.isDefined(recordRefOf(item))
+    assert.isDefined(answerSliceOf(item.value))
+    assert.notStrictEqual(item.value, item.value)
+    assert.deepStrictEqual(item.value as unknown, card)
+    assert.deepStrictEqual({ ...item }, { source: "a.json", path: "$.scorecards[0]", value: card } as never)
+  })
+
   it("planned entities and drafts read as the plain ones they stand for", () => {
     const store = recordStore()
     const value = entity("protocol", "lend", 1, {}, { domain_weights: { security: 100 } }) as never
