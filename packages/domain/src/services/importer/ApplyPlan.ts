@@ -43,6 +43,12 @@ export class ImportApplyFailed extends Schema.TaggedError<ImportApplyFailed>()("
 const EntityBatch = 1000
 /** Drafts are saved in batches of this size (some 60 answers each). */
 const DraftBatch = 1000
+/**
+ * Publications are given to `Publisher.publishMany` in calls of at most this
+ * many: a call resolves and holds the entity record of each of its acts, so a
+ * run of an entity each must not hold every entity of a large import at once.
+ */
+const PublicationBatch = 5000
 
 const failed =
   (phase: ImportPhase) =>
@@ -199,9 +205,10 @@ const writeBeforePublications = Effect.fnUntraced(function* (
 
 /**
  * The publications through `Publisher.publishMany`, in runs in which no
- * entity repeats, each after the drafts staged before any of its
- * publications. A draft only matters to publications of its own entity, whose
- * previous publication lies in an earlier run, so this is the same as saving
+ * entity repeats (split in calls of `PublicationBatch`), each after the
+ * drafts staged before any of its publications. A draft only matters to
+ * publications of its own entity, whose previous publication lies in an
+ * earlier run, so this is the same as saving
  * each draft right before its own publication. With the clock at each
  * `published_at`, history gets the file's times and the scoring core computes
  * every figure. An entity of `unseen` is announced by its first publication
@@ -224,7 +231,12 @@ const replayPublications = Effect.fnUntraced(function* (
   const entities = plannedEntities(plan)
   const live = plan.publications.flatMap((p, i) => (p.skip ? [] : [{ p, i }]))
   yield* progress.step("publications", plan.publications.length - live.length)
-  for (const run of repeatFreeRuns(live, ({ p }) => idKey(p.entity_id))) {
+  const runs = repeatFreeRuns(live, ({ p }) => idKey(p.entity_id)).flatMap((whole) =>
+    Array.from({ length: Math.ceil(whole.length / PublicationBatch) }, (_, k) =>
+      whole.slice(k * PublicationBatch, (k + 1) * PublicationBatch)
+    )
+  )
+  for (const run of runs) {
     yield* saveAll(
       ports,
       progress,
