@@ -48,7 +48,7 @@ const DraftBatch = 1000
  * many: a call resolves and holds the entity record of each of its acts, so a
  * run of an entity each must not hold every entity of a large import at once.
  */
-const PublicationBatch = 5000
+export const PublicationBatch = 5000
 
 const failed =
   (phase: ImportPhase) =>
