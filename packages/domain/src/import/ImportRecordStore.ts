@@ -60,12 +60,14 @@ export const isJsonExact = (v: unknown): boolean => {
       }
       const proto = Object.getPrototypeOf(v)
       if (proto !== Object.prototype && proto !== null) return false
-      if (Object.getOwnPropertySymbols(v).length > 0) return false
-      for (const k of Object.keys(v)) {
-        if (k === "__proto__") return false
+      // Walked without making arrays of its keys: this runs on every record an import keeps.
+      let keys = 0
+      for (const k in v) {
+        if (!Object.hasOwn(v, k) || k === "__proto__") return false
         if (!isJsonExact((v as Record<string, unknown>)[k])) return false
+        keys++
       }
-      return Object.keys(v).length === Object.getOwnPropertyNames(v).length
+      return Object.getOwnPropertyNames(v).length === keys && Object.getOwnPropertySymbols(v).length === 0
     }
     default:
       return false
