@@ -29,6 +29,7 @@ import { type ImportIssue, jsonPath, schemaIssues } from "./ImportIssue.ts"
 import type { ImportSource } from "./ImportJsonText.ts"
 import { answerTable, withLazyAnswers } from "./ImportAnswerTable.ts"
 import { type StringPool, stringPool } from "./ImportStringPool.ts"
+import { lazyLocated, type RecordStore, recordStore } from "./ImportRecordStore.ts"
 
 /** A decoded value and where it came from, for messages. */
 export interface Located<A> {
@@ -127,10 +128,15 @@ interface DecoderState {
   readonly quantum: Array<Located<ImportQuantumSnapshot>>
   readonly broken: { readonly [K in keyof Broken]: Set<string> }
   readonly derived: Derived
-  /** The scorecard with its answers kept compactly (ImportAnswerTable.ts). */
-  readonly compact: (sc: ImportScorecard) => ImportScorecard
+  /**
+   * The scorecard located, its answers kept compactly (ImportAnswerTable.ts)
+   * and its other fields as bytes (ImportRecordStore.ts) when JSON keeps them exactly.
+   */
+  readonly compact: (source: string, path: string, sc: ImportScorecard) => Located<ImportScorecard>
   /** Shares the repeated texts of the other items. */
   readonly pool: StringPool
+  /** Holds the entities' records as bytes until they are written (ImportRecordStore.ts). */
+  readonly records: RecordStore
 }
 
 /** A decoded item with its ids derived where left out (recorded in `derived`), located. */
@@ -143,11 +149,11 @@ const locate = (
   value: unknown
 ): Located<unknown> => {
   const filled = withIds(section, value, derived)
-  return {
-    source,
-    path: jsonPath([section, index]),
-    value: section === "scorecards" ? st.compact(filled as ImportScorecard) : st.pool.shareIn(filled)
-  }
+  const path = jsonPath([section, index])
+  if (section === "scorecards") return st.compact(source, path, filled as ImportScorecard)
+  const ref = section === "entities" ? st.records.add(filled) : undefined
+  if (ref !== undefined) return lazyLocated(source, path, ref)
+  return { source, path, value: st.pool.shareIn(filled) }
 }
 
 const push = (
@@ -229,11 +235,15 @@ const addStreamed = (st: DecoderState, name: string, read: ReadBytes): boolean =
 }
 
 /** Scorecards with their answers kept compactly, not as objects (ImportAnswerTable.ts). */
-const compactScorecards = (): ((sc: ImportScorecard) => ImportScorecard) => {
+const compactScorecards = (records: RecordStore): DecoderState["compact"] => {
   const answers = answerTable()
-  return (sc) => {
+  return (source, path, sc) => {
     const { answers: list, ...fields } = sc
-    return withLazyAnswers(fields, answers.add(list))
+    const slice = answers.add(list)
+    const ref = records.add(fields)
+    return ref === undefined
+      ? { source, path, value: withLazyAnswers(fields, slice) }
+      : lazyLocated(source, path, ref, slice)
   }
 }
 
@@ -245,8 +255,10 @@ export const sourceDecoder = (): SourceDecoder => {
     quantum: [],
     broken: { entities: new Set(), questionTypes: new Set(), scorecards: new Set() },
     derived: { entities: new Set(), scorecards: new Set() },
-    compact: compactScorecards(),
-    pool: stringPool()
+    // A store of their own: the plan keeps the entities' records, not the decoded scorecards'.
+    compact: compactScorecards(recordStore()),
+    pool: stringPool(),
+    records: recordStore()
   }
   return {
     add: (source) => addParsed(st, source),

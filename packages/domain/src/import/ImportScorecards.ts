@@ -87,13 +87,13 @@ const holdersBefore = (answers: AnswerIds, answerIndex: number): Map<string, Loc
  */
 const checkScorecardIdentity = (
   item: Located<ImportScorecard>,
+  sc: ImportScorecard,
   entity: ResolvedEntity,
   view: StoreView,
   ids: Map<string, Located<unknown>>,
   drafts: ReadonlyMap<string, CheckedDraft>,
   at: Report
 ): { key: string; sameVersion: CheckedDraft | undefined; same: Scorecard | undefined } => {
-  const sc = item.value
   const type = sc.entity_type
   const twice = ids.get(idKey(sc.id))
   if (twice !== undefined) at(item, ".id", `duplicate scorecard id ${sc.id}: ${where(twice)} has it too`)
@@ -140,13 +140,14 @@ const addAnswerId = (answers: AnswerIds, sc: ImportScorecard, j: number, id: str
 /** Reports an answer id another answer of the import (this scorecard's before it, or an earlier one's) has. */
 const checkAnswerId = (
   item: Located<ImportScorecard>,
+  sc: ImportScorecard,
   answer: { readonly id: string },
   j: number,
   answers: AnswerIds,
   at: Report
 ): void => {
   if (answers.holders === undefined) {
-    if (addAnswerId(answers, item.value, j, answer.id)) return
+    if (addAnswerId(answers, sc, j, answer.id)) return
     answers.holders = holdersBefore(answers, j)
   }
   const sameAnswer = answers.holders.get(answer.id)
@@ -166,12 +167,12 @@ const checkAnswerId = (
  */
 const checkAnswers = (
   item: Located<ImportScorecard>,
+  sc: ImportScorecard,
   list: ReadonlyArray<Answer>,
   catalogue: Catalogue,
   answers: AnswerIds,
   at: Report
 ): void => {
-  const sc = item.value
   const type = sc.entity_type
   if (catalogue.questions.size === 0) {
     if (!catalogue.incomplete && list.length > 0)
@@ -207,7 +208,7 @@ const checkAnswers = (
         `question ${a.question_id} is answered twice in this scorecard`
       )
     answered.add(a.question_id)
-    checkAnswerId(item, a, j, answers, at)
+    checkAnswerId(item, sc, a, j, answers, at)
   })
   sc.evidence?.forEach((e, k) => {
     if (!catalogue.incomplete && !catalogue.questions.has(e.question_id))
@@ -222,11 +223,12 @@ const checkAnswers = (
 /** Reports a dependency that names no entity of the import or the store. */
 const checkDependencies = (
   item: Located<ImportScorecard>,
+  sc: ImportScorecard,
   content: ImportContent,
   index: EntityIndex,
   at: Report
 ): void => {
-  item.value.dependencies?.forEach((d, k) => {
+  sc.dependencies?.forEach((d, k) => {
     if (
       index.resolve(d.entity_type, d.slug) === undefined &&
       !isBroken(content.broken.entities, slugKey(d.entity_type, d.slug))
@@ -302,12 +304,13 @@ export const checkScorecards = (
         at(item, ".slug", `no ${type} with slug ${sc.slug} in this import or in the database`)
       continue
     }
-    const { key, sameVersion, same } = checkScorecardIdentity(item, entity, view, ids, drafts, at)
+    // Each value read once: a decoded scorecard is made afresh on every read.
+    const { key, sameVersion, same } = checkScorecardIdentity(item, sc, entity, view, ids, drafts, at)
     const catalogue = catalogueOf(type)
     // Read once: a decoded scorecard makes its answers afresh on every read.
     const list = sc.answers
-    checkAnswers(item, list, catalogue, answers, at)
-    checkDependencies(item, content, index, at)
+    checkAnswers(item, sc, list, catalogue, answers, at)
+    checkDependencies(item, sc, content, index, at)
 
     const domain_weights =
       sc.domain_weights ?? entity.domain_weights ?? defaultDomainWeights(type, entity.categories)

@@ -36,6 +36,8 @@ import {
   type StoreView
 } from "./ImportStoreView.ts"
 import { isBroken, sub, where } from "./ImportPlaces.ts"
+import { recordRefOf, recordStore } from "./ImportRecordStore.ts"
+import { lazyPlannedEntity, plannedDraft, storedEntity } from "./ImportPlanRecords.ts"
 
 // ---------------------------------------------------------------------------
 // Entities
@@ -83,11 +85,11 @@ const checkEntities = (
       )
     const change: Change =
       stored === undefined ? "created" : sameContent(stored.record, record) ? "unchanged" : "updated"
-    return {
-      entity: { entity_type: type, record, ...(domain_weights === undefined ? {} : { domain_weights }) },
-      change,
-      write: change !== "unchanged" || domain_weights !== undefined
-    }
+    const write = change !== "unchanged" || domain_weights !== undefined
+    const ref = recordRefOf(item)
+    return ref === undefined
+      ? { entity: storedEntity(item.value), change, write }
+      : lazyPlannedEntity(ref, change, write)
   })
 }
 
@@ -264,11 +266,10 @@ export const validateImport = (
   const quantum = checkQuantum(content, view, at)
   checkIncidents(content, at)
   if (issues.length > 0) return Result.fail(issues)
-  const plannedDrafts: Array<PlannedDraft> = [...drafts.values()].map(({ draft, change }) => ({
-    scorecard: draft,
-    change,
-    stage: replay.stages.get(idKey(draft.id)) ?? "early"
-  }))
+  const store = recordStore()
+  const plannedDrafts: Array<PlannedDraft> = [...drafts.values()].map(({ draft, change }) =>
+    plannedDraft(store, draft, change, replay.stages.get(idKey(draft.id)) ?? "early")
+  )
   return Result.succeed({
     sources,
     entities,

@@ -10,7 +10,6 @@
 import { Duration, Effect, Schema } from "effect"
 import { withCategoryKeys } from "../../access/ListFilter.ts"
 import { isVisible } from "../../access/Readable.ts"
-import type { EntityRecord } from "../../model/Entity.ts"
 import {
   addCounts,
   countChanges,
@@ -20,6 +19,7 @@ import {
   type ImportProgressOptions,
   type ImportReport,
   type PlannedDraft,
+  type PlannedEntity,
   phaseSteps,
   planSteps,
   zeroCounts
@@ -43,6 +43,12 @@ export class ImportApplyFailed extends Schema.TaggedError<ImportApplyFailed>()("
 const EntityBatch = 1000
 /** Drafts are saved in batches of this size (some 60 answers each). */
 const DraftBatch = 1000
+/**
+ * Publications are given to `Publisher.publishMany` in calls of at most this
+ * many: a call resolves and holds the entity record of each of its acts, so a
+ * run of an entity each must not hold every entity of a large import at once.
+ */
+export const PublicationBatch = 5000
 
 const failed =
   (phase: ImportPhase) =>
@@ -57,9 +63,11 @@ interface Progress {
   readonly step: (phase: ImportPhase, n?: number) => Effect.Effect<void>
   /**
    * The drafts saved so far (written, or stored as they are), by lower-cased
-   * scorecard id: the Publisher need not read their answers back.
+   * scorecard id: the Publisher need not read their answers back. The planned
+   * draft, not its scorecard: a plan may keep scorecards compactly
+   * (ImportPlanRecords.ts), and holding them all as objects would undo that.
    */
-  readonly saved: Map<string, StoredScorecard>
+  readonly saved: Map<string, PlannedDraft>
 }
 
 /**
@@ -68,23 +76,23 @@ interface Progress {
  * holding them all as arrays would undo that.
  */
 const savedAnswers = (
-  saved: ReadonlyMap<string, StoredScorecard>
+  saved: ReadonlyMap<string, PlannedDraft>
 ): ReadonlyMap<string, StoredScorecard["answers"]> => {
   type Answers = StoredScorecard["answers"]
   function* entries(): MapIterator<[string, Answers]> {
-    for (const [id, s] of saved) yield [id, s.answers]
+    for (const [id, d] of saved) yield [id, d.scorecard.answers]
   }
   function* values(): MapIterator<Answers> {
-    for (const s of saved.values()) yield s.answers
+    for (const d of saved.values()) yield d.scorecard.answers
   }
   const view: ReadonlyMap<string, Answers> = {
-    get: (id) => saved.get(id)?.answers,
+    get: (id) => saved.get(id)?.scorecard.answers,
     has: (id) => saved.has(id),
     get size() {
       return saved.size
     },
     forEach: (f, self) => {
-      for (const [id, s] of saved) f.call(self, s.answers, id, view)
+      for (const [id, d] of saved) f.call(self, d.scorecard.answers, id, view)
     },
     keys: () => saved.keys(),
     values,
@@ -102,11 +110,17 @@ const savedAnswers = (
  * the store would spell otherwise is left to the store.
  */
 const plannedEntities = (plan: ImportPlan): NonNullable<PublishManyOptions["entities"]> => {
-  const bySlug = new Map<string, EntityRecord>()
-  for (const { entity } of plan.entities)
-    if (entity.record.id === entity.record.id.toLowerCase())
-      bySlug.set(`${entity.entity_type}:${entity.record.slug}`, withCategoryKeys(entity.record))
-  return (type, slug) => bySlug.get(`${type}:${slug}`)
+  // The planned entity, not its record: a plan may keep records compactly
+  // (ImportRecordStore.ts), and holding them all as objects would undo that.
+  const bySlug = new Map<string, PlannedEntity>()
+  for (const planned of plan.entities) {
+    const { entity_type, record } = planned.entity
+    if (record.id === record.id.toLowerCase()) bySlug.set(`${entity_type}:${record.slug}`, planned)
+  }
+  return (type, slug) => {
+    const planned = bySlug.get(`${type}:${slug}`)
+    return planned === undefined ? undefined : withCategoryKeys(planned.entity.record)
+  }
 }
 
 const progressOf = (plan: ImportPlan, options: ImportProgressOptions | undefined): Progress => {
@@ -132,9 +146,11 @@ const saveAll = Effect.fnUntraced(function* (
 ) {
   for (let i = 0; i < drafts.length; i += DraftBatch) {
     const batch = drafts.slice(i, i + DraftBatch)
-    const writes = batch.filter((d) => d.change !== "unchanged").map((d) => d.scorecard)
+    // Each planned draft read once (it may be read afresh on each access).
+    const scorecards = batch.map((d) => d.scorecard)
+    const writes = scorecards.filter((_, k) => batch[k]!.change !== "unchanged")
     if (writes.length > 0) yield* ports.scorecards.saveDrafts(writes)
-    for (const d of batch) progress.saved.set(d.scorecard.id.toLowerCase(), d.scorecard)
+    for (const [k, d] of batch.entries()) progress.saved.set(scorecards[k]!.id.toLowerCase(), d)
     yield* progress.step("scorecards", batch.length)
   }
 })
@@ -146,21 +162,18 @@ const saveAll = Effect.fnUntraced(function* (
  * announced as `ratings status` does (docs/adr/0003-access-and-lists.md).
  */
 const shownBy = Effect.fnUntraced(function* (ports: ImporterPorts, plan: ImportPlan) {
-  const candidates = plan.entities.filter(
-    (e) => e.write && e.change !== "created" && ports.projection.isPubliclyReadable(e.entity.record)
-  )
+  // Each planned entity read once (it may be read afresh on each access).
+  const candidates: Array<ShownEntity> = []
+  for (const e of plan.entities) {
+    if (!e.write || e.change === "created") continue
+    const { entity_type, record } = e.entity
+    if (ports.projection.isPubliclyReadable(record))
+      candidates.push({ entity_type, id: record.id, slug: record.slug })
+  }
   const hidden = new Set<string>()
-  for (const type of new Set(candidates.map((e) => e.entity.entity_type)))
+  for (const type of new Set(candidates.map((e) => e.entity_type)))
     for (const ref of yield* ports.entities.unreadable(type)) hidden.add(entityKey(type, ref.id))
-  return candidates
-    .filter((e) => hidden.has(entityKey(e.entity.entity_type, e.entity.record.id)))
-    .map(
-      (e): ShownEntity => ({
-        entity_type: e.entity.entity_type,
-        id: e.entity.record.id,
-        slug: e.entity.record.slug
-      })
-    )
+  return candidates.filter((e) => hidden.has(entityKey(e.entity_type, e.id)))
 })
 
 /** Entities in batches, catalogues, the early drafts and the history entries. */
@@ -192,9 +205,10 @@ const writeBeforePublications = Effect.fnUntraced(function* (
 
 /**
  * The publications through `Publisher.publishMany`, in runs in which no
- * entity repeats, each after the drafts staged before any of its
- * publications. A draft only matters to publications of its own entity, whose
- * previous publication lies in an earlier run, so this is the same as saving
+ * entity repeats (split in calls of `PublicationBatch`), each after the
+ * drafts staged before any of its publications. A draft only matters to
+ * publications of its own entity, whose previous publication lies in an
+ * earlier run, so this is the same as saving
  * each draft right before its own publication. With the clock at each
  * `published_at`, history gets the file's times and the scoring core computes
  * every figure. An entity of `unseen` is announced by its first publication
@@ -217,7 +231,12 @@ const replayPublications = Effect.fnUntraced(function* (
   const entities = plannedEntities(plan)
   const live = plan.publications.flatMap((p, i) => (p.skip ? [] : [{ p, i }]))
   yield* progress.step("publications", plan.publications.length - live.length)
-  for (const run of repeatFreeRuns(live, ({ p }) => idKey(p.entity_id))) {
+  const runs = repeatFreeRuns(live, ({ p }) => idKey(p.entity_id)).flatMap((whole) =>
+    Array.from({ length: Math.ceil(whole.length / PublicationBatch) }, (_, k) =>
+      whole.slice(k * PublicationBatch, (k + 1) * PublicationBatch)
+    )
+  )
+  for (const run of runs) {
     yield* saveAll(
       ports,
       progress,

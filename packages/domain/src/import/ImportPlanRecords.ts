@@ -1,0 +1,70 @@
+/**
+ * Planned entities and drafts whose records stay as bytes in a record store
+ * (ImportRecordStore.ts) until they are written, instead of as objects for
+ * the whole of `Importer.apply`. The plan's `entity` of an entity and
+ * `scorecard` of a draft are own, enumerable properties read afresh on each
+ * access, so every reader sees the same values as before; a draft's answers
+ * stay in the answer table (ImportAnswerTable.ts).
+ */
+import type { StoredEntity } from "../ports/EntityRepository.ts"
+import type { StoredScorecard } from "../ports/ScorecardRepository.ts"
+import { answerSliceOf, type AnswerSlice, withLazyAnswers } from "./ImportAnswerTable.ts"
+import type { ImportEntity } from "./ImportFile.ts"
+import type { Change, DraftStage, PlannedDraft, PlannedEntity } from "./ImportPlan.ts"
+import type { RecordRef, RecordStore } from "./ImportRecordStore.ts"
+
+/** An entity as the entity port stores it. */
+export const storedEntity = ({ entity_type, record, domain_weights }: ImportEntity): StoredEntity => ({
+  entity_type,
+  record,
+  ...(domain_weights === undefined ? {} : { domain_weights })
+})
+
+/** Where a lazily read planned item keeps its record (not enumerable: not part of its value). */
+const Ref: unique symbol = Symbol("@ratings/domain/import/PlannedRecordRef")
+/** Where a lazily read planned draft keeps its answers' slice. */
+const Answers: unique symbol = Symbol("@ratings/domain/import/PlannedAnswers")
+
+// One getter for every planned entity, and one for every draft, so that they share hidden classes.
+function readEntity(this: { readonly [Ref]: RecordRef }): StoredEntity {
+  const ref = this[Ref]
+  return storedEntity(ref.store.read(ref) as ImportEntity)
+}
+
+function readDraft(this: { readonly [Ref]: RecordRef; readonly [Answers]: AnswerSlice }): StoredScorecard {
+  const ref = this[Ref]
+  return withLazyAnswers(ref.store.read(ref) as Omit<StoredScorecard, "answers">, this[Answers])
+}
+
+const lazy = <T extends object>(fields: T, key: string, get: () => unknown, ref: RecordRef): T => {
+  Object.defineProperty(fields, Ref, { value: ref, enumerable: false })
+  Object.defineProperty(fields, key, { get, enumerable: true, configurable: true })
+  return fields
+}
+
+/** A planned entity whose record, decoded into `ref` (ImportDecode.ts), is read on each access of `entity`. */
+export const lazyPlannedEntity = (ref: RecordRef, change: Change, write: boolean): PlannedEntity =>
+  lazy({ change, write }, "entity", readEntity, ref) as unknown as PlannedEntity
+
+/**
+ * A planned draft: its fields kept in `store` and its answers in their table
+ * when it holds a slice of one and JSON gives its fields back exactly; else
+ * the draft as it is.
+ */
+export const plannedDraft = (
+  store: RecordStore,
+  draft: StoredScorecard,
+  change: Change,
+  stage: DraftStage
+): PlannedDraft => {
+  const slice = answerSliceOf(draft)
+  if (slice === undefined) return { scorecard: draft, change, stage }
+  // Copied key by key: reading `answers` would make every answer as an object.
+  const fields: Record<string, unknown> = {}
+  for (const k of Object.keys(draft)) if (k !== "answers") fields[k] = draft[k as keyof StoredScorecard]
+  const ref = store.add(fields)
+  if (ref === undefined) return { scorecard: draft, change, stage }
+  const planned = { change, stage }
+  Object.defineProperty(planned, Answers, { value: slice, enumerable: false })
+  return lazy(planned, "scorecard", readDraft, ref) as unknown as PlannedDraft
+}

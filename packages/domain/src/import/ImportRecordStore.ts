@@ -1,0 +1,157 @@
+/**
+ * Decoded records of an import kept as JSON text in chunks of bytes, outside
+ * the JS heap, from decoding until they are written. An import holds every
+ * record it validates and then writes; as objects each is a graph of objects,
+ * arrays and texts that the heap holds and every full collection walks, and
+ * that the heap's growth multiplies. Here a record is its JSON bytes, and an
+ * item gives it back as a fresh object on each read (`lazyLocated`), so every
+ * reader sees the same values and only the records being worked on exist as
+ * objects. Only values that JSON gives back exactly are kept so (`isJsonExact`);
+ * any other stays an object.
+ */
+/** The platform's UTF-8 coders (the domain is typed without the DOM's or Node's globals). */
+const coders = globalThis as unknown as {
+  readonly TextEncoder: new () => {
+    encode(text: string): Uint8Array
+    encodeInto(text: string, into: Uint8Array): { read: number; written: number }
+  }
+  readonly TextDecoder: new () => { decode(bytes: Uint8Array): string }
+}
+
+import { type AnswerSlice, withLazyAnswers } from "./ImportAnswerTable.ts"
+
+/** Bytes per chunk; a record larger than this gets a chunk of its own. Chunks are never copied. */
+const ChunkSize = 1 << 20
+
+/** Where a record's bytes are. */
+export interface RecordRef {
+  readonly store: RecordStore
+  readonly chunk: number
+  readonly start: number
+  readonly length: number
+}
+
+export interface RecordStore {
+  /** Stores a value's JSON; its place, or undefined when JSON would not give it back exactly. */
+  readonly add: (value: unknown) => RecordRef | undefined
+  /** The value stored at `ref`, as a new object. */
+  readonly read: (ref: RecordRef) => unknown
+  /** Bytes stored. */
+  readonly bytes: () => number
+}
+
+/**
+ * Whether JSON.parse(JSON.stringify(v)) is a value equal to `v` in every
+ * respect: plain objects and arrays of texts, finite numbers other than -0,
+ * booleans and null; no undefined, no prototype but Object's, no holes.
+ */
+export const isJsonExact = (v: unknown): boolean => {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return Number.isFinite(v) && !Object.is(v, -0)
+    case "object": {
+      if (v === null) return true
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!(i in v) || !isJsonExact(v[i])) return false
+        return true
+      }
+      const proto = Object.getPrototypeOf(v)
+      if (proto !== Object.prototype && proto !== null) return false
+      // Walked without making arrays of its keys: this runs on every record an import keeps.
+      let keys = 0
+      for (const k in v) {
+        if (!Object.hasOwn(v, k) || k === "__proto__") return false
+        if (!isJsonExact((v as Record<string, unknown>)[k])) return false
+        keys++
+      }
+      return Object.getOwnPropertyNames(v).length === keys && Object.getOwnPropertySymbols(v).length === 0
+    }
+    default:
+      return false
+  }
+}
+
+/** An empty store of records. */
+export const recordStore = (): RecordStore => {
+  const chunks: Array<Uint8Array> = []
+  let used = ChunkSize
+  let total = 0
+  const encoder = new coders.TextEncoder()
+  const decoder = new coders.TextDecoder()
+  const store: RecordStore = {
+    add: (value) => {
+      if (!isJsonExact(value)) return undefined
+      const text = JSON.stringify(value)
+      let chunk = chunks.at(-1)
+      if (chunk !== undefined) {
+        const { read, written } = encoder.encodeInto(text, chunk.subarray(used))
+        if (read === text.length) {
+          const ref: RecordRef = { store, chunk: chunks.length - 1, start: used, length: written }
+          used += written
+          total += written
+          return ref
+        }
+      }
+      // UTF-8 takes at most three bytes per UTF-16 unit; a record that may
+      // not fit a chunk gets one of its own, just its size, that none shares.
+      const own = text.length * 3 > ChunkSize
+      chunk = own ? encoder.encode(text) : new Uint8Array(ChunkSize)
+      chunks.push(chunk)
+      const written = own ? chunk.length : encoder.encodeInto(text, chunk).written
+      used = own ? chunk.length : written
+      total += written
+      return { store, chunk: chunks.length - 1, start: 0, length: written }
+    },
+    read: (ref) => JSON.parse(decoder.decode(chunks[ref.chunk]!.subarray(ref.start, ref.start + ref.length))),
+    bytes: () => total
+  }
+  return store
+}
+
+/** Where a located item made by `lazyLocated` keeps its record (not enumerable: not part of its value). */
+const Ref: unique symbol = Symbol("@ratings/domain/import/RecordRef")
+
+/** Where a located scorecard keeps the slice of its answers. */
+const Answers: unique symbol = Symbol("@ratings/domain/import/RecordAnswers")
+
+interface HoldsRef {
+  readonly [Ref]: RecordRef
+  readonly [Answers]: AnswerSlice
+}
+
+// One getter for every item (and one for every scorecard), so that they share hidden classes.
+function readValue(this: HoldsRef): unknown {
+  const ref = this[Ref]
+  return ref.store.read(ref)
+}
+
+function readWithAnswers(this: HoldsRef): unknown {
+  const ref = this[Ref]
+  return withLazyAnswers(ref.store.read(ref) as object, this[Answers])
+}
+
+/**
+ * A located item whose `value` reads `ref` each time: an own, enumerable
+ * property like any other, so that spreading, comparing or serialising the
+ * item sees its value. With `answers`, the value also has the answers of that
+ * slice (ImportAnswerTable.ts `withLazyAnswers`).
+ */
+export const lazyLocated = <A>(
+  source: string,
+  path: string,
+  ref: RecordRef,
+  answers?: AnswerSlice
+): { readonly source: string; readonly path: string; readonly value: A } => {
+  const o = { source, path }
+  Object.defineProperty(o, Ref, { value: ref, enumerable: false })
+  if (answers !== undefined) Object.defineProperty(o, Answers, { value: answers, enumerable: false })
+  const get = answers === undefined ? readValue : readWithAnswers
+  Object.defineProperty(o, "value", { get, enumerable: true, configurable: true })
+  return o as { readonly source: string; readonly path: string; readonly value: A }
+}
+
+/** The record of an item made by `lazyLocated`, or undefined for any other. */
+export const recordRefOf = (o: object): RecordRef | undefined => (o as Partial<HoldsRef>)[Ref]
