@@ -51,7 +51,7 @@ export const layer: Layer.Layer<MetricsProbe, never, PgClient.PgClient> = Layer.
       Result: Row,
       execute: () => sql`
         SELECT
-          (SELECT count(*) FROM webhook_delivery_queue WHERE status = 'pending')::text AS webhook_queue_depth,
+          (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::text AS webhook_queue_depth,
           (SELECT count(*) FROM rating_history)::text AS publications,
           e.draft::text AS entities_draft, e.scoring::text AS entities_scoring,
           e.approved::text AS entities_approved, e.published::text AS entities_published,

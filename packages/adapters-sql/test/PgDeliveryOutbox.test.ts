@@ -23,7 +23,7 @@ deliveryOutboxContract("PgDeliveryOutbox", () => PgDeliveryOutbox.layer.pipe(Lay
 
 const truncate = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`TRUNCATE webhook_deliveries, webhook_delivery_attempts`
+  yield* sql`TRUNCATE webhook_deliveries CASCADE`
 })
 
 /** Claims in batches until a claim comes back empty, as a dispatcher loop does. */

@@ -84,29 +84,5 @@ describe("WebhookHousekeeping on Postgres", () => {
         )
       )
     )
-
-    it.effect("a sweep removes an old attempt whose delivery is gone, and keeps a recent one", () =>
-      Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`TRUNCATE webhook_deliveries, webhook_delivery_attempts`
-        // The attempt log has no foreign key: an attempt may outlive its delivery (removed by hand, say).
-        yield* sql`
-          INSERT INTO webhook_delivery_attempts (delivery_id, cycle, attempt, started_at, outcome, duration_ms)
-          VALUES (gen_random_uuid(), 0, 0, now() - interval '40 days', 'http_error', 5),
-            (gen_random_uuid(), 0, 0, now() - interval '2 days', 'http_error', 5)
-        `
-        yield* insertOld("delivered", 3, 40)
-        const housekeeping = yield* WebhookHousekeeping
-        const swept = yield* TestClock.withLive(housekeeping.sweep)
-        assert.deepStrictEqual(swept, { deliveries: 3, attempts: 1, keys: 0 })
-        assert.deepStrictEqual(yield* counts, { delivered: 0, failed: 0, pending: 0, attempts: 1 })
-      }).pipe(
-        Effect.provide(
-          WebhookHousekeeping.layerWithoutLoop({ batchSize: 1_000, pause: "1 millis" }).pipe(
-            Layer.provideMerge(stores)
-          )
-        )
-      )
-    )
   })
 })

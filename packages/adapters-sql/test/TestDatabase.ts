@@ -48,15 +48,6 @@ export const TestDatabase = Layer.unwrap(
   })
 )
 
-/** A new database with no migration applied, for tests of a migration over existing rows. */
-export const UnmigratedDatabase = Layer.unwrap(
-  Effect.gen(function* () {
-    const name = `ratings_test_${process.pid}_${Date.now().toString(36)}_${counter++}`
-    yield* scratchDatabase(name)
-    return PgClientLayer({ url: withDatabase(serverUrl(), name), maxConnections: 5 })
-  })
-)
-
 export const testDatabaseUrl = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
   const [row] = yield* sql<{ db: string }>`SELECT current_database() AS db`

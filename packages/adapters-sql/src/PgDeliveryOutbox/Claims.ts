@@ -7,7 +7,6 @@
  * measured on the caller's clock (`at`), as in memory, so a test clock drives
  * them and no database clock is mixed in. A claim given a token stores it
  * (`claim_token`), and a release ends only the claims still holding theirs.
- * Due rows are found through the queue table's index; the delivery row decides.
  */
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -25,15 +24,13 @@ export const makeClaims = (sql: SqlClient.SqlClient) => {
   const claimDue = ({ at, limit, leaseMs = DefaultLeaseMs, token }: ClaimOptions) =>
     sql`
       WITH due AS (
-        SELECT d.delivery_id FROM webhook_delivery_queue q JOIN webhook_deliveries d USING (delivery_id)
-        WHERE q.status = 'pending'
-          AND q.next_attempt_at <= ${new Date(at)}
-          AND d.status = 'pending'
-          AND d.next_attempt_at <= ${new Date(at)}
-          AND (d.leased_until IS NULL OR d.leased_until <= ${new Date(at)})
-        ORDER BY q.next_attempt_at, q.seq
+        SELECT delivery_id FROM webhook_deliveries
+        WHERE status = 'pending'
+          AND next_attempt_at <= ${new Date(at)}
+          AND (leased_until IS NULL OR leased_until <= ${new Date(at)})
+        ORDER BY next_attempt_at, seq
         LIMIT ${limitOf(limit)}
-        FOR UPDATE OF d SKIP LOCKED
+        FOR UPDATE SKIP LOCKED
       ), claimed AS (
         UPDATE webhook_deliveries d SET leased_until = ${new Date(at + leaseMs)}, claim_token = ${token ?? null}
         FROM due WHERE d.delivery_id = due.delivery_id

@@ -36,38 +36,27 @@ const refireFailed =
       return { refired, more: failed.length > bound }
     }).pipe(Effect.withSpan("PgDeliveryOutbox.refireFailed"))
 
-/**
- * Finished deliveries older than `before`, at most `limit`, with their
- * attempts. Found by creation time, which no cycle starts before.
- */
+/** Finished deliveries older than `before`, at most `limit`; their attempts go with them (ON DELETE CASCADE). */
 const pruneDeliveries = (sql: SqlClient.SqlClient, before: string, limit: number) =>
   sql`
     WITH old AS (
       SELECT delivery_id FROM webhook_deliveries
-      WHERE created_at < ${before}::timestamptz
-        AND status <> 'pending' AND COALESCE(first_attempt_at, created_at) < ${before}::timestamptz
+      WHERE status <> 'pending' AND COALESCE(first_attempt_at, created_at) < ${before}::timestamptz
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), gone AS (
-      DELETE FROM webhook_deliveries d USING old WHERE d.delivery_id = old.delivery_id RETURNING d.delivery_id
-    ), log AS (
-      DELETE FROM webhook_delivery_attempts a USING gone WHERE a.delivery_id = gone.delivery_id
+      DELETE FROM webhook_deliveries d USING old WHERE d.delivery_id = old.delivery_id RETURNING 1
     )
     SELECT count(*)::int AS n FROM gone
   `.pipe(Effect.flatMap(decodeCount), orDie("prune"))
 
-/**
- * Attempts older than `before` of deliveries kept (earlier cycles of re-fired
- * ones) or of none (the attempt log has no foreign key), at most `limit`; an
- * old finished delivery's go with it.
- */
+/** Attempts older than `before` of deliveries kept (earlier cycles of re-fired ones), at most `limit`; an old finished delivery's go with it. */
 const pruneAttempts = (sql: SqlClient.SqlClient, before: string, limit: number) =>
   sql`
     WITH old AS (
-      SELECT a.ctid FROM webhook_delivery_attempts a LEFT JOIN webhook_deliveries d USING (delivery_id)
+      SELECT a.ctid FROM webhook_delivery_attempts a JOIN webhook_deliveries d USING (delivery_id)
       WHERE a.started_at < ${before}::timestamptz
-        AND (d.delivery_id IS NULL OR d.status = 'pending'
-          OR COALESCE(d.first_attempt_at, d.created_at) >= ${before}::timestamptz)
+        AND (d.status = 'pending' OR COALESCE(d.first_attempt_at, d.created_at) >= ${before}::timestamptz)
       LIMIT ${limit}
       FOR UPDATE OF a SKIP LOCKED
     ), gone AS (

@@ -93,14 +93,11 @@ const listFailed =
     readonly limit?: number | undefined
   }) => {
     const ruleIds = options?.ruleIds
-    const ofRules =
-      ruleIds === undefined ? sql`TRUE` : sql`d.rule_id = ANY (${ruleIds.filter(isUuid)}::uuid[])`
-    // Through the queue table's index of failed deliveries; the delivery row decides.
+    const ofRules = ruleIds === undefined ? sql`TRUE` : sql`rule_id = ANY (${ruleIds.filter(isUuid)}::uuid[])`
     return sql`
-      SELECT ${sql.literal(DeliveryColumns.replace(/(\w+)/g, "d.$1"))}
-      FROM webhook_delivery_queue q JOIN webhook_deliveries d USING (delivery_id)
-      WHERE q.status = 'failed' AND d.status = 'failed' AND ${ofRules}
-      ORDER BY q.seq DESC
+      SELECT ${sql.literal(DeliveryColumns)} FROM webhook_deliveries
+      WHERE status = 'failed' AND ${ofRules}
+      ORDER BY seq DESC
       LIMIT ${limitOf(options?.limit)}
     `.pipe(
       Effect.flatMap(decodeDeliveries("listFailed")),

@@ -118,9 +118,7 @@ const enqueueClaimed =
  * attempt), and its RETURNING feeds the INSERT of the attempt rows. Under READ
  * COMMITTED a concurrent writer of the row is waited for and the guard
  * re-checked on what it committed; the attempt row's primary key is a second
- * guard against counting an attempt twice. The queue table follows the
- * written status: a delivered row leaves it, a pending or failed one is
- * there with its due time.
+ * guard against counting an attempt twice.
  */
 const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedWrite>) => {
   const c = inputColumns(writes)
@@ -155,15 +153,7 @@ const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedW
         AND d.attempts = i.attempts
         AND d.next_attempt_at IS NOT DISTINCT FROM i.next_attempt_at
         AND d.first_attempt_at IS NOT DISTINCT FROM i.first_attempt_at
-      RETURNING i.idx, d.delivery_id, d.seq, i.new_status, i.new_next_attempt_at
-    ), dequeued AS (
-      DELETE FROM webhook_delivery_queue q USING updated u
-      WHERE q.delivery_id = u.delivery_id AND u.new_status = 'delivered'
-    ), queued AS (
-      INSERT INTO webhook_delivery_queue (delivery_id, status, next_attempt_at, seq)
-      SELECT u.delivery_id, u.new_status, u.new_next_attempt_at, u.seq FROM updated u
-      WHERE u.new_status <> 'delivered'
-      ON CONFLICT (delivery_id) DO UPDATE SET status = EXCLUDED.status, next_attempt_at = EXCLUDED.next_attempt_at
+      RETURNING i.idx, d.delivery_id
     ), logged AS (
       INSERT INTO webhook_delivery_attempts
         (delivery_id, cycle, attempt, started_at, status_code, outcome, error, duration_ms)
@@ -172,7 +162,7 @@ const writeStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<GuardedW
       FROM input i JOIN updated u ON u.idx = i.idx
       WHERE i.attempt IS NOT NULL
     )
-    SELECT idx, delivery_id FROM updated
+    SELECT * FROM updated
   `.pipe(Effect.flatMap(decodeApplied))
 }
 

@@ -13,9 +13,6 @@ import DeliveryClaimToken from "./0009_delivery_claim_token.ts"
 import WebhookOperations from "./0010_webhook_operations.ts"
 import DeliveryFillfactor from "./0011_delivery_fillfactor.ts"
 import DeliverySeqIndex from "./0012_delivery_seq_index.ts"
-import DeliveryAttemptsUnreferenced from "./0013_delivery_attempts_unreferenced.ts"
-import DeliveryQueue from "./0014_delivery_queue.ts"
-import DeliveryFillfactorTwoUpdates from "./0015_delivery_fillfactor_two_updates.ts"
 
 export const Migrations = {
   "0001_ratings": Ratings,
@@ -29,8 +26,5 @@ export const Migrations = {
   "0009_delivery_claim_token": DeliveryClaimToken,
   "0010_webhook_operations": WebhookOperations,
   "0011_delivery_fillfactor": DeliveryFillfactor,
-  "0012_delivery_seq_index": DeliverySeqIndex,
-  "0013_delivery_attempts_unreferenced": DeliveryAttemptsUnreferenced,
-  "0014_delivery_queue": DeliveryQueue,
-  "0015_delivery_fillfactor_two_updates": DeliveryFillfactorTwoUpdates
+  "0012_delivery_seq_index": DeliverySeqIndex
 }
