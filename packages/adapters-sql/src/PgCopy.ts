@@ -59,6 +59,8 @@ export const copySession = (sql: PgClient.PgClient): Effect.Effect<CopySession |
   })
 
 const encoder = new TextEncoder()
+/** How long an interrupted copy waits for the server before giving up the session. */
+export const InterruptWaitMs = 5_000
 /** CopyData messages written in one go before the event loop is let run. */
 const FramesPerTurn = 4
 
@@ -190,12 +192,26 @@ class CopyCycle implements Consumer {
     this.finish(Effect.fail(error))
   }
 
-  /** Fails the copy (now, or when the server asks for data) and waits until the session is ready again. */
+  /**
+   * Fails the copy (now, or when the server asks for data) and waits until
+   * the session is ready again; a server that does not answer within
+   * `InterruptWaitMs` (blocked behind a lock, say) costs the session instead,
+   * as the driver does when a cancelled statement does not end.
+   */
   readonly interrupt: Effect.Effect<void> = Effect.suspend(() => {
     if (Deferred.isDoneUnsafe(this.settled)) return Effect.void
     this.interrupted = true
     this.fail(copyError(undefined, "interrupted"), "interrupted")
-    return Deferred.await(this.settled)
+    return Deferred.await(this.settled).pipe(
+      Effect.timeoutOrElse({
+        duration: InterruptWaitMs,
+        orElse: () =>
+          Effect.sync(() =>
+            this.session.fatal(copyError(undefined, "the server did not end an interrupted COPY"))
+          )
+      }),
+      Effect.asVoid
+    )
   })
 }
 

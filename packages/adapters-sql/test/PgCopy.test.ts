@@ -13,10 +13,11 @@ import type { Answer } from "@ratings/domain/model/Answer"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ScorecardRepository, type StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
 import { answer, entity, scorecard } from "@ratings/domain/test-support/contract/ratings-fixtures"
-import { Effect, Exit, Layer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
-import { copyIn, copySession } from "../src/PgCopy.ts"
+import { copyIn, copySession, InterruptWaitMs } from "../src/PgCopy.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import { CopyWriter } from "../src/scorecards/CopyFrames.ts"
 import { bulk } from "../src/scorecards/ScorecardBulk.ts"
@@ -252,6 +253,62 @@ describe("saveDrafts copying new scorecards' answers", () => {
           ))[0] as [{ n: number }]
           assert.strictEqual(n, 0)
         })
+    )
+
+    // Live clock: the bounded wait runs on the effect clock, and the lock is held for real.
+    it.effect(
+      "an interrupted copy the server never answers (blocked behind a lock) gives up its session within the bound, and the pool answers",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* PgClient.PgClient
+          yield* sql`CREATE TABLE IF NOT EXISTS copy_locked (n int4)`
+          const release = yield* Deferred.make<void>()
+          const locked = yield* Deferred.make<void>()
+          const holder = yield* Effect.forkChild(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                yield* sql`LOCK TABLE copy_locked IN ACCESS EXCLUSIVE MODE`
+                yield* Deferred.succeed(locked, undefined)
+                yield* Deferred.await(release)
+              })
+            )
+          )
+          yield* Deferred.await(locked)
+          function* rows(): Generator<Uint8Array> {
+            const w = new CopyWriter()
+            w.row(1)
+            w.int4(1)
+            yield w.take()!
+          }
+          const started = performance.now()
+          const exit = yield* Effect.exit(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                const session = yield* copySession(sql)
+                yield* Effect.raceFirst(
+                  copyIn(session!, "COPY copy_locked FROM STDIN (FORMAT binary)", rows()),
+                  cutOff(300)
+                )
+              })
+            )
+          )
+          const took = performance.now() - started
+          assert.isTrue(Exit.isFailure(exit))
+          assert.isAtLeast(took, InterruptWaitMs, "the interrupted copy waited for the server first")
+          assert.isBelow(took, InterruptWaitMs + 4_000, "then gave up its session instead of waiting on")
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder)
+          const answers = yield* Effect.all(
+            Array.from({ length: 5 }, () => sql<{ n: number }>`SELECT count(*)::int AS n FROM copy_locked`),
+            { concurrency: 5 }
+          )
+          assert.deepStrictEqual(
+            answers.map((r) => r[0]?.n),
+            [0, 0, 0, 0, 0]
+          )
+          yield* sql`DROP TABLE copy_locked`
+        }).pipe(TestClock.withLive),
+      30_000
     )
 
     it.effect("is not there outside a transaction", () =>
