@@ -14,6 +14,8 @@ export interface Deadline {
   readonly expire: () => void
 }
 
+const MaxTimerMs = 2 ** 31 - 1
+
 export class PostDeadlines {
   /** By timeout: the POSTs in flight in start order (a Set iterates in insertion order). */
   private readonly byTimeout = new Map<number, Set<Deadline>>()
@@ -51,7 +53,9 @@ export class PostDeadlines {
   private arm(deadline: number): void {
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.armedFor = deadline
-    this.timer = setTimeout(this.fire, Math.max(1, Math.ceil(deadline - performance.now())))
+    // setTimeout takes at most 2^31-1 ms; a later deadline re-arms when that fires.
+    const delay = Math.min(MaxTimerMs, Math.max(1, Math.ceil(deadline - performance.now())))
+    this.timer = setTimeout(this.fire, delay)
   }
 
   private disarm(): void {
@@ -74,7 +78,9 @@ export class PostDeadlines {
         }
         expired.push(post)
       }
-    // Expiring reports each POST, which removes it (and may start others, added meanwhile).
+    // In deadline order across timeouts. Expiring reports each POST, which removes it (and may
+    // start others, added meanwhile).
+    expired.sort((a, b) => a.deadline - b.deadline)
     for (const post of expired) {
       this.remove(post)
       post.expire()
