@@ -4,7 +4,7 @@
  * very rows the statements write (awkward values included), the copy is part
  * of the transaction (undone with it, a failure leaves the session usable),
  * and it is what the installed driver gets (a driver whose internals changed
- * would silently fall back to the slower statements: this fails first).
+ * would silently fall back to the statements: this fails first).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"

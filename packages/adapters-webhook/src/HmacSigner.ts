@@ -66,11 +66,11 @@ const hmacSha256 = (key: Uint8Array | string, message: string): Uint8Array =>
   new Uint8Array(createHmac("sha256", secretKey(key)).update(message, "utf8").digest())
 
 /**
- * The Standard Webhooks HMAC of a signing key, its prepared key found by the
- * key's text: decoding the key and finding it by its bytes cost more than
- * the HMAC, and a fan-out signs with each key once per event.
+ * A signing key's prepared Standard Webhooks key, found by the key's text:
+ * decoding the key and finding it by its bytes cost more than the HMAC, and a
+ * fan-out signs with each key once per event. A key of the form we issue is
+ * canonical base64, which node decodes to the same bytes.
  */
-// A key of the form we issue is canonical base64, which node decodes to the same bytes, faster.
 const standardKey = (signingKey: string): KeyObject =>
   cachedKey(standardKeys, signingKey, () =>
     isSigningKey(signingKey)

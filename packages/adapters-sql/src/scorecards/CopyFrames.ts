@@ -166,7 +166,7 @@ export class CopyWriter {
     this.at = start + written
   }
 
-  /** Bytes made elsewhere by a writer's fields (`fieldsOf`), appended as they are. */
+  /** Bytes made elsewhere by a loose writer's fields (`drain`), appended as they are. */
   raw(bytes: Uint8Array): void {
     this.room(bytes.length)
     this.bytes.set(bytes, this.at)

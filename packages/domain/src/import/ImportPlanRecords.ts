@@ -3,7 +3,7 @@
  * (ImportRecordStore.ts) until they are written, instead of as objects for
  * the whole of `Importer.apply`. The plan's `entity` of an entity and
  * `scorecard` of a draft are own, enumerable properties read afresh on each
- * access, so every reader sees the same values as before; a draft's answers
+ * access, so every reader sees the values the plain objects held; a draft's answers
  * stay in the answer table (ImportAnswerTable.ts).
  */
 import type { StoredEntity } from "../ports/EntityRepository.ts"

@@ -42,7 +42,7 @@ export interface RecordStore {
 
 /**
  * Whether JSON.parse(JSON.stringify(v)) is a value equal to `v` in every
- * respect: plain objects and arrays of texts, finite numbers other than -0,
+ * respect: plain objects and arrays, finite numbers other than -0,
  * booleans and null; no undefined, no prototype but Object's, no holes.
  */
 export const isJsonExact = (v: unknown): boolean => {

@@ -304,10 +304,9 @@ export const checkScorecards = (
         at(item, ".slug", `no ${type} with slug ${sc.slug} in this import or in the database`)
       continue
     }
-    // Each value read once: a decoded scorecard is made afresh on every read.
+    // Each value read once: a decoded scorecard and its answers are made afresh on every read.
     const { key, sameVersion, same } = checkScorecardIdentity(item, sc, entity, view, ids, drafts, at)
     const catalogue = catalogueOf(type)
-    // Read once: a decoded scorecard makes its answers afresh on every read.
     const list = sc.answers
     checkAnswers(item, sc, list, catalogue, answers, at)
     checkDependencies(item, sc, content, index, at)
