@@ -1140,6 +1140,13 @@ describe("rate limits when Redis stops answering: a real Redis frozen and killed
     message: "Please rate it."
   })
 
+  /**
+   * What a request of an outage may take: the store's timeout (100 ms) and a loaded
+   * machine's scheduling, far below what waiting for Redis to reconnect or come back takes
+   * (the test keeps it away for seconds).
+   */
+  const NoWaitMs = 500
+
   /** A server on the throwaway Redis whose log lines of the store's outages are kept; anonymous 3 a minute. */
   const serverOn = (redis: ThrowawayRedis, requests: "open" | "closed" = "open") => {
     const outageLines: Array<{ level: string; text: string }> = []
@@ -1153,7 +1160,7 @@ describe("rate limits when Redis stops answering: a real Redis frozen and killed
       limits: { ...TestPolicies.limits, anonymous: perMinute(3) },
       contacts: perMinute(100),
       mcpSessions: perMinute(100),
-      // Shorter than the default: the first read of the outage waits it, and every read must answer within 250 ms.
+      // Shorter than the default: the first read of the outage waits it, and every read must answer within NoWaitMs.
       storeTimeout: Duration.millis(100),
       onStoreFailure: {
         requests,
@@ -1195,7 +1202,7 @@ describe("rate limits when Redis stops answering: a real Redis frozen and killed
         "past the anonymous 3 a minute: the request rate fails open"
       )
       for (const r of reads) {
-        assert.isBelow(r.ms, 250, `a read waited ${Math.round(r.ms)} ms`)
+        assert.isBelow(r.ms, NoWaitMs, `a read waited ${Math.round(r.ms)} ms`)
         assert.isNull(r.response.headers.get("ratelimit-limit"), "served without limit headers")
       }
       const closed = [
@@ -1210,7 +1217,7 @@ describe("rate limits when Redis stops answering: a real Redis frozen and killed
         assert.deepStrictEqual(response.json, { detail: "service unavailable" }, what)
         assert.strictEqual(response.headers.get("retry-after"), "5", what)
         assert.strictEqual(response.headers.get("cache-control"), "no-store", what)
-        assert.isBelow(ms, 250, `${what} waited ${Math.round(ms)} ms`)
+        assert.isBelow(ms, NoWaitMs, `${what} waited ${Math.round(ms)} ms`)
       }
     })
 
@@ -1293,7 +1300,7 @@ describe("rate limits when Redis stops answering: a real Redis frozen and killed
         assert.deepStrictEqual(refused.response.json, { detail: "service unavailable" })
         assert.strictEqual(refused.response.headers.get("retry-after"), "5")
         assert.strictEqual(refused.response.headers.get("cache-control"), "no-store")
-        assert.isBelow(refused.ms, 250)
+        assert.isBelow(refused.ms, NoWaitMs)
         assert.strictEqual((yield* strict.get("/health")).status, 200, "/health is not limited")
         // Let the client try to reconnect a few times: no line for each attempt.
         yield* Effect.promise(() => new Promise((r) => setTimeout(r, 1_500)))
