@@ -156,22 +156,23 @@ export class Importer extends Context.Service<
     })
   )
 
+  /** Every in-memory port the importer, the Publisher and the IncidentService need. */
+  static readonly memoryPorts = Layer.mergeAll(
+    EntityRepositoryMemory.layer(),
+    RubricRepositoryMemory.layer(),
+    ScorecardRepositoryMemory.layer(),
+    QuantumSnapshotStoreMemory.layer,
+    TransactionMemory.layer,
+    AlertRuleRepositoryMemory.layer,
+    DeliveryOutboxMemory.layer,
+    IdGeneratorMemory.layer,
+    IncidentRepositoryMemory.layer.pipe(Layer.provideMerge(RatedProtocolsMemory.layer)),
+    Scoring.layer
+  )
+
   /** The importer over in-memory ports, with every port exposed so tests can arrange and inspect them. */
   static readonly layerTest = Importer.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(Publisher.layer, IncidentService.layer)),
-    Layer.provideMerge(
-      Layer.mergeAll(
-        EntityRepositoryMemory.layer(),
-        RubricRepositoryMemory.layer(),
-        ScorecardRepositoryMemory.layer(),
-        QuantumSnapshotStoreMemory.layer,
-        TransactionMemory.layer,
-        AlertRuleRepositoryMemory.layer,
-        DeliveryOutboxMemory.layer,
-        IdGeneratorMemory.layer,
-        IncidentRepositoryMemory.layer.pipe(Layer.provideMerge(RatedProtocolsMemory.layer)),
-        Scoring.layer
-      )
-    )
+    Layer.provideMerge(Importer.memoryPorts)
   )
 }

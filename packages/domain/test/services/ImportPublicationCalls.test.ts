@@ -6,18 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
-import { DeliveryOutboxMemory } from "../../src/ports/memory/DeliveryOutboxMemory.ts"
-import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
-import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
-import { IncidentRepositoryMemory } from "../../src/ports/memory/IncidentRepositoryMemory.ts"
-import { QuantumSnapshotStoreMemory } from "../../src/ports/memory/QuantumSnapshotStoreMemory.ts"
-import { RubricRepositoryMemory } from "../../src/ports/memory/RubricRepositoryMemory.ts"
-import { ScorecardRepositoryMemory } from "../../src/ports/memory/ScorecardRepositoryMemory.ts"
-import { TransactionMemory } from "../../src/ports/memory/TransactionMemory.ts"
 import { ScorecardRepository } from "../../src/ports/ScorecardRepository.ts"
-import { Scoring } from "../../src/scoring/Scoring.ts"
-import { IncidentService, RatedProtocolsMemory } from "../../src/services/IncidentService.ts"
+import { IncidentService } from "../../src/services/IncidentService.ts"
 import { Importer } from "../../src/services/Importer.ts"
 import { PublicationBatch } from "../../src/services/importer/ApplyPlan.ts"
 import { Publisher } from "../../src/services/Publisher.ts"
@@ -42,20 +32,7 @@ const countingPublisher = Layer.effect(
 
 const layer = Importer.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(countingPublisher, IncidentService.layer)),
-  Layer.provideMerge(
-    Layer.mergeAll(
-      EntityRepositoryMemory.layer(),
-      RubricRepositoryMemory.layer(),
-      ScorecardRepositoryMemory.layer(),
-      QuantumSnapshotStoreMemory.layer,
-      TransactionMemory.layer,
-      AlertRuleRepositoryMemory.layer,
-      DeliveryOutboxMemory.layer,
-      IdGeneratorMemory.layer,
-      IncidentRepositoryMemory.layer.pipe(Layer.provideMerge(RatedProtocolsMemory.layer)),
-      Scoring.layer
-    )
-  )
+  Layer.provideMerge(Importer.memoryPorts)
 )
 
 describe("Importer.apply publication calls", () => {
