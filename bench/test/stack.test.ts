@@ -63,7 +63,8 @@ describe("stack benchmark", () => {
     const before = cpuTimeOf(process.pid)!
     const until = Date.now() + 5_000
     let spin = 0
-    while (Date.now() < until && cpuTimeOf(process.pid)! <= before) for (let i = 0; i < 100_000; i++) spin++
+    do for (let i = 0; i < 100_000; i++) spin++
+    while (Date.now() < until && cpuTimeOf(process.pid)! <= before)
     assert.isAbove(spin, 0)
     assert.isAbove(cpuTimeOf(process.pid)!, before)
     assert.isUndefined(cpuTimeOf(2 ** 30), "no such process")
