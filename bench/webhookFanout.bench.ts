@@ -44,7 +44,7 @@
  *   signatures); KEEP=1 keeps the database
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { AlertRuleRepository } from "@ratings/domain/ports/AlertRuleRepository"
@@ -56,6 +56,7 @@ import { application, database } from "@ratings/server/Layers"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { type CpuBudget, withCpuBudget } from "./cpuBudget.ts"
+import { ceiling } from "./webhookCeiling.ts"
 import { machineLine, postgresVersion, runMain, withPostgresServer, withScratchDatabase } from "./harness.ts"
 import {
   checkExactlyOnce,
@@ -398,6 +399,33 @@ const fmt = (n: number, digits = 0) =>
 
 const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL")
 
+/** The CPU the targets together would allow a delivery on this machine, beside what one costs. */
+const reportCeiling = (r: FanoutResult) => {
+  const line = (label: string, rest: string) => console.log(`  ${label.padEnd(40)}${rest}`)
+  const us = (ms: number) => (1000 * ms) / r.deliveries
+  const c = ceiling({
+    cores: availableParallelism(),
+    deliveries: r.deliveries,
+    dispatcherUs: us(r.dispatchCpuMs),
+    postgresUs: us(r.dispatchBudget.postgresMs),
+    receiverUs: us(r.dispatchBudget.receiverMs),
+    baselinePerSecond: r.baseline.perSecond,
+    plainUs: (1000 * (r.baselineCpuMs + r.baselineBudget.receiverMs)) / r.baseline.requests,
+    ratio: 0.5,
+    p99Ms: 2_000,
+    processesGain: 1.6
+  })
+  line(
+    `CPU ceiling on ${availableParallelism()} cores`,
+    `${fmt(c.costUs)} us a delivery (all processes): at most ${fmt(c.ceilingPerSecond)} deliveries/s, any processes`
+  )
+  line(
+    "  the targets together need",
+    `${fmt(c.oneProcessPerSecond)}/s from 1 process, ${fmt(c.manyPerSecond)}/s from more: ` +
+      `<= ${fmt(c.allowedUs)} us a delivery, ${fmt(c.leftUs)} us beyond a plain POST's`
+  )
+}
+
 const report = (r: FanoutResult) => {
   const line = (label: string, rest: string) => console.log(`  ${label.padEnd(40)}${rest}`)
   const timed = (x: Rate, unit: string) =>
@@ -434,6 +462,7 @@ const report = (r: FanoutResult) => {
       `(p99 < 2 s: ${verdict(r.latency.p99 < 2_000)})`
   )
   line("most requests open at the receiver", `${r.maxOpen} (host bound ${r.options.hostConcurrency})`)
+  reportCeiling(r)
   if (r.slow !== undefined) {
     const s = r.slow
     const kept = s.fastWithSlow.perSecond / r.dispatch.perSecond
