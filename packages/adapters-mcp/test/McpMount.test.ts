@@ -270,14 +270,15 @@ describe("/mcp when the rate-limit store stops answering", () => {
           ["killed", () => Effect.promise(redis.kill)]
         ] as const) {
           yield* begin()
-          // The first draw of an outage waits the store's timeout; the next ones answer at once.
+          // The first draw of an outage waits the store's timeout; the next ones answer at once: within
+          // 500 ms on a loaded machine, far below the seconds waiting on Redis to come back would take.
           yield* initialize(server)
           const { response, ms } = yield* initialize(server)
           assert.strictEqual(response.status, 503, `${outage}: ${response.status} ${response.text}`)
           assert.deepStrictEqual(response.json, { detail: "service unavailable" }, outage)
           assert.strictEqual(response.headers.get("retry-after"), "5", outage)
           assert.strictEqual(response.headers.get("cache-control"), "no-store", outage)
-          assert.isBelow(ms, 250, `${outage}: the initialize waited ${Math.round(ms)} ms`)
+          assert.isBelow(ms, 500, `${outage}: the initialize waited ${Math.round(ms)} ms`)
           if (outage === "frozen") redis.thaw()
         }
       })
