@@ -41,6 +41,39 @@ describe("ImportRecordStore", () => {
     assert.isAbove(store.bytes(), 3 << 20)
   })
 
+  it("keeps an object's keys once per shape: same values and key order back, fewer bytes than its JSON", () => {
+    const store = recordStore()
+    const records = Array.from({ length: 2000 }, (_, n) => ({
+      id: `card-${n}`,
+      entity_type: "protocol",
+      composite_score: n % 3 === 0 ? null : n / 7,
+      domain_scores: { security: n, economic: [n, { deep: "x" }] },
+      "10": "an integer-like key, which objects put first",
+      ...(n % 2 === 0 ? { extra_key_of_another_shape: true } : {})
+    }))
+    const refs = records.map((r) => store.add(r)!)
+    for (const [k, ref] of refs.entries()) {
+      const back = store.read(ref) as Record<string, unknown>
+      assert.deepStrictEqual(back, records[k])
+      assert.deepStrictEqual(Object.keys(back), Object.keys(records[k]!))
+    }
+    assert.strictEqual(new Set(refs.map((r) => r.shape)).size, 2, "two shapes, each kept once")
+    const json = records.reduce((n, r) => n + JSON.stringify(r).length, 0)
+    assert.isBelow(store.bytes(), json * 0.7, "the key names are not kept per record")
+  })
+
+  it("keeps objects of more shapes than it keeps as their JSON, and gives them back the same", () => {
+    const store = recordStore()
+    const records = Array.from({ length: 1500 }, (_, n) => ({ [`key_${n}`]: n, common: "c" }))
+    const refs = records.map((r) => store.add(r)!)
+    for (const [k, ref] of refs.entries()) assert.deepStrictEqual(store.read(ref), records[k])
+    assert.isTrue(
+      refs.some((r) => r.shape < 0),
+      "past the store's shapes, as JSON"
+    )
+    assert.isTrue(refs.some((r) => r.shape >= 0))
+  })
+
   it("refuses values JSON would not give back exactly, and takes all others", () => {
     const store = recordStore()
     const inexact: ReadonlyArray<unknown> = [
