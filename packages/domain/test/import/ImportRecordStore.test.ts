@@ -9,7 +9,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { answerSliceOf, answerTable, withLazyAnswers } from "../../src/import/ImportAnswerTable.ts"
 import { decodeSources } from "../../src/import/ImportDecode.ts"
-import { lazyPlannedEntity, plannedDraft, storedEntity } from "../../src/import/ImportPlanRecords.ts"
+import {
+  keptDraft,
+  lazyPlannedEntity,
+  plannedDraft,
+  plannedOfKept,
+  storedEntity
+} from "../../src/import/ImportPlanRecords.ts"
 import { isJsonExact, lazyLocated, recordRefOf, recordStore } from "../../src/import/ImportRecordStore.ts"
 import { validateImport } from "../../src/import/ImportValidation.ts"
 import { emptyStoreView } from "../../src/import/ImportStoreView.ts"
@@ -193,5 +199,31 @@ describe("ImportRecordStore", () => {
       { ...draft!.scorecard, answers: undefined },
       { ...JSON.parse(JSON.stringify(draft!.scorecard)), answers: undefined }
     )
+  })
+
+  it("validation keeps each checked draft in the store as it is made, and plans it from the same record", () => {
+    const store = recordStore()
+    const table = answerTable()
+    const fields = { id: "D", entity_id: "E", scorecard_version: 2, composite_score: 1.5, dependencies: [] }
+    const answers = protocolAnswers(3) as unknown as StoredScorecard["answers"]
+    const sliced = withLazyAnswers(fields, table.add(answers)) as unknown as StoredScorecard
+    const item = { source: "a.json", path: "$.scorecards[0]", value: {} as never }
+    const kept = keptDraft(store, item, sliced, "created")
+    assert.notStrictEqual(kept.draft, kept.draft, "read afresh: validation holds bytes, not the draft")
+    assert.deepStrictEqual(kept.draft, { ...fields, answers } as never)
+    assert.deepStrictEqual([kept.id, kept.entity_id, kept.scorecard_version], ["D", "E", 2])
+    const bytes = store.bytes()
+    const planned = plannedOfKept(store, kept, "late")
+    assert.strictEqual(store.bytes(), bytes, "the plan reuses the kept record")
+    assert.deepStrictEqual(planned, {
+      scorecard: { ...fields, answers },
+      change: "created",
+      stage: "late"
+    } as never)
+    // A draft that holds no slice of an answer table stays as it is, and is planned as plannedDraft does.
+    const plain = { ...fields, answers } as unknown as StoredScorecard
+    const asIs = keptDraft(store, item, plain, "updated")
+    assert.strictEqual(asIs.draft, plain)
+    assert.strictEqual(plannedOfKept(store, asIs, { beforePublication: 0 }).scorecard, plain)
   })
 })
