@@ -7,9 +7,8 @@
  * item gives it back as a fresh object on each read (`lazyLocated`), so every
  * reader sees the same values and only the records being worked on exist as
  * objects. Only values that JSON gives back exactly are kept so (`isJsonExact`);
- * any other stays an object. A record that is an object is kept as the JSON
- * array of its values, its keys once per store for all records of the same
- * keys (a shape): most of a planned draft's text would be its key names.
+ * any other stays an object. An object is kept without its key names, which
+ * the store keeps once per shape (ImportRecordShapes.ts).
  */
 /** The platform's UTF-8 coders (the domain is typed without the DOM's or Node's globals). */
 const coders = globalThis as unknown as {
@@ -21,11 +20,10 @@ const coders = globalThis as unknown as {
 }
 
 import { type AnswerSlice, withLazyAnswers } from "./ImportAnswerTable.ts"
+import { shapes } from "./ImportRecordShapes.ts"
 
 /** Bytes per chunk; a record larger than this gets a chunk of its own. Chunks are never copied. */
 const ChunkSize = 1 << 20
-/** Shapes a store keeps at most; an object of any other keys is kept as its JSON. */
-const MaxShapes = 1024
 
 /** Where a record's bytes are. */
 export interface RecordRef {
@@ -33,7 +31,7 @@ export interface RecordRef {
   readonly chunk: number
   readonly start: number
   readonly length: number
-  /** The record's keys (the store's shape of this index) when it is kept as the array of its values; -1: as its JSON. */
+  /** The record's shape (ImportRecordShapes.ts) when it is kept as the array of its values; -1: as its JSON. */
   readonly shape: number
 }
 
@@ -87,28 +85,7 @@ export const recordStore = (): RecordStore => {
   let total = 0
   const encoder = new coders.TextEncoder()
   const decoder = new coders.TextDecoder()
-  const shapes: Array<ReadonlyArray<string>> = []
-  const shapeIds = new Map<string, number>()
-  /** The index of the shape of `keys`, or -1 when the store has as many as it keeps. */
-  const shapeOf = (keys: ReadonlyArray<string>): number => {
-    const name = keys.join("\u0000")
-    const known = shapeIds.get(name)
-    if (known !== undefined || shapes.length >= MaxShapes) return known ?? -1
-    shapes.push(keys)
-    shapeIds.set(name, shapes.length - 1)
-    return shapes.length - 1
-  }
-  /** The text to keep of an exact value, and its shape. */
-  const encode = (value: unknown): { readonly text: string; readonly shape: number } => {
-    if (typeof value !== "object" || value === null || Array.isArray(value))
-      return { text: JSON.stringify(value), shape: -1 }
-    const keys = Object.keys(value)
-    const shape = shapeOf(keys)
-    if (shape < 0) return { text: JSON.stringify(value), shape }
-    const values = new Array<unknown>(keys.length)
-    for (let i = 0; i < keys.length; i++) values[i] = (value as Record<string, unknown>)[keys[i]!]
-    return { text: JSON.stringify(values), shape }
-  }
+  const { encode, decode } = shapes()
   const store: RecordStore = {
     add: (value) => {
       if (!isJsonExact(value)) return undefined
@@ -133,17 +110,11 @@ export const recordStore = (): RecordStore => {
       total += written
       return { store, chunk: chunks.length - 1, start: 0, length: written, shape }
     },
-    read: (ref) => {
-      const value: unknown = JSON.parse(
-        decoder.decode(chunks[ref.chunk]!.subarray(ref.start, ref.start + ref.length))
-      )
-      if (ref.shape < 0) return value
-      const keys = shapes[ref.shape]!
-      const values = value as ReadonlyArray<unknown>
-      const record: Record<string, unknown> = {}
-      for (let i = 0; i < keys.length; i++) record[keys[i]!] = values[i]
-      return record
-    },
+    read: (ref) =>
+      decode(
+        JSON.parse(decoder.decode(chunks[ref.chunk]!.subarray(ref.start, ref.start + ref.length))),
+        ref.shape
+      ),
     bytes: () => total
   }
   return store

@@ -68,6 +68,30 @@ describe("ImportRecordStore", () => {
     assert.isBelow(store.bytes(), json * 0.7, "the key names are not kept per record")
   })
 
+  it("keeps the keys of nested objects once per shape too, and gives back objects nested in any way", () => {
+    const store = recordStore()
+    const records = Array.from({ length: 1000 }, (_, n) => ({
+      entity_type: "token",
+      record: {
+        id: `id-${n}`,
+        long_key_name_of_a_nested_record: n,
+        urls: n % 2 === 0 ? { website: "w" } : {},
+        chains: [{ id: "c", slug: "s" }, [{ in: { array: n } }]],
+        empty: {},
+        nothing: null
+      }
+    }))
+    const refs = records.map((r) => store.add(r)!)
+    for (const [k, ref] of refs.entries()) {
+      const back = store.read(ref) as (typeof records)[number]
+      assert.deepStrictEqual(back, records[k])
+      assert.deepStrictEqual(Object.keys(back.record), Object.keys(records[k]!.record))
+    }
+    assert.strictEqual(new Set(refs.map((r) => r.shape)).size, 2, "shapes differ by a nested object's keys")
+    const json = records.reduce((n, r) => n + JSON.stringify(r).length, 0)
+    assert.isBelow(store.bytes(), json * 0.6, "nested key names are not kept per record")
+  })
+
   it("keeps objects of more shapes than it keeps as their JSON, and gives them back the same", () => {
     const store = recordStore()
     const records = Array.from({ length: 1500 }, (_, n) => ({ [`key_${n}`]: n, common: "c" }))
