@@ -7,7 +7,7 @@
  */
 import { formatIssues, importPath } from "@ratings/demo-data/ImportFiles"
 import { application, database } from "@ratings/server/Layers"
-import { boundImportHeap } from "@ratings/server/cli/run/ImportHeap"
+import { boundImportHeap, releaseImportHeap } from "@ratings/server/cli/run/ImportHeap"
 import { terminalProgress } from "@ratings/server/Progress"
 import { Effect, Layer, Redacted } from "effect"
 
@@ -20,7 +20,7 @@ const key = Redacted.make(Buffer.alloc(32, 7).toString("base64"))
 boundImportHeap()
 const t0 = performance.now()
 const outcome = await Effect.runPromise(
-  importPath(dir, terminalProgress("import")).pipe(
+  importPath(dir, terminalProgress("import"), { afterValidation: releaseImportHeap }).pipe(
     Effect.provide(application(key).pipe(Layer.provideMerge(database(url)))),
     Effect.scoped
   )

@@ -46,6 +46,12 @@ export interface ImportPathOptions {
    * without, they merge into the stored one.
    */
   readonly replace?: ReadonlySet<ReplaceKind>
+  /**
+   * Called once validation is done and the decoded input is garbage, before
+   * anything is written: where a process may hand back the memory that
+   * validation used (`ratings import`: ImportHeap.ts `releaseImportHeap`).
+   */
+  readonly afterValidation?: () => void
 }
 
 /** The JSON files of a path: the file itself, or a folder's `*.json` files in name order. */
@@ -191,6 +197,7 @@ export const importPath = (
     const plan = yield* planOf(path, { ...runOptions, catalogues })
     if (plan._tag === "Invalid")
       return { _tag: "Rejected", issues: plan.issues } satisfies ImportOutcome as ImportOutcome
+    options.afterValidation?.()
     const dryRun = options.dryRun === true
     const removals = removalsOf(plan.plan)
     const refusal = refusalOf(removals, options.replace ?? new Set())

@@ -12,7 +12,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { DemoDataDir } from "../src/DemoDataDir.ts"
 import { decodeSources } from "@ratings/domain/import/ImportDecode"
-import { formatIssues, importFilesOf, readDecoded, readSources } from "../src/ImportFiles.ts"
+import { Importer } from "@ratings/domain/services/Importer"
+import { formatIssues, importFilesOf, importPath, readDecoded, readSources } from "../src/ImportFiles.ts"
 
 const folder = () => mkdtempSync(join(tmpdir(), "ratings-import-files-"))
 
@@ -99,5 +100,31 @@ describe("import files", () => {
       assert.include(streamed.issues[0]!.message, "cannot read")
       assert.deepStrictEqual(streamed.names, ["a.json"])
     })
+  )
+
+  it.effect(
+    "afterValidation is called once, when validation is done and before anything is written; never on a rejection",
+    () =>
+      Effect.gen(function* () {
+        const events: Array<string> = []
+        const outcome = yield* importPath(DemoDataDir, (_done, _total, phase) => events.push(phase), {
+          afterValidation: () => events.push("afterValidation")
+        })
+        assert.strictEqual(outcome._tag, "Imported")
+        const at = events.indexOf("afterValidation")
+        assert.strictEqual(events.filter((e) => e === "afterValidation").length, 1)
+        assert.strictEqual(events[at - 1], "validation", "after validation")
+        assert.isAbove(events.length, at + 1)
+        assert.isTrue(
+          events.slice(at + 1).every((e) => e !== "validation"),
+          "before the writes"
+        )
+        const dir = folder()
+        writeFileSync(join(dir, "broken.json"), "{ not json")
+        let called = 0
+        const rejected = yield* importPath(dir, undefined, { afterValidation: () => called++ })
+        assert.strictEqual(rejected._tag, "Rejected")
+        assert.strictEqual(called, 0)
+      }).pipe(Effect.provide(Importer.layerTest))
   )
 })

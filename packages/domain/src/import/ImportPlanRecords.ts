@@ -10,8 +10,11 @@ import type { StoredEntity } from "../ports/EntityRepository.ts"
 import type { StoredScorecard } from "../ports/ScorecardRepository.ts"
 import { answerSliceOf, type AnswerSlice, withLazyAnswers } from "./ImportAnswerTable.ts"
 import type { ImportEntity } from "./ImportFile.ts"
+import type { Located } from "./ImportDecode.ts"
+import type { ImportScorecard } from "./ImportFile.ts"
 import type { Change, DraftStage, PlannedDraft, PlannedEntity } from "./ImportPlan.ts"
 import type { RecordRef, RecordStore } from "./ImportRecordStore.ts"
+import type { ImportedDraft } from "./ImportReplay.ts"
 
 /** An entity as the entity port stores it. */
 export const storedEntity = ({ entity_type, record, domain_weights }: ImportEntity): StoredEntity => ({
@@ -46,6 +49,13 @@ const lazy = <T extends object>(fields: T, key: string, get: () => unknown, ref:
 export const lazyPlannedEntity = (ref: RecordRef, change: Change, write: boolean): PlannedEntity =>
   lazy({ change, write }, "entity", readEntity, ref) as unknown as PlannedEntity
 
+/** A draft's fields without its answers, copied key by key: reading `answers` would make every answer as an object. */
+const fieldsOf = (draft: StoredScorecard): Record<string, unknown> => {
+  const fields: Record<string, unknown> = {}
+  for (const k of Object.keys(draft)) if (k !== "answers") fields[k] = draft[k as keyof StoredScorecard]
+  return fields
+}
+
 /**
  * A planned draft: its fields kept in `store` and its answers in their table
  * when it holds a slice of one and JSON gives its fields back exactly; else
@@ -59,12 +69,46 @@ export const plannedDraft = (
 ): PlannedDraft => {
   const slice = answerSliceOf(draft)
   if (slice === undefined) return { scorecard: draft, change, stage }
-  // Copied key by key: reading `answers` would make every answer as an object.
-  const fields: Record<string, unknown> = {}
-  for (const k of Object.keys(draft)) if (k !== "answers") fields[k] = draft[k as keyof StoredScorecard]
-  const ref = store.add(fields)
+  const ref = store.add(fieldsOf(draft))
   if (ref === undefined) return { scorecard: draft, change, stage }
   const planned = { change, stage }
   Object.defineProperty(planned, Answers, { value: slice, enumerable: false })
+  return lazy(planned, "scorecard", readDraft, ref) as unknown as PlannedDraft
+}
+
+/** A draft validation accepted, with its change: what it plans. */
+export interface KeptDraft extends ImportedDraft {
+  readonly change: Change
+}
+
+/**
+ * A checked draft whose fields are kept in `store` as soon as it is made,
+ * and its answers in their table, as `plannedDraft` keeps it; `draft` is
+ * read afresh on each access. Validation holds every draft of an import
+ * until the replay has staged them all; as objects they were the largest
+ * part of its heap.
+ */
+export const keptDraft = (
+  store: RecordStore,
+  item: Located<ImportScorecard>,
+  draft: StoredScorecard,
+  change: Change
+): KeptDraft => {
+  const { id, entity_id, scorecard_version } = draft
+  const kept = { item, change, id, entity_id, scorecard_version }
+  const slice = answerSliceOf(draft)
+  const ref = slice === undefined ? undefined : store.add(fieldsOf(draft))
+  if (ref === undefined) return { ...kept, draft }
+  Object.defineProperty(kept, Answers, { value: slice, enumerable: false })
+  return lazy(kept, "draft", readDraft, ref) as unknown as KeptDraft
+}
+
+/** The planned draft of a kept one, at `stage`: the same record, not stored again. */
+export const plannedOfKept = (store: RecordStore, kept: KeptDraft, stage: DraftStage): PlannedDraft => {
+  const held = kept as Partial<{ readonly [Ref]: RecordRef; readonly [Answers]: AnswerSlice }>
+  const ref = held[Ref]
+  if (ref === undefined) return plannedDraft(store, kept.draft, kept.change, stage)
+  const planned = { change: kept.change, stage }
+  Object.defineProperty(planned, Answers, { value: held[Answers], enumerable: false })
   return lazy(planned, "scorecard", readDraft, ref) as unknown as PlannedDraft
 }

@@ -7,7 +7,8 @@
  * item gives it back as a fresh object on each read (`lazyLocated`), so every
  * reader sees the same values and only the records being worked on exist as
  * objects. Only values that JSON gives back exactly are kept so (`isJsonExact`);
- * any other stays an object.
+ * any other stays an object. An object is kept without its key names, which
+ * the store keeps once per shape (ImportRecordShapes.ts).
  */
 /** The platform's UTF-8 coders (the domain is typed without the DOM's or Node's globals). */
 const coders = globalThis as unknown as {
@@ -19,6 +20,7 @@ const coders = globalThis as unknown as {
 }
 
 import { type AnswerSlice, withLazyAnswers } from "./ImportAnswerTable.ts"
+import { shapes } from "./ImportRecordShapes.ts"
 
 /** Bytes per chunk; a record larger than this gets a chunk of its own. Chunks are never copied. */
 const ChunkSize = 1 << 20
@@ -29,6 +31,8 @@ export interface RecordRef {
   readonly chunk: number
   readonly start: number
   readonly length: number
+  /** The record's shape (ImportRecordShapes.ts) when it is kept as the array of its values; -1: as its JSON. */
+  readonly shape: number
 }
 
 export interface RecordStore {
@@ -81,15 +85,16 @@ export const recordStore = (): RecordStore => {
   let total = 0
   const encoder = new coders.TextEncoder()
   const decoder = new coders.TextDecoder()
+  const { encode, decode } = shapes()
   const store: RecordStore = {
     add: (value) => {
       if (!isJsonExact(value)) return undefined
-      const text = JSON.stringify(value)
+      const { text, shape } = encode(value)
       let chunk = chunks.at(-1)
       if (chunk !== undefined) {
         const { read, written } = encoder.encodeInto(text, chunk.subarray(used))
         if (read === text.length) {
-          const ref: RecordRef = { store, chunk: chunks.length - 1, start: used, length: written }
+          const ref: RecordRef = { store, chunk: chunks.length - 1, start: used, length: written, shape }
           used += written
           total += written
           return ref
@@ -103,9 +108,13 @@ export const recordStore = (): RecordStore => {
       const written = own ? chunk.length : encoder.encodeInto(text, chunk).written
       used = own ? chunk.length : written
       total += written
-      return { store, chunk: chunks.length - 1, start: 0, length: written }
+      return { store, chunk: chunks.length - 1, start: 0, length: written, shape }
     },
-    read: (ref) => JSON.parse(decoder.decode(chunks[ref.chunk]!.subarray(ref.start, ref.start + ref.length))),
+    read: (ref) =>
+      decode(
+        JSON.parse(decoder.decode(chunks[ref.chunk]!.subarray(ref.start, ref.start + ref.length))),
+        ref.shape
+      ),
     bytes: () => total
   }
   return store

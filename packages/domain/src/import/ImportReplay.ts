@@ -24,7 +24,12 @@ import { answerFieldsOf } from "./ImportAnswerTable.ts"
 
 export interface ImportedDraft {
   readonly item: Located<ImportScorecard>
+  /** The draft as it will be saved: it may be read afresh on each access (ImportPlanRecords.ts `keptDraft`). */
   readonly draft: StoredScorecard
+  /** The draft's own `id`, `entity_id` and `scorecard_version`, which the replay reads without reading the draft. */
+  readonly id: string
+  readonly entity_id: string
+  readonly scorecard_version: number
 }
 
 export type Report = (item: Located<unknown>, subPath: string, message: string) => void
@@ -64,13 +69,12 @@ const groupDraftsByEntity = (
 ): Map<string, Array<ImportedDraft>> => {
   const draftsByEntity = new Map<string, Array<ImportedDraft>>()
   for (const d of drafts.values()) {
-    const key = idKey(d.draft.entity_id)
+    const key = idKey(d.entity_id)
     const list = draftsByEntity.get(key)
     if (list === undefined) draftsByEntity.set(key, [d])
     else list.push(d)
   }
-  for (const list of draftsByEntity.values())
-    list.sort((a, b) => a.draft.scorecard_version - b.draft.scorecard_version)
+  for (const list of draftsByEntity.values()) list.sort((a, b) => a.scorecard_version - b.scorecard_version)
   return draftsByEntity
 }
 
@@ -227,9 +231,9 @@ const replayScore = (state: ReplayState, item: Located<ImportPublication>, targe
 const stageDrafts = (state: ReplayState, entity: ResolvedEntity, version: number) => {
   const position = state.publications.length
   for (const d of state.draftsByEntity.get(idKey(entity.id)) ?? []) {
-    const id = idKey(d.draft.id)
+    const id = idKey(d.id)
     const staged = state.stages.get(id)
-    if (d.draft.scorecard_version <= version && (staged === undefined || staged === "late"))
+    if (d.scorecard_version <= version && (staged === undefined || staged === "late"))
       state.stages.set(id, { beforePublication: position })
     else if (staged === undefined) state.stages.set(id, "late")
   }

@@ -23,7 +23,9 @@ import type { Catalogue } from "./ImportCatalogue.ts"
 import type { ImportContent, Located } from "./ImportDecode.ts"
 import type { ImportScorecard } from "./ImportFile.ts"
 import type { Change } from "./ImportPlan.ts"
-import { type ImportedDraft, type Report, versionKey } from "./ImportReplay.ts"
+import { type KeptDraft, keptDraft } from "./ImportPlanRecords.ts"
+import type { RecordStore } from "./ImportRecordStore.ts"
+import { type Report, versionKey } from "./ImportReplay.ts"
 import {
   type EntityIndex,
   idKey,
@@ -49,7 +51,7 @@ const scoringPath = (error: ScoringError, sc: ImportScorecard): string => {
   }
 }
 
-type CheckedDraft = ImportedDraft & { change: Change }
+type CheckedDraft = KeptDraft
 
 /**
  * The answer ids of the scorecards checked so far, to report an id two
@@ -290,7 +292,8 @@ export const checkScorecards = (
   view: StoreView,
   index: EntityIndex,
   catalogueOf: (type: EntityType) => Catalogue,
-  at: Report
+  at: Report,
+  store: RecordStore
 ): Map<string, CheckedDraft> => {
   const drafts = new Map<string, CheckedDraft>()
   const ids = new Map<string, Located<unknown>>()
@@ -334,7 +337,7 @@ export const checkScorecards = (
         : same.status !== "draft" || (storedDraft !== undefined && sameDraft(storedDraft, draft))
           ? "unchanged"
           : "updated"
-    if (sameVersion === undefined) drafts.set(key, { item, draft, change })
+    if (sameVersion === undefined) drafts.set(key, keptDraft(store, item, draft, change))
   }
   return drafts
 }

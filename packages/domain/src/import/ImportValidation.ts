@@ -37,7 +37,7 @@ import {
 } from "./ImportStoreView.ts"
 import { isBroken, sub, where } from "./ImportPlaces.ts"
 import { recordRefOf, recordStore } from "./ImportRecordStore.ts"
-import { lazyPlannedEntity, plannedDraft, storedEntity } from "./ImportPlanRecords.ts"
+import { lazyPlannedEntity, plannedOfKept, storedEntity } from "./ImportPlanRecords.ts"
 
 // ---------------------------------------------------------------------------
 // Entities
@@ -260,15 +260,15 @@ export const validateImport = (
   const index = indexEntities(content, view)
   const entities = checkEntities(content, view, index, at)
   const { planned: catalogues, catalogueOf } = checkQuestions(content, view, (i) => issues.push(i), at, mode)
-  const drafts = checkScorecards(content, view, index, catalogueOf, at)
+  const store = recordStore()
+  const drafts = checkScorecards(content, view, index, catalogueOf, at, store)
   const replay = replayPublications(content, view, index, drafts, at)
   const history = checkHistory(content, view, index, drafts, replay.published, at)
   const quantum = checkQuantum(content, view, at)
   checkIncidents(content, at)
   if (issues.length > 0) return Result.fail(issues)
-  const store = recordStore()
-  const plannedDrafts: Array<PlannedDraft> = [...drafts.values()].map(({ draft, change }) =>
-    plannedDraft(store, draft, change, replay.stages.get(idKey(draft.id)) ?? "early")
+  const plannedDrafts: Array<PlannedDraft> = [...drafts.values()].map((kept) =>
+    plannedOfKept(store, kept, replay.stages.get(idKey(kept.id)) ?? "early")
   )
   return Result.succeed({
     sources,

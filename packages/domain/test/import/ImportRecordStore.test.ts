@@ -9,7 +9,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { answerSliceOf, answerTable, withLazyAnswers } from "../../src/import/ImportAnswerTable.ts"
 import { decodeSources } from "../../src/import/ImportDecode.ts"
-import { lazyPlannedEntity, plannedDraft, storedEntity } from "../../src/import/ImportPlanRecords.ts"
+import {
+  keptDraft,
+  lazyPlannedEntity,
+  plannedDraft,
+  plannedOfKept,
+  storedEntity
+} from "../../src/import/ImportPlanRecords.ts"
 import { isJsonExact, lazyLocated, recordRefOf, recordStore } from "../../src/import/ImportRecordStore.ts"
 import { validateImport } from "../../src/import/ImportValidation.ts"
 import { emptyStoreView } from "../../src/import/ImportStoreView.ts"
@@ -39,6 +45,63 @@ describe("ImportRecordStore", () => {
     assert.strictEqual(refs[5]!.start, 0, "a record larger than a chunk has one of its own")
     assert.notStrictEqual(refs[6]!.chunk, refs[5]!.chunk, "which no other record shares")
     assert.isAbove(store.bytes(), 3 << 20)
+  })
+
+  it("keeps an object's keys once per shape: same values and key order back, fewer bytes than its JSON", () => {
+    const store = recordStore()
+    const records = Array.from({ length: 2000 }, (_, n) => ({
+      id: `card-${n}`,
+      entity_type: "protocol",
+      composite_score: n % 3 === 0 ? null : n / 7,
+      domain_scores: { security: n, economic: [n, { deep: "x" }] },
+      "10": "an integer-like key, which objects put first",
+      ...(n % 2 === 0 ? { extra_key_of_another_shape: true } : {})
+    }))
+    const refs = records.map((r) => store.add(r)!)
+    for (const [k, ref] of refs.entries()) {
+      const back = store.read(ref) as Record<string, unknown>
+      assert.deepStrictEqual(back, records[k])
+      assert.deepStrictEqual(Object.keys(back), Object.keys(records[k]!))
+    }
+    assert.strictEqual(new Set(refs.map((r) => r.shape)).size, 2, "two shapes, each kept once")
+    const json = records.reduce((n, r) => n + JSON.stringify(r).length, 0)
+    assert.isBelow(store.bytes(), json * 0.7, "the key names are not kept per record")
+  })
+
+  it("keeps the keys of nested objects once per shape too, and gives back objects nested in any way", () => {
+    const store = recordStore()
+    const records = Array.from({ length: 1000 }, (_, n) => ({
+      entity_type: "token",
+      record: {
+        id: `id-${n}`,
+        long_key_name_of_a_nested_record: n,
+        urls: n % 2 === 0 ? { website: "w" } : {},
+        chains: [{ id: "c", slug: "s" }, [{ in: { array: n } }]],
+        empty: {},
+        nothing: null
+      }
+    }))
+    const refs = records.map((r) => store.add(r)!)
+    for (const [k, ref] of refs.entries()) {
+      const back = store.read(ref) as (typeof records)[number]
+      assert.deepStrictEqual(back, records[k])
+      assert.deepStrictEqual(Object.keys(back.record), Object.keys(records[k]!.record))
+    }
+    assert.strictEqual(new Set(refs.map((r) => r.shape)).size, 2, "shapes differ by a nested object's keys")
+    const json = records.reduce((n, r) => n + JSON.stringify(r).length, 0)
+    assert.isBelow(store.bytes(), json * 0.6, "nested key names are not kept per record")
+  })
+
+  it("keeps objects of more shapes than it keeps as their JSON, and gives them back the same", () => {
+    const store = recordStore()
+    const records = Array.from({ length: 1500 }, (_, n) => ({ [`key_${n}`]: n, common: "c" }))
+    const refs = records.map((r) => store.add(r)!)
+    for (const [k, ref] of refs.entries()) assert.deepStrictEqual(store.read(ref), records[k])
+    assert.isTrue(
+      refs.some((r) => r.shape < 0),
+      "past the store's shapes, as JSON"
+    )
+    assert.isTrue(refs.some((r) => r.shape >= 0))
   })
 
   it("refuses values JSON would not give back exactly, and takes all others", () => {
@@ -160,5 +223,31 @@ describe("ImportRecordStore", () => {
       { ...draft!.scorecard, answers: undefined },
       { ...JSON.parse(JSON.stringify(draft!.scorecard)), answers: undefined }
     )
+  })
+
+  it("validation keeps each checked draft in the store as it is made, and plans it from the same record", () => {
+    const store = recordStore()
+    const table = answerTable()
+    const fields = { id: "D", entity_id: "E", scorecard_version: 2, composite_score: 1.5, dependencies: [] }
+    const answers = protocolAnswers(3) as unknown as StoredScorecard["answers"]
+    const sliced = withLazyAnswers(fields, table.add(answers)) as unknown as StoredScorecard
+    const item = { source: "a.json", path: "$.scorecards[0]", value: {} as never }
+    const kept = keptDraft(store, item, sliced, "created")
+    assert.notStrictEqual(kept.draft, kept.draft, "read afresh: validation holds bytes, not the draft")
+    assert.deepStrictEqual(kept.draft, { ...fields, answers } as never)
+    assert.deepStrictEqual([kept.id, kept.entity_id, kept.scorecard_version], ["D", "E", 2])
+    const bytes = store.bytes()
+    const planned = plannedOfKept(store, kept, "late")
+    assert.strictEqual(store.bytes(), bytes, "the plan reuses the kept record")
+    assert.deepStrictEqual(planned, {
+      scorecard: { ...fields, answers },
+      change: "created",
+      stage: "late"
+    } as never)
+    // A draft that holds no slice of an answer table stays as it is, and is planned as plannedDraft does.
+    const plain = { ...fields, answers } as unknown as StoredScorecard
+    const asIs = keptDraft(store, item, plain, "updated")
+    assert.strictEqual(asIs.draft, plain)
+    assert.strictEqual(plannedOfKept(store, asIs, { beforePublication: 0 }).scorecard, plain)
   })
 })

@@ -11,7 +11,7 @@ import { Console, Effect, Result } from "effect"
 import { AppLayer } from "../../AppLayer.ts"
 import { progressReporter } from "../../Progress.ts"
 import { CommandFailed } from "../CommandFailed.ts"
-import { boundImportHeap } from "./ImportHeap.ts"
+import { boundImportHeap, releaseImportHeap } from "./ImportHeap.ts"
 
 export interface ImportInput {
   readonly path: string
@@ -31,7 +31,11 @@ export const importFiles = (input: ImportInput) =>
     yield* Effect.sync(boundImportHeap)
     const run = Effect.gen(function* () {
       const progress = yield* progressReporter(input.dryRun ? "dry run" : "import")
-      return yield* importPath(input.path, progress, { dryRun: input.dryRun, replace: replace.success })
+      return yield* importPath(input.path, progress, {
+        dryRun: input.dryRun,
+        replace: replace.success,
+        afterValidation: releaseImportHeap
+      })
     }).pipe(Effect.provide(AppLayer))
     const outcome = yield* run
     if (outcome._tag === "Rejected") {
