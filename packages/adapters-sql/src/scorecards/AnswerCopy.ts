@@ -31,35 +31,83 @@ const writeFields = (w: CopyWriter, a: Fields): void => {
 /** How many answers a scorecard has, without making them when they are in an answer table. */
 export const answerCount = (s: StoredScorecard): number => answerSliceOf(s)?.count ?? s.answers.length
 
-/** The CopyData messages of the answers of `cards`, made as they are asked for. */
-export function* answerFrames(cards: ReadonlyArray<StoredScorecard>): Generator<Uint8Array> {
+/** Encoded field tuples above this length are not kept: a long text seldom repeats. */
+const MaxKeptTupleBytes = 320
+/** Bytes of encoded tuples kept per answer table, at most: the cache stays small beside the table. */
+const MaxKeptBytes = 16 * 1024 * 1024
+
+/** The bytes of an answer table's field tuples, encoded once per import rather than once per copy. */
+interface TupleBytes {
+  readonly bytes: Map<Fields, Uint8Array>
+  kept: number
+}
+
+const tupleBytes = new WeakMap<object, TupleBytes>()
+
+const tupleBytesOf = (table: object): TupleBytes => {
+  let known = tupleBytes.get(table)
+  if (known === undefined) {
+    known = { bytes: new Map(), kept: 0 }
+    tupleBytes.set(table, known)
+  }
+  return known
+}
+
+/** A UUID's field (length and 16 bytes) in `out`, made by `loose`. */
+const uuidField = (loose: CopyWriter, id: string, out: Uint8Array): Uint8Array => {
+  loose.uuid(id)
+  out.set(loose.drain())
+  return out
+}
+
+/**
+ * The CopyData messages of the answers of `cards`, made as they are asked
+ * for, and `written`, to give a message back once the socket has written it
+ * (its buffer is reused).
+ */
+export const answerFrames = (
+  cards: ReadonlyArray<StoredScorecard>
+): { readonly frames: Iterator<Uint8Array>; readonly written: (frame: Uint8Array) => void } => {
   const w = new CopyWriter()
+  return { frames: framesOf(w, cards), written: (frame) => w.release(frame) }
+}
+
+function* framesOf(w: CopyWriter, cards: ReadonlyArray<StoredScorecard>): Generator<Uint8Array> {
   const loose = new CopyWriter("loose")
-  const encoded = new Map<Fields, Uint8Array>()
+  const scorecardId = new Uint8Array(20)
   for (const s of cards) {
-    loose.uuid(s.id)
-    const scorecardId = loose.drain()
+    uuidField(loose, s.id, scorecardId)
     const slice = answerSliceOf(s)
-    const tuples: ReadonlyArray<Fields> = slice === undefined ? s.answers : slice.table.fields(slice)
     const words = slice === undefined ? undefined : slice.table.idWords(slice)
-    const ids = slice === undefined || words !== undefined ? undefined : slice.table.ids(slice)
+    if (slice === undefined || words === undefined) {
+      // Plain answers, or ids that are not all lower-case UUIDs: field by field.
+      const tuples: ReadonlyArray<Fields> = slice === undefined ? s.answers : slice.table.fields(slice)
+      const ids = slice === undefined ? undefined : slice.table.ids(slice)
+      for (let position = 0; position < tuples.length; position++) {
+        const a = tuples[position]!
+        w.row(11)
+        w.raw(scorecardId)
+        w.int4(position)
+        w.uuid(ids === undefined ? (a as Answer).id : ids[position]!)
+        writeFields(w, a)
+        if (w.full) yield w.take()!
+      }
+      continue
+    }
+    const tuples = slice.table.fields(slice)
+    const known = tupleBytesOf(slice.table)
     for (let position = 0; position < tuples.length; position++) {
       const a = tuples[position]!
-      w.row(11)
-      w.raw(scorecardId)
-      w.int4(position)
-      if (words !== undefined) w.uuidWords(words, position * 4)
-      else w.uuid(ids === undefined ? (a as Answer).id : ids[position]!)
-      if (slice === undefined) writeFields(w, a)
-      else {
-        let bytes = encoded.get(a)
-        if (bytes === undefined) {
-          writeFields(loose, a)
-          bytes = loose.drain()
-          encoded.set(a, bytes)
+      let bytes = known.bytes.get(a)
+      if (bytes === undefined) {
+        writeFields(loose, a)
+        bytes = loose.drain()
+        if (bytes.length <= MaxKeptTupleBytes && known.kept < MaxKeptBytes) {
+          known.bytes.set(a, bytes)
+          known.kept += bytes.length
         }
-        w.raw(bytes)
       }
+      w.answerRow(scorecardId, position, words, position * 4, bytes)
       if (w.full) yield w.take()!
     }
   }
