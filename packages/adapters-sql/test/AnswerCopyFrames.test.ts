@@ -1,8 +1,7 @@
 /**
  * The CopyData messages of new scorecards' answers: a written message's
- * buffer is reused for a later one, and an answer table's field tuples are
- * encoded once per import, not once per copy. Neither may change a byte of
- * what is stored: copies that span many messages and share a table store
+ * buffer is reused for a later one, which may not change a byte of what is
+ * stored: copies that span many messages and share an answer table store
  * the rows the statements store.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -59,6 +58,17 @@ describe("CopyWriter's messages", () => {
     assert.isAbove(fresh.length, 3, "several messages")
     assert.isAtLeast(buffersReused, fresh.length - 3, "a released buffer is used again")
     assert.deepStrictEqual(reused, fresh)
+  })
+
+  it("begins a copy with a clean header on a reused buffer", () => {
+    const fresh = [...framesOf(new CopyWriter(), 3)[0]!]
+    // Buffers given back dirty, then a new copy's writer.
+    const dirty = framesOf(new CopyWriter(), 100_000).slice(0, -1)
+    for (const frame of dirty) {
+      new Uint8Array(frame.buffer).fill(0xff)
+      new CopyWriter().release(frame)
+    }
+    assert.deepStrictEqual([...framesOf(new CopyWriter(), 3)[0]!], fresh)
   })
 
   it("does not keep a buffer grown for a row larger than a message", () => {
@@ -119,7 +129,7 @@ describe("copies that share an answer table", () => {
         }
         const copied = sets.map((answers, i) => backed(scorecard(es[i * 2]!, 1, "draft", { answers })))
         const stated = sets.map((answers, i) => scorecard(es[i * 2 + 1]!, 1, "draft", { answers }))
-        // One copy per call: the later ones take the tuples' bytes the first one encoded.
+        // One copy per call, each over buffers the copies before it gave back.
         for (const s of copied) yield* repo.saveDrafts([s])
         yield* sql.withTransaction(bulk(noCopy).saveDrafts(stated))
         for (const [i, s] of copied.entries()) {

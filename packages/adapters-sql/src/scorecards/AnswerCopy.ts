@@ -31,28 +31,6 @@ const writeFields = (w: CopyWriter, a: Fields): void => {
 /** How many answers a scorecard has, without making them when they are in an answer table. */
 export const answerCount = (s: StoredScorecard): number => answerSliceOf(s)?.count ?? s.answers.length
 
-/** Encoded field tuples above this length are not kept: a long text seldom repeats. */
-const MaxKeptTupleBytes = 320
-/** Bytes of encoded tuples kept per answer table, at most: the cache stays small beside the table. */
-const MaxKeptBytes = 16 * 1024 * 1024
-
-/** The bytes of an answer table's field tuples, encoded once per import rather than once per copy. */
-interface TupleBytes {
-  readonly bytes: Map<Fields, Uint8Array>
-  kept: number
-}
-
-const tupleBytes = new WeakMap<object, TupleBytes>()
-
-const tupleBytesOf = (table: object): TupleBytes => {
-  let known = tupleBytes.get(table)
-  if (known === undefined) {
-    known = { bytes: new Map(), kept: 0 }
-    tupleBytes.set(table, known)
-  }
-  return known
-}
-
 /** A UUID's field (length and 16 bytes) in `out`, made by `loose`. */
 const uuidField = (loose: CopyWriter, id: string, out: Uint8Array): Uint8Array => {
   loose.uuid(id)
@@ -75,6 +53,8 @@ export const answerFrames = (
 function* framesOf(w: CopyWriter, cards: ReadonlyArray<StoredScorecard>): Generator<Uint8Array> {
   const loose = new CopyWriter("loose")
   const scorecardId = new Uint8Array(20)
+  // The shared field tuples of an answer table, encoded once per copy.
+  const encoded = new Map<Fields, Uint8Array>()
   for (const s of cards) {
     uuidField(loose, s.id, scorecardId)
     const slice = answerSliceOf(s)
@@ -95,17 +75,13 @@ function* framesOf(w: CopyWriter, cards: ReadonlyArray<StoredScorecard>): Genera
       continue
     }
     const tuples = slice.table.fields(slice)
-    const known = tupleBytesOf(slice.table)
     for (let position = 0; position < tuples.length; position++) {
       const a = tuples[position]!
-      let bytes = known.bytes.get(a)
+      let bytes = encoded.get(a)
       if (bytes === undefined) {
         writeFields(loose, a)
         bytes = loose.drain()
-        if (bytes.length <= MaxKeptTupleBytes && known.kept < MaxKeptBytes) {
-          known.bytes.set(a, bytes)
-          known.kept += bytes.length
-        }
+        encoded.set(a, bytes)
       }
       w.answerRow(scorecardId, position, words, position * 4, bytes)
       if (w.full) yield w.take()!

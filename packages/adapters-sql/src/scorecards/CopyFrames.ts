@@ -11,6 +11,12 @@
 const FrameBytes = 256 * 1024
 /** Written messages' buffers kept for the next messages: a few are in the socket's hands at a time. */
 const PooledFrames = 8
+/**
+ * Buffers of messages the socket has written (`release`), reused by every
+ * writer instead of allocated: a buffer is in one writer's hands from `take`
+ * to `release`.
+ */
+const pool: Array<Uint8Array> = []
 
 const Signature = [0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]
 const encoder = new TextEncoder()
@@ -37,16 +43,15 @@ export class CopyWriter {
   private bytes: Uint8Array
   private view: DataView
   private at: number
-  /** Buffers of messages the socket has written (`release`), reused instead of allocated. */
-  private readonly pool: Array<Uint8Array> = []
 
   /** A writer of a COPY's messages, its first beginning with the header; `loose`: of bare fields. */
   constructor(loose?: "loose") {
-    this.bytes = new Uint8Array(loose === undefined ? FrameBytes + 5 : 256)
+    this.bytes = loose === undefined ? (pool.pop() ?? new Uint8Array(FrameBytes + 5)) : new Uint8Array(256)
     this.view = new DataView(this.bytes.buffer)
     if (loose === undefined) {
       // The signature, then the flags and the header extension's length, both zero.
       this.bytes.set(Signature, 5)
+      this.bytes.fill(0, 5 + Signature.length, 5 + Signature.length + 8)
       this.at = 5 + Signature.length + 8
     } else this.at = 0
   }
@@ -62,7 +67,7 @@ export class CopyWriter {
     const out = this.bytes.subarray(0, this.at)
     out[0] = 0x64
     this.view.setInt32(1, this.at - 1)
-    this.bytes = this.pool.pop() ?? new Uint8Array(FrameBytes + 5)
+    this.bytes = pool.pop() ?? new Uint8Array(FrameBytes + 5)
     this.view = new DataView(this.bytes.buffer)
     this.at = 5
     return out
@@ -74,12 +79,8 @@ export class CopyWriter {
    */
   release(frame: Uint8Array): void {
     const whole = frame.buffer
-    if (
-      whole.byteLength === FrameBytes + 5 &&
-      this.pool.length < PooledFrames &&
-      whole instanceof ArrayBuffer
-    )
-      this.pool.push(new Uint8Array(whole))
+    if (whole.byteLength === FrameBytes + 5 && pool.length < PooledFrames && whole instanceof ArrayBuffer)
+      pool.push(new Uint8Array(whole))
   }
 
   /** Room for `n` more bytes in the current message (grown for a row larger than a message). */
