@@ -110,15 +110,18 @@ class CopyCycle implements Consumer {
 
   private readonly session: CopySession
   private readonly frames: Iterator<Uint8Array>
+  private readonly written: ((frame: Uint8Array) => void) | undefined
   private readonly resume: (effect: Effect.Effect<number, SqlError.SqlError>) => void
 
   constructor(
     session: CopySession,
     frames: Iterator<Uint8Array>,
+    written: ((frame: Uint8Array) => void) | undefined,
     resume: (effect: Effect.Effect<number, SqlError.SqlError>) => void
   ) {
     this.session = session
     this.frames = frames
+    this.written = written
     this.resume = resume
   }
 
@@ -152,7 +155,9 @@ class CopyCycle implements Consumer {
         this.socket.write(CopyDone)
         return
       }
-      if (!this.socket.write(next.value)) {
+      const frame = next.value
+      const written = this.written
+      if (!this.socket.write(frame, written === undefined ? undefined : () => written(frame))) {
         this.socket.once("drain", this.pump)
         return
       }
@@ -222,17 +227,19 @@ class CopyCycle implements Consumer {
  * made (an error thrown by `frames`) ends the copy with CopyFail; a failure
  * of the server is reported once it is ready again, so the transaction
  * carries on to its rollback on a sound session. Interrupted, the copy is
- * failed and awaited the same way.
+ * failed and awaited the same way. `written` is told each frame the socket
+ * has written (its buffer may then be reused).
  */
 export const copyIn = (
   session: CopySession,
   statement: string,
-  frames: Iterator<Uint8Array>
+  frames: Iterator<Uint8Array>,
+  written?: (frame: Uint8Array) => void
 ): Effect.Effect<number, SqlError.SqlError> =>
   session.wire.withPermit(
     Effect.callback<number, SqlError.SqlError>((resume) => {
       if (session.deadWith !== undefined) return resume(Effect.fail(session.deadWith))
-      const cycle = new CopyCycle(session, frames, resume)
+      const cycle = new CopyCycle(session, frames, written, resume)
       session.consumer = cycle
       session.session.parser.readField = undefined
       try {

@@ -142,7 +142,7 @@ describe("PgScorecardRepository", () => {
             "protocol",
             [e.record.id, f.record.id],
             "draft",
-            new Map([[mine.id.toLowerCase(), handed]])
+            new Map([[mine.id.toLowerCase(), { answers: handed }]])
           )
           const found = latest.find((s) => s.id === mine.id)
           const read = latest.find((s) => s.id === other.id)

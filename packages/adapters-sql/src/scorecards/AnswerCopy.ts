@@ -31,35 +31,59 @@ const writeFields = (w: CopyWriter, a: Fields): void => {
 /** How many answers a scorecard has, without making them when they are in an answer table. */
 export const answerCount = (s: StoredScorecard): number => answerSliceOf(s)?.count ?? s.answers.length
 
-/** The CopyData messages of the answers of `cards`, made as they are asked for. */
-export function* answerFrames(cards: ReadonlyArray<StoredScorecard>): Generator<Uint8Array> {
+/** A UUID's field (length and 16 bytes) in `out`, made by `loose`. */
+const uuidField = (loose: CopyWriter, id: string, out: Uint8Array): Uint8Array => {
+  loose.uuid(id)
+  out.set(loose.drain())
+  return out
+}
+
+/**
+ * The CopyData messages of the answers of `cards`, made as they are asked
+ * for, and `written`, to give a message back once the socket has written it
+ * (its buffer is reused).
+ */
+export const answerFrames = (
+  cards: ReadonlyArray<StoredScorecard>
+): { readonly frames: Iterator<Uint8Array>; readonly written: (frame: Uint8Array) => void } => {
   const w = new CopyWriter()
+  return { frames: framesOf(w, cards), written: (frame) => w.release(frame) }
+}
+
+function* framesOf(w: CopyWriter, cards: ReadonlyArray<StoredScorecard>): Generator<Uint8Array> {
   const loose = new CopyWriter("loose")
+  const scorecardId = new Uint8Array(20)
+  // The shared field tuples of an answer table, encoded once per copy.
   const encoded = new Map<Fields, Uint8Array>()
   for (const s of cards) {
-    loose.uuid(s.id)
-    const scorecardId = loose.drain()
+    uuidField(loose, s.id, scorecardId)
     const slice = answerSliceOf(s)
-    const tuples: ReadonlyArray<Fields> = slice === undefined ? s.answers : slice.table.fields(slice)
     const words = slice === undefined ? undefined : slice.table.idWords(slice)
-    const ids = slice === undefined || words !== undefined ? undefined : slice.table.ids(slice)
+    if (slice === undefined || words === undefined) {
+      // Plain answers, or ids that are not all lower-case UUIDs: field by field.
+      const tuples: ReadonlyArray<Fields> = slice === undefined ? s.answers : slice.table.fields(slice)
+      const ids = slice === undefined ? undefined : slice.table.ids(slice)
+      for (let position = 0; position < tuples.length; position++) {
+        const a = tuples[position]!
+        w.row(11)
+        w.raw(scorecardId)
+        w.int4(position)
+        w.uuid(ids === undefined ? (a as Answer).id : ids[position]!)
+        writeFields(w, a)
+        if (w.full) yield w.take()!
+      }
+      continue
+    }
+    const tuples = slice.table.fields(slice)
     for (let position = 0; position < tuples.length; position++) {
       const a = tuples[position]!
-      w.row(11)
-      w.raw(scorecardId)
-      w.int4(position)
-      if (words !== undefined) w.uuidWords(words, position * 4)
-      else w.uuid(ids === undefined ? (a as Answer).id : ids[position]!)
-      if (slice === undefined) writeFields(w, a)
-      else {
-        let bytes = encoded.get(a)
-        if (bytes === undefined) {
-          writeFields(loose, a)
-          bytes = loose.drain()
-          encoded.set(a, bytes)
-        }
-        w.raw(bytes)
+      let bytes = encoded.get(a)
+      if (bytes === undefined) {
+        writeFields(loose, a)
+        bytes = loose.drain()
+        encoded.set(a, bytes)
       }
+      w.answerRow(scorecardId, position, words, position * 4, bytes)
       if (w.full) yield w.take()!
     }
   }

@@ -9,6 +9,14 @@
 
 /** Bytes of a CopyData message's body, above which the message is sent and another begun. */
 const FrameBytes = 256 * 1024
+/** Written messages' buffers kept for the next messages: a few are in the socket's hands at a time. */
+const PooledFrames = 8
+/**
+ * Buffers of messages the socket has written (`release`), reused by every
+ * writer instead of allocated: a buffer is in one writer's hands from `take`
+ * to `release`.
+ */
+const pool: Array<Uint8Array> = []
 
 const Signature = [0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]
 const encoder = new TextEncoder()
@@ -38,11 +46,12 @@ export class CopyWriter {
 
   /** A writer of a COPY's messages, its first beginning with the header; `loose`: of bare fields. */
   constructor(loose?: "loose") {
-    this.bytes = new Uint8Array(loose === undefined ? FrameBytes + 5 : 256)
+    this.bytes = loose === undefined ? (pool.pop() ?? new Uint8Array(FrameBytes + 5)) : new Uint8Array(256)
     this.view = new DataView(this.bytes.buffer)
     if (loose === undefined) {
       // The signature, then the flags and the header extension's length, both zero.
       this.bytes.set(Signature, 5)
+      this.bytes.fill(0, 5 + Signature.length, 5 + Signature.length + 8)
       this.at = 5 + Signature.length + 8
     } else this.at = 0
   }
@@ -58,10 +67,20 @@ export class CopyWriter {
     const out = this.bytes.subarray(0, this.at)
     out[0] = 0x64
     this.view.setInt32(1, this.at - 1)
-    this.bytes = new Uint8Array(FrameBytes + 5)
+    this.bytes = pool.pop() ?? new Uint8Array(FrameBytes + 5)
     this.view = new DataView(this.bytes.buffer)
     this.at = 5
     return out
+  }
+
+  /**
+   * Gives back a message `take` made once the socket has written it: its
+   * buffer is reused for a later message (one grown for a large row is not).
+   */
+  release(frame: Uint8Array): void {
+    const whole = frame.buffer
+    if (whole.byteLength === FrameBytes + 5 && pool.length < PooledFrames && whole instanceof ArrayBuffer)
+      pool.push(new Uint8Array(whole))
   }
 
   /** Room for `n` more bytes in the current message (grown for a row larger than a message). */
@@ -164,6 +183,36 @@ export class CopyWriter {
     const written = i === n ? n : encoder.encodeInto(s, this.bytes.subarray(start)).written
     this.view.setInt32(this.at, written)
     this.at = start + written
+  }
+
+  /**
+   * A whole row of `answers` (AnswerCopy.ts) with one check for room: the
+   * scorecard's id (its field, length included), the position, the answer's
+   * id as four words at `words[at..at + 3]`, then the other fields' bytes.
+   */
+  answerRow(
+    scorecard: Uint8Array,
+    position: number,
+    words: Uint32Array,
+    at: number,
+    fields: Uint8Array
+  ): void {
+    this.room(2 + scorecard.length + 8 + 20 + fields.length)
+    const v = this.view
+    let p = this.at
+    v.setInt16(p, 11)
+    this.bytes.set(scorecard, p + 2)
+    p += 2 + scorecard.length
+    v.setInt32(p, 4)
+    v.setInt32(p + 4, position)
+    v.setInt32(p + 8, 16)
+    v.setUint32(p + 12, words[at]!)
+    v.setUint32(p + 16, words[at + 1]!)
+    v.setUint32(p + 20, words[at + 2]!)
+    v.setUint32(p + 24, words[at + 3]!)
+    p += 28
+    this.bytes.set(fields, p)
+    this.at = p + fields.length
   }
 
   /** Bytes made elsewhere by a loose writer's fields (`drain`), appended as they are. */

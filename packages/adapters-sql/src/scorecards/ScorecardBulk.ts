@@ -165,7 +165,10 @@ const insertNew = (
   copy === undefined
     ? sql`INSERT INTO answers (scorecard_id, position, id, question_id, domain, score, max_score, weight,
         confidence, response, rationale) SELECT ${columnsOf(cards).columns}`
-    : copyIn(copy, AnswersCopy, answerFrames(cards))
+    : Effect.suspend(() => {
+        const { frames, written } = answerFrames(cards)
+        return copyIn(copy, AnswersCopy, frames, written)
+      })
 
 /**
  * The answers and evidence of a chunk whose scorecard rows are written

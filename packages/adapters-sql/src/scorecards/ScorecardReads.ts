@@ -10,7 +10,12 @@
 import type { PgClient } from "@effect/sql-pg"
 import type { EntityType } from "@ratings/domain/model/EntityType"
 import type { Scorecard } from "@ratings/domain/model/Scorecard"
-import type { ScorecardRepository, StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
+import { type AnswerSlice, answerSliceOf, withLazyAnswers } from "@ratings/domain/import/ImportAnswerTable"
+import type {
+  SavedAnswers,
+  ScorecardRepository,
+  StoredScorecard
+} from "@ratings/domain/ports/ScorecardRepository"
 import { Effect, Option, Schema } from "effect"
 import type { SqlError } from "effect/sql"
 import { decodeRows, orReadError } from "../PgRows.ts"
@@ -96,13 +101,23 @@ const lowerId = (a: Answers[number]): Answers[number] => {
 }
 
 /**
+ * The slice of saved answers held in an import's answer table whose ids are
+ * all lower-case UUIDs (as Postgres spells them): they can stay in the table.
+ */
+const compactSlice = (holder: SavedAnswers | undefined): AnswerSlice | undefined => {
+  const slice = holder === undefined ? undefined : answerSliceOf(holder)
+  return slice !== undefined && slice.table.idWords(slice) !== undefined ? slice : undefined
+}
+
+/**
  * Whole scorecards from their rows: answers and evidence read as rows, in
  * position order; the answers of a scorecard in `saved` (the caller's, as this
- * transaction stored them) are taken from there, with ids as Postgres spells them.
+ * transaction stored them) are taken from there, with ids as Postgres spells
+ * them: left in the caller's answer table when they are in one (no answer is
+ * made until read), else copied.
  */
-
 const withContent =
-  (sql: PgClient.PgClient, saved?: ReadonlyMap<string, Answers>) => (rows: ReadonlyArray<BaseRow>) =>
+  (sql: PgClient.PgClient, saved?: ReadonlyMap<string, SavedAnswers>) => (rows: ReadonlyArray<BaseRow>) =>
     Effect.gen(function* () {
       if (rows.length === 0) return []
       const ids = rows.map((r) => r.id)
@@ -119,9 +134,14 @@ const withContent =
         FROM evidence WHERE scorecard_id = ANY(${ids}::uuid[]) ORDER BY scorecard_id, position`.pipe(
         Effect.flatMap(decodeEvidence)
       )
-      const answersOf = new Map<string, Array<Answers[number]>>(
-        ids.map((id) => [id, saved?.get(id)?.map(lowerId) ?? []])
-      )
+      const compact = new Map<string, AnswerSlice>()
+      const answersOf = new Map<string, Array<Answers[number]>>()
+      for (const id of ids) {
+        const holder = saved?.get(id)
+        const slice = compactSlice(holder)
+        if (slice !== undefined) compact.set(id, slice)
+        answersOf.set(id, slice === undefined ? (holder?.answers.map(lowerId) ?? []) : [])
+      }
       for (const { scorecard_id, ...a } of answers) answersOf.get(scorecard_id)?.push(a)
       const evidenceOf = new Map<string, Array<StoredScorecard["evidence"][number]>>(
         ids.map((id) => [id, []])
@@ -130,9 +150,15 @@ const withContent =
         evidenceOf
           .get(e.scorecard_id)
           ?.push({ question_id: e.question_id, evidence: e.items, reasoning: e.reasoning })
-      return rows.map((row) =>
-        toStored({ ...row, answers: answersOf.get(row.id) ?? [], evidence: evidenceOf.get(row.id) ?? [] })
-      )
+      return rows.map((row) => {
+        const stored = toStored({
+          ...row,
+          answers: answersOf.get(row.id) ?? [],
+          evidence: evidenceOf.get(row.id) ?? []
+        })
+        const slice = compact.get(row.id)
+        return slice === undefined ? stored : withLazyAnswers(stored, slice)
+      })
     })
 
 const listForEntity = (sql: PgClient.PgClient) => (type: EntityType, entityId: string) =>
@@ -219,7 +245,7 @@ const latestOf =
     type: EntityType,
     entityIds: ReadonlyArray<string>,
     status: "published" | "draft",
-    savedAnswers?: ReadonlyMap<string, Answers>
+    savedAnswers?: ReadonlyMap<string, SavedAnswers>
   ) =>
     chunkedRead(
       entityIds,

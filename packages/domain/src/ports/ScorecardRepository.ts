@@ -34,6 +34,15 @@ export interface StoredScorecard extends ScorecardDetail {
   readonly evidence: ReadonlyArray<EvidenceRecord>
 }
 
+/**
+ * Answers a caller saved, held by the object they belong to: its `answers`
+ * are read only when needed, since a draft an import decoded makes them
+ * afresh on each read and a store may keep them compact instead.
+ */
+export interface SavedAnswers {
+  readonly answers: StoredScorecard["answers"]
+}
+
 /** What publishing writes: the computed figures replace whatever the draft carried. */
 export interface PublishRecord {
   readonly entity_type: EntityType
@@ -142,12 +151,13 @@ export class ScorecardRepository extends Context.Service<
      * caller saved in this transaction, by lower-cased scorecard id: a store
      * may take a found scorecard's answers from there instead of reading them
      * back (they are what it stored); its row and evidence are still read.
+     * Answers an import holds compactly (ImportAnswerTable.ts) may stay so.
      */
     readonly latestOf: (
       type: EntityType,
       entityIds: ReadonlyArray<string>,
       status: "published" | "draft",
-      savedAnswers?: ReadonlyMap<string, StoredScorecard["answers"]>
+      savedAnswers?: ReadonlyMap<string, SavedAnswers>
     ) => Effect.Effect<ReadonlyArray<StoredScorecard>, StoreError>
     /** The latest published scorecard of each of these entities (absent ones are unrated). */
     readonly latestPublishedOf: (

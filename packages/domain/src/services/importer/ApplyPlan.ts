@@ -26,7 +26,7 @@ import {
 } from "../../import/ImportPlan.ts"
 import { idKey } from "../../import/ImportStoreView.ts"
 import { repeatFreeRuns } from "../../ports/ScorecardRepository.ts"
-import type { StoredScorecard } from "../../ports/ScorecardRepository.ts"
+import type { SavedAnswers } from "../../ports/ScorecardRepository.ts"
 import type { StoreError } from "../../ports/StoreError.ts"
 import { matchRows, readRows } from "../../quantum/QuantumRows.ts"
 import { DefaultSnapshotTtl, makeSnapshot } from "../../quantum/QuantumSnapshot.ts"
@@ -71,28 +71,26 @@ interface Progress {
 }
 
 /**
- * The answers of the saved drafts, read from each draft only when asked: a
- * decoded draft keeps its answers compactly (ImportAnswerTable.ts), and
- * holding them all as arrays would undo that.
+ * The saved drafts' scorecards, holding their answers, read from each draft
+ * only when asked: a decoded draft keeps its answers compactly
+ * (ImportAnswerTable.ts), and holding them all as arrays would undo that.
  */
-const savedAnswers = (
-  saved: ReadonlyMap<string, PlannedDraft>
-): ReadonlyMap<string, StoredScorecard["answers"]> => {
-  type Answers = StoredScorecard["answers"]
+const savedAnswers = (saved: ReadonlyMap<string, PlannedDraft>): ReadonlyMap<string, SavedAnswers> => {
+  type Answers = SavedAnswers
   function* entries(): MapIterator<[string, Answers]> {
-    for (const [id, d] of saved) yield [id, d.scorecard.answers]
+    for (const [id, d] of saved) yield [id, d.scorecard]
   }
   function* values(): MapIterator<Answers> {
-    for (const d of saved.values()) yield d.scorecard.answers
+    for (const d of saved.values()) yield d.scorecard
   }
   const view: ReadonlyMap<string, Answers> = {
-    get: (id) => saved.get(id)?.scorecard.answers,
+    get: (id) => saved.get(id)?.scorecard,
     has: (id) => saved.has(id),
     get size() {
       return saved.size
     },
     forEach: (f, self) => {
-      for (const [id, d] of saved) f.call(self, d.scorecard.answers, id, view)
+      for (const [id, d] of saved) f.call(self, d.scorecard, id, view)
     },
     keys: () => saved.keys(),
     values,

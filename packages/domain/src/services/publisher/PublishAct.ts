@@ -12,7 +12,13 @@ import { isoTimestamp } from "../../model/Primitives.ts"
 import type { PublishRequest } from "../../model/PublishRequest.ts"
 import type { Scorecard } from "../../model/Scorecard.ts"
 import type { EventDraft } from "../../model/WebhookEvent.ts"
-import type { HistoryEntryRecord, PublishRecord, StoredScorecard } from "../../ports/ScorecardRepository.ts"
+import { answerFieldsOf, answerSliceOf, withLazyAnswers } from "../../import/ImportAnswerTable.ts"
+import type {
+  HistoryEntryRecord,
+  PublishRecord,
+  SavedAnswers,
+  StoredScorecard
+} from "../../ports/ScorecardRepository.ts"
 import type { StoreError } from "../../ports/StoreError.ts"
 import type { Dependency } from "../../scoring/DependencyDrag.ts"
 import { disagreement, type FiguresDisagree } from "../../scoring/FiguresDisagree.ts"
@@ -93,7 +99,7 @@ export interface PublishManyOptions {
    * lower-cased scorecard id: the store need not read them back
    * (`ScorecardRepository.latestOf`). The drafts are scored all the same.
    */
-  readonly savedAnswers?: ReadonlyMap<string, StoredScorecard["answers"]> | undefined
+  readonly savedAnswers?: ReadonlyMap<string, SavedAnswers> | undefined
   /**
    * Entities the caller has written (or read) in this transaction, by type and
    * slug, as the store holds them now: the store need not read them back. A
@@ -146,6 +152,20 @@ export interface PublishInput {
 }
 
 /**
+ * `draft` with `changes`: its answers kept as they are held, so that a draft
+ * whose answers are in an import's answer table does not make them all.
+ */
+const keepingAnswers = (draft: StoredScorecard, changes: Partial<StoredScorecard>): StoredScorecard => {
+  const slice = answerSliceOf(draft)
+  if (slice === undefined) return { ...draft, ...changes }
+  // Each field but the answers, which are not read.
+  const fields: Record<string, unknown> = {}
+  for (const key of Object.keys(draft))
+    if (key !== "answers") fields[key] = (draft as unknown as Record<string, unknown>)[key]
+  return withLazyAnswers({ ...(fields as Omit<StoredScorecard, "answers">), ...changes }, slice)
+}
+
+/**
  * One publish act, computed: the scoring core's figures from the draft's
  * answers, refused when the draft claims figures it does not reproduce; the
  * published scorecard, its history entry and the events for alert rules.
@@ -174,7 +194,7 @@ export const preparePublication = (
   const scored = score({
     entity_type: type,
     categories: entity.categories ?? [],
-    answers: draft.answers,
+    answers: answerFieldsOf(draft),
     domain_weights: draft.domain_weights,
     dependencies: input.dependencies
   })
@@ -184,8 +204,7 @@ export const preparePublication = (
   if (refused !== undefined) return Result.fail(refused)
 
   const iso = isoTimestamp(at)
-  const published: StoredScorecard = {
-    ...draft,
+  const published = keepingAnswers(draft, {
     status: "published",
     grade: computed.grade,
     letter_grade: computed.letter_grade,
@@ -196,10 +215,11 @@ export const preparePublication = (
     has_unrated_dependencies: computed.has_unrated_dependencies,
     domain_scores: computed.domain_scores,
     domain_weights: computed.domain_weights,
-    mvc_gates: type === "chain" && input.gateOf !== undefined ? mvcGates(draft.answers, input.gateOf) : null,
+    mvc_gates:
+      type === "chain" && input.gateOf !== undefined ? mvcGates(answerFieldsOf(draft), input.gateOf) : null,
     last_rated_at: iso,
     scorecard_published_at: iso
-  }
+  })
   const history: HistoryEntryRecord = {
     scorecard_id: published.id,
     scorecard_version: published.scorecard_version,

@@ -149,7 +149,10 @@ export const scorecardBulkContract = <D>(target: Target<Ports, D>) =>
         assert.deepStrictEqual(yield* repo.latestOf("token", [], "draft"), [])
         // The answers a caller saved, handed back (ids in another case): the same scorecards.
         const savedAnswers = new Map(
-          cards.map((c) => [c.id.toLowerCase(), c.answers.map((a) => ({ ...a, id: a.id.toUpperCase() }))])
+          cards.map((c) => [
+            c.id.toLowerCase(),
+            { answers: c.answers.map((a) => ({ ...a, id: a.id.toUpperCase() })) }
+          ])
         )
         for (const status of ["draft", "published"] as const)
           assert.deepStrictEqual(
