@@ -12,11 +12,11 @@ import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ScorecardRepository, type StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
 import { answer, entity, scorecard } from "@ratings/domain/test-support/contract/ratings-fixtures"
 import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import { CopyWriter } from "../src/scorecards/CopyFrames.ts"
 import { bulk } from "../src/scorecards/ScorecardBulk.ts"
+import { statementsOnly } from "./StatementsOnly.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 const postgres = Layer.merge(PgEntityRepository.layer, PgScorecardRepository.layer)
@@ -109,11 +109,7 @@ describe("copies that share an answer table", () => {
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient
         const repo = yield* ScorecardRepository
-        // The same client, but its transactions are not found where `copySession` looks: statements.
-        const hidden = SqlClient.TransactionConnection(-1)
-        const noCopy = new Proxy(sql, {
-          get: (target, key) => (key === "transactionService" ? hidden : Reflect.get(target, key, target))
-        })
+        const noCopy = statementsOnly(sql)
         const names = ["a", "b", "c", "d"]
         const es = names.flatMap((s) => [
           entity("protocol", `frames-${s}`),

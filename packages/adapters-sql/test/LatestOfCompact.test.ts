@@ -6,31 +6,21 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
-import { answerSliceOf, answerTable, withLazyAnswers } from "@ratings/domain/import/ImportAnswerTable"
+import { answerSliceOf } from "@ratings/domain/import/ImportAnswerTable"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
-import { ScorecardRepository, type StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
-import { answer, entity, scorecard } from "@ratings/domain/test-support/contract/ratings-fixtures"
+import { ScorecardRepository } from "@ratings/domain/ports/ScorecardRepository"
+import {
+  answer,
+  entity,
+  scorecard,
+  tableBacked
+} from "@ratings/domain/test-support/contract/ratings-fixtures"
 import { Effect, Layer } from "effect"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 const postgres = Layer.merge(PgEntityRepository.layer, PgScorecardRepository.layer)
-
-/** `s` with its answers in a table whose reads are counted. */
-const tableBacked = (s: StoredScorecard, reads: { n: number }): StoredScorecard => {
-  const { answers, ...rest } = s
-  const table = answerTable()
-  const slice = table.add(answers)
-  const counted = {
-    ...table,
-    read: (x: typeof slice) => {
-      reads.n++
-      return table.read(x)
-    }
-  }
-  return withLazyAnswers(rest, { ...slice, table: counted })
-}
 
 describe("latestOf with answers saved in an answer table", () => {
   it.layer(TestDatabase)((it) => {

@@ -8,19 +8,23 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
-import { answerTable, withLazyAnswers } from "@ratings/domain/import/ImportAnswerTable"
 import type { Answer } from "@ratings/domain/model/Answer"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { ScorecardRepository, type StoredScorecard } from "@ratings/domain/ports/ScorecardRepository"
-import { answer, entity, scorecard } from "@ratings/domain/test-support/contract/ratings-fixtures"
+import {
+  answer,
+  entity,
+  scorecard,
+  tableBacked
+} from "@ratings/domain/test-support/contract/ratings-fixtures"
 import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { SqlClient } from "effect/sql"
 import * as PgEntityRepository from "../src/PgEntityRepository.ts"
 import { copyIn, copySession, InterruptWaitMs } from "../src/PgCopy.ts"
 import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import { CopyWriter } from "../src/scorecards/CopyFrames.ts"
 import { bulk } from "../src/scorecards/ScorecardBulk.ts"
+import { statementsOnly } from "./StatementsOnly.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 const postgres = Layer.merge(PgEntityRepository.layer, PgScorecardRepository.layer)
@@ -55,10 +59,6 @@ const answerBytes = (sql: PgClient.PgClient, scorecardId: string) =>
   )
 
 /** A draft whose answers are held by an import's answer table, as the importer's are. */
-const tableBacked = (s: StoredScorecard): StoredScorecard => {
-  const { answers, ...rest } = s
-  return withLazyAnswers(rest, answerTable().add(answers))
-}
 
 /** Every message the transaction's connection writes, by type byte, while `effect` runs. */
 const messagesWritten = <A, E, R>(sql: PgClient.PgClient, effect: Effect.Effect<A, E, R>) =>
@@ -192,11 +192,7 @@ describe("saveDrafts copying new scorecards' answers", () => {
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient
         const repo = yield* ScorecardRepository
-        // The same client, but its transactions are not found where `copySession` looks.
-        const hidden = SqlClient.TransactionConnection(-1)
-        const noCopy = new Proxy(sql, {
-          get: (target, key) => (key === "transactionService" ? hidden : Reflect.get(target, key, target))
-        })
+        const noCopy = statementsOnly(sql)
         const es = ["by-copy", "by-statements"].map((s) => entity("protocol", `copy-fallback-${s}`))
         yield* (yield* EntityRepository).upsert(es)
         const answers = awkward()

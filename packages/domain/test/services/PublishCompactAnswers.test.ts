@@ -7,10 +7,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { isPubliclyReadable } from "../../src/access/Projection.ts"
-import { answerSliceOf, answerTable, withLazyAnswers } from "../../src/import/ImportAnswerTable.ts"
+import { answerSliceOf } from "../../src/import/ImportAnswerTable.ts"
 import type { StoredScorecard } from "../../src/ports/ScorecardRepository.ts"
 import { scoreEntity } from "../../src/scoring/ScoreEntity.ts"
 import { preparePublication } from "../../src/services/publisher/PublishAct.ts"
+import { tableBacked } from "../support/contract/ratings-fixtures.ts"
 import { entity, scorecard, uuid } from "./fixtures.ts"
 
 const answerOf = (i: number) => ({
@@ -41,18 +42,8 @@ const plain: StoredScorecard = scorecard(chain, 1, "draft", {
 
 /** The same draft, its answers in an answer table whose reads are counted. */
 const compactOf = (s: StoredScorecard) => {
-  const { answers, ...rest } = s
-  const table = answerTable()
-  const slice = table.add(answers)
-  const counted = {
-    ...table,
-    read: (x: typeof slice) => {
-      reads.n++
-      return table.read(x)
-    }
-  }
   const reads = { n: 0 }
-  return { draft: withLazyAnswers(rest, { ...slice, table: counted }), reads }
+  return { draft: tableBacked(s, reads), reads }
 }
 
 const publish = (draft: StoredScorecard) =>

@@ -6,6 +6,7 @@
  * The domain's use-case tests take `entity` and `T0` from here too
  * (services/fixtures.ts).
  */
+import { answerTable, withLazyAnswers } from "../../../src/import/ImportAnswerTable.ts"
 import type { EntityRecord } from "../../../src/model/Entity.ts"
 import type { EntityType } from "../../../src/model/EntityType.ts"
 import type { StoredEntity } from "../../../src/ports/EntityRepository.ts"
@@ -154,3 +155,21 @@ export const historyOf = (
 })
 
 export const slugsOf = (records: ReadonlyArray<{ readonly slug: string }>) => records.map((r) => r.slug)
+
+/**
+ * `s` with its answers held in an import's answer table, as an import saves
+ * drafts; each read of them from the table adds one to `reads.n`.
+ */
+export const tableBacked = (s: StoredScorecard, reads: { n: number } = { n: 0 }): StoredScorecard => {
+  const { answers, ...rest } = s
+  const table = answerTable()
+  const slice = table.add(answers)
+  const counted = {
+    ...table,
+    read: (x: typeof slice) => {
+      reads.n++
+      return table.read(x)
+    }
+  }
+  return withLazyAnswers(rest, { ...slice, table: counted })
+}
