@@ -2,16 +2,17 @@
  * The answers of an import, held compactly from decoding until they are
  * written. An import holds millions of answers; as objects each is an object,
  * an id string, texts and boxed figures that every garbage collection walks.
- * Here an answer is 20 bytes of typed arrays:
- * its id as four 32-bit words (a lower-case UUID, as the format writes and
- * derives them; any other spelling is kept as its string) and the index of
- * its other fields, which repeat across answers, in a table of distinct
- * tuples. A scorecard holds a slice and gives its answers back as plain
- * `Answer` objects made afresh on each read (`withLazyAnswers`): readers see
- * the same values, and only the answers being worked on exist as objects.
+ * Here an answer is 20 bytes of typed arrays, in chunks put in the spill
+ * when full (ImportSpill.ts): its id as four 32-bit words (a lower-case UUID,
+ * as the format writes and derives them; any other spelling is kept as its
+ * string) and the index of its other fields, which repeat across answers, in
+ * a table of distinct tuples. A scorecard holds a slice and gives its answers
+ * back as plain `Answer` objects made afresh on each read (`withLazyAnswers`):
+ * readers see the same values, and only the answers being worked on exist.
  */
 import type { Answer } from "../model/Answer.ts"
 import { mix, uuidWords } from "./ImportAnswerIds.ts"
+import { type ChunkList, type ChunkSpill, chunkList } from "./ImportSpill.ts"
 
 /** Answers per chunk of the columns; chunks are never copied as the table grows. */
 const ChunkBits = 16
@@ -53,8 +54,9 @@ export interface AnswerTable {
 }
 
 /**
- * Answers of a table by id, to find an id two answers share: 4 bytes per
- * answer (its index in the table), the ids themselves staying in the table.
+ * Answers of a table by id, to find an id two answers share: 6 bytes per
+ * answer (its index in the table and a fingerprint of its id), the ids
+ * themselves staying in the table.
  */
 export interface AnswerIdIndex {
   /** Adds answer `i` of the table; false when an answer added before has the same id. */
@@ -123,8 +125,8 @@ const fieldsOf = (a: Answer): AnswerFields => ({
 
 /** The columns of a table: chunks of id words and tuple indexes, and the distinct tuples. */
 interface Columns {
-  readonly idChunks: Array<Uint32Array>
-  readonly tupleChunks: Array<Uint32Array>
+  readonly idChunks: ChunkList<Uint32Array>
+  readonly tupleChunks: ChunkList<Uint32Array>
   /** Ids that are not lower-case UUIDs, by answer index. */
   readonly otherIds: Map<number, string>
   readonly tuples: Array<AnswerFields>
@@ -148,26 +150,28 @@ const tupleOf = (cols: Columns, a: Answer): number => {
 
 const put = (cols: Columns, a: Answer): void => {
   const c = cols.size >>> ChunkBits
-  if (c === cols.idChunks.length) {
+  if (c === cols.idChunks.length()) {
+    cols.idChunks.seal(ChunkSize * 16)
+    cols.tupleChunks.seal(ChunkSize * 4)
     cols.idChunks.push(new Uint32Array(ChunkSize * 4))
     cols.tupleChunks.push(new Uint32Array(ChunkSize))
   }
   const at = cols.size & ChunkMask
-  if (uuidWords(a.id, cols.words)) cols.idChunks[c]!.set(cols.words, at * 4)
+  if (uuidWords(a.id, cols.words)) cols.idChunks.at(c).set(cols.words, at * 4)
   else cols.otherIds.set(cols.size, a.id)
-  cols.tupleChunks[c]![at] = tupleOf(cols, a)
+  cols.tupleChunks.at(c)[at] = tupleOf(cols, a)
   cols.size++
 }
 
 /** The id of answer `i`. */
 const idAt = (cols: Columns, i: number): string => {
-  const ids = cols.idChunks[i >>> ChunkBits]!
+  const ids = cols.idChunks.at(i >>> ChunkBits)
   const k = (i & ChunkMask) * 4
   return cols.otherIds.get(i) ?? uuidText(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!)
 }
 
 const answerAt = (cols: Columns, i: number): Answer => {
-  const t = cols.tuples[cols.tupleChunks[i >>> ChunkBits]![i & ChunkMask]!]!
+  const t = cols.tuples[cols.tupleChunks.at(i >>> ChunkBits)[i & ChunkMask]!]!
   return {
     id: idAt(cols, i),
     question_id: t.question_id,
@@ -184,80 +188,96 @@ const answerAt = (cols: Columns, i: number): Answer => {
 const hashOfWords = (w0: number, w1: number, w2: number, w3: number): number =>
   mix(w0 ^ mix(w1 ^ mix(w2 ^ mix(w3))))
 
-/** Hash of the id words of answer `i`. */
-const hashAt = (cols: Columns, i: number): number => {
-  const ids = cols.idChunks[i >>> ChunkBits]!
-  const k = (i & ChunkMask) * 4
-  return hashOfWords(ids[k]!, ids[k + 1]!, ids[k + 2]!, ids[k + 3]!)
+/** A second hash of an id, kept beside its cell so that a probe seldom reads the id itself. */
+const fingerprint = (hash: number): number => mix(hash ^ 0x5bd1e995) >>> 16
+
+/** The id words of answer `i`, read without bringing its chunk back whole when it was spilled. */
+const wordsAt = (cols: Columns, i: number, out: Uint32Array): Uint32Array => {
+  out.set(new Uint32Array(cols.idChunks.bytes(i >>> ChunkBits, (i & ChunkMask) * 16, 16).slice().buffer))
+  return out
 }
 
-/** Whether answer `i` has the id words `w0..w3`. */
-const hasWords = (cols: Columns, i: number, w0: number, w1: number, w2: number, w3: number): boolean => {
-  const ids = cols.idChunks[i >>> ChunkBits]!
-  const k = (i & ChunkMask) * 4
-  return ids[k] === w0 && ids[k + 1] === w1 && ids[k + 2] === w2 && ids[k + 3] === w3
-}
-
-/** Open addressing over answer indexes: each cell holds an answer's index + 1, 0 is empty. */
+/**
+ * Open addressing over answer indexes: each cell holds an answer's index + 1
+ * (0 is empty) and its id's fingerprint; the id in the table is read only
+ * when the fingerprint matches, so probing does not wander over the table.
+ */
 interface Cells {
   slots: number
   cells: Uint32Array
+  prints: Uint16Array
   count: number
+  readonly other: Uint32Array
 }
 
-/** The cell of id words `w0..w3`: one holding an answer with them, or an empty one. */
-const findCell = (cols: Columns, t: Cells, w: readonly [number, number, number, number], hash: number) => {
+/** The cell of id words `w`: one holding an answer with them, or an empty one. */
+const findCell = (cols: Columns, t: Cells, w: Uint32Array, hash: number): number => {
   const mask = t.slots - 1
-  let s = hash & mask
-  while (t.cells[s] !== 0 && !hasWords(cols, t.cells[s]! - 1, w[0], w[1], w[2], w[3])) s = (s + 1) & mask
-  return s
+  const print = fingerprint(hash)
+  for (let s = hash & mask; ; s = (s + 1) & mask) {
+    const cell = t.cells[s]!
+    if (cell === 0) return s
+    if (t.prints[s] !== print) continue
+    const o = wordsAt(cols, cell - 1, t.other)
+    if (o[0] === w[0] && o[1] === w[1] && o[2] === w[2] && o[3] === w[3]) return s
+  }
 }
 
 const growCells = (cols: Columns, t: Cells): void => {
-  const old = t.cells
+  const [cells, prints] = [t.cells, t.prints]
   t.slots *= 2
   t.cells = new Uint32Array(t.slots)
-  for (const cell of old) {
-    if (cell === 0) continue
-    let s = hashAt(cols, cell - 1) & (t.slots - 1)
+  t.prints = new Uint16Array(t.slots)
+  for (let k = 0; k < cells.length; k++) {
+    if (cells[k] === 0) continue
+    const o = wordsAt(cols, cells[k]! - 1, t.other)
+    let s = hashOfWords(o[0]!, o[1]!, o[2]!, o[3]!) & (t.slots - 1)
     while (t.cells[s] !== 0) s = (s + 1) & (t.slots - 1)
-    t.cells[s] = cell
+    t.cells[s] = cells[k]!
+    t.prints[s] = prints[k]!
   }
 }
 
 const idIndexOf = (cols: Columns): AnswerIdIndex => {
-  const t: Cells = { slots: 1 << 10, cells: new Uint32Array(0), count: 0 }
-  while (t.slots * MaxLoad < cols.size) t.slots *= 2
-  t.cells = new Uint32Array(t.slots)
+  let slots = 1 << 10
+  while (slots * MaxLoad < cols.size) slots *= 2
+  const t: Cells = {
+    slots,
+    cells: new Uint32Array(slots),
+    prints: new Uint16Array(slots),
+    count: 0,
+    other: new Uint32Array(4)
+  }
   const others = new Set<string>()
   const words = new Uint32Array(4)
-  const w = words as unknown as readonly [number, number, number, number]
   const add = (i: number): boolean => {
     const other = cols.otherIds.get(i)
     if (other !== undefined) {
       const known = others.size
       return others.add(other).size > known
     }
-    const ids = cols.idChunks[i >>> ChunkBits]!
-    words.set(ids.subarray((i & ChunkMask) * 4, (i & ChunkMask) * 4 + 4))
-    const s = findCell(cols, t, w, hashAt(cols, i))
+    const k = (i & ChunkMask) * 4
+    words.set(cols.idChunks.at(i >>> ChunkBits).subarray(k, k + 4))
+    const hash = hashOfWords(words[0]!, words[1]!, words[2]!, words[3]!)
+    const s = findCell(cols, t, words, hash)
     if (t.cells[s] !== 0) return false
     t.cells[s] = i + 1
+    t.prints[s] = fingerprint(hash)
     if (++t.count > t.slots * MaxLoad) growCells(cols, t)
     return true
   }
   const has = (id: string): boolean =>
     uuidWords(id, words)
-      ? t.cells[findCell(cols, t, w, hashOfWords(w[0], w[1], w[2], w[3]))] !== 0
+      ? t.cells[findCell(cols, t, words, hashOfWords(words[0]!, words[1]!, words[2]!, words[3]!))] !== 0
       : others.has(id)
   return { add, has }
 }
 
 /** An empty table of answers. */
-export const answerTable = (): AnswerTable => {
+export const answerTable = (spill?: ChunkSpill): AnswerTable => {
   const cols: Columns = {
-    idChunks: [],
-    tupleChunks: [],
+    idChunks: chunkList(spill, (bytes) => new Uint32Array(bytes.buffer)),
+    tupleChunks: chunkList(spill, (bytes) => new Uint32Array(bytes.buffer)),
     otherIds: new Map(),
     tuples: [],
     tupleIndex: new Map(),
@@ -279,7 +299,7 @@ export const answerTable = (): AnswerTable => {
       const out = new Array<AnswerFields>(count)
       for (let j = 0; j < count; j++) {
         const i = start + (order === undefined ? j : order[j]!)
-        out[j] = cols.tuples[cols.tupleChunks[i >>> ChunkBits]![i & ChunkMask]!]!
+        out[j] = cols.tuples[cols.tupleChunks.at(i >>> ChunkBits)[i & ChunkMask]!]!
       }
       return out
     },
@@ -293,7 +313,7 @@ export const answerTable = (): AnswerTable => {
       for (let j = 0; j < count; j++) {
         const i = start + (order === undefined ? j : order[j]!)
         if (cols.otherIds.size > 0 && cols.otherIds.has(i)) return undefined
-        const ids = cols.idChunks[i >>> ChunkBits]!
+        const ids = cols.idChunks.at(i >>> ChunkBits)
         const k = (i & ChunkMask) * 4
         out[j * 4] = ids[k]!
         out[j * 4 + 1] = ids[k + 1]!

@@ -30,6 +30,7 @@ import type { ImportSource } from "./ImportJsonText.ts"
 import { answerTable, withLazyAnswers } from "./ImportAnswerTable.ts"
 import { type StringPool, stringPool } from "./ImportStringPool.ts"
 import { lazyLocated, type RecordStore, recordStore } from "./ImportRecordStore.ts"
+import type { ChunkSpill } from "./ImportSpill.ts"
 
 /** A decoded value and where it came from, for messages. */
 export interface Located<A> {
@@ -235,8 +236,8 @@ const addStreamed = (st: DecoderState, name: string, read: ReadBytes): boolean =
 }
 
 /** Scorecards with their answers kept compactly, not as objects (ImportAnswerTable.ts). */
-const compactScorecards = (records: RecordStore): DecoderState["compact"] => {
-  const answers = answerTable()
+const compactScorecards = (records: RecordStore, spill: ChunkSpill | undefined): DecoderState["compact"] => {
+  const answers = answerTable(spill)
   return (source, path, sc) => {
     const { answers: list, ...fields } = sc
     const slice = answers.add(list)
@@ -247,8 +248,12 @@ const compactScorecards = (records: RecordStore): DecoderState["compact"] => {
   }
 }
 
-/** A decoder of sources added one by one; items of a file that fails are salvaged one by one. */
-export const sourceDecoder = (): SourceDecoder => {
+/**
+ * A decoder of sources added one by one; items of a file that fails are
+ * salvaged one by one. With a spill, the answers and records it keeps are
+ * put there chunk by chunk (ImportSpill.ts).
+ */
+export const sourceDecoder = (spill?: ChunkSpill): SourceDecoder => {
   const st: DecoderState = {
     issues: [],
     out: { entities: [], questions: [], scorecards: [], history: [], incidents: [], publications: [] },
@@ -256,9 +261,9 @@ export const sourceDecoder = (): SourceDecoder => {
     broken: { entities: new Set(), questionTypes: new Set(), scorecards: new Set() },
     derived: { entities: new Set(), scorecards: new Set() },
     // A store of their own: the plan keeps the entities' records, not the decoded scorecards'.
-    compact: compactScorecards(recordStore()),
+    compact: compactScorecards(recordStore(spill), spill),
     pool: stringPool(),
-    records: recordStore()
+    records: recordStore(spill)
   }
   return {
     add: (source) => addParsed(st, source),
@@ -276,8 +281,8 @@ export const sourceDecoder = (): SourceDecoder => {
 }
 
 /** Decodes every source; items of a file that fails are salvaged one by one. */
-export const decodeSources = (sources: ReadonlyArray<ImportSource>): Decoded => {
-  const decoder = sourceDecoder()
+export const decodeSources = (sources: ReadonlyArray<ImportSource>, spill?: ChunkSpill): Decoded => {
+  const decoder = sourceDecoder(spill)
   for (const source of sources) decoder.add(source)
   return decoder.result()
 }

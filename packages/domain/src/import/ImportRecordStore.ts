@@ -1,14 +1,14 @@
 /**
  * Decoded records of an import kept as JSON text in chunks of bytes, outside
- * the JS heap, from decoding until they are written. An import holds every
- * record it validates and then writes; as objects each is a graph of objects,
- * arrays and texts that the heap holds and every full collection walks, and
- * that the heap's growth multiplies. Here a record is its JSON bytes, and an
- * item gives it back as a fresh object on each read (`lazyLocated`), so every
- * reader sees the same values and only the records being worked on exist as
- * objects. Only values that JSON gives back exactly are kept so (`isJsonExact`);
- * any other stays an object. An object is kept without its key names, which
- * the store keeps once per shape (ImportRecordShapes.ts).
+ * the JS heap, from decoding until they are written; full chunks go to the
+ * import's spill (ImportSpill.ts). As objects each record is a graph of
+ * objects, arrays and texts that the heap holds and every full collection
+ * walks. Here a record is its JSON bytes, and an item gives it back as a
+ * fresh object on each read (`lazyLocated`), so every reader sees the same
+ * values and only the records being worked on exist as objects. Only values
+ * that JSON gives back exactly are kept so (`isJsonExact`); any other stays
+ * an object. An object is kept without its key names, which the store keeps
+ * once per shape (ImportRecordShapes.ts).
  */
 /** The platform's UTF-8 coders (the domain is typed without the DOM's or Node's globals). */
 const coders = globalThis as unknown as {
@@ -21,6 +21,7 @@ const coders = globalThis as unknown as {
 
 import { type AnswerSlice, withLazyAnswers } from "./ImportAnswerTable.ts"
 import { shapes } from "./ImportRecordShapes.ts"
+import { type ChunkSpill, chunkList } from "./ImportSpill.ts"
 
 /** Bytes per chunk; a record larger than this gets a chunk of its own. Chunks are never copied. */
 const ChunkSize = 1 << 20
@@ -78,9 +79,13 @@ export const isJsonExact = (v: unknown): boolean => {
   }
 }
 
-/** An empty store of records. */
-export const recordStore = (): RecordStore => {
-  const chunks: Array<Uint8Array> = []
+/**
+ * An empty store of records. With a spill, each chunk is put there once it is
+ * full and read back when a record in it is read (ImportSpill.ts).
+ */
+export const recordStore = (spill?: ChunkSpill): RecordStore => {
+  const chunks = chunkList<Uint8Array>(spill, (bytes) => bytes)
+  let current: Uint8Array | undefined
   let used = ChunkSize
   let total = 0
   const encoder = new coders.TextEncoder()
@@ -90,31 +95,28 @@ export const recordStore = (): RecordStore => {
     add: (value) => {
       if (!isJsonExact(value)) return undefined
       const { text, shape } = encode(value)
-      let chunk = chunks.at(-1)
-      if (chunk !== undefined) {
-        const { read, written } = encoder.encodeInto(text, chunk.subarray(used))
+      if (current !== undefined) {
+        const { read, written } = encoder.encodeInto(text, current.subarray(used))
         if (read === text.length) {
-          const ref: RecordRef = { store, chunk: chunks.length - 1, start: used, length: written, shape }
+          const ref: RecordRef = { store, chunk: chunks.length() - 1, start: used, length: written, shape }
           used += written
           total += written
           return ref
         }
+        chunks.seal(used)
       }
       // UTF-8 takes at most three bytes per UTF-16 unit; a record that may
       // not fit a chunk gets one of its own, just its size, that none shares.
       const own = text.length * 3 > ChunkSize
-      chunk = own ? encoder.encode(text) : new Uint8Array(ChunkSize)
-      chunks.push(chunk)
-      const written = own ? chunk.length : encoder.encodeInto(text, chunk).written
-      used = own ? chunk.length : written
+      current = own ? encoder.encode(text) : new Uint8Array(ChunkSize)
+      chunks.push(current)
+      const written = own ? current.length : encoder.encodeInto(text, current).written
+      used = own ? current.length : written
       total += written
-      return { store, chunk: chunks.length - 1, start: 0, length: written, shape }
+      return { store, chunk: chunks.length() - 1, start: 0, length: written, shape }
     },
     read: (ref) =>
-      decode(
-        JSON.parse(decoder.decode(chunks[ref.chunk]!.subarray(ref.start, ref.start + ref.length))),
-        ref.shape
-      ),
+      decode(JSON.parse(decoder.decode(chunks.bytes(ref.chunk, ref.start, ref.length))), ref.shape),
     bytes: () => total
   }
   return store

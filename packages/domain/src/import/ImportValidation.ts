@@ -37,6 +37,7 @@ import {
 } from "./ImportStoreView.ts"
 import { isBroken, sub, where } from "./ImportPlaces.ts"
 import { recordRefOf, recordStore } from "./ImportRecordStore.ts"
+import type { ChunkSpill } from "./ImportSpill.ts"
 import { lazyPlannedEntity, plannedOfKept, storedEntity } from "./ImportPlanRecords.ts"
 
 // ---------------------------------------------------------------------------
@@ -251,7 +252,8 @@ export const validateImport = (
   decoded: Decoded,
   view: StoreView,
   sources: ReadonlyArray<string>,
-  mode: CatalogueMode = "replace"
+  mode: CatalogueMode = "replace",
+  spill?: ChunkSpill
 ): Result.Result<ImportPlan, ReadonlyArray<ImportIssue>> => {
   const { content } = decoded
   const issues: Array<ImportIssue> = [...decoded.issues]
@@ -260,7 +262,7 @@ export const validateImport = (
   const index = indexEntities(content, view)
   const entities = checkEntities(content, view, index, at)
   const { planned: catalogues, catalogueOf } = checkQuestions(content, view, (i) => issues.push(i), at, mode)
-  const store = recordStore()
+  const store = recordStore(spill)
   const drafts = checkScorecards(content, view, index, catalogueOf, at, store)
   const replay = replayPublications(content, view, index, drafts, at)
   const history = checkHistory(content, view, index, drafts, replay.published, at)

@@ -16,6 +16,7 @@ import { type ImportInvalid, importInvalid } from "../import/ImportIssue.ts"
 import type { ImportSource } from "../import/ImportJsonText.ts"
 import type { CatalogueMode } from "../import/ImportCatalogue.ts"
 import type { ImportPlan, ImportProgressOptions, ImportReport } from "../import/ImportPlan.ts"
+import type { ChunkSpill } from "../import/ImportSpill.ts"
 import { validateImport } from "../import/ImportValidation.ts"
 import { EntityRepository } from "../ports/EntityRepository.ts"
 import { QuantumSnapshotStore } from "../ports/QuantumSnapshotStore.ts"
@@ -44,6 +45,11 @@ export { ImportApplyFailed } from "./importer/ApplyPlan.ts"
 export interface ImportValidateOptions extends ImportProgressOptions {
   /** Whether the import's questions replace a type's catalogue (the default) or merge into it. */
   readonly catalogues?: CatalogueMode | undefined
+  /**
+   * Where validation's stores put their full chunks (ImportSpill.ts): the
+   * spill the sources were decoded with, if any; without one they stay in memory.
+   */
+  readonly spill?: ChunkSpill | undefined
 }
 
 /** The failure that rolls a dry run's transaction back, carrying its report out. */
@@ -129,7 +135,13 @@ export class Importer extends Context.Service<
       ) {
         options?.onProgress?.(0, 1, "validation", { done: 0, total: 1 })
         const { view, content } = yield* readStore(ports, decoded)
-        const result = validateImport({ ...decoded, content }, view, sources, options?.catalogues)
+        const result = validateImport(
+          { ...decoded, content },
+          view,
+          sources,
+          options?.catalogues,
+          options?.spill
+        )
         options?.onProgress?.(1, 1, "validation", { done: 1, total: 1 })
         if (Result.isFailure(result)) return yield* importInvalid(result.failure)
         return result.success
@@ -137,7 +149,7 @@ export class Importer extends Context.Service<
       const validate = (sources: ReadonlyArray<ImportSource>, options?: ImportValidateOptions) =>
         Effect.suspend(() =>
           validateDecoded(
-            decodeSources(sources),
+            decodeSources(sources, options?.spill),
             sources.map((s) => s.name),
             options
           )
