@@ -17,7 +17,9 @@ import { parseJsonText, type ImportSource } from "@ratings/domain/import/ImportJ
 import type { ImportProgressOptions, ImportReport } from "@ratings/domain/import/ImportPlan"
 import { type Removals, type ReplaceKind, refusalOf, removalsOf } from "@ratings/domain/import/ImportRemovals"
 import { Importer, type ImportValidateOptions } from "@ratings/domain/services/Importer"
+import { type ChunkSpill, ImportSpillFailed } from "@ratings/domain/import/ImportSpill"
 import { Effect, Result } from "effect"
+import { spillFile } from "./ImportSpillFile.ts"
 
 export type ImportOutcome =
   | {
@@ -76,7 +78,8 @@ const streamFile = (decoder: SourceDecoder, file: string): boolean => {
     return decoder.addStream(basename(file), (into, offset, length) =>
       readSync(from, into, offset, length, null)
     )
-  } catch {
+  } catch (e) {
+    if (e instanceof ImportSpillFailed) throw e
     return false
   } finally {
     if (fd !== undefined) closeSync(fd)
@@ -104,14 +107,15 @@ const parseWhole = (file: string): Result.Result<ImportSource, ImportIssue> => {
  * whole for its issues; one that is not JSON is an issue, as in `readSources`.
  */
 export const readDecoded = (
-  path: string
+  path: string,
+  spill?: ChunkSpill
 ): Effect.Effect<{
   readonly decoded: Decoded
   readonly names: ReadonlyArray<string>
   readonly issues: ReadonlyArray<ImportIssue>
 }> =>
   Effect.sync(() => {
-    const decoder = sourceDecoder()
+    const decoder = sourceDecoder(spill)
     const names: Array<string> = []
     const issues: Array<ImportIssue> = []
     let files: ReadonlyArray<string> = []
@@ -170,7 +174,7 @@ export const readSources = (
  */
 const planOf = (path: string, options: ImportValidateOptions) =>
   Effect.gen(function* () {
-    const { decoded, names, issues } = yield* readDecoded(path)
+    const { decoded, names, issues } = yield* readDecoded(path, options.spill)
     if (issues.length > 0) return { _tag: "Invalid" as const, issues }
     const importer = yield* Importer
     return yield* importer.validateDecoded(decoded, names, options).pipe(
@@ -179,10 +183,40 @@ const planOf = (path: string, options: ImportValidateOptions) =>
     )
   })
 
+/**
+ * Imports the files at `path`: validates them all, then (unless refused or a
+ * dry run) writes them in one transaction. The answers and records it holds
+ * meanwhile go to a spill file (ImportSpillFile.ts), so that its memory does
+ * not grow with the input; a spill that fails rejects the import, nothing written.
+ */
 export const importPath = (
   path: string,
   progress?: ImportProgressOptions["onProgress"],
   options: ImportPathOptions = {}
+) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => Result.try({ try: () => spillFile(), catch: (e) => e as ImportSpillFailed })),
+    (spill) =>
+      Result.isFailure(spill)
+        ? Effect.succeed(spillRejected(spill.failure))
+        : importWith(path, progress, options, spill.success).pipe(
+            Effect.catchDefect((defect) =>
+              defect instanceof ImportSpillFailed ? Effect.succeed(spillRejected(defect)) : Effect.die(defect)
+            )
+          ),
+    (spill) => Effect.sync(() => Result.isSuccess(spill) && spill.success.close())
+  )
+
+const spillRejected = (e: ImportSpillFailed): ImportOutcome => ({
+  _tag: "Rejected",
+  issues: [{ source: "import", path: "$", message: e.message }]
+})
+
+const importWith = (
+  path: string,
+  progress: ImportProgressOptions["onProgress"] | undefined,
+  options: ImportPathOptions,
+  spill: ChunkSpill
 ) =>
   Effect.gen(function* () {
     const importer = yield* Importer
@@ -194,7 +228,7 @@ export const importPath = (
       }
     }
     const catalogues = options.replace?.has("questions") === true ? "replace" : "merge"
-    const plan = yield* planOf(path, { ...runOptions, catalogues })
+    const plan = yield* planOf(path, { ...runOptions, catalogues, spill })
     if (plan._tag === "Invalid")
       return { _tag: "Rejected", issues: plan.issues } satisfies ImportOutcome as ImportOutcome
     options.afterValidation?.()
