@@ -39,13 +39,15 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/u
 
 /** A JSON path in the common `$.a[0].b` notation; keys that are not identifiers are quoted: `$.urls["home page"]`. */
 export const jsonPath = (segments: ReadonlyArray<PropertyKey>, root = "$"): string => {
-  let out = root
+  const parts = [root]
   for (const s of segments) {
-    if (typeof s === "number") out += `[${s}]`
-    else if (typeof s === "string" && IDENTIFIER.test(s)) out += `.${s}`
-    else out += `[${JSON.stringify(String(s))}]`
+    if (typeof s === "number") parts.push(`[${s}]`)
+    else if (typeof s === "string" && IDENTIFIER.test(s)) parts.push(`.${s}`)
+    else parts.push(`[${JSON.stringify(String(s))}]`)
   }
-  return out
+  // Joined, not added up: one flat text, where `+=` leaves a tree of pieces,
+  // and an import keeps the path of each of its items.
+  return parts.join("")
 }
 
 const MISSING = "\u0000missing"

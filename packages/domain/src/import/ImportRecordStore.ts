@@ -150,13 +150,33 @@ function readWithAnswers(this: HoldsRef): unknown {
  * item sees its value. With `answers`, the value also has the answers of that
  * slice (ImportAnswerTable.ts `withLazyAnswers`).
  */
+/**
+ * The plain objects of lazily located items, made by constructors so that V8
+ * sizes them for every property they get (symbols and `value` included) and
+ * keeps those inside the object; their prototype is Object's, like a literal's.
+ */
+function LocatedRecord(this: { source: string; path: string }, source: string, path: string) {
+  this.source = source
+  this.path = path
+}
+function LocatedScorecard(this: { source: string; path: string }, source: string, path: string) {
+  this.source = source
+  this.path = path
+}
+LocatedRecord.prototype = Object.prototype
+LocatedScorecard.prototype = Object.prototype
+type Located = new (source: string, path: string) => { source: string; path: string }
+
 export const lazyLocated = <A>(
   source: string,
   path: string,
   ref: RecordRef,
   answers?: AnswerSlice
 ): { readonly source: string; readonly path: string; readonly value: A } => {
-  const o = { source, path }
+  const o = new ((answers === undefined ? LocatedRecord : LocatedScorecard) as unknown as Located)(
+    source,
+    path
+  )
   Object.defineProperty(o, Ref, { value: ref, enumerable: false })
   if (answers !== undefined) Object.defineProperty(o, Answers, { value: answers, enumerable: false })
   const get = answers === undefined ? readValue : readWithAnswers
