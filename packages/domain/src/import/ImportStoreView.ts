@@ -57,7 +57,11 @@ export interface ResolvedEntity {
 }
 
 export const slugKey = (type: string, slug: string): string => `${type}:${slug}`
-export const idKey = (id: string): string => id.toLowerCase()
+/** An id as maps key it; the id itself when it is lower case already, so that keys share its text. */
+export const idKey = (id: string): string => {
+  const lower = id.toLowerCase()
+  return lower === id ? id : lower
+}
 
 /**
  * Resolves `(entity_type, slug)` as the store will after the import: an entity
@@ -73,28 +77,105 @@ export interface EntityIndex {
   >
 }
 
+/**
+ * One shared copy of each distinct categories list and weights object of the
+ * imported entities: most entities repeat a few of them, and each read of a
+ * decoded record makes them afresh. Shared values are only read, never changed.
+ */
+const sharedValues = () => {
+  const categories = new Map<string, ReadonlyArray<string>>()
+  const weights = new Map<string, DomainWeights>()
+  return {
+    categories: (list: ReadonlyArray<string> | undefined): ReadonlyArray<string> => {
+      const key = list === undefined ? "" : JSON.stringify(list)
+      const known = categories.get(key)
+      if (known !== undefined) return known
+      const own = list ?? []
+      categories.set(key, own)
+      return own
+    },
+    weights: (w: DomainWeights | undefined): DomainWeights | undefined => {
+      if (w === undefined) return undefined
+      const key = weightsKey(w)
+      if (key === undefined) return w
+      const known = weights.get(key)
+      if (known !== undefined) return known
+      weights.set(key, w)
+      return w
+    }
+  }
+}
+
+/** A key that tells weights objects apart by their keys, order and values; undefined when one is not a plain number. */
+const weightsKey = (w: DomainWeights): string | undefined => {
+  let key = ""
+  for (const [k, v] of Object.entries(w)) {
+    if (typeof v !== "number" || Object.is(v, -0)) return undefined
+    key += `${JSON.stringify(k)}:${v},`
+  }
+  return key
+}
+
+/**
+ * The first imported entity of each type and slug, as columns by position
+ * rather than an object each; `resolve` makes the object it answers.
+ */
+const importedColumns = () => {
+  const ids: Array<string> = []
+  const slugs: Array<string> = []
+  const types: Array<EntityType> = []
+  const categories: Array<ReadonlyArray<string>> = []
+  const weights: Array<DomainWeights | undefined> = []
+  const stored: Array<boolean> = []
+  return {
+    add: (e: ResolvedEntity): number => {
+      ids.push(e.id)
+      slugs.push(e.slug)
+      types.push(e.entity_type)
+      categories.push(e.categories)
+      weights.push(e.domain_weights)
+      return stored.push(e.stored) - 1
+    },
+    at: (i: number): ResolvedEntity => ({
+      entity_type: types[i]!,
+      id: ids[i]!,
+      slug: slugs[i]!,
+      categories: categories[i]!,
+      domain_weights: weights[i],
+      stored: stored[i]!
+    })
+  }
+}
+
 export const indexEntities = (content: ImportContent, view: StoreView): EntityIndex => {
   const storedById = new Map<string, { entity_type: EntityType; record: EntityRecord }>()
   for (const type of EntityTypes)
     for (const record of view.entities[type]) storedById.set(idKey(record.id), { entity_type: type, record })
-  const imported = new Map<string, ResolvedEntity>()
-  const importedIds = new Set<string>()
+  // By type, then slug: no `type:slug` text per entity.
+  const imported = new Map<EntityType, Map<string, number>>()
+  const columns = importedColumns()
+  const reimported = new Set<string>()
+  const shared = sharedValues()
   for (const { value } of content.entities) {
-    const key = slugKey(value.entity_type, value.record.slug)
-    importedIds.add(idKey(value.record.id))
-    if (imported.has(key)) continue
-    imported.set(key, {
-      entity_type: value.entity_type,
-      id: value.record.id,
-      slug: value.record.slug,
-      categories: value.record.categories ?? [],
-      domain_weights: value.domain_weights,
-      stored: storedById.has(idKey(value.record.id))
+    const { entity_type, record } = value
+    const stored = storedById.has(idKey(record.id))
+    if (stored) reimported.add(idKey(record.id))
+    const bySlug = imported.get(entity_type) ?? new Map<string, number>()
+    if (bySlug.size === 0) imported.set(entity_type, bySlug)
+    if (bySlug.has(record.slug)) continue
+    const at = columns.add({
+      entity_type,
+      id: record.id,
+      slug: record.slug,
+      categories: shared.categories(record.categories),
+      domain_weights: shared.weights(value.domain_weights),
+      stored
     })
+    bySlug.set(record.slug, at)
   }
   const storedBySlug = new Map<string, ResolvedEntity>()
   for (const [id, { entity_type, record }] of storedById) {
-    if (importedIds.has(id)) continue
+    if (reimported.has(id)) continue
     storedBySlug.set(slugKey(entity_type, record.slug), {
       entity_type,
       id: record.id,
@@ -105,7 +186,11 @@ export const indexEntities = (content: ImportContent, view: StoreView): EntityIn
     })
   }
   return {
-    resolve: (type, slug) => imported.get(slugKey(type, slug)) ?? storedBySlug.get(slugKey(type, slug)),
+    resolve: (type, slug) => {
+      const at = imported.get(type)?.get(slug)
+      if (at !== undefined) return columns.at(at)
+      return storedBySlug.size === 0 ? undefined : storedBySlug.get(slugKey(type, slug))
+    },
     storedById
   }
 }
