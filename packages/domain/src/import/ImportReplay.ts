@@ -64,16 +64,17 @@ interface ReplayState {
   readonly publications: Array<PlannedPublication>
   /** Each publication by entity and version. */
   readonly seen: VersionMap<Located<ImportPublication>>
-  /** By entity id key: the version and time of its latest publication replayed so far. */
-  readonly latest: Map<string, { version: number; at: number }>
-  /** By `type:id key`: the composite score of its latest publication replayed so far. */
-  readonly composites: Map<string, number | null>
+  /** By entity id key: its latest publication replayed so far. */
+  readonly latest: Map<string, PlannedPublication>
+  /** By type, then id key: the composite score of its latest publication replayed so far. */
+  readonly composites: Map<EntityType, Map<string, number | null>>
 }
 
 /** The latest publication of an entity: replayed by this import, else the stored one. */
 const latestOf = (state: ReplayState, entityId: string): { version: number; at: number } | undefined => {
   const key = idKey(entityId)
-  if (state.latest.has(key)) return state.latest.get(key)
+  const replayed = state.latest.get(key)
+  if (replayed !== undefined) return { version: replayed.scorecard_version, at: replayed.published_at }
   const published = (state.view.scorecards.get(entityId) ?? []).find((s) => s.status === "published")
   return published === undefined
     ? undefined
@@ -87,9 +88,10 @@ const latestOf = (state: ReplayState, entityId: string): { version: number; at: 
 const compositeOf = (state: ReplayState, type: EntityType, slug: string): number | null => {
   const e = state.index.resolve(type, slug)
   if (e === undefined) return null
-  const key = `${type}:${idKey(e.id)}`
-  if (state.composites.has(key)) return state.composites.get(key) ?? null
-  return state.view.publishedComposites.get(key) ?? null
+  const key = idKey(e.id)
+  const replayed = state.composites.get(type)
+  if (replayed?.has(key) === true) return replayed.get(key) ?? null
+  return state.view.publishedComposites.get(`${type}:${key}`) ?? null
 }
 
 /** A publication the replay can play: its entity and the scorecard it publishes. */
@@ -210,7 +212,9 @@ const replayScore = (state: ReplayState, item: Located<ImportPublication>, targe
       if (imported !== undefined) state.report(imported.item, ".composite_score", refused.message)
       else state.report(item, ".scorecard_version", refused.message)
     }
-    state.composites.set(`${p.entity_type}:${idKey(entity.id)}`, scored.success.composite_score)
+    const replayed = state.composites.get(p.entity_type) ?? new Map<string, number | null>()
+    if (replayed.size === 0) state.composites.set(p.entity_type, replayed)
+    replayed.set(idKey(entity.id), scored.success.composite_score)
   }
 }
 
@@ -250,9 +254,10 @@ const replayOne = (state: ReplayState, item: Located<ImportPublication>) => {
   }
   checkOrder(state, item, entity, at)
   replayScore(state, item, target)
-  state.latest.set(idKey(entity.id), { version: p.scorecard_version, at })
+  const played = planned(false)
+  state.latest.set(idKey(entity.id), played)
   stageDrafts(state, entity, p.scorecard_version)
-  state.publications.push(planned(false))
+  state.publications.push(played)
 }
 
 /**

@@ -78,31 +78,59 @@ export interface EntityIndex {
 }
 
 /**
- * One shared copy of each distinct categories list and weights object of the
- * imported entities: most entities repeat a few of them, and each read of a
- * decoded record makes them afresh. Shared values are only read, never changed.
+ * The first imported entity of each type and slug, as columns by position
+ * rather than an object each; `at` makes the object `resolve` answers. Each
+ * distinct categories list and weights object is held once, by position:
+ * entities repeat a few of them, and each read of a decoded record makes
+ * them afresh. Shared values are only read, never changed.
  */
-const sharedValues = () => {
-  const categories = new Map<string, ReadonlyArray<string>>()
-  const weights = new Map<string, DomainWeights>()
+const importedColumns = (size: number) => {
+  const ids: Array<string> = []
+  const stored = new Uint8Array(size)
+  const categoriesAt = new Uint32Array(size)
+  /** Position in `weightValues` plus one; 0: the entity gives none. */
+  const weightsAt = new Uint32Array(size)
+  const categoryValues: Array<ReadonlyArray<string>> = []
+  const weightValues: Array<DomainWeights> = []
+  const categoryKeys = new Map<string, number>()
+  const weightKeys = new Map<string, number>()
+  const categoriesOf = (list: ReadonlyArray<string> | undefined): number => {
+    const key = list === undefined ? "" : JSON.stringify(list)
+    const known = categoryKeys.get(key)
+    if (known !== undefined) return known
+    categoryKeys.set(key, categoryValues.length)
+    return categoryValues.push(list ?? []) - 1
+  }
+  const weightsOf = (w: DomainWeights | undefined): number => {
+    if (w === undefined) return 0
+    const key = weightsKey(w)
+    const known = key === undefined ? undefined : weightKeys.get(key)
+    if (known !== undefined) return known
+    const at = weightValues.push(w)
+    if (key !== undefined) weightKeys.set(key, at)
+    return at
+  }
   return {
-    categories: (list: ReadonlyArray<string> | undefined): ReadonlyArray<string> => {
-      const key = list === undefined ? "" : JSON.stringify(list)
-      const known = categories.get(key)
-      if (known !== undefined) return known
-      const own = list ?? []
-      categories.set(key, own)
-      return own
+    add: (
+      id: string,
+      isStored: boolean,
+      categories: ReadonlyArray<string> | undefined,
+      w: DomainWeights | undefined
+    ) => {
+      const i = ids.push(id) - 1
+      stored[i] = isStored ? 1 : 0
+      categoriesAt[i] = categoriesOf(categories)
+      weightsAt[i] = weightsOf(w)
+      return i
     },
-    weights: (w: DomainWeights | undefined): DomainWeights | undefined => {
-      if (w === undefined) return undefined
-      const key = weightsKey(w)
-      if (key === undefined) return w
-      const known = weights.get(key)
-      if (known !== undefined) return known
-      weights.set(key, w)
-      return w
-    }
+    at: (i: number, entity_type: EntityType, slug: string): ResolvedEntity => ({
+      entity_type,
+      id: ids[i]!,
+      slug,
+      categories: categoryValues[categoriesAt[i]!]!,
+      domain_weights: weightsAt[i] === 0 ? undefined : weightValues[weightsAt[i]! - 1],
+      stored: stored[i] === 1
+    })
   }
 }
 
@@ -116,46 +144,14 @@ const weightsKey = (w: DomainWeights): string | undefined => {
   return key
 }
 
-/**
- * The first imported entity of each type and slug, as columns by position
- * rather than an object each; `resolve` makes the object it answers.
- */
-const importedColumns = () => {
-  const ids: Array<string> = []
-  const slugs: Array<string> = []
-  const types: Array<EntityType> = []
-  const categories: Array<ReadonlyArray<string>> = []
-  const weights: Array<DomainWeights | undefined> = []
-  const stored: Array<boolean> = []
-  return {
-    add: (e: ResolvedEntity): number => {
-      ids.push(e.id)
-      slugs.push(e.slug)
-      types.push(e.entity_type)
-      categories.push(e.categories)
-      weights.push(e.domain_weights)
-      return stored.push(e.stored) - 1
-    },
-    at: (i: number): ResolvedEntity => ({
-      entity_type: types[i]!,
-      id: ids[i]!,
-      slug: slugs[i]!,
-      categories: categories[i]!,
-      domain_weights: weights[i],
-      stored: stored[i]!
-    })
-  }
-}
-
 export const indexEntities = (content: ImportContent, view: StoreView): EntityIndex => {
   const storedById = new Map<string, { entity_type: EntityType; record: EntityRecord }>()
   for (const type of EntityTypes)
     for (const record of view.entities[type]) storedById.set(idKey(record.id), { entity_type: type, record })
   // By type, then slug: no `type:slug` text per entity.
   const imported = new Map<EntityType, Map<string, number>>()
-  const columns = importedColumns()
+  const columns = importedColumns(content.entities.length)
   const reimported = new Set<string>()
-  const shared = sharedValues()
   for (const { value } of content.entities) {
     const { entity_type, record } = value
     const stored = storedById.has(idKey(record.id))
@@ -163,15 +159,7 @@ export const indexEntities = (content: ImportContent, view: StoreView): EntityIn
     const bySlug = imported.get(entity_type) ?? new Map<string, number>()
     if (bySlug.size === 0) imported.set(entity_type, bySlug)
     if (bySlug.has(record.slug)) continue
-    const at = columns.add({
-      entity_type,
-      id: record.id,
-      slug: record.slug,
-      categories: shared.categories(record.categories),
-      domain_weights: shared.weights(value.domain_weights),
-      stored
-    })
-    bySlug.set(record.slug, at)
+    bySlug.set(record.slug, columns.add(record.id, stored, record.categories, value.domain_weights))
   }
   const storedBySlug = new Map<string, ResolvedEntity>()
   for (const [id, { entity_type, record }] of storedById) {
@@ -188,7 +176,7 @@ export const indexEntities = (content: ImportContent, view: StoreView): EntityIn
   return {
     resolve: (type, slug) => {
       const at = imported.get(type)?.get(slug)
-      if (at !== undefined) return columns.at(at)
+      if (at !== undefined) return columns.at(at, type, slug)
       return storedBySlug.size === 0 ? undefined : storedBySlug.get(slugKey(type, slug))
     },
     storedById
