@@ -45,9 +45,29 @@ const lazy = <T extends object>(fields: T, key: string, get: () => unknown, ref:
   return fields
 }
 
+/**
+ * The own fields of lazily read planned items, set one by one on an empty
+ * object: an empty literal has room in itself for four fields, where a literal
+ * of two has room for just those and the hidden fields `lazy` adds would need
+ * an allocation of their own.
+ */
+const entityFields = (change: Change, write: boolean): { change: Change; write: boolean } => {
+  const fields = {} as { change: Change; write: boolean }
+  fields.change = change
+  fields.write = write
+  return fields
+}
+
+const draftFields = (change: Change, stage: DraftStage): { change: Change; stage: DraftStage } => {
+  const fields = {} as { change: Change; stage: DraftStage }
+  fields.change = change
+  fields.stage = stage
+  return fields
+}
+
 /** A planned entity whose record, decoded into `ref` (ImportDecode.ts), is read on each access of `entity`. */
 export const lazyPlannedEntity = (ref: RecordRef, change: Change, write: boolean): PlannedEntity =>
-  lazy({ change, write }, "entity", readEntity, ref) as unknown as PlannedEntity
+  lazy(entityFields(change, write), "entity", readEntity, ref) as unknown as PlannedEntity
 
 /** A draft's fields without its answers, copied key by key: reading `answers` would make every answer as an object. */
 const fieldsOf = (draft: StoredScorecard): Record<string, unknown> => {
@@ -71,7 +91,7 @@ export const plannedDraft = (
   if (slice === undefined) return { scorecard: draft, change, stage }
   const ref = store.add(fieldsOf(draft))
   if (ref === undefined) return { scorecard: draft, change, stage }
-  const planned = { change, stage }
+  const planned = draftFields(change, stage)
   Object.defineProperty(planned, Answers, { value: slice, enumerable: false })
   return lazy(planned, "scorecard", readDraft, ref) as unknown as PlannedDraft
 }
@@ -79,6 +99,43 @@ export const plannedDraft = (
 /** A draft validation accepted, with its change: what it plans. */
 export interface KeptDraft extends ImportedDraft {
   readonly change: Change
+}
+
+/**
+ * A kept draft whose fields are in a record store and its answers in their
+ * table: every field in the object itself, and `draft` and `id` read from the
+ * record on access (validation reads neither while it holds the drafts).
+ */
+class StoredKeptDraft implements KeptDraft {
+  readonly item: Located<ImportScorecard>
+  readonly change: Change
+  readonly entity_id: string
+  readonly scorecard_version: number
+  stage: DraftStage | undefined = undefined
+  readonly [Ref]: RecordRef
+  readonly [Answers]: AnswerSlice
+  constructor(
+    item: Located<ImportScorecard>,
+    change: Change,
+    entity_id: string,
+    scorecard_version: number,
+    ref: RecordRef,
+    slice: AnswerSlice
+  ) {
+    this.item = item
+    this.change = change
+    this.entity_id = entity_id
+    this.scorecard_version = scorecard_version
+    this[Ref] = ref
+    this[Answers] = slice
+  }
+  get draft(): StoredScorecard {
+    return readDraft.call(this)
+  }
+  get id(): string {
+    const ref = this[Ref]
+    return (ref.store.read(ref) as StoredScorecard).id
+  }
 }
 
 /**
@@ -95,12 +152,11 @@ export const keptDraft = (
   change: Change
 ): KeptDraft => {
   const { id, entity_id, scorecard_version } = draft
-  const kept = { item, change, id, entity_id, scorecard_version }
   const slice = answerSliceOf(draft)
   const ref = slice === undefined ? undefined : store.add(fieldsOf(draft))
-  if (ref === undefined) return { ...kept, draft }
-  Object.defineProperty(kept, Answers, { value: slice, enumerable: false })
-  return lazy(kept, "draft", readDraft, ref) as unknown as KeptDraft
+  if (ref === undefined || slice === undefined)
+    return { item, change, id, entity_id, scorecard_version, stage: undefined, draft }
+  return new StoredKeptDraft(item, change, entity_id, scorecard_version, ref, slice)
 }
 
 /** The planned draft of a kept one, at `stage`: the same record, not stored again. */
@@ -108,7 +164,7 @@ export const plannedOfKept = (store: RecordStore, kept: KeptDraft, stage: DraftS
   const held = kept as Partial<{ readonly [Ref]: RecordRef; readonly [Answers]: AnswerSlice }>
   const ref = held[Ref]
   if (ref === undefined) return plannedDraft(store, kept.draft, kept.change, stage)
-  const planned = { change: kept.change, stage }
+  const planned = draftFields(kept.change, stage)
   Object.defineProperty(planned, Answers, { value: held[Answers], enumerable: false })
   return lazy(planned, "scorecard", readDraft, ref) as unknown as PlannedDraft
 }

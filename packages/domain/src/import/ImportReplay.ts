@@ -21,6 +21,7 @@ import type { DraftStage, PlannedPublication } from "./ImportPlan.ts"
 import { type EntityIndex, idKey, type ResolvedEntity, type StoreView } from "./ImportStoreView.ts"
 import { where } from "./ImportPlaces.ts"
 import { answerFieldsOf } from "./ImportAnswerTable.ts"
+import { noVersions, type ReadonlyVersionMap, type VersionMap, versionMap } from "./ImportVersionMap.ts"
 
 export interface ImportedDraft {
   readonly item: Located<ImportScorecard>
@@ -30,16 +31,25 @@ export interface ImportedDraft {
   readonly id: string
   readonly entity_id: string
   readonly scorecard_version: number
+  /** When the draft is saved, as the replay stages it; undefined: before any publication ("early"). */
+  stage: DraftStage | undefined
+}
+
+/** The drafts validation keeps: in the order they were checked, and by entity and version. */
+export interface ImportedDrafts<D extends ImportedDraft = ImportedDraft> {
+  readonly list: ReadonlyArray<D>
+  readonly byVersion: ReadonlyVersionMap<D>
 }
 
 export type Report = (item: Located<unknown>, subPath: string, message: string) => void
 
 export interface Replay {
   readonly publications: ReadonlyArray<PlannedPublication>
-  /** Stage of each import draft (by lower-cased scorecard id) that is not saved early. */
-  readonly stages: ReadonlyMap<string, DraftStage>
-  /** `entityId:version` of every publication in the import, skipped or not. */
-  readonly published: ReadonlySet<string>
+  /**
+   * Every publication of the import, skipped or not, by entity and version:
+   * what the history rules read, so held only when the import has history.
+   */
+  readonly published: ReadonlyVersionMap<unknown>
 }
 
 export const versionKey = (entityId: string, version: number): string => `${idKey(entityId)}:${version}`
@@ -49,39 +59,22 @@ interface ReplayState {
   readonly content: ImportContent
   readonly view: StoreView
   readonly index: EntityIndex
-  readonly drafts: ReadonlyMap<string, ImportedDraft>
+  readonly drafts: ImportedDrafts
   readonly report: Report
   readonly publications: Array<PlannedPublication>
-  readonly stages: Map<string, DraftStage>
-  /** Each publication's `versionKey`, with the publication that holds it. */
-  readonly seen: Map<string, Located<unknown>>
-  /** By entity id key: the version and time of its latest publication replayed so far. */
-  readonly latest: Map<string, { version: number; at: number }>
-  /** By `type:id key`: the composite score of its latest publication replayed so far. */
-  readonly composites: Map<string, number | null>
-  /** By entity id key: the import's drafts of the entity, oldest version first. */
-  readonly draftsByEntity: ReadonlyMap<string, ReadonlyArray<ImportedDraft>>
-}
-
-/** The import's drafts grouped by entity (id key), oldest version first. */
-const groupDraftsByEntity = (
-  drafts: ReadonlyMap<string, ImportedDraft>
-): Map<string, Array<ImportedDraft>> => {
-  const draftsByEntity = new Map<string, Array<ImportedDraft>>()
-  for (const d of drafts.values()) {
-    const key = idKey(d.entity_id)
-    const list = draftsByEntity.get(key)
-    if (list === undefined) draftsByEntity.set(key, [d])
-    else list.push(d)
-  }
-  for (const list of draftsByEntity.values()) list.sort((a, b) => a.scorecard_version - b.scorecard_version)
-  return draftsByEntity
+  /** Each publication by entity and version. */
+  readonly seen: VersionMap<Located<ImportPublication>>
+  /** By entity id key: its latest publication replayed so far. */
+  readonly latest: Map<string, PlannedPublication>
+  /** By type, then id key: the composite score of its latest publication replayed so far. */
+  readonly composites: Map<EntityType, Map<string, number | null>>
 }
 
 /** The latest publication of an entity: replayed by this import, else the stored one. */
 const latestOf = (state: ReplayState, entityId: string): { version: number; at: number } | undefined => {
   const key = idKey(entityId)
-  if (state.latest.has(key)) return state.latest.get(key)
+  const replayed = state.latest.get(key)
+  if (replayed !== undefined) return { version: replayed.scorecard_version, at: replayed.published_at }
   const published = (state.view.scorecards.get(entityId) ?? []).find((s) => s.status === "published")
   return published === undefined
     ? undefined
@@ -95,9 +88,10 @@ const latestOf = (state: ReplayState, entityId: string): { version: number; at: 
 const compositeOf = (state: ReplayState, type: EntityType, slug: string): number | null => {
   const e = state.index.resolve(type, slug)
   if (e === undefined) return null
-  const key = `${type}:${idKey(e.id)}`
-  if (state.composites.has(key)) return state.composites.get(key) ?? null
-  return state.view.publishedComposites.get(key) ?? null
+  const key = idKey(e.id)
+  const replayed = state.composites.get(type)
+  if (replayed?.has(key) === true) return replayed.get(key) ?? null
+  return state.view.publishedComposites.get(`${type}:${key}`) ?? null
 }
 
 /** A publication the replay can play: its entity and the scorecard it publishes. */
@@ -121,8 +115,7 @@ const locate = (state: ReplayState, item: Located<ImportPublication>): Target | 
       state.report(item, ".slug", `no ${p.entity_type} with slug ${p.slug} in this import or in the database`)
     return undefined
   }
-  const key = versionKey(entity.id, p.scorecard_version)
-  const twice = state.seen.get(key)
+  const twice = state.seen.get(entity.id, p.scorecard_version)
   if (twice !== undefined) {
     state.report(
       item,
@@ -131,11 +124,11 @@ const locate = (state: ReplayState, item: Located<ImportPublication>): Target | 
     )
     return undefined
   }
-  state.seen.set(key, item)
+  state.seen.set(entity.id, p.scorecard_version, item)
   const stored = (state.view.scorecards.get(entity.id) ?? []).find(
     (s) => s.scorecard_version === p.scorecard_version
   )
-  const imported = state.drafts.get(key)
+  const imported = state.drafts.byVersion.get(entity.id, p.scorecard_version)
   if (stored === undefined && imported === undefined) {
     const brokenCards = state.content.broken.scorecards
     const brokenKey = `${p.entity_type}:${p.slug}:${p.scorecard_version}`
@@ -219,7 +212,9 @@ const replayScore = (state: ReplayState, item: Located<ImportPublication>, targe
       if (imported !== undefined) state.report(imported.item, ".composite_score", refused.message)
       else state.report(item, ".scorecard_version", refused.message)
     }
-    state.composites.set(`${p.entity_type}:${idKey(entity.id)}`, scored.success.composite_score)
+    const replayed = state.composites.get(p.entity_type) ?? new Map<string, number | null>()
+    if (replayed.size === 0) state.composites.set(p.entity_type, replayed)
+    replayed.set(idKey(entity.id), scored.success.composite_score)
   }
 }
 
@@ -230,12 +225,11 @@ const replayScore = (state: ReplayState, item: Located<ImportPublication>, targe
  */
 const stageDrafts = (state: ReplayState, entity: ResolvedEntity, version: number) => {
   const position = state.publications.length
-  for (const d of state.draftsByEntity.get(idKey(entity.id)) ?? []) {
-    const id = idKey(d.id)
-    const staged = state.stages.get(id)
+  for (const d of state.drafts.byVersion.valuesOf(entity.id)) {
+    const staged = d.stage
     if (d.scorecard_version <= version && (staged === undefined || staged === "late"))
-      state.stages.set(id, { beforePublication: position })
-    else if (staged === undefined) state.stages.set(id, "late")
+      d.stage = { beforePublication: position }
+    else if (staged === undefined) d.stage = "late"
   }
 }
 
@@ -247,21 +241,23 @@ const replayOne = (state: ReplayState, item: Located<ImportPublication>) => {
   const { entity, stored } = target
   const at = Date.parse(p.published_at)
   const request = { entity_type: p.entity_type, slug: p.slug, reasoning: p.reasoning, actor: p.actor }
-  const planned = {
+  const planned = (skip: boolean): PlannedPublication => ({
     request,
     entity_id: entity.id,
     scorecard_version: p.scorecard_version,
-    published_at: at
-  }
+    published_at: at,
+    skip
+  })
   if (stored !== undefined && stored.status !== "draft") {
-    state.publications.push({ ...planned, skip: true })
+    state.publications.push(planned(true))
     return
   }
   checkOrder(state, item, entity, at)
   replayScore(state, item, target)
-  state.latest.set(idKey(entity.id), { version: p.scorecard_version, at })
+  const played = planned(false)
+  state.latest.set(idKey(entity.id), played)
   stageDrafts(state, entity, p.scorecard_version)
-  state.publications.push({ ...planned, skip: false })
+  state.publications.push(played)
 }
 
 /**
@@ -273,7 +269,7 @@ export const replayPublications = (
   content: ImportContent,
   view: StoreView,
   index: EntityIndex,
-  drafts: ReadonlyMap<string, ImportedDraft>,
+  drafts: ImportedDrafts,
   report: Report
 ): Replay => {
   const state: ReplayState = {
@@ -283,12 +279,13 @@ export const replayPublications = (
     drafts,
     report,
     publications: [],
-    stages: new Map(),
-    seen: new Map(),
+    seen: versionMap((item) => item.value.scorecard_version),
     latest: new Map(),
-    composites: new Map(),
-    draftsByEntity: groupDraftsByEntity(drafts)
+    composites: new Map()
   }
   for (const item of content.publications) replayOne(state, item)
-  return { publications: state.publications, stages: state.stages, published: new Set(state.seen.keys()) }
+  return {
+    publications: state.publications,
+    published: content.history.length === 0 ? noVersions : state.seen
+  }
 }

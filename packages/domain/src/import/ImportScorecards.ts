@@ -25,7 +25,8 @@ import type { ImportScorecard } from "./ImportFile.ts"
 import type { Change } from "./ImportPlan.ts"
 import { type KeptDraft, keptDraft } from "./ImportPlanRecords.ts"
 import type { RecordStore } from "./ImportRecordStore.ts"
-import { type Report, versionKey } from "./ImportReplay.ts"
+import type { ImportedDrafts, Report } from "./ImportReplay.ts"
+import { type ReadonlyVersionMap, versionMap } from "./ImportVersionMap.ts"
 import {
   type EntityIndex,
   idKey,
@@ -84,8 +85,8 @@ const holdersBefore = (answers: AnswerIds, answerIndex: number): Map<string, Loc
 /**
  * Reports a scorecard id used twice in the import, a version the import
  * holds twice, a stored scorecard given another version, and a version stored
- * under another scorecard id; the draft's `versionKey`, the import draft
- * already at that version, and the stored scorecard with this id.
+ * under another scorecard id; the import draft already at that version, and
+ * the stored scorecard with this id.
  */
 const checkScorecardIdentity = (
   item: Located<ImportScorecard>,
@@ -93,15 +94,14 @@ const checkScorecardIdentity = (
   entity: ResolvedEntity,
   view: StoreView,
   ids: Map<string, Located<unknown>>,
-  drafts: ReadonlyMap<string, CheckedDraft>,
+  drafts: ReadonlyVersionMap<CheckedDraft>,
   at: Report
-): { key: string; sameVersion: CheckedDraft | undefined; same: Scorecard | undefined } => {
+): { sameVersion: CheckedDraft | undefined; same: Scorecard | undefined } => {
   const type = sc.entity_type
   const twice = ids.get(idKey(sc.id))
   if (twice !== undefined) at(item, ".id", `duplicate scorecard id ${sc.id}: ${where(twice)} has it too`)
   else ids.set(idKey(sc.id), item)
-  const key = versionKey(entity.id, sc.scorecard_version)
-  const sameVersion = drafts.get(key)
+  const sameVersion = drafts.get(entity.id, sc.scorecard_version)
   if (sameVersion !== undefined)
     at(
       item,
@@ -123,7 +123,7 @@ const checkScorecardIdentity = (
       ".scorecard_version",
       `version ${sc.scorecard_version} of ${type} ${sc.slug} is already stored as scorecard ${other.id}`
     )
-  return { key, sameVersion, same }
+  return { sameVersion, same }
 }
 
 /** Adds answer `j` of a scorecard to the answer ids; false when an answer added before has its id. */
@@ -278,14 +278,14 @@ const draftOf = (
   const slice = answerSliceOf(sc)
   // Answers of a decoded scorecard stay in its compact table, read in catalogue order.
   if (slice !== undefined)
-    return withLazyAnswers(fields, reordered(slice, sorted.every((j, k) => j === k) ? undefined : sorted))
+    return withLazyAnswers(fields, sorted.every((j, k) => j === k) ? slice : reordered(slice, sorted))
   return { ...fields, answers: Array.from(sorted, (j) => list[j]!) }
 }
 
 /**
  * Checks every draft scorecard of the import (identity, answers against the
- * catalogue, dependencies, whether the scoring core scores it); the drafts by
- * `versionKey`, the first of a version kept, each with its change.
+ * catalogue, dependencies, whether the scoring core scores it); the drafts,
+ * the first of a version kept, each with its change.
  */
 export const checkScorecards = (
   content: ImportContent,
@@ -294,8 +294,9 @@ export const checkScorecards = (
   catalogueOf: (type: EntityType) => Catalogue,
   at: Report,
   store: RecordStore
-): Map<string, CheckedDraft> => {
-  const drafts = new Map<string, CheckedDraft>()
+): ImportedDrafts<CheckedDraft> => {
+  const checked: Array<CheckedDraft> = []
+  const drafts = versionMap<CheckedDraft>((d) => d.scorecard_version)
   const ids = new Map<string, Located<unknown>>()
   const answers: AnswerIds = { ids: answerIdSet(), index: undefined, holders: undefined, registered: [] }
   for (const item of content.scorecards) {
@@ -308,7 +309,7 @@ export const checkScorecards = (
       continue
     }
     // Each value read once: a decoded scorecard and its answers are made afresh on every read.
-    const { key, sameVersion, same } = checkScorecardIdentity(item, sc, entity, view, ids, drafts, at)
+    const { sameVersion, same } = checkScorecardIdentity(item, sc, entity, view, ids, drafts, at)
     const catalogue = catalogueOf(type)
     const list = sc.answers
     checkAnswers(item, sc, list, catalogue, answers, at)
@@ -337,7 +338,11 @@ export const checkScorecards = (
         : same.status !== "draft" || (storedDraft !== undefined && sameDraft(storedDraft, draft))
           ? "unchanged"
           : "updated"
-    if (sameVersion === undefined) drafts.set(key, keptDraft(store, item, draft, change))
+    if (sameVersion === undefined) {
+      const kept = keptDraft(store, item, draft, change)
+      checked.push(kept)
+      drafts.set(entity.id, sc.scorecard_version, kept)
+    }
   }
-  return drafts
+  return { list: checked, byVersion: drafts }
 }

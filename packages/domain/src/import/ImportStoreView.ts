@@ -57,7 +57,11 @@ export interface ResolvedEntity {
 }
 
 export const slugKey = (type: string, slug: string): string => `${type}:${slug}`
-export const idKey = (id: string): string => id.toLowerCase()
+/** An id as maps key it; the id itself when it is lower case already, so that keys share its text. */
+export const idKey = (id: string): string => {
+  const lower = id.toLowerCase()
+  return lower === id ? id : lower
+}
 
 /**
  * Resolves `(entity_type, slug)` as the store will after the import: an entity
@@ -73,28 +77,93 @@ export interface EntityIndex {
   >
 }
 
+/**
+ * The first imported entity of each type and slug, as columns by position
+ * rather than an object each; `at` makes the object `resolve` answers. Each
+ * distinct categories list and weights object is held once, by position:
+ * entities repeat a few of them, and each read of a decoded record makes
+ * them afresh. Shared values are only read, never changed.
+ */
+const importedColumns = (size: number) => {
+  const ids: Array<string> = []
+  const stored = new Uint8Array(size)
+  const categoriesAt = new Uint32Array(size)
+  /** Position in `weightValues` plus one; 0: the entity gives none. */
+  const weightsAt = new Uint32Array(size)
+  const categoryValues: Array<ReadonlyArray<string>> = []
+  const weightValues: Array<DomainWeights> = []
+  const categoryKeys = new Map<string, number>()
+  const weightKeys = new Map<string, number>()
+  const categoriesOf = (list: ReadonlyArray<string> | undefined): number => {
+    const key = list === undefined ? "" : JSON.stringify(list)
+    const known = categoryKeys.get(key)
+    if (known !== undefined) return known
+    categoryKeys.set(key, categoryValues.length)
+    return categoryValues.push(list ?? []) - 1
+  }
+  const weightsOf = (w: DomainWeights | undefined): number => {
+    if (w === undefined) return 0
+    const key = weightsKey(w)
+    const known = key === undefined ? undefined : weightKeys.get(key)
+    if (known !== undefined) return known
+    const at = weightValues.push(w)
+    if (key !== undefined) weightKeys.set(key, at)
+    return at
+  }
+  return {
+    add: (
+      id: string,
+      isStored: boolean,
+      categories: ReadonlyArray<string> | undefined,
+      w: DomainWeights | undefined
+    ) => {
+      const i = ids.push(id) - 1
+      stored[i] = isStored ? 1 : 0
+      categoriesAt[i] = categoriesOf(categories)
+      weightsAt[i] = weightsOf(w)
+      return i
+    },
+    at: (i: number, entity_type: EntityType, slug: string): ResolvedEntity => ({
+      entity_type,
+      id: ids[i]!,
+      slug,
+      categories: categoryValues[categoriesAt[i]!]!,
+      domain_weights: weightsAt[i] === 0 ? undefined : weightValues[weightsAt[i]! - 1],
+      stored: stored[i] === 1
+    })
+  }
+}
+
+/** A key that tells weights objects apart by their keys, order and values; undefined when one is not a plain number. */
+const weightsKey = (w: DomainWeights): string | undefined => {
+  let key = ""
+  for (const [k, v] of Object.entries(w)) {
+    if (typeof v !== "number" || Object.is(v, -0)) return undefined
+    key += `${JSON.stringify(k)}:${v},`
+  }
+  return key
+}
+
 export const indexEntities = (content: ImportContent, view: StoreView): EntityIndex => {
   const storedById = new Map<string, { entity_type: EntityType; record: EntityRecord }>()
   for (const type of EntityTypes)
     for (const record of view.entities[type]) storedById.set(idKey(record.id), { entity_type: type, record })
-  const imported = new Map<string, ResolvedEntity>()
-  const importedIds = new Set<string>()
+  // By type, then slug: no `type:slug` text per entity.
+  const imported = new Map<EntityType, Map<string, number>>()
+  const columns = importedColumns(content.entities.length)
+  const reimported = new Set<string>()
   for (const { value } of content.entities) {
-    const key = slugKey(value.entity_type, value.record.slug)
-    importedIds.add(idKey(value.record.id))
-    if (imported.has(key)) continue
-    imported.set(key, {
-      entity_type: value.entity_type,
-      id: value.record.id,
-      slug: value.record.slug,
-      categories: value.record.categories ?? [],
-      domain_weights: value.domain_weights,
-      stored: storedById.has(idKey(value.record.id))
-    })
+    const { entity_type, record } = value
+    const stored = storedById.has(idKey(record.id))
+    if (stored) reimported.add(idKey(record.id))
+    const bySlug = imported.get(entity_type) ?? new Map<string, number>()
+    if (bySlug.size === 0) imported.set(entity_type, bySlug)
+    if (bySlug.has(record.slug)) continue
+    bySlug.set(record.slug, columns.add(record.id, stored, record.categories, value.domain_weights))
   }
   const storedBySlug = new Map<string, ResolvedEntity>()
   for (const [id, { entity_type, record }] of storedById) {
-    if (importedIds.has(id)) continue
+    if (reimported.has(id)) continue
     storedBySlug.set(slugKey(entity_type, record.slug), {
       entity_type,
       id: record.id,
@@ -105,7 +174,11 @@ export const indexEntities = (content: ImportContent, view: StoreView): EntityIn
     })
   }
   return {
-    resolve: (type, slug) => imported.get(slugKey(type, slug)) ?? storedBySlug.get(slugKey(type, slug)),
+    resolve: (type, slug) => {
+      const at = imported.get(type)?.get(slug)
+      if (at !== undefined) return columns.at(at, type, slug)
+      return storedBySlug.size === 0 ? undefined : storedBySlug.get(slugKey(type, slug))
+    },
     storedById
   }
 }

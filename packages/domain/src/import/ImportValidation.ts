@@ -25,7 +25,8 @@ import type {
   SupersededScorecard
 } from "./ImportPlan.ts"
 import { countChanges } from "./ImportPlan.ts"
-import { type ImportedDraft, type Report, replayPublications, versionKey } from "./ImportReplay.ts"
+import { type ImportedDrafts, type Report, replayPublications, versionKey } from "./ImportReplay.ts"
+import type { ReadonlyVersionMap } from "./ImportVersionMap.ts"
 import { checkScorecards } from "./ImportScorecards.ts"
 import {
   type EntityIndex,
@@ -101,8 +102,8 @@ const checkHistory = (
   content: ImportContent,
   view: StoreView,
   index: EntityIndex,
-  drafts: ReadonlyMap<string, ImportedDraft>,
-  published: ReadonlySet<string>,
+  drafts: ImportedDrafts,
+  published: ReadonlyVersionMap<unknown>,
   at: Report
 ): Array<PlannedHistory> => {
   const seen = new Map<string, Located<unknown>>()
@@ -134,9 +135,12 @@ const checkHistory = (
       }
       seen.set(key, { source: item.source, path: item.path + sub("entries", j), value: e })
       const storedEntry = stored.find((s) => s.scorecard_version === e.scorecard_version)
-      if (published.has(key)) {
+      if (published.has(entity.id, e.scorecard_version)) {
         at(item, path, `${name} is published by this import, and publishing writes its history entry`)
-      } else if (drafts.has(key) || storedDrafts.has(e.scorecard_version)) {
+      } else if (
+        drafts.byVersion.has(entity.id, e.scorecard_version) ||
+        storedDrafts.has(e.scorecard_version)
+      ) {
         at(item, path, `${name} is a draft scorecard; its history entry is written when it is published`)
       } else if (storedEntry === undefined) {
         entries.push(e)
@@ -269,8 +273,8 @@ export const validateImport = (
   const quantum = checkQuantum(content, view, at)
   checkIncidents(content, at)
   if (issues.length > 0) return Result.fail(issues)
-  const plannedDrafts: Array<PlannedDraft> = [...drafts.values()].map((kept) =>
-    plannedOfKept(store, kept, replay.stages.get(idKey(kept.id)) ?? "early")
+  const plannedDrafts: Array<PlannedDraft> = drafts.list.map((kept) =>
+    plannedOfKept(store, kept, kept.stage ?? "early")
   )
   return Result.succeed({
     sources,
