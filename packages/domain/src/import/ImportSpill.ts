@@ -63,12 +63,17 @@ export const chunkList = <C extends Chunk>(
   let spare: Uint8Array | undefined
   let scratch = new Uint8Array(0)
   let last = -1
+  // The chunk read last, found without touching the cache's order: reads come in runs on one chunk.
+  let hotN = -1
+  let hot: C | undefined
   const cached = (n: number): C | undefined => {
     const chunk = cache.get(n)
     if (chunk !== undefined) {
       // Most recently read last: the first entry is the one to drop.
       cache.delete(n)
       cache.set(n, chunk)
+      hotN = n
+      hot = chunk
     }
     return chunk
   }
@@ -85,6 +90,8 @@ export const chunkList = <C extends Chunk>(
       cache.delete(first)
       spare = new Uint8Array(dropped.buffer)
     }
+    hotN = n
+    hot = chunk
     return chunk
   }
   return {
@@ -98,11 +105,14 @@ export const chunkList = <C extends Chunk>(
       places[n] = { at: spill.put(bytesOf(held[n]!, bytes)), bytes }
       held[n] = undefined
     },
-    at: (n) => held[n] ?? cached(n) ?? load(n),
+    at: (n) => held[n] ?? (n === hotN ? hot! : (cached(n) ?? load(n))),
     bytes: (n, start, length) => {
       const previous = last
       last = n
-      const chunk = held[n] ?? cached(n) ?? (n === previous || n === previous + 1 ? load(n) : undefined)
+      const chunk =
+        held[n] ??
+        (n === hotN ? hot : cached(n)) ??
+        (n === previous || n === previous + 1 ? load(n) : undefined)
       if (chunk !== undefined) return bytesOf(chunk).subarray(start, start + length)
       if (scratch.length < length) scratch = new Uint8Array(Math.max(length, 1 << 12))
       const into = scratch.subarray(0, length)
