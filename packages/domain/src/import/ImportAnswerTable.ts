@@ -251,13 +251,14 @@ const idIndexOf = (cols: Columns): AnswerIdIndex => {
   const others = new Set<string>()
   const words = new Uint32Array(4)
   const add = (i: number): boolean => {
-    const other = cols.otherIds.get(i)
+    const other = cols.otherIds.size === 0 ? undefined : cols.otherIds.get(i)
     if (other !== undefined) {
       const known = others.size
       return others.add(other).size > known
     }
+    const ids = cols.idChunks.at(i >>> ChunkBits)
     const k = (i & ChunkMask) * 4
-    words.set(cols.idChunks.at(i >>> ChunkBits).subarray(k, k + 4))
+    for (let w = 0; w < 4; w++) words[w] = ids[k + w]!
     const hash = hashOfWords(words[0]!, words[1]!, words[2]!, words[3]!)
     const s = findCell(cols, t, words, hash)
     if (t.cells[s] !== 0) return false
