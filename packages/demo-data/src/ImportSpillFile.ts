@@ -8,7 +8,7 @@
  * temporary directory (TMPDIR) unless told another.
  */
 import { randomUUID } from "node:crypto"
-import { closeSync, openSync, readSync, unlinkSync, writeSync } from "node:fs"
+import { closeSync, openSync, readSync, rmSync, unlinkSync, writeSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type ChunkSpill, ImportSpillFailed } from "@ratings/domain/import/ImportSpill"
@@ -16,7 +16,7 @@ import { type ChunkSpill, ImportSpillFailed } from "@ratings/domain/import/Impor
 export interface SpillFile extends ChunkSpill {
   /** Bytes put so far. */
   readonly bytes: () => number
-  /** Closes the file, which frees its space. */
+  /** Closes the file, which frees its space; once closed it is neither read nor written. */
   readonly close: () => void
 }
 
@@ -28,20 +28,30 @@ const failed = (dir: string, doing: string, e: unknown): ImportSpillFailed =>
 /** A new, nameless spill file in `dir`. */
 export const spillFile = (dir: string = tmpdir()): SpillFile => {
   const path = join(dir, `ratings-import-${process.pid}-${randomUUID()}`)
-  let fd: number
+  let fd = -1
   try {
     fd = openSync(path, "wx+", 0o600)
     unlinkSync(path)
   } catch (e) {
+    if (fd >= 0) {
+      closeSync(fd)
+      rmSync(path, { force: true })
+    }
     throw failed(dir, "create", e)
   }
   let end = 0
+  // A closed file's number may be another file's by now: never used again.
+  const open = (doing: string): number => {
+    if (fd < 0) throw failed(dir, doing, new Error("the file is closed"))
+    return fd
+  }
   return {
     put: (bytes) => {
       const at = end
+      const into = open("write")
       try {
         for (let done = 0; done < bytes.length; )
-          done += writeSync(fd, bytes, done, bytes.length - done, at + done)
+          done += writeSync(into, bytes, done, bytes.length - done, at + done)
       } catch (e) {
         throw failed(dir, "write", e)
       }
@@ -49,9 +59,10 @@ export const spillFile = (dir: string = tmpdir()): SpillFile => {
       return at
     },
     get: (at, into) => {
+      const from = open("read")
       try {
         for (let done = 0; done < into.length; ) {
-          const n = readSync(fd, into, done, into.length - done, at + done)
+          const n = readSync(from, into, done, into.length - done, at + done)
           if (n === 0) throw new Error(`the file ends at ${at + done}`)
           done += n
         }
@@ -60,6 +71,10 @@ export const spillFile = (dir: string = tmpdir()): SpillFile => {
       }
     },
     bytes: () => end,
-    close: () => closeSync(fd)
+    close: () => {
+      if (fd < 0) return
+      closeSync(fd)
+      fd = -1
+    }
   }
 }
