@@ -18,8 +18,8 @@ import type { ImportProgressOptions, ImportReport } from "@ratings/domain/import
 import { type Removals, type ReplaceKind, refusalOf, removalsOf } from "@ratings/domain/import/ImportRemovals"
 import { Importer, type ImportValidateOptions } from "@ratings/domain/services/Importer"
 import { type ChunkSpill, ImportSpillFailed } from "@ratings/domain/import/ImportSpill"
-import { Effect, Result } from "effect"
-import { spillFile } from "./ImportSpillFile.ts"
+import { type Cause, Effect, Result } from "effect"
+import { type SpillFile, spillFile } from "./ImportSpillFile.ts"
 
 export type ImportOutcome =
   | {
@@ -54,6 +54,8 @@ export interface ImportPathOptions {
    * validation used (`ratings import`: ImportHeap.ts `releaseImportHeap`).
    */
   readonly afterValidation?: () => void
+  /** Makes the file the import keeps its answers and records in until written; by default a new `spillFile()`. */
+  readonly spill?: () => SpillFile
 }
 
 /** The JSON files of a path: the file itself, or a folder's `*.json` files in name order. */
@@ -195,17 +197,44 @@ export const importPath = (
   options: ImportPathOptions = {}
 ) =>
   Effect.acquireUseRelease(
-    Effect.sync(() => Result.try({ try: () => spillFile(), catch: (e) => e as ImportSpillFailed })),
+    Effect.sync(() =>
+      Result.try({ try: () => (options.spill ?? spillFile)(), catch: (e) => e as ImportSpillFailed })
+    ),
     (spill) =>
       Result.isFailure(spill)
         ? Effect.succeed(spillRejected(spill.failure))
         : importWith(path, progress, options, spill.success).pipe(
-            Effect.catchDefect((defect) =>
-              defect instanceof ImportSpillFailed ? Effect.succeed(spillRejected(defect)) : Effect.die(defect)
+            Effect.catchCauseIf(
+              (cause) => spillFailureIn(cause) !== undefined,
+              (cause) => Effect.succeed(spillRejected(spillFailureIn(cause)!))
             )
           ),
     (spill) => Effect.sync(() => Result.isSuccess(spill) && spill.success.close())
   )
+
+/**
+ * The spill's failure behind a cause, if that is what ended the import: a
+ * defect where the domain read or wrote it, or the cause of a store's error
+ * where a write was reading it (a COPY's rows).
+ */
+export const spillFailureIn = (cause: Cause.Cause<unknown>): ImportSpillFailed | undefined => {
+  const find = (u: unknown, depth: number): ImportSpillFailed | undefined => {
+    if (u instanceof ImportSpillFailed) return u
+    if (depth === 0 || typeof u !== "object" || u === null) return undefined
+    const o = u as { readonly cause?: unknown; readonly reason?: unknown }
+    return find(o.cause, depth - 1) ?? find(o.reason, depth - 1)
+  }
+  for (const reason of cause.reasons) {
+    const found =
+      reason._tag === "Die"
+        ? find(reason.defect, 4)
+        : reason._tag === "Fail"
+          ? find(reason.error, 4)
+          : undefined
+    if (found !== undefined) return found
+  }
+  return undefined
+}
 
 const spillRejected = (e: ImportSpillFailed): ImportOutcome => ({
   _tag: "Rejected",

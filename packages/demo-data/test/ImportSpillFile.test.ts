@@ -4,19 +4,62 @@
  * cannot be made or written is a clear refusal naming it, the import then
  * rejected with nothing written.
  */
-import { mkdtempSync, readdirSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { NodeServices } from "@effect/platform-node"
 import { ImportSpillFailed } from "@ratings/domain/import/ImportSpill"
 import { EntityRepository } from "@ratings/domain/ports/EntityRepository"
 import { Importer } from "@ratings/domain/services/Importer"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { DemoDataDir } from "../src/DemoDataDir.ts"
-import { importPath } from "../src/ImportFiles.ts"
-import { spillFile } from "../src/ImportSpillFile.ts"
+import { writeDataset } from "../src/generate.ts"
+import { importPath, spillFailureIn } from "../src/ImportFiles.ts"
+import { type SpillFile, spillFile } from "../src/ImportSpillFile.ts"
 
-const folder = () => mkdtempSync(join(tmpdir(), "ratings-spill-"))
+const folders: Array<string> = []
+const folder = () => {
+  const dir = mkdtempSync(join(tmpdir(), "ratings-spill-"))
+  folders.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A spill file that fails once `failing()` says so, counting how often it is closed. */
+const flakySpill = (failing: (doing: "put" | "get") => boolean) => {
+  let closed = 0
+  const make = (): SpillFile => {
+    const file = spillFile(folder())
+    return {
+      ...file,
+      put: (bytes) => {
+        if (failing("put")) throw new ImportSpillFailed("cannot write the import's working file: disk full")
+        return file.put(bytes)
+      },
+      get: (at, into) => {
+        if (failing("get")) throw new ImportSpillFailed("cannot read the import's working file: I/O error")
+        file.get(at, into)
+      },
+      close: () => {
+        closed++
+        file.close()
+      }
+    }
+  }
+  return { make, closed: () => closed }
+}
+
+/** A generated dataset large enough that its records fill more than one chunk. */
+const generated = Effect.promise(async () => {
+  const dir = folder()
+  await Effect.runPromise(
+    writeDataset(dir, { entities: 1500, seed: "spill" }).pipe(Effect.provide(NodeServices.layer))
+  )
+  return dir
+})
 
 describe("import spill file", () => {
   it("gives back what was put, from any place, and has no name while in use", () => {
@@ -58,6 +101,67 @@ describe("import spill file", () => {
     assert.instanceOf(e, ImportSpillFailed)
     assert.include((e as Error).message, missing)
     assert.include((e as Error).message, "TMPDIR")
+  })
+
+  it("a closed file is neither read nor written, and closing twice is harmless", () => {
+    const spill = spillFile(folder())
+    const at = spill.put(Uint8Array.of(1, 2, 3))
+    spill.close()
+    spill.close()
+    assert.throws(() => spill.get(at, new Uint8Array(3)), ImportSpillFailed, "closed")
+    assert.throws(() => spill.put(Uint8Array.of(4)), ImportSpillFailed, "closed")
+  })
+
+  it.effect(
+    "a working file that fails while the input is read rejects the import with its reason, nothing written; it is closed once",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* generated
+        let puts = 0
+        const spill = flakySpill((doing) => doing === "put" && ++puts > 1)
+        const outcome = yield* importPath(dir, undefined, { spill: spill.make })
+        assert.strictEqual(outcome._tag, "Rejected")
+        if (outcome._tag === "Rejected") assert.include(outcome.issues[0]!.message, "disk full")
+        const entities = yield* EntityRepository
+        assert.deepStrictEqual(yield* entities.all("protocol"), [], "nothing written")
+        assert.strictEqual(spill.closed(), 1)
+        const fine = flakySpill(() => false)
+        assert.strictEqual((yield* importPath(dir, undefined, { spill: fine.make }))._tag, "Imported")
+        assert.strictEqual(fine.closed(), 1)
+        assert.isAbove(
+          (yield* entities.all("protocol")).length,
+          0,
+          "the same input with a working file imports"
+        )
+      }).pipe(Effect.provide(Importer.layerTest)),
+    120_000
+  )
+
+  it.effect(
+    "a working file that cannot be read back rejects the import with its reason; it is closed once",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* generated
+        const spill = flakySpill((doing) => doing === "get")
+        const outcome = yield* importPath(dir, undefined, { spill: spill.make })
+        assert.strictEqual(outcome._tag, "Rejected")
+        if (outcome._tag === "Rejected") assert.include(outcome.issues[0]!.message, "I/O error")
+        assert.strictEqual(spill.closed(), 1)
+        const entities = yield* EntityRepository
+        assert.deepStrictEqual(yield* entities.all("protocol"), [], "nothing written")
+      }).pipe(Effect.provide(Importer.layerTest)),
+    120_000
+  )
+
+  it("a store's error caused by the working file is that file's failure", () => {
+    const failed = new ImportSpillFailed("cannot read the import's working file: I/O error")
+    const storeError = { _tag: "SqlError", reason: { _tag: "UnknownError", cause: failed } }
+    assert.strictEqual(spillFailureIn(Cause.fail(storeError)), failed)
+    assert.strictEqual(spillFailureIn(Cause.die(failed)), failed)
+    assert.isUndefined(
+      spillFailureIn(Cause.fail({ _tag: "SqlError", reason: { cause: new Error("other") } }))
+    )
+    assert.isUndefined(spillFailureIn(Cause.die(new Error("a bug"))))
   })
 
   it.effect("an import whose working file cannot be made is rejected with that reason, nothing written", () =>
