@@ -274,11 +274,15 @@ const idIndexOf = (cols: Columns): AnswerIdIndex => {
   return { add, has }
 }
 
+/** The words of bytes read back from a spill. */
+const wordsOf = (bytes: Uint8Array): Uint32Array =>
+  new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2)
+
 /** An empty table of answers. */
 export const answerTable = (spill?: ChunkSpill): AnswerTable => {
   const cols: Columns = {
-    idChunks: chunkList(spill, (bytes) => new Uint32Array(bytes.buffer)),
-    tupleChunks: chunkList(spill, (bytes) => new Uint32Array(bytes.buffer)),
+    idChunks: chunkList(spill, wordsOf),
+    tupleChunks: chunkList(spill, wordsOf),
     otherIds: new Map(),
     tuples: [],
     tupleIndex: new Map(),

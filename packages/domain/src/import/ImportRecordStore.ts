@@ -145,12 +145,6 @@ function readWithAnswers(this: HoldsRef): unknown {
 }
 
 /**
- * A located item whose `value` reads `ref` each time: an own, enumerable
- * property like any other, so that spreading, comparing or serialising the
- * item sees its value. With `answers`, the value also has the answers of that
- * slice (ImportAnswerTable.ts `withLazyAnswers`).
- */
-/**
  * The plain objects of lazily located items, made by constructors so that V8
  * sizes them for every property they get (symbols and `value` included) and
  * keeps those inside the object; their prototype is Object's, like a literal's.
@@ -167,6 +161,12 @@ LocatedRecord.prototype = Object.prototype
 LocatedScorecard.prototype = Object.prototype
 type Located = new (source: string, path: string) => { source: string; path: string }
 
+/**
+ * A located item whose `value` reads `ref` each time: an own, enumerable
+ * property like any other, so that spreading, comparing or serialising the
+ * item sees its value. With `answers`, the value also has the answers of that
+ * slice (ImportAnswerTable.ts `withLazyAnswers`).
+ */
 export const lazyLocated = <A>(
   source: string,
   path: string,

@@ -87,6 +87,24 @@ describe("ImportSpill", () => {
     assert.deepStrictEqual(gets, [10, 20, 2048, 2048], "in order: the chunk, then from memory")
   })
 
+  it("chunks of words read back after others took their buffers are still the words put", () => {
+    const { spill, gets } = countingSpill()
+    const list = chunkList<Uint32Array>(
+      spill,
+      (bytes) => new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2)
+    )
+    const total = CachedChunks * 2 + 3
+    const wordsOf = (n: number) => Uint32Array.from({ length: 512 }, (_, k) => (n * 2654435761 + k) >>> 0)
+    for (let n = 0; n < total; n++) {
+      list.push(wordsOf(n))
+      list.seal(512 * 4)
+    }
+    for (let pass = 0; pass < 3; pass++)
+      for (let n = 0; n < total; n++)
+        assert.deepStrictEqual(list.at((n * 7) % total), wordsOf((n * 7) % total))
+    assert.strictEqual(gets.length, 3 * total, "every read past the cache came from the spill")
+  })
+
   it("without a spill, chunks stay in memory as they were pushed", () => {
     const list = chunkList<Uint8Array>(undefined, (bytes) => bytes)
     const chunks = Array.from({ length: 12 }, (_, n) => chunkOf(n, 256))
@@ -107,9 +125,10 @@ describe("ImportSpill", () => {
       nested: { deep: n % 3 === 0 ? null : [n, "x"] }
     }))
     records.push({ n: -1, name: "z".repeat(3 << 20), tags: [], nested: { deep: null } })
+    records.push({ n: -2, name: "after the large one", tags: [], nested: { deep: null } })
     const refs = records.map((r) => store.add(r)!)
     assert.isAbove(new Set(refs.map((r) => r.chunk)).size, CachedChunks + 2)
-    for (const k of [0, 29_999, 7, 15_000, 30_000, 1, 12_345])
+    for (const k of [0, 29_999, 7, 15_000, 30_000, 30_001, 1, 12_345])
       assert.deepStrictEqual(store.read(refs[k]!), records[k])
     assert.strictEqual(JSON.stringify(refs.map((ref) => store.read(ref))), JSON.stringify(records))
     assert.isAbove(gets.length, 0, "records were read back from the spill")
@@ -148,11 +167,15 @@ describe("ImportSpill", () => {
 
   it("decoding with a spill gives the same content as without", () => {
     const content = file({
-      entities: Array.from({ length: 200 }, (_, n) => entity("protocol", `p${n}`, n)),
-      scorecards: Array.from({ length: 200 }, (_, n) => scorecard(n + 1, `p${n}`, 1, protocolAnswers(n * 3)))
+      entities: Array.from({ length: 3000 }, (_, n) => entity("protocol", `p${n}`, n)),
+      scorecards: Array.from({ length: 25_000 }, (_, n) =>
+        scorecard(n + 1, `p${n % 3000}`, 1 + Math.floor(n / 3000), protocolAnswers(n * 3))
+      )
     })
     const plain = decodeSources([{ name: "a.json", content }])
-    const spilled = decodeSources([{ name: "a.json", content }], countingSpill().spill)
+    const counting = countingSpill()
+    const spilled = decodeSources([{ name: "a.json", content }], counting.spill)
+    assert.isAbove(counting.puts(), 1 << 20, "answers and records were spilled")
     assert.deepStrictEqual(spilled.issues, plain.issues)
     for (const section of ["entities", "scorecards"] as const)
       assert.deepStrictEqual(
