@@ -17,6 +17,7 @@ import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import { CopyWriter } from "../src/scorecards/CopyFrames.ts"
 import { bulk } from "../src/scorecards/ScorecardBulk.ts"
 import { statementsOnly } from "./StatementsOnly.ts"
+import { answerBytes } from "./AnswerBytes.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 const postgres = Layer.merge(PgEntityRepository.layer, PgScorecardRepository.layer)
@@ -84,15 +85,6 @@ describe("CopyWriter's messages", () => {
     assert.isBelow(next.buffer.byteLength, big.buffer.byteLength)
   })
 })
-
-/** The answers of a scorecard with every column as its bytes (`float8send`: -0 is not 0). */
-const answerBytes = (sql: PgClient.PgClient, scorecardId: string) =>
-  sql<{ readonly row: string }>`SELECT concat_ws('|', position, id, question_id, domain, float8send(score),
-      float8send(max_score), float8send(weight), confidence, response, rationale,
-      score IS NULL, domain IS NULL, confidence IS NULL, response IS NULL, rationale IS NULL) AS row
-    FROM answers WHERE scorecard_id = ${scorecardId}::uuid ORDER BY position`.pipe(
-    Effect.map((rows) => rows.map((r) => r.row))
-  )
 
 /** Answers whose fields repeat (a few tuples), one with a long text, some non-ASCII. */
 const manyAnswers = (n: number, salt: string): Array<Answer> =>

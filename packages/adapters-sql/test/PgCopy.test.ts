@@ -25,6 +25,7 @@ import * as PgScorecardRepository from "../src/PgScorecardRepository.ts"
 import { CopyWriter } from "../src/scorecards/CopyFrames.ts"
 import { bulk } from "../src/scorecards/ScorecardBulk.ts"
 import { statementsOnly } from "./StatementsOnly.ts"
+import { answerBytes } from "./AnswerBytes.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 const postgres = Layer.merge(PgEntityRepository.layer, PgScorecardRepository.layer)
@@ -48,15 +49,6 @@ const awkward = (): Array<Answer> => [
   answer("Q-long", "security", 1, { rationale: "é".repeat(200_000), response: "x".repeat(70_000) }),
   answer("Q-upper", "security", 1, { id: "0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D" })
 ]
-
-/** The answers of a scorecard with every column as its bytes (`float8send`: -0 is not 0). */
-const answerBytes = (sql: PgClient.PgClient, scorecardId: string) =>
-  sql<{ readonly row: string }>`SELECT concat_ws('|', position, id, question_id, domain, float8send(score),
-      float8send(max_score), float8send(weight), confidence, response, rationale,
-      score IS NULL, domain IS NULL, confidence IS NULL, response IS NULL, rationale IS NULL) AS row
-    FROM answers WHERE scorecard_id = ${scorecardId}::uuid ORDER BY position`.pipe(
-    Effect.map((rows) => rows.map((r) => r.row))
-  )
 
 /** A draft whose answers are held by an import's answer table, as the importer's are. */
 
