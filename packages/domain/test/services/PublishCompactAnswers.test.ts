@@ -12,7 +12,7 @@ import type { StoredScorecard } from "../../src/ports/ScorecardRepository.ts"
 import { scoreEntity } from "../../src/scoring/ScoreEntity.ts"
 import { preparePublication } from "../../src/services/publisher/PublishAct.ts"
 import { tableBacked } from "../support/contract/ratings-fixtures.ts"
-import { entity, scorecard, uuid } from "./fixtures.ts"
+import { entity, scorecard, unscored, uuid } from "./fixtures.ts"
 
 const answerOf = (i: number) => ({
   id: uuid(),
@@ -28,13 +28,7 @@ const answerOf = (i: number) => ({
 
 const chain = entity("chain", "compact-chain")
 const plain: StoredScorecard = scorecard(chain, 1, "draft", {
-  grade: null,
-  letter_grade: null,
-  composite_score: null,
-  intrinsic_composite_score: null,
-  intrinsic_letter_grade: null,
-  domain_scores: null,
-  mvc_gates: null,
+  ...unscored,
   domain_weights: { security: 60, governance: 40 },
   answers: Array.from({ length: 12 }, (_, i) => answerOf(i)),
   dependencies: []

@@ -19,7 +19,7 @@ import { TransactionMemory } from "../../src/ports/memory/TransactionMemory.ts"
 import { ScorecardRepository, type StoredScorecard } from "../../src/ports/ScorecardRepository.ts"
 import { Scoring } from "../../src/scoring/Scoring.ts"
 import { type PublishAct, Publisher } from "../../src/services/Publisher.ts"
-import { entity, scorecard, uuid } from "./fixtures.ts"
+import { entity, scorecard, unscored, uuid } from "./fixtures.ts"
 
 /** More protocols than the Publisher looks up one by one, each with a draft depending on an oracle. */
 const Count = 80
@@ -40,13 +40,7 @@ const answer = (score: number) => ({
 })
 const draftOf = (e: StoredEntity, i: number): StoredScorecard =>
   scorecard(e, 1, "draft", {
-    grade: null,
-    letter_grade: null,
-    composite_score: null,
-    intrinsic_composite_score: null,
-    intrinsic_letter_grade: null,
-    domain_scores: null,
-    mvc_gates: null,
+    ...unscored,
     domain_weights: { security: 100 },
     answers: [answer(i % 5)],
     dependencies: [{ entity_type: "oracle", slug: "shared-oracle", exposure: 0.5 }]

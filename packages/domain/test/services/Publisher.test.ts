@@ -8,7 +8,7 @@ import { ScorecardRepository, type StoredScorecard } from "../../src/ports/Score
 import { Scoring } from "../../src/scoring/Scoring.ts"
 import { atInstant } from "../../src/services/Importer.ts"
 import { type PublishAct, Publisher } from "../../src/services/Publisher.ts"
-import { entity, scorecard, T0, uuid } from "./fixtures.ts"
+import { entity, scorecard, T0, unscored, uuid } from "./fixtures.ts"
 import { AlertRuleRepositoryMemory } from "../../src/ports/memory/AlertRuleRepositoryMemory.ts"
 import { EntityRepositoryMemory } from "../../src/ports/memory/EntityRepositoryMemory.ts"
 import { IdGeneratorMemory } from "../../src/ports/memory/IdGeneratorMemory.ts"
@@ -41,13 +41,7 @@ const draft = (
   over: Partial<StoredScorecard> = {}
 ) =>
   scorecard(e, version, "draft", {
-    grade: null,
-    letter_grade: null,
-    composite_score: null,
-    intrinsic_composite_score: null,
-    intrinsic_letter_grade: null,
-    domain_scores: null,
-    mvc_gates: null,
+    ...unscored,
     domain_weights: { security: 50, governance: 50 },
     answers,
     ...over

@@ -10,7 +10,7 @@ import type { StoredScorecard } from "../../src/ports/ScorecardRepository.ts"
 
 import { T0 } from "../support/contract/ratings-fixtures.ts"
 
-export { entity, T0 } from "../support/contract/ratings-fixtures.ts"
+export { entity, T0, unscored } from "../support/contract/ratings-fixtures.ts"
 
 let counter = 0
 export const uuid = (n = ++counter) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`

@@ -95,6 +95,17 @@ export const answer = (question_id: string, domain: string, score: number | null
   ...over
 })
 
+/** The figures of a draft nobody has scored yet: a draft's own, before publishing scores it. */
+export const unscored = {
+  grade: null,
+  letter_grade: null,
+  composite_score: null,
+  intrinsic_composite_score: null,
+  intrinsic_letter_grade: null,
+  domain_scores: null,
+  mvc_gates: null
+} satisfies Partial<StoredScorecard>
+
 export const scorecard = (
   e: StoredEntity,
   version: number,
